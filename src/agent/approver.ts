@@ -1,0 +1,69 @@
+import type { Logger } from "pino";
+import type { ActionDescription } from "../tools/tool.js";
+
+/** A tool call waiting at the approval gate. */
+export interface ApprovalAction {
+  toolName: string;
+  toolCallId: string;
+  /** The parsed, validated arguments the call would run with. */
+  arguments: unknown;
+  /**
+   * `sha256:` + hex digest of the tool name and the canonical JSON of the
+   * arguments. An approval binds to exactly this value.
+   */
+  fingerprint: string;
+  description: ActionDescription;
+}
+
+export interface ApprovalContext {
+  /** Fires when the run is aborted; a pending approval must stop waiting. */
+  signal: AbortSignal;
+  logger: Logger;
+  /** The run asking, when it has an id (durable runs). */
+  runId?: string;
+  /** When true the approver may answer `pending` instead of waiting (durable runs). */
+  allowPending?: boolean;
+}
+
+/** Lets the call run once. `fingerprint` must equal the action's, or the gate refuses. */
+export interface ApprovedDecision {
+  outcome: "approved";
+  fingerprint: string;
+  interactionId?: string;
+  /** Who answered, when known (free text, never a secret). */
+  approvedBy?: string;
+}
+
+/** The call does not run; `reason` is told to the model. */
+export interface RefusedDecision {
+  outcome: "refused";
+  reason: string;
+  /** Short machine-readable cause: `denied`, `expired`, `timeout`, `unavailable`, ... */
+  code: string;
+  interactionId?: string;
+}
+
+/** The question is out; the answer will come later (durable runs only). */
+export interface PendingDecision {
+  outcome: "pending";
+  fingerprint: string;
+  interactionId: string;
+}
+
+export type ApprovalDecision = ApprovedDecision | RefusedDecision | PendingDecision;
+
+/**
+ * Asks a human before a destructive tool call runs. Anything but an
+ * `approved` decision with the action's exact fingerprint is a refusal.
+ */
+export interface Approver {
+  requestApproval(action: ApprovalAction, context: ApprovalContext): Promise<ApprovalDecision>;
+  /**
+   * Reads the outcome of an approval asked earlier (after a suspended run is
+   * resumed), without asking again. Approvers that cannot suspend omit it.
+   */
+  checkApproval?(
+    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision>;
+}

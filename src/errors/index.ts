@@ -1,0 +1,16 @@
+export {
+  ApiError,
+  type ApiErrorDetails,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  createApiError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  UnprocessableEntityError,
+} from "./api-error.js";
+export { ConfigurationError } from "./configuration-error.js";
+export { AbortedError, ConnectionError, type RequestTarget, TimeoutError } from "./transport-errors.js";
+export { SwitchyardError } from "./switchyard-error.js";
