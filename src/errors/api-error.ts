@@ -108,7 +108,8 @@ function extractReason(body: unknown, bodyText: string): string {
     if (error && typeof error === "object") {
       const message = (error as { message?: unknown }).message;
       const code = (error as { code?: unknown }).code;
-      if (typeof message === "string") return typeof code === "string" ? `${code}: ${message}` : message;
+      if (typeof message === "string")
+        return typeof code === "string" ? `${code}: ${message}` : message;
     }
     const message = (body as { message?: unknown }).message;
     if (typeof message === "string") return message;

@@ -12,7 +12,10 @@ export class ConfigurationError extends SwitchyardError {
 
   constructor(problems: string | readonly string[], options?: { cause?: unknown }) {
     const list = typeof problems === "string" ? [problems] : [...problems];
-    super(list.length === 1 ? list[0]! : `${list.length} problems:\n- ${list.join("\n- ")}`, options);
+    super(
+      list.length === 1 ? list[0]! : `${list.length} problems:\n- ${list.join("\n- ")}`,
+      options,
+    );
     this.problems = list;
   }
 }

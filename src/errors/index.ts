@@ -12,5 +12,10 @@ export {
   UnprocessableEntityError,
 } from "./api-error.js";
 export { ConfigurationError } from "./configuration-error.js";
-export { AbortedError, ConnectionError, type RequestTarget, TimeoutError } from "./transport-errors.js";
 export { SwitchyardError } from "./switchyard-error.js";
+export {
+  AbortedError,
+  ConnectionError,
+  type RequestTarget,
+  TimeoutError,
+} from "./transport-errors.js";

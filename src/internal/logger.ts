@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 
 export type { Logger } from "pino";
 
@@ -47,10 +47,9 @@ export function componentLogger(parent: Logger | undefined, component: string): 
  * A pino logger with Switchyard's redaction paths, for applications that have
  * none of their own. `destination` defaults to stderr.
  */
-export function createLogger(options: {
-  level?: string;
-  destination?: NodeJS.WritableStream;
-} = {}): Logger {
+export function createLogger(
+  options: { level?: string; destination?: NodeJS.WritableStream } = {},
+): Logger {
   return pino(
     { level: options.level ?? "info", redact: { paths: redactPaths, censor: "[redacted]" } },
     (options.destination ?? process.stderr) as pino.DestinationStream,

@@ -36,7 +36,11 @@ export function redactValue(value: unknown, knownSecrets: readonly string[] = []
   return redactInner(value, knownSecrets, new WeakSet());
 }
 
-function redactInner(value: unknown, knownSecrets: readonly string[], seen: WeakSet<object>): unknown {
+function redactInner(
+  value: unknown,
+  knownSecrets: readonly string[],
+  seen: WeakSet<object>,
+): unknown {
   if (typeof value === "string") return redactText(value, knownSecrets);
   if (value === null || typeof value !== "object") return value;
   if (seen.has(value)) return "[circular]";

@@ -1,0 +1,15 @@
+export { abortableDelay } from "./abortable-delay.js";
+export {
+  HttpClient,
+  type HttpClientOptions,
+  type HttpRequest,
+  type HttpResponse,
+  type QueryValue,
+} from "./http-client.js";
+export {
+  backoffDelayMs,
+  isRetryableStatus,
+  maxRetryAfterMs,
+  readRetryAfterMs,
+} from "./retry-policy.js";
+export { isLoopbackHostname, parseServiceUrl } from "./url-policy.js";
