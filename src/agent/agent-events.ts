@@ -1,0 +1,41 @@
+import type { ApprovalRecord } from "./approval-gate.js";
+import type { ApprovalAction } from "./approver.js";
+import type { RunResult, RunStep, ToolCallRecord } from "./run-result.js";
+
+/**
+ * What `agent.stream()` yields, in order. Each event but `finish` carries the
+ * step (model call) it belongs to, from 1.
+ */
+export type AgentEvent =
+  /** A piece of the model's answer text, as it streams. */
+  | { type: "text-delta"; stepNumber: number; delta: string }
+  /** A piece of the model's reasoning text, when the service streams it. */
+  | { type: "reasoning-delta"; stepNumber: number; delta: string }
+  /** The model asked for a tool; emitted for each call before any runs. */
+  | {
+      type: "tool-call";
+      stepNumber: number;
+      toolCallId: string;
+      toolName: string;
+      /** The raw JSON text the model sent. */
+      rawArguments: string;
+    }
+  /** A tool call needs approval; the approver is being asked. */
+  | { type: "approval-request"; stepNumber: number; toolCallId: string; action: ApprovalAction }
+  /** The approval gate decided. */
+  | {
+      type: "approval-result";
+      stepNumber: number;
+      toolCallId: string;
+      toolName: string;
+      approval: ApprovalRecord;
+    }
+  /** A tool call ended, whatever the outcome; emitted as each ends. */
+  | { type: "tool-result"; stepNumber: number; toolCall: ToolCallRecord }
+  /** A step ended; its tool messages are in the conversation. */
+  | { type: "step-finish"; stepNumber: number; step: RunStep }
+  /** The run ended; the same result `stream().result` resolves to. Always the last event. */
+  | { type: "finish"; result: RunResult };
+
+/** Receives the loop's events; a no-op for `run()`. */
+export type AgentEventSink = (event: AgentEvent) => void;

@@ -1,0 +1,211 @@
+import type { Logger } from "pino";
+import type { ChatRequest, ChatToolDefinition } from "../clients/reasoner/chat-types.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { componentLogger } from "../internal/logger.js";
+import type { AnyTool } from "../tools/tool.js";
+import { findToolNameProblem } from "../tools/tool-name.js";
+import type { Approver } from "./approver.js";
+import type { Model } from "./model.js";
+
+/** Request fields sent on every model call besides the conversation and the tools. */
+export type AgentRequestOptions = Omit<ChatRequest, "messages" | "tools">;
+
+/** How to build an `Agent`. */
+export interface AgentOptions {
+  /** The reasoning service, e.g. a `ReasonerClient`, or a `ScriptedModel` in tests. */
+  model: Model;
+  /** The tools the model may call; names must be unique. @default [] */
+  tools?: readonly AnyTool[] | undefined;
+  /** Sent first in every conversation, as a system message. */
+  instructions?: string | undefined;
+  /**
+   * Asked before a tool whose `needsApproval` holds runs. Without one, such
+   * calls are refused (fail closed).
+   */
+  approver?: Approver | undefined;
+  /**
+   * Model calls per run. When the last one still asks for tools, those run,
+   * and the run ends with status `max_steps`.
+   * @default 10
+   */
+  maxSteps?: number | undefined;
+  /** Tool calls of one answer that run at the same time. @default 4 */
+  toolConcurrency?: number | undefined;
+  /** Time a tool call may take before its signal fires and the model is told. @default 60000 */
+  toolTimeoutMs?: number | undefined;
+  /** Receives step, tool and approval audit lines. @default silent */
+  logger?: Logger | undefined;
+  /** Extra request fields for every model call: `model`, `temperature`, `extra_body`, ... */
+  requestOptions?: AgentRequestOptions | undefined;
+}
+
+/** The options with defaults applied and the per-run work done once. */
+export interface AgentSettings {
+  model: Model;
+  tools: ReadonlyMap<string, AnyTool>;
+  toolDefinitions: readonly ChatToolDefinition[];
+  instructions: string | undefined;
+  approver: Approver | undefined;
+  maxSteps: number;
+  toolConcurrency: number;
+  toolTimeoutMs: number;
+  logger: Logger;
+  requestOptions: AgentRequestOptions;
+}
+
+const knownOptions = new Set([
+  "model",
+  "tools",
+  "instructions",
+  "approver",
+  "maxSteps",
+  "toolConcurrency",
+  "toolTimeoutMs",
+  "logger",
+  "requestOptions",
+]);
+const maxTimerMs = 2_147_483_647;
+
+/**
+ * Checks every option and returns the settings, or throws one
+ * ConfigurationError listing every problem found.
+ */
+export function resolveAgentOptions(options: AgentOptions): AgentSettings {
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigurationError("Agent options must be an object with at least a model.");
+  }
+  const problems: string[] = [];
+  for (const key of Object.keys(options)) {
+    if (!knownOptions.has(key)) {
+      problems.push(`Unknown option "${key}"; known options: ${[...knownOptions].join(", ")}.`);
+    }
+  }
+  const { model, approver, instructions, requestOptions = {} } = options;
+  if (typeof model?.complete !== "function" || typeof model?.stream !== "function") {
+    problems.push("model must implement complete() and stream() (e.g. a ReasonerClient).");
+  }
+  if (approver !== undefined && typeof approver?.requestApproval !== "function") {
+    problems.push("approver must have a requestApproval() method.");
+  }
+  if (instructions !== undefined && typeof instructions !== "string") {
+    problems.push("instructions must be a string.");
+  }
+  const maxSteps = positiveInteger(options.maxSteps, 10, "maxSteps", problems);
+  const toolConcurrency = positiveInteger(options.toolConcurrency, 4, "toolConcurrency", problems);
+  const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
+  if (toolTimeoutMs > maxTimerMs) problems.push(`toolTimeoutMs must be at most ${maxTimerMs}.`);
+  checkRequestOptions(requestOptions, problems);
+  const tools = collectTools(options.tools ?? [], problems);
+  if (problems.length > 0) throw new ConfigurationError(problems);
+
+  const toolDefinitions = Object.freeze(
+    [...tools.values()].map(
+      (tool): ChatToolDefinition =>
+        Object.freeze({
+          type: "function",
+          function: Object.freeze({
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.parameters,
+          }),
+        }),
+    ),
+  );
+  return {
+    model,
+    tools,
+    toolDefinitions,
+    instructions,
+    approver,
+    maxSteps,
+    toolConcurrency,
+    toolTimeoutMs,
+    logger: componentLogger(options.logger, "agent"),
+    requestOptions: { ...requestOptions },
+  };
+}
+
+/** Checks a value that must be a positive integer when given; returns it or the default. */
+export function positiveInteger(
+  value: unknown,
+  fallback: number,
+  name: string,
+  problems: string[],
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    problems.push(
+      `${name} must be a positive integer; got ${JSON.stringify(value) ?? String(value)}.`,
+    );
+    return fallback;
+  }
+  return value;
+}
+
+function checkRequestOptions(requestOptions: unknown, problems: string[]): void {
+  if (
+    typeof requestOptions !== "object" ||
+    requestOptions === null ||
+    Array.isArray(requestOptions)
+  ) {
+    problems.push(
+      "requestOptions must be an object of chat request fields (model, temperature, ...).",
+    );
+    return;
+  }
+  for (const key of ["messages", "tools", "stream"]) {
+    if (key in requestOptions) {
+      problems.push(
+        `requestOptions.${key} is set by the agent; remove it (tools go in the tools option).`,
+      );
+    }
+  }
+  const { n } = requestOptions as { n?: unknown };
+  if (n !== undefined && n !== 1) {
+    problems.push("requestOptions.n must be 1 when given: the agent follows a single answer.");
+  }
+}
+
+function collectTools(tools: unknown, problems: string[]): Map<string, AnyTool> {
+  const byName = new Map<string, AnyTool>();
+  if (!Array.isArray(tools)) {
+    problems.push("tools must be an array of tools made with defineTool().");
+    return byName;
+  }
+  const counts = new Map<string, number>();
+  tools.forEach((tool: AnyTool, index) => {
+    const problem = findToolProblem(tool);
+    if (problem) {
+      problems.push(`tools[${index}]: ${problem}`);
+      return;
+    }
+    counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+    if (!byName.has(tool.name)) byName.set(tool.name, tool);
+  });
+  for (const [name, count] of counts) {
+    if (count > 1) {
+      problems.push(
+        `Tool name "${name}" is used by ${count} tools; tool names must be unique within an agent.`,
+      );
+    }
+  }
+  return byName;
+}
+
+function findToolProblem(tool: AnyTool | undefined): string | undefined {
+  if (typeof tool !== "object" || tool === null)
+    return "not a tool; build tools with defineTool().";
+  const nameProblem = findToolNameProblem(tool.name);
+  if (nameProblem) return nameProblem;
+  if (typeof tool.execute !== "function" || typeof tool.checkArguments !== "function") {
+    return `tool "${tool.name}" lacks execute() or checkArguments(); build tools with defineTool().`;
+  }
+  if (
+    typeof tool.parameters !== "object" ||
+    tool.parameters === null ||
+    tool.parameters.type !== "object"
+  ) {
+    return `tool "${tool.name}" parameters must be a JSON Schema of type "object".`;
+  }
+  return undefined;
+}

@@ -1,0 +1,163 @@
+import type { Logger } from "pino";
+import { redactText } from "../internal/redact.js";
+import { abortable } from "./abortable.js";
+import type { ApprovalAction, Approver } from "./approver.js";
+import { describeThrown } from "./describe-thrown.js";
+
+/** The gate let the call run, once. */
+export interface ApprovedRecord {
+  outcome: "approved";
+  fingerprint: string;
+  interactionId?: string;
+  approvedBy?: string;
+}
+
+/** The call does not run. `reason` is told to the model. */
+export interface RefusedRecord {
+  outcome: "refused";
+  fingerprint: string;
+  /**
+   * `denied` when a human said no; otherwise why no approval was obtained:
+   * `no_approver`, `approver_error`, `invalid_decision`, `fingerprint_mismatch`,
+   * `pending_not_supported`, `aborted`, or the approver's own code
+   * (`expired`, `timeout`, ...).
+   */
+  code: string;
+  reason: string;
+  interactionId?: string;
+}
+
+/** The question is out and the answer comes later; only when `allowPending` was set. */
+export interface PendingRecord {
+  outcome: "pending";
+  fingerprint: string;
+  interactionId: string;
+}
+
+/** What the approval gate decided for one tool call. */
+export type ApprovalRecord = ApprovedRecord | RefusedRecord | PendingRecord;
+
+/** What the gate needs to ask about one action. */
+export interface ApprovalGateOptions {
+  /** `undefined` refuses every call (fail closed). */
+  approver: Approver | undefined;
+  action: ApprovalAction;
+  /** The run's signal: an abort stops the wait. */
+  signal: AbortSignal;
+  /** Receives one audit line per decision. */
+  logger: Logger;
+  /** Durable runs set this to accept a `pending` answer; otherwise it is a refusal. */
+  allowPending?: boolean;
+  runId?: string;
+}
+
+/**
+ * Asks the approver about one action, failing closed: anything but an
+ * `approved` decision carrying the action's exact fingerprint is a refusal,
+ * including no approver, an approver that throws, a malformed answer, and an
+ * abort while waiting. Logs one audit line per decision, without arguments.
+ */
+export async function passApprovalGate(
+  options: ApprovalGateOptions & { allowPending?: false },
+): Promise<ApprovedRecord | RefusedRecord>;
+export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
+export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
+  const record = await decide(options);
+  options.logger.info(
+    {
+      audit: "approval",
+      tool: options.action.toolName,
+      toolCallId: options.action.toolCallId,
+      fingerprint: record.fingerprint,
+      outcome: record.outcome,
+      code: record.outcome === "refused" ? record.code : undefined,
+      interactionId: record.interactionId,
+      approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
+    },
+    `approval ${record.outcome} for ${options.action.toolName}`,
+  );
+  return record;
+}
+
+async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
+  const { approver, action, signal } = options;
+  const refuse = (code: string, reason: string, interactionId?: unknown): RefusedRecord => ({
+    outcome: "refused",
+    fingerprint: action.fingerprint,
+    code,
+    reason,
+    ...(typeof interactionId === "string" ? { interactionId } : {}),
+  });
+  if (!approver) {
+    return refuse(
+      "no_approver",
+      "no approver is configured, so calls that need approval are refused",
+    );
+  }
+  if (signal.aborted) return refuse("aborted", "the run was aborted before approval was asked");
+
+  let decision: unknown;
+  try {
+    decision = await abortable(
+      approver.requestApproval(action, {
+        signal,
+        logger: options.logger,
+        allowPending: options.allowPending === true,
+        ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      }),
+      signal,
+    );
+  } catch (error) {
+    if (signal.aborted) return refuse("aborted", "the run was aborted while waiting for approval");
+    return refuse("approver_error", `the approver failed: ${redactText(describeThrown(error))}`);
+  }
+  if (signal.aborted) return refuse("aborted", "the run was aborted while waiting for approval");
+  if (typeof decision !== "object" || decision === null) {
+    return refuse("invalid_decision", "the approver gave no usable answer");
+  }
+  const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
+
+  if (outcome === "approved") {
+    if (fingerprint !== action.fingerprint) {
+      return refuse(
+        "fingerprint_mismatch",
+        "the approval given was for a different action (fingerprint mismatch)",
+        interactionId,
+      );
+    }
+    const { approvedBy } = decision as { approvedBy?: unknown };
+    return {
+      outcome: "approved",
+      fingerprint: action.fingerprint,
+      ...(typeof interactionId === "string" ? { interactionId } : {}),
+      ...(typeof approvedBy === "string" ? { approvedBy } : {}),
+    };
+  }
+  if (outcome === "refused") {
+    const { code, reason } = decision as { code?: unknown; reason?: unknown };
+    return refuse(
+      typeof code === "string" && code !== "" ? code : "denied",
+      typeof reason === "string" && reason.trim() !== ""
+        ? redactText(reason)
+        : "no reason was given",
+      interactionId,
+    );
+  }
+  if (outcome === "pending") {
+    if (options.allowPending !== true) {
+      return refuse(
+        "pending_not_supported",
+        "the approver answered that the approval is still pending, and this run cannot wait for a later answer",
+        interactionId,
+      );
+    }
+    if (fingerprint !== action.fingerprint || typeof interactionId !== "string") {
+      return refuse(
+        "invalid_decision",
+        "the approver's pending answer did not name this action and an interaction",
+      );
+    }
+    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+  }
+  return refuse("invalid_decision", "the approver gave no usable answer");
+}

@@ -1,0 +1,39 @@
+import { AbortedError } from "../../errors/transport-errors.js";
+import { redactText } from "../../internal/redact.js";
+import type { RefusedDecision } from "../approver.js";
+
+/** A refusal with its reason scrubbed of secrets: the model reads it. */
+export function refusal(code: string, reason: string, interactionId?: string): RefusedDecision {
+  return {
+    outcome: "refused",
+    code,
+    reason: redactText(reason),
+    ...(interactionId !== undefined ? { interactionId } : {}),
+  };
+}
+
+/** The refusal of an approval that already let its action run once. */
+export function alreadyUsedRefusal(toolName: string, interactionId: string): RefusedDecision {
+  return refusal(
+    "already_used",
+    `The approval given in interaction "${interactionId}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again.`,
+    interactionId,
+  );
+}
+
+/** Throws `AbortedError` when `signal` has fired. */
+export function throwIfAborted(signal: AbortSignal, toolName: string, cause?: unknown): void {
+  if (signal?.aborted) {
+    throw new AbortedError(`Asking for approval of "${toolName}" was aborted by the caller`, {
+      cause: cause ?? signal.reason,
+    });
+  }
+}
+
+/** A wait in words, e.g. `80 ms`, `45 seconds`, `10 minutes`. */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1_000) return `${milliseconds} ms`;
+  const seconds = Math.round(milliseconds / 1_000);
+  if (seconds < 120) return `${seconds} seconds`;
+  return `${Math.round(seconds / 60)} minutes`;
+}

@@ -1,0 +1,117 @@
+import type { Interaction } from "../../clients/messaging/messaging-types.js";
+import { redactText } from "../../internal/redact.js";
+import { approvalOptions } from "./approval-message-text.js";
+
+/** What the answer must belong to. */
+export interface ExpectedInteraction {
+  interactionId: string;
+  /** The fingerprint of the action about to run. */
+  fingerprint: string;
+  /** The fingerprint this approver recorded when it created the interaction, when it did. */
+  recordedFingerprint: string | undefined;
+  toolName: string;
+}
+
+/**
+ * How an interaction reads for one action. `approved` is not final yet (the
+ * approver still checks the approval was not used before) and `failed`
+ * still needs the delivery error, which the message carries.
+ */
+export type InteractionVerdict =
+  | { outcome: "approved" }
+  | { outcome: "pending" }
+  | { outcome: "failed" }
+  | { outcome: "refused"; code: string; reason: string };
+
+const offeredOptionIds: ReadonlySet<string> = new Set(approvalOptions.map((option) => option.id));
+
+/**
+ * Reads an interaction as an approval decision, failing closed: only
+ * `answered` with `option_id` exactly `approve`, on the interaction asked
+ * about, whose fingerprint (as recorded here, and as carried in its
+ * `metadata` when the service returns it) is the action's, approves.
+ */
+export function judgeInteraction(
+  interaction: Interaction,
+  expected: ExpectedInteraction,
+): InteractionVerdict {
+  const tool = `"${expected.toolName}"`;
+  if (interaction.interactionId !== expected.interactionId) {
+    return {
+      outcome: "refused",
+      code: "messaging_error",
+      reason: `The messaging service answered with interaction "${interaction.interactionId}" when asked for "${expected.interactionId}", so no approval for ${tool} could be read and the action was not run.`,
+    };
+  }
+  const carried = carriedFingerprint(interaction);
+  if (
+    (expected.recordedFingerprint !== undefined &&
+      expected.recordedFingerprint !== expected.fingerprint) ||
+    (carried.present && carried.value !== expected.fingerprint)
+  ) {
+    return {
+      outcome: "refused",
+      code: "fingerprint_mismatch",
+      reason: `The answer in interaction "${expected.interactionId}" belongs to an approval request for different arguments, so it does not approve this call of ${tool}; the action was not run.`,
+    };
+  }
+  switch (interaction.state) {
+    case "answered":
+      return judgeAnswer(interaction, tool);
+    case "expired":
+      return {
+        outcome: "refused",
+        code: "expired",
+        reason: `The approval request for ${tool} expired before anyone answered, so the action was not run.`,
+      };
+    case "canceled":
+      return {
+        outcome: "refused",
+        code: "canceled",
+        reason: `The approval request for ${tool} was cancelled before anyone answered, so the action was not run.`,
+      };
+    case "failed":
+      return { outcome: "failed" };
+    default:
+      // `pending`, or a state this version does not know: not an answer yet.
+      return { outcome: "pending" };
+  }
+}
+
+/** The refusal reason of an undeliverable question, with the service's delivery error when known. */
+export function deliveryFailedReason(toolName: string, deliveryError: string | undefined): string {
+  const because = deliveryError ? ` (${deliveryError})` : "";
+  return `The approval request for "${toolName}" could not be delivered to the approver${because}, so the action was not run.`;
+}
+
+function judgeAnswer(interaction: Interaction, tool: string): InteractionVerdict {
+  const optionId = interaction.answer?.optionId;
+  const text = interaction.answer?.text?.trim();
+  if (optionId === "approve") return { outcome: "approved" };
+  if (optionId === "deny") {
+    const note = text ? ` Their note: "${redactText(text).slice(0, 500)}".` : "";
+    return {
+      outcome: "refused",
+      code: "denied",
+      reason: `The approver denied ${tool}.${note} Do not run it again unless the user asks.`,
+    };
+  }
+  const given =
+    optionId === undefined
+      ? "no option"
+      : `the option "${redactText(optionId).slice(0, 100)}", which was not offered`;
+  return {
+    outcome: "refused",
+    code: "unreadable_answer",
+    reason: `The answer to the approval request for ${tool} chose ${given} (only ${[...offeredOptionIds].join(" or ")} count), so it was not read as an approval and the action was not run.`,
+  };
+}
+
+function carriedFingerprint(interaction: Interaction): { present: boolean; value?: unknown } {
+  const metadata = interaction.metadata;
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {
+    return { present: false };
+  }
+  const value = (metadata as Record<string, unknown>).fingerprint;
+  return value === undefined || value === null ? { present: false } : { present: true, value };
+}

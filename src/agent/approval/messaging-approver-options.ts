@@ -1,0 +1,131 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { Logger } from "../../internal/logger.js";
+import type { ApprovalMessagingClient } from "./approval-messaging-client.js";
+import type { ApprovalAuditRecord } from "./audit-record.js";
+
+/** Options of `MessagingApprover`. */
+export interface MessagingApproverOptions {
+  /** The messaging client that reaches the approver, e.g. a `MessagingClient`. */
+  client: ApprovalMessagingClient;
+  /**
+   * The approver's consent link, in state `active`: create it with
+   * `POST /v1/subscription-links` (`MessagingClient.createSubscriptionLink`)
+   * and have the approver open its URL on their device first.
+   */
+  subscriptionLinkId: string;
+  /**
+   * How long to wait for an answer before refusing (code `timeout`) and
+   * cancelling the question. Also sets the message's expiry unless
+   * `messageExpiresInSeconds` is given.
+   * @default 600000 (10 minutes)
+   */
+  timeoutMs?: number | undefined;
+  /** First pause between reads of the answer; the pauses grow up to 5 s. @default 250 */
+  pollIntervalMs?: number | undefined;
+  /**
+   * Receives the audit line of each decision (`msg: "approval decision"`) and
+   * warnings, under `component: "messaging-approver"`.
+   * @default the logger of the approval context (the agent's)
+   */
+  logger?: Logger | undefined;
+  /** `expires_in_s` of the question. @default timeoutMs in whole seconds, rounded up */
+  messageExpiresInSeconds?: number | undefined;
+  /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
+  onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
+}
+
+/** Options with their defaults filled in. */
+export interface ResolvedMessagingApproverOptions {
+  client: ApprovalMessagingClient;
+  subscriptionLinkId: string;
+  timeoutMs: number;
+  pollIntervalMs: number | undefined;
+  logger: Logger | undefined;
+  messageExpiresInSeconds: number;
+  onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
+}
+
+/** Ten minutes: long enough for a person to notice a message, short enough for a run to move on. */
+export const defaultApprovalTimeoutMs = 600_000;
+
+const clientMethods = [
+  "getCapabilities",
+  "getSubscriptionLink",
+  "sendMessage",
+  "getMessage",
+  "cancelMessage",
+  "getInteraction",
+  "waitForInteraction",
+] as const;
+
+/** Checks `MessagingApprover` options, naming every bad one, and fills in the defaults. */
+export function resolveMessagingApproverOptions(
+  options: MessagingApproverOptions,
+): ResolvedMessagingApproverOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigurationError(
+      "MessagingApprover needs options such as { client, subscriptionLinkId }",
+    );
+  }
+  const problems: string[] = [];
+  const { client, subscriptionLinkId, logger, onDecision } = options;
+  if (typeof client !== "object" || client === null) {
+    problems.push(
+      "client must be a messaging client, e.g. new MessagingClient({ baseUrl, token })",
+    );
+  } else {
+    const missing = clientMethods.filter(
+      (name) => typeof (client as unknown as Record<string, unknown>)[name] !== "function",
+    );
+    if (missing.length > 0) {
+      problems.push(
+        `client lacks the method(s) ${missing.join(", ")}: pass a MessagingClient or an object with the same methods`,
+      );
+    }
+  }
+  if (typeof subscriptionLinkId !== "string" || subscriptionLinkId.trim() === "") {
+    problems.push(
+      "subscriptionLinkId must be the id of the approver's active consent link: create one with POST /v1/subscription-links, open its URL on the approver's device, then pass its id",
+    );
+  }
+  const timeoutMs = positiveInteger(
+    options.timeoutMs ?? defaultApprovalTimeoutMs,
+    "timeoutMs",
+    "milliseconds",
+    problems,
+  );
+  const pollIntervalMs =
+    options.pollIntervalMs === undefined
+      ? undefined
+      : positiveInteger(options.pollIntervalMs, "pollIntervalMs", "milliseconds", problems);
+  const messageExpiresInSeconds = positiveInteger(
+    options.messageExpiresInSeconds ?? Math.max(1, Math.ceil(timeoutMs / 1000)),
+    "messageExpiresInSeconds",
+    "seconds",
+    problems,
+  );
+  if (logger !== undefined && (typeof logger !== "object" || logger === null)) {
+    problems.push("logger must be a pino logger, or omitted");
+  }
+  if (onDecision !== undefined && typeof onDecision !== "function") {
+    problems.push("onDecision must be a function that receives each audit record, or omitted");
+  }
+  if (problems.length > 0) {
+    throw new ConfigurationError(problems.map((problem) => `MessagingApprover: ${problem}`));
+  }
+  return {
+    client,
+    subscriptionLinkId,
+    timeoutMs,
+    pollIntervalMs,
+    logger,
+    messageExpiresInSeconds,
+    onDecision,
+  };
+}
+
+function positiveInteger(value: unknown, name: string, unit: string, problems: string[]): number {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  problems.push(`${name} must be a positive whole number of ${unit}, got ${String(value)}`);
+  return 1;
+}

@@ -1,0 +1,359 @@
+import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
+import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
+import { AbortedError } from "../../errors/transport-errors.js";
+import { componentLogger, type Logger } from "../../internal/logger.js";
+import { redactValue } from "../../internal/redact.js";
+import type {
+  ApprovalAction,
+  ApprovalContext,
+  ApprovalDecision,
+  Approver,
+  RefusedDecision,
+} from "../approver.js";
+import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
+import { alreadyUsedRefusal, formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
+import { ApproverReadiness } from "./approver-readiness.js";
+import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
+import { describeMessagingError } from "./describe-messaging-error.js";
+import { deliveryFailedReason, judgeInteraction } from "./judge-interaction.js";
+import { cancelQuestion, readDeliveryFailure } from "./message-follow-up.js";
+import {
+  type MessagingApproverOptions,
+  type ResolvedMessagingApproverOptions,
+  resolveMessagingApproverOptions,
+} from "./messaging-approver-options.js";
+
+/** A question that is out: where it went and which action it asks about. */
+interface AskedQuestion {
+  messageId: string;
+  interactionId: string;
+}
+
+/**
+ * Asks a person, through the messaging service, before a destructive action
+ * runs (CONTRACT §4). One interaction per action, worded so a person can
+ * judge it; only an answer `approve` to the interaction created for the
+ * action's exact fingerprint approves, once. Everything else is a refusal
+ * with a `code` and a `reason` the model can read: `denied`, `expired`,
+ * `canceled`, `delivery_failed`, `approver_unavailable`, `timeout`,
+ * `unreadable_answer`, `messaging_error`, `fingerprint_mismatch`,
+ * `already_used`. An abort cancels the question and throws `AbortedError`.
+ *
+ * Durable runs (`context.allowPending`) get a `pending` decision as soon as
+ * the question is out, and later call `checkApproval` (possibly in another
+ * process, with a new approver) to read the answer without asking again.
+ *
+ * @example
+ * const approver = new MessagingApprover({
+ *   client: new MessagingClient({ baseUrl: "https://messaging.example.com", token }),
+ *   subscriptionLinkId: "sl_8f2c",
+ *   timeoutMs: 300_000,
+ * });
+ */
+export class MessagingApprover implements Approver {
+  readonly #options: ResolvedMessagingApproverOptions;
+  readonly #readiness: ApproverReadiness;
+  /** Fingerprint and message of each interaction this approver created. */
+  readonly #asked = new Map<string, { fingerprint: string; messageId: string }>();
+  /** Interactions whose approval was already handed out: an approval runs an action once. */
+  readonly #used = new Set<string>();
+
+  constructor(options: MessagingApproverOptions) {
+    this.#options = resolveMessagingApproverOptions(options);
+    this.#readiness = new ApproverReadiness(this.#options.client, this.#options.subscriptionLinkId);
+  }
+
+  /**
+   * Checks the approver can be reached (once, remembered on success), sends
+   * the question, and waits up to `timeoutMs` for the answer; with
+   * `context.allowPending` it returns `pending` right after sending.
+   */
+  async requestApproval(
+    action: ApprovalAction,
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision> {
+    const requestedAt = new Date();
+    const logger = this.#loggerFor(context);
+    const decide = (decision: ApprovalDecision) =>
+      this.#publish(action, decision, requestedAt, context, logger);
+    let asked: AskedQuestion | undefined;
+    try {
+      throwIfAborted(context.signal, action.toolName);
+      const readiness = await this.#readiness.check(context.signal);
+      if (!readiness.ready) return decide(refusal(readiness.code, readiness.reason));
+      const sent = await this.#send(action, context, logger);
+      if ("outcome" in sent) return decide(sent);
+      asked = sent;
+      if (context.allowPending === true) {
+        return decide({
+          outcome: "pending",
+          fingerprint: action.fingerprint,
+          interactionId: sent.interactionId,
+        });
+      }
+      return decide(await this.#wait(action, sent, context, logger));
+    } catch (error) {
+      if (!(error instanceof AbortedError)) throw error;
+      await decide(
+        refusal(
+          "aborted",
+          `The run was aborted while asking for approval of "${action.toolName}", so the action was not run.`,
+          asked?.interactionId,
+        ),
+      );
+      throw error;
+    }
+  }
+
+  /**
+   * Reads the answer to a question asked earlier with `allowPending`, once,
+   * without sending anything: the decision as `requestApproval` would give
+   * it, or `pending` again while nobody has answered.
+   *
+   * It works in a new process with a new approver. The answer is then bound
+   * to the action by the caller's record: `interactionId` was stored together
+   * with `fingerprint` in the run state (trusted storage) when the question
+   * was sent, and `fingerprint` must equal the fingerprint of the action
+   * about to run. When the service returns the interaction's
+   * `metadata.fingerprint`, it must match as well. That an approval is used
+   * once is known only within this approver; across processes the run state
+   * must drop the pending record once the call ran.
+   */
+  async checkApproval(
+    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision> {
+    const requestedAt = new Date();
+    const logger = this.#loggerFor(context);
+    const { action, interactionId } = pending;
+    const decide = (decision: ApprovalDecision) =>
+      this.#publish(action, decision, requestedAt, context, logger);
+    const tool = `"${action.toolName}"`;
+    try {
+      if (typeof interactionId !== "string" || interactionId.trim() === "") {
+        return decide(
+          refusal(
+            "messaging_error",
+            `The pending approval of ${tool} names no interaction, so its answer cannot be read; the action was not run.`,
+          ),
+        );
+      }
+      if (pending.fingerprint !== action.fingerprint) {
+        return decide(
+          refusal(
+            "fingerprint_mismatch",
+            `The approval in interaction "${interactionId}" was asked for different arguments than this call of ${tool}, so it does not approve it; the action was not run.`,
+            interactionId,
+          ),
+        );
+      }
+      if (this.#used.has(interactionId))
+        return decide(alreadyUsedRefusal(action.toolName, interactionId));
+      throwIfAborted(context.signal, action.toolName);
+      let interaction: Interaction;
+      try {
+        interaction = await this.#options.client.getInteraction(interactionId, {
+          signal: context.signal,
+        });
+      } catch (error) {
+        throwIfAborted(context.signal, action.toolName, error);
+        return decide(
+          refusal(
+            "messaging_error",
+            `The answer to the approval request for ${tool} could not be read (${describeMessagingError(error)}), so the action was not run.`,
+            interactionId,
+          ),
+        );
+      }
+      return decide(
+        await this.#conclude(
+          action,
+          interaction,
+          interactionId,
+          this.#asked.get(interactionId)?.messageId ?? interaction.messageId,
+          logger,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof AbortedError)) throw error;
+      await decide(
+        refusal(
+          "aborted",
+          `The run was aborted while reading the approval of ${tool}, so the action was not run.`,
+          interactionId,
+        ),
+      );
+      throw error;
+    }
+  }
+
+  async #send(
+    action: ApprovalAction,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<AskedQuestion | RefusedDecision> {
+    const { client, subscriptionLinkId, messageExpiresInSeconds } = this.#options;
+    const metadata = redactValue({
+      fingerprint: action.fingerprint,
+      tool: action.toolName,
+      tool_call_id: action.toolCallId,
+      ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+    }) as Record<string, unknown>;
+    let accepted: AcceptedMessage;
+    try {
+      accepted = await client.sendMessage(
+        {
+          subscriptionLinkId,
+          kind: "interaction",
+          text: buildApprovalMessageText(action),
+          options: approvalOptions,
+          expiresInSeconds: messageExpiresInSeconds,
+          metadata,
+        },
+        { signal: context.signal },
+      );
+    } catch (error) {
+      throwIfAborted(context.signal, action.toolName, error);
+      // The link may have been revoked since the last check: look again next time.
+      this.#readiness.forget();
+      return refusal(
+        "messaging_error",
+        `The approval request for "${action.toolName}" could not be sent (${describeMessagingError(error)}), so the action was not run.`,
+      );
+    }
+    if (accepted.interactionId === undefined) {
+      await cancelQuestion(this.#options.client, accepted.messageId, logger);
+      return refusal(
+        "messaging_error",
+        `The messaging service accepted the approval request for "${action.toolName}" (message "${accepted.messageId}") but gave no interaction id to read the answer from, so the action was not run.`,
+      );
+    }
+    this.#asked.set(accepted.interactionId, {
+      fingerprint: action.fingerprint,
+      messageId: accepted.messageId,
+    });
+    logger.debug(
+      {
+        fingerprint: action.fingerprint,
+        messageId: accepted.messageId,
+        interactionId: accepted.interactionId,
+      },
+      "approval question sent",
+    );
+    return { messageId: accepted.messageId, interactionId: accepted.interactionId };
+  }
+
+  async #wait(
+    action: ApprovalAction,
+    asked: AskedQuestion,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const { client, timeoutMs, pollIntervalMs } = this.#options;
+    const { messageId, interactionId } = asked;
+    const tool = `"${action.toolName}"`;
+    let outcome: InteractionOutcome;
+    try {
+      outcome = await client.waitForInteraction(interactionId, {
+        timeoutMs,
+        signal: context.signal,
+        ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof AbortedError || context.signal.aborted) {
+        await cancelQuestion(this.#options.client, messageId, logger);
+        throw new AbortedError(
+          `Waiting for approval of ${tool} was aborted; the question was withdrawn`,
+          { cause: error },
+        );
+      }
+      return refusal(
+        "messaging_error",
+        `Waiting for the answer about ${tool} failed (${describeMessagingError(error)}), so the action was not run.`,
+        interactionId,
+      );
+    }
+    if (outcome.status === "timeout") {
+      const failure = await readDeliveryFailure(this.#options.client, messageId, logger);
+      if (failure) {
+        return refusal(
+          "delivery_failed",
+          deliveryFailedReason(action.toolName, failure.error),
+          interactionId,
+        );
+      }
+      await cancelQuestion(this.#options.client, messageId, logger);
+      return refusal(
+        "timeout",
+        `No answer to the approval request for ${tool} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
+        interactionId,
+      );
+    }
+    if (outcome.status === "error") {
+      await cancelQuestion(this.#options.client, messageId, logger);
+      return refusal(
+        "messaging_error",
+        `The messaging service failed while waiting for the answer about ${tool} (${describeMessagingError(outcome.error)}), so the action was not run.`,
+        interactionId,
+      );
+    }
+    return this.#conclude(action, outcome.interaction, interactionId, messageId, logger);
+  }
+
+  async #conclude(
+    action: ApprovalAction,
+    interaction: Interaction,
+    interactionId: string,
+    messageId: string | undefined,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const verdict = judgeInteraction(interaction, {
+      interactionId,
+      fingerprint: action.fingerprint,
+      recordedFingerprint: this.#asked.get(interactionId)?.fingerprint,
+      toolName: action.toolName,
+    });
+    switch (verdict.outcome) {
+      case "approved":
+        if (this.#used.has(interactionId))
+          return alreadyUsedRefusal(action.toolName, interactionId);
+        this.#used.add(interactionId);
+        return { outcome: "approved", fingerprint: action.fingerprint, interactionId };
+      case "pending":
+        return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+      case "failed": {
+        const failure =
+          messageId === undefined
+            ? undefined
+            : await readDeliveryFailure(this.#options.client, messageId, logger);
+        return refusal(
+          "delivery_failed",
+          deliveryFailedReason(action.toolName, failure?.error),
+          interactionId,
+        );
+      }
+      default:
+        return refusal(verdict.code, verdict.reason, interactionId);
+    }
+  }
+
+  async #publish(
+    action: ApprovalAction,
+    decision: ApprovalDecision,
+    requestedAt: Date,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const record = buildAuditRecord(action, decision, {
+      requestedAt,
+      decidedAt: new Date(),
+      runId: context.runId,
+    });
+    await publishAuditRecord(record, logger, this.#options.onDecision);
+    return decision;
+  }
+
+  #loggerFor(context: ApprovalContext): Logger {
+    return componentLogger(this.#options.logger ?? context?.logger, "messaging-approver");
+  }
+}

@@ -1,0 +1,232 @@
+import type { Logger } from "pino";
+import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
+import { AbortedError } from "../errors/transport-errors.js";
+import { redactText } from "../internal/redact.js";
+import type { AnyTool, ToolContext } from "../tools/tool.js";
+import { abortable } from "./abortable.js";
+import type { AgentEventSink } from "./agent-events.js";
+import { type ApprovedRecord, passApprovalGate, type RefusedRecord } from "./approval-gate.js";
+import type { Approver } from "./approver.js";
+import { buildApprovalAction } from "./build-approval-action.js";
+import { describeThrown } from "./describe-thrown.js";
+import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
+import { serializeToolResult } from "./serialize-tool-result.js";
+import { toolMessages } from "./tool-messages.js";
+
+/** What running the tool calls of one step needs from the agent and the run. */
+export interface ToolCallEnvironment {
+  tools: ReadonlyMap<string, AnyTool>;
+  approver: Approver | undefined;
+  /** The run's signal. */
+  signal: AbortSignal;
+  logger: Logger;
+  toolTimeoutMs: number;
+  toolConcurrency: number;
+  stepNumber: number;
+  emit: AgentEventSink;
+}
+
+/**
+ * Runs one tool call the model asked for and never throws: an unknown tool,
+ * arguments that are not JSON or fail the schema, a refused approval, a tool
+ * that throws or times out, and an abort each become a record whose `content`
+ * tells the model what happened.
+ */
+export async function executeToolCall(
+  call: ChatToolCall,
+  environment: ToolCallEnvironment,
+): Promise<ToolCallRecord> {
+  const base: ToolCallRecordBase = {
+    toolCallId: call.id,
+    toolName: call.function.name,
+    rawArguments: call.function.arguments,
+    content: "",
+  };
+  try {
+    return await checkApproveAndRun(call, base, environment);
+  } catch (error) {
+    // A tool's own checkArguments, needsApproval or describeAction misbehaved.
+    const name = call.function.name;
+    return {
+      ...base,
+      status: "failed",
+      error: new ToolExecutionError({ toolName: name, toolCallId: call.id }, { cause: error }),
+      content: toolMessages.failed(name, redactText(describeThrown(error))),
+    };
+  }
+}
+
+async function checkApproveAndRun(
+  call: ChatToolCall,
+  base: ToolCallRecordBase,
+  environment: ToolCallEnvironment,
+): Promise<ToolCallRecord> {
+  const name = call.function.name;
+  const tool = environment.tools.get(name);
+  if (!tool) {
+    return {
+      ...base,
+      status: "unknown_tool",
+      content: toolMessages.unknownTool(name, [...environment.tools.keys()]),
+    };
+  }
+
+  const invalid = (issues: string[], content: string): ToolCallRecord => ({
+    ...base,
+    status: "invalid_arguments",
+    content,
+    error: new InvalidToolInputError({ toolName: name, toolCallId: call.id, issues }),
+  });
+  let decoded: unknown;
+  try {
+    decoded = decodeArguments(call.function.arguments);
+  } catch (error) {
+    const detail = redactText(describeThrown(error));
+    return invalid([`(root): not valid JSON: ${detail}`], toolMessages.invalidJson(name, detail));
+  }
+  const check = tool.checkArguments(decoded);
+  if (!check.success) {
+    return invalid(check.issues, toolMessages.invalidArguments(name, check.issues));
+  }
+  const args = check.data;
+  const withArguments: ToolCallRecordBase = { ...base, arguments: args };
+
+  const logger = environment.logger.child({ tool: name, toolCallId: call.id });
+  const context: ToolContext = { signal: environment.signal, logger, toolCallId: call.id };
+  let approval: ApprovedRecord | RefusedRecord | undefined;
+  if (await needsApproval(tool, args, logger)) {
+    approval = await askApproval(tool, args, context, environment);
+    if (approval.outcome === "refused") {
+      if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
+      return {
+        ...withArguments,
+        approval,
+        status: "refused",
+        content: toolMessages.refused(name, approval.code, approval.reason),
+      };
+    }
+  }
+  const approved: ToolCallRecordBase = approval ? { ...withArguments, approval } : withArguments;
+  if (environment.signal.aborted) return aborted(approved, name);
+  return runTool(tool, args, approved, environment, logger);
+}
+
+/** Empty text means no arguments; JSON encoded twice (a string holding an object) is unwrapped. */
+function decodeArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  const decoded: unknown = JSON.parse(text);
+  if (typeof decoded === "string" && decoded.trimStart().startsWith("{")) {
+    try {
+      return JSON.parse(decoded);
+    } catch {
+      return decoded;
+    }
+  }
+  return decoded;
+}
+
+async function needsApproval(tool: AnyTool, args: unknown, logger: Logger): Promise<boolean> {
+  if (typeof tool.needsApproval === "boolean") return tool.needsApproval;
+  try {
+    return (await tool.needsApproval(args)) !== false;
+  } catch (error) {
+    // Fail closed: when the tool cannot say, a human decides.
+    logger.warn(
+      { error: redactText(describeThrown(error)) },
+      "needsApproval threw; asking for approval",
+    );
+    return true;
+  }
+}
+
+async function askApproval(
+  tool: AnyTool,
+  args: unknown,
+  context: ToolContext,
+  environment: ToolCallEnvironment,
+): Promise<ApprovedRecord | RefusedRecord> {
+  const action = await buildApprovalAction(tool, args, context);
+  const { stepNumber, emit } = environment;
+  emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
+  const approval = await passApprovalGate({
+    approver: environment.approver,
+    action,
+    signal: environment.signal,
+    logger: context.logger,
+  });
+  emit({
+    type: "approval-result",
+    stepNumber,
+    toolCallId: context.toolCallId,
+    toolName: tool.name,
+    approval,
+  });
+  return approval;
+}
+
+async function runTool(
+  tool: AnyTool,
+  args: unknown,
+  base: ToolCallRecordBase,
+  environment: ToolCallEnvironment,
+  logger: Logger,
+): Promise<ToolCallRecord> {
+  const { signal: runSignal, toolTimeoutMs } = environment;
+  const controller = new AbortController();
+  const onRunAbort = () => controller.abort(runSignal.reason);
+  runSignal.addEventListener("abort", onRunAbort, { once: true });
+  const timeout = new ToolTimeoutError({
+    toolName: tool.name,
+    toolCallId: base.toolCallId,
+    timeoutMs: toolTimeoutMs,
+  });
+  const timer = setTimeout(() => controller.abort(timeout), toolTimeoutMs);
+  try {
+    const running = new Promise((resolve) => {
+      resolve(
+        tool.execute(args, { signal: controller.signal, logger, toolCallId: base.toolCallId }),
+      );
+    });
+    const result = await abortable(running, controller.signal);
+    let content: string;
+    try {
+      content = serializeToolResult(result);
+    } catch (error) {
+      content = toolMessages.unserializable(tool.name, redactText(describeThrown(error)));
+    }
+    return { ...base, status: "succeeded", result, content };
+  } catch (error) {
+    if (runSignal.aborted) return aborted(base, tool.name);
+    if (controller.signal.reason === timeout) {
+      return {
+        ...base,
+        status: "timed_out",
+        error: timeout,
+        content: toolMessages.timedOut(tool.name, toolTimeoutMs),
+      };
+    }
+    const failure = new ToolExecutionError(
+      { toolName: tool.name, toolCallId: base.toolCallId },
+      { cause: error },
+    );
+    return {
+      ...base,
+      status: "failed",
+      error: failure,
+      content: toolMessages.failed(tool.name, redactText(describeThrown(error))),
+    };
+  } finally {
+    clearTimeout(timer);
+    runSignal.removeEventListener("abort", onRunAbort);
+  }
+}
+
+function aborted(base: ToolCallRecordBase, name: string): ToolCallRecord {
+  return {
+    ...base,
+    status: "aborted",
+    error: new AbortedError("The run was aborted by the caller"),
+    content: toolMessages.aborted(name),
+  };
+}

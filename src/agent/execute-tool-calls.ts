@@ -1,0 +1,34 @@
+import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
+import { executeToolCall, type ToolCallEnvironment } from "./execute-tool-call.js";
+import { runConcurrently } from "./run-concurrently.js";
+import type { ToolCallRecord } from "./run-result.js";
+
+/**
+ * Runs the tool calls of one model answer, at most `toolConcurrency` at a
+ * time. Emits `tool-call` for each first, `tool-result` as each ends, and
+ * returns the records in the order the model asked.
+ */
+export async function executeToolCalls(
+  calls: readonly ChatToolCall[],
+  environment: ToolCallEnvironment,
+): Promise<ToolCallRecord[]> {
+  const { emit, stepNumber } = environment;
+  for (const call of calls) {
+    emit({
+      type: "tool-call",
+      stepNumber,
+      toolCallId: call.id,
+      toolName: call.function.name,
+      rawArguments: call.function.arguments,
+    });
+  }
+  return runConcurrently(calls, environment.toolConcurrency, async (call) => {
+    const record = await executeToolCall(call, environment);
+    environment.logger.debug(
+      { tool: record.toolName, toolCallId: record.toolCallId, status: record.status },
+      `tool call ${record.status}`,
+    );
+    emit({ type: "tool-result", stepNumber, toolCall: record });
+    return record;
+  });
+}

@@ -1,0 +1,43 @@
+import type { ChatAssistantMessage, ChatToolCall } from "../clients/reasoner/chat-types.js";
+
+/**
+ * The model's message made safe to act on and to send back: `content` a
+ * string or null, every tool call with an id, a name and string arguments
+ * (objects some providers send are re-encoded), `tool_calls` absent when empty.
+ */
+export function normalizeAssistantMessage(
+  message: unknown,
+  stepNumber: number,
+): ChatAssistantMessage {
+  const source = (
+    typeof message === "object" && message !== null ? message : {}
+  ) as Partial<ChatAssistantMessage>;
+  const { tool_calls: rawCalls, ...rest } = source;
+  const normalized: ChatAssistantMessage = {
+    ...rest,
+    role: "assistant",
+    content: typeof source.content === "string" ? source.content : null,
+  };
+  const calls = Array.isArray(rawCalls)
+    ? rawCalls.map((call, index) => normalizeCall(call, stepNumber, index))
+    : [];
+  if (calls.length > 0) normalized.tool_calls = calls;
+  return normalized;
+}
+
+function normalizeCall(call: unknown, stepNumber: number, index: number): ChatToolCall {
+  const source = (typeof call === "object" && call !== null ? call : {}) as Partial<ChatToolCall>;
+  const { name, arguments: args } = (source.function ?? {}) as {
+    name?: unknown;
+    arguments?: unknown;
+  };
+  return {
+    id:
+      typeof source.id === "string" && source.id !== "" ? source.id : `call_${stepNumber}_${index}`,
+    type: "function",
+    function: {
+      name: typeof name === "string" ? name : "",
+      arguments: typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args),
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type {
+  ChatAssistantMessage,
+  ChatMessage,
+  ChatUsage,
+} from "../clients/reasoner/chat-types.js";
+import type { AbortedError } from "../errors/transport-errors.js";
+import type { ApprovalRecord } from "./approval-gate.js";
+import type { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+
+/**
+ * How a run ended. `completed`: the model answered without asking for tools.
+ * `max_steps`: the step budget ran out. `aborted`: the caller's signal fired.
+ * `failed`: the model could not be reached or answered something unusable.
+ */
+export type RunStatus = "completed" | "max_steps" | "aborted" | "failed";
+
+/** Tokens summed over every model call of a run. */
+export interface RunUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** What every tool call record holds, whatever its outcome. */
+export interface ToolCallRecordBase {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments as the model sent them (raw JSON text). */
+  rawArguments: string;
+  /** The parsed, validated arguments; absent when they were not valid. */
+  arguments?: unknown;
+  /** The tool message the model was given for this call. */
+  content: string;
+  /** The approval decision, when the tool needed one. */
+  approval?: ApprovalRecord;
+}
+
+/**
+ * One tool call and its outcome. `succeeded` holds the tool's result as it
+ * returned it; the model saw a redacted JSON copy (`content`).
+ */
+export type ToolCallRecord = ToolCallRecordBase &
+  (
+    | { status: "succeeded"; result: unknown }
+    | { status: "invalid_arguments"; error: InvalidToolInputError }
+    | { status: "unknown_tool" }
+    | { status: "failed"; error: ToolExecutionError }
+    | { status: "timed_out"; error: ToolTimeoutError }
+    | { status: "refused" }
+    | { status: "aborted"; error: AbortedError }
+  );
+
+/** How a tool call ended. */
+export type ToolCallStatus = ToolCallRecord["status"];
+
+/** One model call and the tool calls it asked for. */
+export interface RunStep {
+  /** 1 for the first model call of the run. */
+  stepNumber: number;
+  /** The assistant message, as added to the conversation. */
+  message: ChatAssistantMessage;
+  finishReason: string | null;
+  /** The model call's usage, when the service reported it. */
+  usage: ChatUsage | undefined;
+  /** In the order the model asked for them. */
+  toolCalls: ToolCallRecord[];
+}
+
+/**
+ * What a run returns, however it ended. A run never rejects for a model
+ * error, an abort or the step budget: it resolves with the status, the
+ * partial conversation and `error`.
+ */
+export interface RunResult {
+  status: RunStatus;
+  /** The text of the last assistant message; `""` when there is none. */
+  output: string;
+  /**
+   * The whole conversation: the instructions' system message, the input, and
+   * every assistant and tool message. Each tool call has its tool message, so
+   * the conversation can be sent again to continue.
+   */
+  messages: ChatMessage[];
+  steps: RunStep[];
+  usage: RunUsage;
+  /**
+   * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`, or
+   * the model's error (an `ApiError`, `ConnectionError`, ...).
+   */
+  error?: Error;
+}
+
+/** Zero usage, the start of a sum. */
+export function emptyUsage(): RunUsage {
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+}
+
+/** Adds one model call's usage to a running total (in place). */
+export function addUsage(total: RunUsage, usage: ChatUsage | undefined): void {
+  if (!usage) return;
+  total.promptTokens += finiteOrZero(usage.prompt_tokens);
+  total.completionTokens += finiteOrZero(usage.completion_tokens);
+  total.totalTokens += finiteOrZero(usage.total_tokens);
+}
+
+function finiteOrZero(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}

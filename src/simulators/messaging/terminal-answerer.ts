@@ -1,0 +1,132 @@
+import { createInterface, type Interface } from "node:readline";
+import type { AnswerChoice, AnswerFunction, InteractionQuestion } from "./answer-mode.js";
+
+/** Streams of {@link terminalAnswerer}. */
+export interface TerminalAnswererOptions {
+  /** Where the person types. @default process.stdin */
+  input?: NodeJS.ReadableStream;
+  /** Where questions are printed. @default process.stdout */
+  output?: NodeJS.WritableStream;
+}
+
+/** An answer function that asks at the terminal; `close()` releases the input. */
+export interface TerminalAnswerer extends AnswerFunction {
+  close(): void;
+}
+
+/** Option id given to a typed answer when the interaction offers no options. */
+export const freeTextOptionId = "free_text";
+
+/**
+ * An answer mode for the messaging simulator that prints each interaction's
+ * text and options and reads the person's choice: the option number, its id
+ * or its label, optionally followed by `: comment` (kept as the answer text).
+ * Questions are asked one at a time; when the input ends, interactions stay
+ * pending. Call `close()` when done so the input no longer holds the process.
+ *
+ * @example
+ * const answerer = terminalAnswerer();
+ * const messaging = await startMessagingSimulator({ answer: answerer });
+ */
+export function terminalAnswerer(options: TerminalAnswererOptions = {}): TerminalAnswerer {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const bufferedLines: string[] = [];
+  const waiting: ((line: string | undefined) => void)[] = [];
+  let reader: Interface | undefined;
+  let ended = false;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const startReader = (): Interface => {
+    if (reader) return reader;
+    const created = createInterface({ input, terminal: false });
+    created.on("line", (line) => {
+      const next = waiting.shift();
+      if (next) next(line);
+      else bufferedLines.push(line);
+    });
+    created.on("close", () => {
+      ended = true;
+      for (const next of waiting.splice(0)) next(undefined);
+    });
+    reader = created;
+    return created;
+  };
+
+  const nextLine = (): Promise<string | undefined> => {
+    const buffered = bufferedLines.shift();
+    if (buffered !== undefined) return Promise.resolve(buffered);
+    if (ended) return Promise.resolve(undefined);
+    startReader().resume();
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+
+  const ask = async (question: InteractionQuestion): Promise<AnswerChoice | undefined> => {
+    output.write(formatQuestion(question));
+    for (;;) {
+      const line = await nextLine();
+      if (line === undefined) {
+        output.write("\n(no more input: the interaction stays pending)\n");
+        return undefined;
+      }
+      const choice = parseChoice(line, question);
+      if (choice) {
+        if (waiting.length === 0) reader?.pause();
+        return choice;
+      }
+      output.write(retryPrompt(question));
+    }
+  };
+
+  const answer = (question: InteractionQuestion): Promise<AnswerChoice | undefined> => {
+    const result = queue.then(() => ask(question));
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  return Object.assign(answer, {
+    close: () => {
+      reader?.close();
+    },
+  });
+}
+
+function formatQuestion(question: InteractionQuestion): string {
+  const lines = ["", `Interaction ${question.interaction_id}:`, `  ${question.text}`];
+  const details =
+    Object.keys(question.metadata).length > 0 ? JSON.stringify(question.metadata) : "";
+  if (details) lines.push(`  details: ${details}`);
+  if (question.options.length === 0) {
+    lines.push("Type your answer: ");
+  } else {
+    lines.push("Options:");
+    question.options.forEach((option, index) => {
+      lines.push(`  ${index + 1}) ${option.label} [${option.id}]`);
+    });
+    lines.push(
+      `Your choice (1-${question.options.length} or an option id, then ": comment" if you like): `,
+    );
+  }
+  return lines.join("\n");
+}
+
+function retryPrompt(question: InteractionQuestion): string {
+  if (question.options.length === 0) return "Please type a non-empty answer: ";
+  const ids = question.options.map((option) => option.id).join(", ");
+  return `Not an option. Type a number from 1 to ${question.options.length} or one of: ${ids}: `;
+}
+
+function parseChoice(line: string, question: InteractionQuestion): AnswerChoice | undefined {
+  const typed = line.trim();
+  if (typed === "") return undefined;
+  if (question.options.length === 0) return { option_id: freeTextOptionId, text: typed };
+  const separator = typed.indexOf(":");
+  const head = (separator === -1 ? typed : typed.slice(0, separator)).trim();
+  const comment = separator === -1 ? "" : typed.slice(separator + 1).trim();
+  const wanted = head.toLowerCase();
+  const option =
+    (/^\d+$/.test(head) ? question.options[Number(head) - 1] : undefined) ??
+    question.options.find((candidate) => candidate.id.toLowerCase() === wanted) ??
+    question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
+  if (!option) return undefined;
+  return comment ? { option_id: option.id, text: comment } : { option_id: option.id };
+}

@@ -1,0 +1,81 @@
+import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
+import type { ReceivedChatRequest } from "./scripted-answer.js";
+
+/** One tool call of the current task and the result the conversation carries for it. */
+export interface ToolStep {
+  name: string;
+  /** Parsed arguments; the raw text when it is not JSON. */
+  arguments: unknown;
+  /** Parsed result; the raw text when it is not JSON. */
+  result: unknown;
+  /** The `error` code when the result is a JSON object with a top-level `error` string. */
+  error?: string;
+}
+
+/** What a scripted model reads from a request. */
+export interface Conversation {
+  /** Text of the first user message (what `auto` picks a scenario by). */
+  firstUserText: string;
+  /** Text of the last user message: the task being worked on. */
+  task: string;
+  /** Tool calls made since the last user message, with their results, in order. */
+  steps: ToolStep[];
+  /** Names of the tools the request offers. */
+  offeredTools: string[];
+}
+
+/** Reads the task, the tool steps taken since it and the offered tools. */
+export function readConversation(request: ReceivedChatRequest): Conversation {
+  const messages = request.messages;
+  let lastUser = -1;
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "user") lastUser = index;
+  }
+  const firstUser = messages.find((message) => message.role === "user");
+  return {
+    firstUserText: firstUser?.content ?? "",
+    task: lastUser >= 0 ? (messages[lastUser]!.content as string) : "",
+    steps: readSteps(messages.slice(lastUser + 1)),
+    offeredTools: (request.tools ?? []).map((tool) => tool.function.name),
+  };
+}
+
+function readSteps(messages: ChatMessage[]): ToolStep[] {
+  const calls = new Map<string, { name: string; arguments: unknown }>();
+  const steps: ToolStep[] = [];
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) {
+        calls.set(call.id, {
+          name: call.function.name,
+          arguments: parseJson(call.function.arguments),
+        });
+      }
+    } else if (message.role === "tool") {
+      const call = calls.get(message.tool_call_id);
+      steps.push(step(call?.name ?? "unknown", call?.arguments, message.content));
+    } else if (message.role === "function") {
+      steps.push(step(message.name, undefined, message.content ?? ""));
+    }
+  }
+  return steps;
+}
+
+function step(name: string, args: unknown, content: string | null): ToolStep {
+  const result = parseJson(content ?? "");
+  const error =
+    typeof result === "object" && result !== null && "error" in result
+      ? (result as { error: unknown }).error
+      : undefined;
+  return typeof error === "string"
+    ? { name, arguments: args, result, error }
+    : { name, arguments: args, result };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import { estimateTokens } from "./estimate-tokens.js";
+import type { ReceivedChatRequest, ScriptedAnswer } from "./scripted-answer.js";
+
+/** A tool call ready to send: id assigned, arguments as JSON text. */
+export interface ShapedToolCall {
+  id: string;
+  name: string;
+  argumentText: string;
+  argumentPieces?: string[];
+}
+
+/** One choice of an answer, after the request's options were applied. */
+export interface ShapedAnswer {
+  content: string | null;
+  contentPieces?: string[];
+  toolCalls: ShapedToolCall[];
+  reasoning?: string;
+  finishReason: string;
+}
+
+/**
+ * Applies what a real model honours besides the conversation: `tool_choice`
+ * (none drops calls, a named function forces it), `stop` sequences and
+ * `max_tokens` (both cut the text only; a cut by max_tokens finishes with
+ * `length`).
+ */
+export function shapeAnswer(
+  raw: ScriptedAnswer | string,
+  request: ReceivedChatRequest,
+): ShapedAnswer {
+  const answer: ScriptedAnswer = typeof raw === "string" ? { content: raw } : raw;
+  let content = answer.content ?? (answer.contentPieces ? answer.contentPieces.join("") : null);
+  let contentPieces = answer.contentPieces;
+  let toolCalls: ShapedToolCall[] = (answer.toolCalls ?? []).map((call) => {
+    const shaped: ShapedToolCall = {
+      id: call.id ?? newCallId(),
+      name: call.name,
+      argumentText:
+        typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    };
+    if (call.argumentPieces) shaped.argumentPieces = call.argumentPieces;
+    return shaped;
+  });
+  let finishReason = answer.finishReason;
+
+  const choice = request.tool_choice;
+  if (choice === "none" && toolCalls.length > 0) {
+    if (!content) {
+      content = `I would call ${toolCalls.map((call) => call.name).join(", ")} next, but tool_choice is "none", so I answer in text only.`;
+      contentPieces = undefined;
+    }
+    toolCalls = [];
+  } else if (typeof choice === "object") {
+    const forced = choice.function.name;
+    const kept = toolCalls.filter((call) => call.name === forced);
+    toolCalls = kept.length > 0 ? kept : [{ id: newCallId(), name: forced, argumentText: "{}" }];
+  }
+
+  if (content !== null) {
+    const stops = typeof request.stop === "string" ? [request.stop] : (request.stop ?? []);
+    const cutAt = Math.min(
+      ...stops.filter((stop) => stop !== "").map((stop) => indexOrInfinity(content!, stop)),
+    );
+    if (Number.isFinite(cutAt)) {
+      content = content.slice(0, cutAt);
+      contentPieces = undefined;
+    }
+    const limit = request.max_tokens;
+    if (limit !== undefined && estimateTokens(content) > limit) {
+      content = content.slice(0, limit * 4);
+      contentPieces = undefined;
+      finishReason = "length";
+    }
+  }
+
+  const shaped: ShapedAnswer = {
+    content,
+    toolCalls,
+    finishReason: finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+  };
+  if (contentPieces) shaped.contentPieces = contentPieces;
+  if (answer.reasoning !== undefined) shaped.reasoning = answer.reasoning;
+  return shaped;
+}
+
+function indexOrInfinity(text: string, search: string): number {
+  const index = text.indexOf(search);
+  return index < 0 ? Number.POSITIVE_INFINITY : index;
+}
+
+function newCallId(): string {
+  return `call_${randomBytes(12).toString("hex")}`;
+}

@@ -1,0 +1,248 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../../errors/index.js";
+import { buildCompletion } from "./build-completion.js";
+import { buildStreamEvents } from "./build-stream-events.js";
+import { completionHeader } from "./completion-parts.js";
+import { parseJson, readBody, recordOf } from "./read-request.js";
+import { reasonerScenarios } from "./reasoner-scenarios.js";
+import type {
+  ReasonerFault,
+  ReasonerSimulator,
+  ReasonerSimulatorOptions,
+  RecordedReasonerRequest,
+} from "./reasoner-simulator-options.js";
+import type { ReceivedChatRequest, ScenarioContext, ScenarioFunction } from "./scripted-answer.js";
+import { midStreamErrorBody, sendError, sendFault, sendJson } from "./send-response.js";
+import { type ShapedAnswer, shapeAnswer } from "./shape-answer.js";
+import { resolveStreamStyle, type StreamStyle } from "./stream-style.js";
+import { validateChatRequest } from "./validate-chat-request.js";
+import { writeSse } from "./write-sse.js";
+
+interface QueuedFault {
+  fault: ReasonerFault;
+  remaining: number;
+}
+
+interface Settings {
+  apiKey: string;
+  scenario: ScenarioFunction;
+  style: StreamStyle;
+  delayMs: number;
+  context: ScenarioContext;
+  record: RecordedReasonerRequest[] | undefined;
+  faults: QueuedFault[];
+}
+
+/**
+ * Starts an OpenAI-compatible reasoning service on loopback that plays a
+ * scripted model (CONTRACT §1): it checks the bearer key and every request
+ * parameter, answers plainly or as SSE chunks, echoes the preferred
+ * provider, and can fail on demand.
+ *
+ * @example
+ * ```ts
+ * const reasoner = await startReasonerSimulator({ scenario: "callback-cleanup" });
+ * // point the reasoner client at reasoner.url with reasoner.apiKey
+ * reasoner.failNext({ status: 429, headers: { "retry-after": "1" } });
+ * await reasoner.close();
+ * ```
+ */
+export async function startReasonerSimulator(
+  options: ReasonerSimulatorOptions = {},
+): Promise<ReasonerSimulator> {
+  const scenario = resolveScenario(options.scenario);
+  const settings: Settings = {
+    apiKey: options.apiKey ?? `sk-sim-${randomBytes(16).toString("hex")}`,
+    scenario,
+    style: resolveStreamStyle(options.chunking),
+    delayMs: Math.max(0, options.chunkDelayMs ?? 0),
+    context: { longStreamChunks: options.longStreamChunks ?? 1000 },
+    record: options.recordRequests === false ? undefined : [],
+    faults: [],
+  };
+  const server = createServer((request, response) => {
+    handle(request, response, settings).catch((error: unknown) => {
+      if (!response.headersSent) {
+        sendError(
+          response,
+          500,
+          "server_error",
+          "simulator_failed",
+          `The simulator failed: ${String(error)}`,
+        );
+      } else {
+        response.destroy();
+      }
+    });
+  });
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: options.port ?? 0, host, backlog: 4096 }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostInUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostInUrl}:${address.port}/v1/chat/completions`,
+    apiKey: settings.apiKey,
+    requests: settings.record ?? [],
+    failNext(fault) {
+      if (fault.status === undefined && fault.midStreamError === undefined) {
+        throw new ConfigurationError("failNext needs a status (e.g. 429) or a midStreamError.");
+      }
+      if (
+        fault.status !== undefined &&
+        !(Number.isInteger(fault.status) && fault.status >= 100 && fault.status <= 599)
+      ) {
+        throw new ConfigurationError(
+          `failNext status must be an HTTP status 100..599; got ${fault.status}.`,
+        );
+      }
+      settings.faults.push({ fault, remaining: Math.max(1, fault.times ?? 1) });
+    },
+    close() {
+      return new Promise((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function resolveScenario(scenario: ReasonerSimulatorOptions["scenario"]): ScenarioFunction {
+  if (typeof scenario === "function") return scenario;
+  const found = reasonerScenarios[scenario ?? "auto"];
+  if (!found) {
+    throw new ConfigurationError(
+      `Unknown scenario "${scenario}"; use one of ${Object.keys(reasonerScenarios).join(", ")} or a function.`,
+    );
+  }
+  return found;
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  settings: Settings,
+): Promise<void> {
+  response.setHeader("x-request-id", `req_${randomBytes(8).toString("hex")}`);
+  const text = await readBody(request);
+  if (text === undefined) {
+    sendError(
+      response,
+      413,
+      "invalid_request_error",
+      "request_too_large",
+      "The request body is larger than 16 MB.",
+    );
+    return;
+  }
+  const parsed = parseJson(text);
+  settings.record?.push(recordOf(request, text, parsed));
+
+  if (request.method !== "POST") {
+    response.setHeader("allow", "POST");
+    const message = `${request.method} is not allowed here; post chat requests with POST.`;
+    sendError(response, 405, "invalid_request_error", "method_not_allowed", message);
+    return;
+  }
+  const authorization = request.headers.authorization;
+  if (!authorization) {
+    const message = "No API key provided: send the header Authorization: Bearer <API key>.";
+    sendError(response, 401, "authentication_error", "missing_api_key", message);
+    return;
+  }
+  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
+  if (!match || match[1] !== settings.apiKey) {
+    sendError(
+      response,
+      401,
+      "authentication_error",
+      "invalid_api_key",
+      "Incorrect API key provided.",
+    );
+    return;
+  }
+
+  const queued = settings.faults[0];
+  if (queued && queued.fault.midStreamError === undefined) {
+    takeFault(settings);
+    sendFault(response, queued.fault);
+    return;
+  }
+
+  const contentType = request.headers["content-type"] ?? "";
+  if (!/^application\/json\b/i.test(contentType)) {
+    const message = `Content-Type must be application/json; got "${contentType || "nothing"}".`;
+    sendError(response, 400, "invalid_request_error", "unsupported_content_type", message);
+    return;
+  }
+  if (!parsed.ok) {
+    const message = `The body is not valid JSON (${parsed.error}). Send a JSON object.`;
+    sendError(response, 400, "invalid_request_error", "invalid_json", message);
+    return;
+  }
+  const problem = validateChatRequest(parsed.value);
+  if (problem) {
+    sendJson(response, 400, { error: { ...problem, type: "invalid_request_error" } });
+    return;
+  }
+  const body = parsed.value as ReceivedChatRequest;
+  const midStream = queued?.fault.midStreamError ? takeFault(settings) : undefined;
+
+  const choices = body.n ?? 1;
+  const answers: ShapedAnswer[] = [];
+  for (let index = 0; index < choices; index++) {
+    try {
+      answers.push(shapeAnswer(await settings.scenario(body, settings.context), body));
+    } catch (error) {
+      const message = `The scenario failed: ${error instanceof Error ? error.message : String(error)}`;
+      sendError(response, 500, "server_error", "scenario_failed", message);
+      return;
+    }
+  }
+  const header = completionHeader(body);
+
+  if (body.stream !== true) {
+    if (midStream?.midStreamError === "cut") {
+      request.socket.destroy();
+    } else if (midStream) {
+      sendJson(response, 200, midStream.body ?? midStreamErrorBody());
+    } else {
+      sendJson(response, 200, buildCompletion(header, body, answers, settings.style));
+    }
+    return;
+  }
+  const { events, firstFinish } = buildStreamEvents(header, body, answers, settings.style);
+  const writeOptions = settings.style.bytesPerWrite
+    ? { delayMs: settings.delayMs, bytesPerWrite: settings.style.bytesPerWrite }
+    : { delayMs: settings.delayMs };
+  if (!midStream) {
+    await writeSse(response, events, writeOptions);
+    return;
+  }
+  // Fail halfway to the finish chunk, after at least the role chunk.
+  const failAt = Math.max(2, Math.floor(firstFinish / 2));
+  const sent = events.slice(0, Math.min(failAt, firstFinish));
+  const end = settings.style.lineEnd;
+  const error = JSON.stringify(midStream.body ?? midStreamErrorBody());
+  if (midStream.midStreamError === "error-event")
+    sent.push(`event: error${end}data: ${error}${end}${end}`);
+  if (midStream.midStreamError === "error-data") {
+    sent.push(`data: ${error}${end}${end}`, `data: [DONE]${end}${end}`);
+  }
+  await writeSse(response, sent, { ...writeOptions, cut: midStream.midStreamError === "cut" });
+}
+
+function takeFault(settings: Settings): ReasonerFault | undefined {
+  const queued = settings.faults[0];
+  if (!queued) return undefined;
+  queued.remaining--;
+  if (queued.remaining <= 0) settings.faults.shift();
+  return queued.fault;
+}

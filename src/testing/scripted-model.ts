@@ -1,0 +1,201 @@
+import { abortable, abortReason } from "../agent/abortable.js";
+import type { Model } from "../agent/model.js";
+import type {
+  ChatCallOptions,
+  ChatCompletion,
+  ChatRequest,
+  ChatStream,
+  ChatStreamEvent,
+  ChatToolCall,
+  ChatUsage,
+} from "../clients/reasoner/chat-types.js";
+
+/** A tool call in a scripted answer. `arguments` is an object, or raw text sent as-is (even broken JSON). */
+export interface ScriptedToolCall {
+  name: string;
+  /** @default {} */
+  arguments?: unknown;
+  /** @default `call_<request number>_<position>` */
+  id?: string;
+}
+
+/** Shorthand for one answer of the model; fields combine. */
+export interface ScriptedAnswer {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: ChatUsage;
+  /** @default "tool_calls" when there are tool calls, else "stop" */
+  finishReason?: string;
+}
+
+/** A scripted model error: the call rejects with `error`, as a client would after its retries. */
+export interface ScriptedFailure {
+  error: unknown;
+}
+
+/** What a function step is given besides the request. */
+export interface ScriptedStepContext {
+  /** The call's signal; the model also stops waiting on its own when it fires. */
+  signal: AbortSignal | undefined;
+  /** 1 for the first request. */
+  requestNumber: number;
+}
+
+/**
+ * One scripted model call: an answer shorthand, a whole `chat.completion`,
+ * a failure, or a function that inspects the request and returns one of them.
+ */
+export type ScriptedStep =
+  | ScriptedAnswer
+  | ChatCompletion
+  | ScriptedFailure
+  | ((
+      request: ChatRequest,
+      context: ScriptedStepContext,
+    ) => ScriptedAnswer | ChatCompletion | Promise<ScriptedAnswer | ChatCompletion>);
+
+/**
+ * A `Model` that answers from a script instead of a network: one step per
+ * call, in order, for `complete()` and `stream()` alike. Records every
+ * request it receives, as received. A call past the end of the script
+ * rejects with an error saying so.
+ *
+ * @example
+ * const model = new ScriptedModel([
+ *   { toolCalls: [{ name: "list_orders", arguments: { limit: 5 } }] },
+ *   (request) => ({ text: `Saw ${request.messages.length} messages` }),
+ * ]);
+ */
+export class ScriptedModel implements Model {
+  /** Every request received, in order. */
+  readonly requests: ChatRequest[] = [];
+  readonly #steps: readonly ScriptedStep[];
+  readonly #modelName: string;
+
+  constructor(steps: readonly ScriptedStep[], options: { model?: string } = {}) {
+    this.#steps = [...steps];
+    this.#modelName = options.model ?? "scripted-model";
+  }
+
+  /** Steps not used yet. */
+  get remaining(): number {
+    return this.#steps.length - this.requests.length;
+  }
+
+  complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatCompletion> {
+    return this.#answer(request, options.signal);
+  }
+
+  stream(request: ChatRequest, options: ChatCallOptions = {}): ChatStream {
+    const signal = options.signal;
+    const completion = this.#answer(request, signal);
+    // Marked handled here; whoever iterates or asks for the final completion still sees the rejection.
+    completion.catch(() => {});
+    return {
+      finalCompletion: () => completion,
+      async *[Symbol.asyncIterator]() {
+        const answer = await completion;
+        for (const event of streamEvents(answer)) {
+          if (signal?.aborted) throw abortReason(signal);
+          yield event;
+        }
+      },
+    };
+  }
+
+  async #answer(request: ChatRequest, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+    this.requests.push(request);
+    const requestNumber = this.requests.length;
+    const step = this.#steps[requestNumber - 1];
+    if (step === undefined) {
+      throw new Error(
+        `ScriptedModel: request ${requestNumber} came in, but the script has only ${this.#steps.length} step(s); add a step for it.`,
+      );
+    }
+    const pending: Promise<ScriptedAnswer | ChatCompletion | ScriptedFailure> =
+      typeof step === "function"
+        ? Promise.resolve(step(request, { signal, requestNumber }))
+        : Promise.resolve(step);
+    const answer = await (signal ? abortable(pending, signal) : pending);
+    if (isCompletion(answer)) return answer;
+    if ("error" in answer) throw answer.error;
+    return this.#toCompletion(answer, requestNumber);
+  }
+
+  #toCompletion(answer: ScriptedAnswer, requestNumber: number): ChatCompletion {
+    const toolCalls: ChatToolCall[] = (answer.toolCalls ?? []).map((call, index) => ({
+      id: call.id ?? `call_${requestNumber}_${index}`,
+      type: "function",
+      function: {
+        name: call.name,
+        arguments:
+          typeof call.arguments === "string"
+            ? call.arguments
+            : JSON.stringify(call.arguments ?? {}),
+      },
+    }));
+    return {
+      id: `scripted-${requestNumber}`,
+      object: "chat.completion",
+      created: 0,
+      model: this.#modelName,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: answer.text ?? null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
+          },
+          finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+        },
+      ],
+      ...(answer.usage ? { usage: answer.usage } : {}),
+    };
+  }
+}
+
+function isCompletion(
+  answer: ScriptedAnswer | ChatCompletion | ScriptedFailure,
+): answer is ChatCompletion {
+  return (
+    (answer as ChatCompletion).object === "chat.completion" ||
+    Array.isArray((answer as ChatCompletion).choices)
+  );
+}
+
+/** The normalized events a streaming client would emit for this answer: text in word-sized pieces, each call in two. */
+function* streamEvents(completion: ChatCompletion): Generator<ChatStreamEvent> {
+  for (const choice of completion.choices) {
+    const choiceIndex = choice.index;
+    const { reasoning, content, tool_calls: toolCalls = [] } = choice.message;
+    for (const delta of pieces(reasoning ?? ""))
+      yield { type: "reasoning-delta", choiceIndex, delta };
+    for (const delta of pieces(content ?? "")) yield { type: "text-delta", choiceIndex, delta };
+    for (const [toolCallIndex, call] of toolCalls.entries()) {
+      const { name, arguments: args } = call.function;
+      const middle = Math.ceil(args.length / 2);
+      const base = {
+        type: "tool-call-delta",
+        choiceIndex,
+        toolCallIndex,
+        id: call.id,
+        name,
+      } as const;
+      yield { ...base, argumentsDelta: args.slice(0, middle) };
+      if (middle < args.length) yield { ...base, argumentsDelta: args.slice(middle) };
+    }
+    yield {
+      type: "finish",
+      choiceIndex,
+      finishReason: choice.finish_reason ?? "stop",
+      usage: completion.usage,
+    };
+  }
+}
+
+function pieces(text: string): string[] {
+  return text.match(/\s*\S+\s*|\s+/g) ?? [];
+}

@@ -1,0 +1,99 @@
+import type { $ZodType, output as ZodOutput } from "zod/v4/core";
+import type { JsonSchema } from "../clients/reasoner/chat-types.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import type { ActionDescription, NeedsApproval, Tool, ToolContext } from "./tool.js";
+import { findToolNameProblem } from "./tool-name.js";
+import { type ResolvedToolParameters, resolveToolParameters } from "./tool-parameters.js";
+import type { Zod3Schema } from "./zod-schema.js";
+
+/** What `defineTool` takes besides `parameters`. */
+export interface ToolDefinition<Args, Result> {
+  /** Letters, digits, `_` and `-`, 1 to 64 characters; unique within an agent. */
+  name: string;
+  /** Tells the model what the tool does and when to use it. */
+  description: string;
+  /** Runs the tool with parsed, validated arguments. Its result is sent to the model as JSON. */
+  execute: (args: Args, context: ToolContext) => Result | Promise<Result>;
+  /**
+   * Whether a human must approve a call before it runs: a boolean, or a
+   * function of the arguments.
+   * @default false
+   */
+  needsApproval?: NeedsApproval<Args> | undefined;
+  /** Words for the approver; when absent a generic description lists the arguments. */
+  describeAction?:
+    | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
+    | undefined;
+}
+
+/**
+ * Defines a tool the model can call. `parameters` is a zod 4 schema, a zod 3
+ * schema or a JSON Schema object, describing an object. Its JSON Schema is
+ * computed here, once; the model's arguments are checked against it before
+ * `execute` runs.
+ *
+ * @throws ConfigurationError listing every problem: a bad name, a missing
+ * description or `execute`, parameters that are not an object schema.
+ *
+ * @example
+ * const listOrders = defineTool({
+ *   name: "list_orders",
+ *   description: "Lists orders, newest first.",
+ *   parameters: z.object({ limit: z.number().int().min(1).max(100) }),
+ *   execute: ({ limit }) => client.orders.list({ limit }),
+ * });
+ */
+export function defineTool<Schema extends $ZodType, Result>(
+  definition: ToolDefinition<ZodOutput<Schema>, Result> & { parameters: Schema },
+): Tool<ZodOutput<Schema>, Result>;
+export function defineTool<Schema extends Zod3Schema, Result>(
+  definition: ToolDefinition<Schema["_output"], Result> & { parameters: Schema },
+): Tool<Schema["_output"], Result>;
+export function defineTool<Args = Record<string, unknown>, Result = unknown>(
+  definition: ToolDefinition<Args, Result> & { parameters: JsonSchema },
+): Tool<Args, Result>;
+export function defineTool(
+  definition: ToolDefinition<unknown, unknown> & { parameters: unknown },
+): Tool<unknown, unknown> {
+  const problems: string[] = [];
+  const nameProblem = findToolNameProblem(definition.name);
+  if (nameProblem) problems.push(nameProblem);
+  const name = typeof definition.name === "string" ? definition.name : "(unnamed)";
+  if (typeof definition.description !== "string" || definition.description.trim() === "") {
+    problems.push(
+      `Tool "${name}": description must be a non-empty string telling the model what the tool does.`,
+    );
+  }
+  if (typeof definition.execute !== "function") {
+    problems.push(`Tool "${name}": execute must be a function.`);
+  }
+  const { needsApproval = false, describeAction } = definition;
+  if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    problems.push(
+      `Tool "${name}": needsApproval must be a boolean or a function of the arguments.`,
+    );
+  }
+  if (describeAction !== undefined && typeof describeAction !== "function") {
+    problems.push(`Tool "${name}": describeAction must be a function when given.`);
+  }
+  let parameters: ResolvedToolParameters | undefined;
+  try {
+    parameters = resolveToolParameters(definition.parameters, name);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0 || !parameters) throw new ConfigurationError(problems);
+
+  const execute = definition.execute;
+  const tool: Tool<unknown, unknown> = {
+    name,
+    description: definition.description,
+    parameters: parameters.jsonSchema,
+    checkArguments: parameters.checkArguments,
+    execute: async (args, context) => execute(args, context),
+    needsApproval,
+    ...(describeAction ? { describeAction } : {}),
+  };
+  return Object.freeze(tool);
+}

@@ -1,0 +1,109 @@
+import { safeParse, toJSONSchema } from "zod";
+import { zodToJsonSchema } from "zod-to-json-schema";
+import type { JsonSchema } from "../clients/reasoner/chat-types.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { formatIssues } from "./format-issues.js";
+import { createJsonSchemaCheck } from "./json-schema-check.js";
+import type { ArgumentsCheck } from "./tool.js";
+import { isZod3Schema, isZod4Schema } from "./zod-schema.js";
+
+/** A tool's parameters turned into what the model sees and what checks its arguments. */
+export interface ResolvedToolParameters {
+  /** Frozen JSON Schema of `type: "object"`, without `$schema`. */
+  jsonSchema: JsonSchema;
+  checkArguments(args: unknown): ArgumentsCheck<unknown>;
+}
+
+/**
+ * Converts a zod 4 schema, a zod 3 schema or a plain JSON Schema object into
+ * the JSON Schema sent to the model and an argument checker. Runs once per
+ * tool, at definition. Throws a ConfigurationError naming the tool when the
+ * schema cannot be converted or does not describe an object.
+ */
+export function resolveToolParameters(
+  parameters: unknown,
+  toolName: string,
+): ResolvedToolParameters {
+  if (isZod4Schema(parameters)) {
+    const jsonSchema = finishSchema(
+      convert(() => toJSONSchema(parameters, { io: "input" }), toolName),
+      toolName,
+    );
+    return {
+      jsonSchema,
+      checkArguments(args) {
+        const result = safeParse(parameters, args);
+        return result.success
+          ? { success: true, data: result.data }
+          : { success: false, issues: formatIssues(result.error.issues) };
+      },
+    };
+  }
+  if (isZod3Schema(parameters)) {
+    const jsonSchema = finishSchema(
+      convert(() => zodToJsonSchema(parameters as never, { $refStrategy: "none" }), toolName),
+      toolName,
+    );
+    return {
+      jsonSchema,
+      checkArguments(args) {
+        const result = parameters.safeParse(args);
+        return result.success
+          ? { success: true, data: result.data }
+          : { success: false, issues: formatIssues(result.error.issues) };
+      },
+    };
+  }
+  if (typeof parameters === "object" && parameters !== null && !Array.isArray(parameters)) {
+    const copy = convert(() => structuredClone(parameters), toolName);
+    const jsonSchema = finishSchema(copy, toolName);
+    const check = createJsonSchemaCheck(jsonSchema);
+    return {
+      jsonSchema,
+      checkArguments(args) {
+        const issues = check(args);
+        return issues.length === 0 ? { success: true, data: args } : { success: false, issues };
+      },
+    };
+  }
+  throw new ConfigurationError(
+    `Tool "${toolName}": parameters must be a zod schema or a JSON Schema object; got ${describe(parameters)}.`,
+  );
+}
+
+function convert(produce: () => unknown, toolName: string): Record<string, unknown> {
+  try {
+    return produce() as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigurationError(
+      `Tool "${toolName}": parameters cannot be expressed as JSON Schema (${(error as Error).message}); use types JSON can carry, e.g. an ISO string instead of a Date.`,
+      { cause: error },
+    );
+  }
+}
+
+function finishSchema(schema: Record<string, unknown>, toolName: string): JsonSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  if (rest.type !== "object") {
+    throw new ConfigurationError(
+      `Tool "${toolName}": parameters must describe an object (JSON Schema type "object"), got ${
+        rest.type === undefined ? "no type" : `type ${JSON.stringify(rest.type)}`
+      }; wrap the arguments in z.object({ ... }) or { type: "object", properties: { ... } }.`,
+    );
+  }
+  return deepFreeze(rest);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}

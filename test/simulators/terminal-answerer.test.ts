@@ -1,0 +1,130 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { InteractionQuestion } from "../../src/simulators/messaging/answer-mode.js";
+import { startMessagingSimulator } from "../../src/simulators/messaging/messaging-simulator.js";
+import { terminalAnswerer } from "../../src/simulators/messaging/terminal-answerer.js";
+
+function question(overrides: Partial<InteractionQuestion> = {}): InteractionQuestion {
+  return {
+    interaction_id: "i-1",
+    message_id: "m-1",
+    subscription_link_id: "l-1",
+    text: "Cancel order ORD-1200?",
+    options: [
+      { id: "approve", label: "Approve" },
+      { id: "deny", label: "Deny" },
+    ],
+    metadata: { tool: "cancel_orders" },
+    ...overrides,
+  };
+}
+
+function streams() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = "";
+  output.on("data", (chunk: Buffer) => {
+    printed += chunk.toString("utf8");
+  });
+  return { input, output, printed: () => printed };
+}
+
+describe("terminalAnswerer", () => {
+  it("prints the text and options and returns the numbered choice", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question());
+    input.write("2\n");
+    expect(await pending).toEqual({ option_id: "deny" });
+    expect(printed()).toContain("Cancel order ORD-1200?");
+    expect(printed()).toContain("1) Approve [approve]");
+    expect(printed()).toContain("2) Deny [deny]");
+    answer.close();
+  });
+
+  it("re-asks after an invalid line and accepts an id or label with a comment", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question());
+    input.write("maybe\n");
+    input.write("APPROVE: looks right\n");
+    expect(await pending).toEqual({ option_id: "approve", text: "looks right" });
+    expect(printed()).toContain("Not an option");
+    answer.close();
+  });
+
+  it("takes free text when there are no options", async () => {
+    const { input, output } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question({ options: [] }));
+    input.write("\nship it on Monday\n");
+    expect(await pending).toEqual({ option_id: "free_text", text: "ship it on Monday" });
+    answer.close();
+  });
+
+  it("asks one question at a time and keeps lines typed ahead", async () => {
+    const { input, output } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const first = answer(question({ interaction_id: "i-1" }));
+    const second = answer(question({ interaction_id: "i-2" }));
+    input.write("1\n2\n");
+    expect(await first).toEqual({ option_id: "approve" });
+    expect(await second).toEqual({ option_id: "deny" });
+    answer.close();
+  });
+
+  it("leaves the interaction pending when the input ends", async () => {
+    const { input, output } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question());
+    input.end();
+    expect(await pending).toBeUndefined();
+  });
+
+  it("answers simulator interactions from what the person types", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const messaging = await startMessagingSimulator({
+      answer,
+      answerDelayMs: 1,
+      deliveryStepMs: 1,
+    });
+    try {
+      const response = await fetch(`${messaging.url}/v1/messages`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${String(messaging.token)}`,
+          "content-type": "application/json",
+          "idempotency-key": "terminal-1",
+        },
+        body: JSON.stringify({
+          subscription_link_id: messaging.approverLinkId,
+          kind: "interaction",
+          text: "Hold orderEvent callbacks?",
+          options: [
+            { id: "approve", label: "Approve" },
+            { id: "deny", label: "Deny" },
+          ],
+        }),
+      });
+      const { interaction_id: interactionId } = (await response.json()) as {
+        interaction_id: string;
+      };
+      const deadline = Date.now() + 3000;
+      while (!printed().includes("Hold orderEvent callbacks?") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      input.write("deny: events would be lost\n");
+      while (messaging.interaction(interactionId)?.state === "pending" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(messaging.interaction(interactionId)?.answer).toMatchObject({
+        option_id: "deny",
+        text: "events would be lost",
+      });
+    } finally {
+      answer.close();
+      await messaging.close();
+    }
+  });
+});
