@@ -30,9 +30,14 @@ export class TimeoutError extends SwitchyardError {
   readonly url: string;
   readonly timeoutMs: number;
 
-  constructor(target: RequestTarget, timeoutMs: number, options?: { cause?: unknown }) {
+  constructor(
+    target: RequestTarget,
+    timeoutMs: number,
+    options?: { cause?: unknown; message?: string },
+  ) {
     super(
-      `${target.method} ${target.url} timed out after ${timeoutMs} ms; raise the timeout option if the service is slow`,
+      options?.message ??
+        `${target.method} ${target.url} timed out after ${timeoutMs} ms; raise the timeout option if the service is slow`,
       options,
     );
     this.method = target.method;

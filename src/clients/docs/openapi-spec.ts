@@ -1,0 +1,181 @@
+import { parseDocument } from "yaml";
+import { operationMethods } from "./operation-reference.js";
+import { finding, type SiteFinding } from "./site-finding.js";
+import { createLineLocator, type KeyPath, type LineLocator } from "./source-lines.js";
+
+/** One operation of an OpenAPI file. */
+export interface SpecOperation {
+  /** The spec's repository path. */
+  spec: string;
+  /** Upper case, e.g. `GET`. */
+  method: string;
+  /** The path key exactly as the spec writes it, e.g. `/pets/{petId}`. */
+  path: string;
+  /** `METHOD /path`, the form navigation and page metadata use. */
+  key: string;
+  /** `x-hidden: true` on the operation or its path item. */
+  hidden: boolean;
+  /** `x-excluded: true` on the operation or its path item. */
+  excluded: boolean;
+  /** Names of the header parameters the operation takes (unresolved `$ref`s left out). */
+  headerParameters: string[];
+  /** Key path of the operation in the spec, e.g. `["paths", "/pets", "get"]`. */
+  keyPath: KeyPath;
+  /** Where `x-hidden: true` is set (the operation or its path item), when it is. */
+  hiddenKeyPath?: KeyPath;
+  /** Where `x-excluded: true` is set, when it is. */
+  excludedKeyPath?: KeyPath;
+}
+
+/** An OpenAPI 3.x file that parsed and has operations. */
+export interface LoadedSpec {
+  path: string;
+  operations: SpecOperation[];
+  /** `servers[].url` values, to match full URLs in page metadata. */
+  servers: string[];
+  locate: LineLocator;
+}
+
+/**
+ * Parses an OpenAPI file (text, JSON or YAML, or an object) and checks the
+ * first cause of a blank page: a spec that is unreadable, not OpenAPI 3.x,
+ * or without paths. Returns the spec only when it can generate pages.
+ */
+export function loadOpenApiSpec(
+  path: string,
+  source: unknown,
+): { spec?: LoadedSpec; findings: SiteFinding[] } {
+  const blank = "pages generated from it are blank or missing";
+  let value: unknown = source;
+  const text = typeof source === "string" ? source : undefined;
+  if (text !== undefined) {
+    const document = parseDocument(text);
+    const error = document.errors[0];
+    if (error) {
+      const line = error.linePos?.[0]?.line;
+      return {
+        findings: [
+          finding(
+            "error",
+            "spec-unparsable",
+            { file: path, line },
+            `${path} is not valid JSON or YAML (${error.message.split("\n")[0]}), so ${blank}`,
+            `Fix the syntax${line ? ` at line ${line}` : ""}; a YAML or JSON linter shows the exact spot.`,
+          ),
+        ],
+      };
+    }
+    value = document.toJS();
+  }
+  const locate = createLineLocator(text);
+  if (!isObject(value)) {
+    return {
+      findings: [
+        finding(
+          "error",
+          "spec-not-openapi-3",
+          { file: path },
+          `${path} is ${value === null || value === undefined ? "empty" : "not an object"}, not an OpenAPI document, so ${blank}`,
+          'Put an OpenAPI 3.x document there, starting with `openapi: "3.1.0"`, `info` and `paths`.',
+        ),
+      ],
+    };
+  }
+  const version = value.openapi;
+  if (typeof version !== "string" || !/^3\.\d+/.test(version)) {
+    const swagger = typeof value.swagger === "string";
+    return {
+      findings: [
+        finding(
+          "error",
+          "spec-not-openapi-3",
+          {
+            file: path,
+            key: swagger ? "swagger" : "openapi",
+            line: locate([swagger ? "swagger" : "openapi"]),
+          },
+          swagger
+            ? `${path} is Swagger ${String(value.swagger)}, not OpenAPI 3.x, so ${blank}`
+            : `${path} has ${version === undefined ? "no openapi version" : `openapi: ${JSON.stringify(version)}`}, not 3.x, so ${blank}`,
+          swagger
+            ? "Convert the file to OpenAPI 3.x (e.g. with swagger2openapi) and set `openapi: 3.0.3` or later."
+            : 'Set the top-level `openapi` key to a 3.x version such as "3.0.3" or "3.1.0".',
+        ),
+      ],
+    };
+  }
+  const paths = value.paths;
+  const operations = isObject(paths) ? readOperations(path, paths) : [];
+  if (operations.length === 0) {
+    return {
+      findings: [
+        finding(
+          "error",
+          "spec-no-paths",
+          { file: path, key: "paths", line: locate(["paths"]) },
+          `${path} has no operations under \`paths\`, so no API page can be generated from it`,
+          "Add the API's operations under `paths` (e.g. `/pets: { get: {...} }`), or point api.openapi at the file that has them.",
+        ),
+      ],
+    };
+  }
+  const servers = Array.isArray(value.servers)
+    ? value.servers.flatMap((server: unknown) =>
+        isObject(server) && typeof server.url === "string" ? [server.url] : [],
+      )
+    : [];
+  return { spec: { path, operations, servers, locate }, findings: [] };
+}
+
+function readOperations(spec: string, paths: Record<string, unknown>): SpecOperation[] {
+  const operations: SpecOperation[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    const sharedHeaders = headerNames(item.parameters);
+    for (const method of operationMethods) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const upper = method.toUpperCase();
+      const hiddenKeyPath = flagKeyPath("x-hidden", path, method, item, operation);
+      const excludedKeyPath = flagKeyPath("x-excluded", path, method, item, operation);
+      operations.push({
+        spec,
+        method: upper,
+        path,
+        key: `${upper} ${path}`,
+        hidden: hiddenKeyPath !== undefined,
+        excluded: excludedKeyPath !== undefined,
+        headerParameters: [...new Set([...sharedHeaders, ...headerNames(operation.parameters)])],
+        keyPath: ["paths", path, method],
+        ...(hiddenKeyPath ? { hiddenKeyPath } : {}),
+        ...(excludedKeyPath ? { excludedKeyPath } : {}),
+      });
+    }
+  }
+  return operations;
+}
+
+function flagKeyPath(
+  flag: string,
+  path: string,
+  method: string,
+  item: Record<string, unknown>,
+  operation: Record<string, unknown>,
+): KeyPath | undefined {
+  if (operation[flag] === true) return ["paths", path, method, flag];
+  if (item[flag] === true) return ["paths", path, flag];
+  return undefined;
+}
+
+function headerNames(parameters: unknown): string[] {
+  if (!Array.isArray(parameters)) return [];
+  return parameters.flatMap((parameter: unknown) =>
+    isObject(parameter) && parameter.in === "header" && typeof parameter.name === "string"
+      ? [parameter.name]
+      : [],
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,71 @@
+/** HTTP methods an OpenAPI path item can hold, lower case as the spec writes them. */
+export const operationMethods = [
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace",
+];
+
+/** A `METHOD /path` reference, as written in navigation or page front matter. */
+export interface OperationReference {
+  /** The spec-name prefix, e.g. `openapi.yaml` in `openapi.yaml GET /pets`. */
+  spec?: string;
+  /** The method as written (an exact match needs upper case). */
+  method: string;
+  /** The path or full URL as written. */
+  target: string;
+  /** The whole reference text. */
+  text: string;
+}
+
+const referencePattern = /^\s*(?:(\S+)\s+)?([A-Za-z]+)\s+(\S+)\s*$/;
+
+/**
+ * Reads `METHOD /path`, `spec METHOD /path` or `METHOD https://host/path`;
+ * undefined when the text is not of that form or the method is not an HTTP
+ * method (so `guides/quickstart` is a page, not an operation).
+ */
+export function parseOperationReference(text: string): OperationReference | undefined {
+  const match = referencePattern.exec(text);
+  if (!match) return undefined;
+  const [, spec, method, target] = match;
+  if (!method || !target || !operationMethods.includes(method.toLowerCase())) return undefined;
+  return { ...(spec ? { spec } : {}), method, target, text: text.trim() };
+}
+
+/** True for a full `http(s)://` address. */
+export function isAbsoluteUrl(text: string): boolean {
+  return /^https?:\/\//i.test(text);
+}
+
+/**
+ * The spec paths a reference target may stand for: the path itself, or for
+ * a full URL the rest after each known base address (api.baseUrl, the spec's
+ * servers) and its bare path.
+ */
+export function candidatePaths(target: string, bases: readonly string[]): string[] {
+  if (!isAbsoluteUrl(target)) return [target];
+  const candidates: string[] = [];
+  for (const base of bases) {
+    const trimmed = base.replace(/\/+$/, "");
+    if (trimmed === "") continue;
+    if (isAbsoluteUrl(trimmed)) {
+      if (target.startsWith(`${trimmed}/`)) candidates.push(target.slice(trimmed.length));
+    } else {
+      const path = urlPath(target);
+      const prefix = trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
+      if (path.startsWith(`${prefix}/`)) candidates.push(path.slice(prefix.length));
+    }
+  }
+  candidates.push(urlPath(target));
+  return [...new Set(candidates.map((candidate) => candidate.replace(/[?#].*$/, "")))];
+}
+
+function urlPath(url: string): string {
+  const match = /^https?:\/\/[^/?#]+(\/[^?#]*)?/i.exec(url);
+  return match?.[1] ?? "/";
+}

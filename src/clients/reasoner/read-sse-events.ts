@@ -1,0 +1,42 @@
+import { createParser } from "eventsource-parser";
+
+/** One server-sent event. */
+export interface SseMessage {
+  /** The `event:` field; undefined for plain data events. */
+  event: string | undefined;
+  data: string;
+  /**
+   * True when the body ended without the blank line that closes this event,
+   * so its data may be cut short.
+   */
+  truncated: boolean;
+}
+
+/**
+ * Server-sent events from raw body bytes. UTF-8 characters split across
+ * reads are decoded whole; LF, CR and CRLF line ends and comment lines
+ * (keep-alives) are handled by eventsource-parser.
+ */
+export async function* readSseEvents(
+  chunks: AsyncIterable<Uint8Array>,
+): AsyncGenerator<SseMessage, void, undefined> {
+  const decoder = new TextDecoder();
+  const pending: SseMessage[] = [];
+  let flushing = false;
+  const parser = createParser({
+    onEvent: (message) => {
+      pending.push({ event: message.event, data: message.data, truncated: flushing });
+    },
+  });
+  for await (const chunk of chunks) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (pending.length === 0) continue;
+    for (const message of pending) yield message;
+    pending.length = 0;
+  }
+  // An event left open at the end is still offered: a provider that omits the
+  // final blank line has sent all its data, and a cut one is flagged.
+  flushing = true;
+  parser.feed(`${decoder.decode()}\n\n`);
+  yield* pending;
+}
