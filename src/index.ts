@@ -74,7 +74,6 @@ export type {
   DocsUser,
   Documentation,
 } from "./clients/docs/docs-types.js";
-export { DocsUnexpectedAnswerError } from "./clients/docs/docs-unexpected-answer-error.js";
 export type { EditFileResult } from "./clients/docs/edit-file.js";
 export type { ContentEdit, FileEdit, FindReplaceEdit } from "./clients/docs/file-edit.js";
 export { type FrontMatter, parseFrontMatter } from "./clients/docs/front-matter.js";
@@ -123,7 +122,6 @@ export {
   terminalSubscriptionLinkStates,
   type UnknownState,
 } from "./clients/messaging/messaging-types.js";
-export { UnexpectedAnswerError } from "./clients/messaging/unexpected-answer-error.js";
 export type {
   InteractionOutcome,
   SubscriptionLinkOutcome,

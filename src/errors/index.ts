@@ -19,3 +19,4 @@ export {
   type RequestTarget,
   TimeoutError,
 } from "./transport-errors.js";
+export { UnexpectedAnswerError, type UnexpectedAnswerTarget } from "./unexpected-answer-error.js";

@@ -1,7 +1,9 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { UnexpectedAnswerError } from "../../errors/unexpected-answer-error.js";
 import { HttpClient } from "../../internal/http/http-client.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
+import { fillRoutePath } from "../route-table.js";
 import { type CheckSiteOptions, checkDocsSite } from "./check-site.js";
 import {
   readDocumentation,
@@ -24,7 +26,6 @@ import {
   type DocsRouteName,
   type DocsRouteOverrides,
   type DocsRoutes,
-  fillDocsRoutePath,
   resolveDocsRoutes,
 } from "./docs-routes.js";
 import type {
@@ -35,7 +36,6 @@ import type {
   DocsUser,
   Documentation,
 } from "./docs-types.js";
-import { DocsUnexpectedAnswerError } from "./docs-unexpected-answer-error.js";
 import { type EditFileResult, editDocsFile } from "./edit-file.js";
 import { checkFileEdit, type FileEdit } from "./file-edit.js";
 import type { SiteCheckResult } from "./site-finding.js";
@@ -257,7 +257,7 @@ export class DocsClient implements DocsFileAccess {
     read: (value: unknown, problems: string[]) => T,
   ): Promise<T> {
     const route = this.routes[name];
-    const path = fillDocsRoutePath(route.path, parameters);
+    const path = fillRoutePath(route.path, parameters);
     const value = await this.#http.requestJson<unknown>({
       method: route.method,
       path,
@@ -269,8 +269,12 @@ export class DocsClient implements DocsFileAccess {
     const problems: string[] = [];
     const result = read(value, problems);
     if (problems.length > 0) {
-      throw new DocsUnexpectedAnswerError(
-        { method: route.method, url: this.#http.redact(this.#http.buildUrl({ path })) },
+      throw new UnexpectedAnswerError(
+        {
+          method: route.method,
+          url: this.#http.redact(this.#http.buildUrl({ path })),
+          service: "the documentation CLI service",
+        },
         problems,
       );
     }

@@ -3,7 +3,7 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import { HttpClient } from "../../internal/http/http-client.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
-import { fillRoutePath } from "./fill-route-path.js";
+import { fillRoutePath } from "../route-table.js";
 import {
   buildSendMessageBody,
   buildSubscriptionLinkBody,

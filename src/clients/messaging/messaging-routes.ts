@@ -1,11 +1,7 @@
-import { ConfigurationError } from "../../errors/configuration-error.js";
+import { type Route, type RouteOverrides, resolveRoutes } from "../route-table.js";
 
 /** One operation of the messaging service: its method and its path below the base URL. */
-export interface MessagingRoute {
-  method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
-  /** Path appended to `baseUrl`; `{name}` placeholders are filled with encoded ids. */
-  path: string;
-}
+export type MessagingRoute = Route;
 
 /**
  * Where each messaging operation lives (CONTRACT §4). Pass `routes` to
@@ -28,47 +24,12 @@ export type MessagingRouteName = keyof typeof messagingRoutes;
 export type MessagingRoutes = Record<MessagingRouteName, MessagingRoute>;
 
 /** Overrides for some routes, or only the method or path of one. */
-export type MessagingRouteOverrides = Partial<Record<MessagingRouteName, Partial<MessagingRoute>>>;
-
-const methods = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
+export type MessagingRouteOverrides = RouteOverrides<MessagingRouteName>;
 
 /**
- * Merges `overrides` over the default table. Each overridden path must keep
- * the placeholders the operation fills, e.g. `{message_id}` for `getMessage`.
+ * Merges `overrides` over the default table; every problem is named in one
+ * `ConfigurationError`.
  */
 export function resolveMessagingRoutes(overrides: MessagingRouteOverrides = {}): MessagingRoutes {
-  const problems: string[] = [];
-  const resolved = {} as MessagingRoutes;
-  for (const name of Object.keys(overrides)) {
-    if (!Object.hasOwn(messagingRoutes, name)) {
-      problems.push(
-        `routes.${name} is not a messaging operation: use one of ${Object.keys(messagingRoutes).join(", ")}`,
-      );
-    }
-  }
-  for (const [name, defaults] of Object.entries(messagingRoutes) as [
-    MessagingRouteName,
-    MessagingRoute,
-  ][]) {
-    const route: MessagingRoute = { ...defaults, ...overrides[name] };
-    if (!methods.has(route.method)) {
-      problems.push(
-        `routes.${name}.method "${String(route.method)}" is not an HTTP method: use GET, POST, PUT, DELETE or PATCH`,
-      );
-    }
-    if (typeof route.path !== "string") {
-      problems.push(`routes.${name}.path must be a string such as "${defaults.path}"`);
-    } else {
-      for (const placeholder of defaults.path.match(/\{[a-z_]+\}/g) ?? []) {
-        if (!route.path.includes(placeholder)) {
-          problems.push(
-            `routes.${name}.path "${route.path}" lacks the ${placeholder} placeholder the operation fills`,
-          );
-        }
-      }
-    }
-    resolved[name] = route;
-  }
-  if (problems.length > 0) throw new ConfigurationError(problems);
-  return resolved;
+  return resolveRoutes("a messaging", messagingRoutes, overrides);
 }

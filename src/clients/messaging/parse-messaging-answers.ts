@@ -1,3 +1,4 @@
+import { UnexpectedAnswerError } from "../../errors/unexpected-answer-error.js";
 import type {
   AcceptedMessage,
   Interaction,
@@ -8,7 +9,6 @@ import type {
   MessagingCapabilities,
   SubscriptionLink,
 } from "./messaging-types.js";
-import { UnexpectedAnswerError } from "./unexpected-answer-error.js";
 import { isPlainObject, WireRecord } from "./wire-record.js";
 
 /** The request an answer belongs to, named in `UnexpectedAnswerError`. */
@@ -171,6 +171,6 @@ function read<T>(
   const record = WireRecord.from(body, problems, "");
   const result = record ? build(record, problems) : undefined;
   if (result === undefined || problems.length > 0)
-    throw new UnexpectedAnswerError(source, problems);
+    throw new UnexpectedAnswerError({ ...source, service: "the messaging service" }, problems);
   return result;
 }

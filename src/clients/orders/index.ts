@@ -42,4 +42,3 @@ export type {
 export type { RotateTokenRequest, TokenRotationResult } from "./rotate-token.js";
 export { minimumSecretPhraseLength } from "./secret-phrase.js";
 export { TokenRotationError, type TokenRotationStep } from "./token-rotation-error.js";
-export { UnexpectedOrderAnswerError } from "./unexpected-order-answer-error.js";

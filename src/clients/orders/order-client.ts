@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { SwitchyardError } from "../../errors/switchyard-error.js";
+import { UnexpectedAnswerError } from "../../errors/unexpected-answer-error.js";
 import {
   HttpClient,
   type HttpClientOptions,
@@ -14,6 +15,7 @@ import type { CallbackMessageTypeFilter } from "./callback-message-types.js";
 import { checkCallbackMessageType, checkHoldTypes } from "./check-message-types.js";
 import { checkNewCallbacks } from "./check-new-callbacks.js";
 import { checkRequestOptions } from "./check-request-options.js";
+import { describeBody } from "./describe-body.js";
 import { describeTokenProblem } from "./describe-token-problem.js";
 import { iterateList } from "./iterate-list.js";
 import { resolveOrderBaseUrl } from "./order-base-url.js";
@@ -46,7 +48,6 @@ import {
 import { type RotateTokenRequest, rotateToken, type TokenRotationResult } from "./rotate-token.js";
 import { describeSecretPhraseProblem } from "./secret-phrase.js";
 import { toBatchResult, toDeleteCallbackResults } from "./to-batch-result.js";
-import { describeBody, UnexpectedOrderAnswerError } from "./unexpected-order-answer-error.js";
 import { type PreparedItem, writeInBatches } from "./write-in-batches.js";
 
 /** Items per request of a bulk write when `batchSize` is not given. */
@@ -544,8 +545,11 @@ export class OrderClient {
     return parsed;
   }
 
-  #unexpected(method: string, url: string, problem: string): UnexpectedOrderAnswerError {
-    return new UnexpectedOrderAnswerError({ method, url, environment: this.environment }, problem);
+  #unexpected(method: string, url: string, problem: string): UnexpectedAnswerError {
+    return new UnexpectedAnswerError(
+      { method, url, environment: this.environment, service: "the order management service" },
+      problem,
+    );
   }
 
   #httpWith(secrets: readonly string[]): HttpClient {

@@ -1,11 +1,7 @@
-import { ConfigurationError } from "../../errors/configuration-error.js";
+import { type Route, type RouteOverrides, resolveRoutes } from "../route-table.js";
 
 /** One operation of the order management service: its method and its path below the base URL. */
-export interface OrderRoute {
-  method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
-  /** Path appended to `baseUrl` (a leading `/` is relative to the base, not the host). */
-  path: string;
-}
+export type OrderRoute = Route;
 
 /**
  * Where each order management operation lives (seed 000 and CONTRACT §2).
@@ -41,36 +37,12 @@ export type OrderRouteName = keyof typeof orderRoutes;
 export type OrderRoutes = Record<OrderRouteName, OrderRoute>;
 
 /** Overrides for some routes, or only the method or path of one. */
-export type OrderRouteOverrides = Partial<Record<OrderRouteName, Partial<OrderRoute>>>;
-
-const methods = new Set(["GET", "POST", "PUT", "DELETE", "PATCH"]);
+export type OrderRouteOverrides = RouteOverrides<OrderRouteName>;
 
 /**
- * Merges `overrides` over the default table, collecting every problem
- * (unknown operation, bad method, missing path) into one `ConfigurationError`.
+ * Merges `overrides` over the default table; every problem is named in one
+ * `ConfigurationError`.
  */
 export function resolveOrderRoutes(overrides: OrderRouteOverrides = {}): OrderRoutes {
-  const problems: string[] = [];
-  const resolved = {} as OrderRoutes;
-  for (const name of Object.keys(overrides)) {
-    if (!Object.hasOwn(orderRoutes, name)) {
-      problems.push(
-        `routes.${name} is not an order management operation: use one of ${Object.keys(orderRoutes).join(", ")}`,
-      );
-    }
-  }
-  for (const [name, defaults] of Object.entries(orderRoutes) as [OrderRouteName, OrderRoute][]) {
-    const route: OrderRoute = { ...defaults, ...overrides[name] };
-    if (!methods.has(route.method)) {
-      problems.push(
-        `routes.${name}.method "${String(route.method)}" is not an HTTP method: use GET, POST, PUT, DELETE or PATCH`,
-      );
-    }
-    if (typeof route.path !== "string" || route.path.trim() === "") {
-      problems.push(`routes.${name}.path must be a non-empty string such as "${defaults.path}"`);
-    }
-    resolved[name] = route;
-  }
-  if (problems.length > 0) throw new ConfigurationError(problems);
-  return resolved;
+  return resolveRoutes("an order management", orderRoutes, overrides);
 }

@@ -1,4 +1,4 @@
-import { describeBody } from "./unexpected-order-answer-error.js";
+import { describeBody } from "./describe-body.js";
 import type { BatchAnswerEntry } from "./write-in-batches.js";
 
 /**

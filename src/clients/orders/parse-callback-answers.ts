@@ -1,5 +1,5 @@
+import { describeBody } from "./describe-body.js";
 import type { Callback } from "./order-types.js";
-import { describeBody } from "./unexpected-order-answer-error.js";
 
 /**
  * Reads a list of callbacks: a bare array (seed 000), or `{data: [...]}` /

@@ -1,5 +1,5 @@
+import { describeBody } from "./describe-body.js";
 import type { ListPage } from "./order-types.js";
-import { describeBody } from "./unexpected-order-answer-error.js";
 
 /**
  * Reads a list answer: the envelope `{limit, offset, list_type, data}` (extra

@@ -1,7 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DocsClient } from "../../../src/clients/docs/docs-client.js";
-import { DocsUnexpectedAnswerError } from "../../../src/clients/docs/docs-unexpected-answer-error.js";
 import {
   ApiError,
   AuthenticationError,
@@ -15,6 +14,7 @@ import {
 } from "../../../src/errors/api-error.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
 import { AbortedError, TimeoutError } from "../../../src/errors/transport-errors.js";
+import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
 
 const origin = "https://docs.example.test";
 const baseUrl = `${origin}/cli/v1`;
@@ -167,12 +167,12 @@ describe("DocsClient endpoints", () => {
     ).resolves.toEqual({ id: "u1" });
   });
 
-  it("throws DocsUnexpectedAnswerError for an answer of the wrong shape", async () => {
+  it("throws UnexpectedAnswerError for an answer of the wrong shape", async () => {
     service().get("/cli/v1/documentations/doc_1/manifest").reply(200, { items: [] });
     const error = await client()
       .getManifest("doc_1")
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(DocsUnexpectedAnswerError);
+    expect(error).toBeInstanceOf(UnexpectedAnswerError);
     expect((error as Error).message).toContain(`GET ${baseUrl}/documentations/doc_1/manifest`);
   });
 });

@@ -2,7 +2,6 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import type { SendMessageInput } from "../../../src/clients/messaging/messaging-requests.js";
-import { UnexpectedAnswerError } from "../../../src/clients/messaging/unexpected-answer-error.js";
 import {
   AbortedError,
   type ApiError,
@@ -16,6 +15,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from "../../../src/errors/index.js";
+import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
 
 const base = "https://messaging.test";
 const token = "msg-token-5f2a9c71";

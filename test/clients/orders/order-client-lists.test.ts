@@ -2,8 +2,8 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type { OrderClient } from "../../../src/clients/orders/order-client.js";
 import type { ListParams, ServiceRecord } from "../../../src/clients/orders/order-types.js";
-import { UnexpectedOrderAnswerError } from "../../../src/clients/orders/unexpected-order-answer-error.js";
 import { ConfigurationError } from "../../../src/errors/index.js";
+import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
 import { makeClient, origin, prefix, rejection, useNock } from "./order-test-setup.js";
 
 useNock();
@@ -127,7 +127,7 @@ describe("list parameters", () => {
   it("refuses an answer that is not a list", async () => {
     nock(origin).get(`${prefix}/orders`).reply(200, { orders: [] });
     const error = await rejection(makeClient().listOrders());
-    expect(error).toBeInstanceOf(UnexpectedOrderAnswerError);
+    expect(error).toBeInstanceOf(UnexpectedAnswerError);
     expect(error.message).toMatch(/GET https:\/\/.*\/orders \[sandbox\] answered with a body/);
     expect(error.message).toMatch(/got an object with fields orders/);
   });

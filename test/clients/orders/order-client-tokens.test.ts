@@ -1,13 +1,13 @@
 import nock from "nock";
 import { describe, expect, it, vi } from "vitest";
 import { TokenRotationError } from "../../../src/clients/orders/token-rotation-error.js";
-import { UnexpectedOrderAnswerError } from "../../../src/clients/orders/unexpected-order-answer-error.js";
 import {
   AuthenticationError,
   BadRequestError,
   ConfigurationError,
   InternalServerError,
 } from "../../../src/errors/index.js";
+import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
 import {
   makeClient,
   newToken,
@@ -43,7 +43,7 @@ describe("createToken", () => {
   it("reports an answer without a usable token", async () => {
     nock(origin).post(`${prefix}/secrets`).reply(200, { token_id: 4 });
     const missing = await rejection(makeClient().createToken(newPhrase));
-    expect(missing).toBeInstanceOf(UnexpectedOrderAnswerError);
+    expect(missing).toBeInstanceOf(UnexpectedAnswerError);
     expect(missing.message).toMatch(/no encrypted_token string in an object with fields token_id/);
     nock(origin).post(`${prefix}/secrets`).reply(200, { encrypted_token: "opaque-value-123" });
     const notJwt = await rejection(makeClient().createToken(newPhrase));
