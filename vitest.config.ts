@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^switchyard\/testing$/, replacement: source("./src/testing/index.ts") },
+      { find: /^switchyard\/cli$/, replacement: source("./src/cli/index.ts") },
       { find: /^switchyard\/simulators$/, replacement: source("./src/simulators/index.ts") },
       { find: /^switchyard$/, replacement: source("./src/index.ts") },
     ],

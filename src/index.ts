@@ -7,7 +7,7 @@
  */
 
 // Agent loop
-export { Agent, type RunOptions } from "./agent/agent.js";
+export { Agent, type ResumeOptions, type RunOptions } from "./agent/agent.js";
 export type { AgentEvent } from "./agent/agent-events.js";
 export type { AgentOptions, AgentRequestOptions } from "./agent/agent-options.js";
 export { AgentStream } from "./agent/agent-stream.js";
@@ -35,6 +35,32 @@ export type {
   PendingDecision,
   RefusedDecision,
 } from "./agent/approver.js";
+// Durable runs: suspend at the approval gate, resume elsewhere
+export {
+  RunNotFoundError,
+  RunNotResumableError,
+  RunStateError,
+  RunStoreError,
+} from "./agent/durable/durable-errors.js";
+export { FileRunStore, type FileRunStoreOptions } from "./agent/durable/file-run-store.js";
+export { parseRunState, serializeRunState } from "./agent/durable/parse-run-state.js";
+export { isRunId } from "./agent/durable/run-id.js";
+export {
+  type FinishedCallStatus,
+  type PendingCallPhase,
+  type PendingToolCall,
+  type RunState,
+  type RunStateStatus,
+  runStateFormat,
+  runStateVersion,
+} from "./agent/durable/run-state.js";
+export type {
+  RunClaim,
+  RunList,
+  RunListOptions,
+  RunStore,
+  RunSummary,
+} from "./agent/durable/run-store.js";
 export {
   InvalidToolInputError,
   MaxStepsExceededError,
@@ -171,6 +197,31 @@ export * from "./errors/index.js";
 export { createLogger, type Logger } from "./internal/logger.js";
 // Tools
 export { defineTool, type ToolDefinition } from "./tools/define-tool.js";
+// Tool sets over the three services
+export {
+  type DocsToolArguments,
+  type DocsToolName,
+  defaultDocsToolApprovals,
+  docsToolNames,
+} from "./tools/docs/docs-tool-names.js";
+export { type DocsToolsOptions, docsTools } from "./tools/docs/docs-tools.js";
+export type { DocsToolsClient } from "./tools/docs/docs-tools-client.js";
+export {
+  defaultMessagingToolApprovals,
+  type MessagingToolArguments,
+  type MessagingToolName,
+  messagingToolNames,
+} from "./tools/messaging/messaging-tool-names.js";
+export { type MessagingToolsOptions, messagingTools } from "./tools/messaging/messaging-tools.js";
+export type { MessagingToolsClient } from "./tools/messaging/messaging-tools-client.js";
+export {
+  defaultOrderToolApprovals,
+  type OrderToolArguments,
+  type OrderToolName,
+  orderToolNames,
+} from "./tools/orders/order-tool-names.js";
+export { type OrderToolsOptions, orderTools } from "./tools/orders/order-tools.js";
+export type { OrderToolsClient } from "./tools/orders/order-tools-client.js";
 export type {
   ActionDescription,
   AnyTool,
@@ -180,3 +231,4 @@ export type {
   ToolContext,
 } from "./tools/tool.js";
 export { toolNamePattern } from "./tools/tool-name.js";
+export type { ToolApprovalPolicy, ToolSetOptions } from "./tools/tool-set-options.js";

@@ -20,9 +20,13 @@ export type AgentEvent =
       /** The raw JSON text the model sent. */
       rawArguments: string;
     }
-  /** A tool call needs approval; the approver is being asked. */
+  /** A tool call needs approval; the approver is being asked (not when a resumed run reads an earlier answer). */
   | { type: "approval-request"; stepNumber: number; toolCallId: string; action: ApprovalAction }
-  /** The approval gate decided. */
+  /**
+   * The approval gate decided. In a durable run `approval.outcome` may be
+   * `pending`: the call waits (its `tool-result` has status
+   * `awaiting_approval`) and the run will end `suspended`.
+   */
   | {
       type: "approval-result";
       stepNumber: number;
@@ -30,9 +34,9 @@ export type AgentEvent =
       toolName: string;
       approval: ApprovalRecord;
     }
-  /** A tool call ended, whatever the outcome; emitted as each ends. */
+  /** A tool call ended, whatever the outcome, or was left awaiting approval; emitted as each ends. */
   | { type: "tool-result"; stepNumber: number; toolCall: ToolCallRecord }
-  /** A step ended; its tool messages are in the conversation. */
+  /** A step ended; its tool messages are in the conversation. Not emitted for a step the run suspends in. */
   | { type: "step-finish"; stepNumber: number; step: RunStep }
   /** The run ended; the same result `stream().result` resolves to. Always the last event. */
   | { type: "finish"; result: RunResult };

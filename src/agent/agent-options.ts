@@ -5,6 +5,7 @@ import { componentLogger } from "../internal/logger.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import type { Approver } from "./approver.js";
+import type { RunStore } from "./durable/run-store.js";
 import type { Model } from "./model.js";
 
 /** Request fields sent on every model call besides the conversation and the tools. */
@@ -37,6 +38,14 @@ export interface AgentOptions {
   logger?: Logger | undefined;
   /** Extra request fields for every model call: `model`, `temperature`, `extra_body`, ... */
   requestOptions?: AgentRequestOptions | undefined;
+  /**
+   * Keeps every run's state (e.g. a `FileRunStore`): suspended runs can be
+   * resumed by id, and each approved destructive call is recorded as started
+   * before it runs and finished after, so a crash never makes it run twice.
+   * Without one, only `suspendOnApproval` runs have a state, returned in
+   * the result.
+   */
+  runStore?: RunStore | undefined;
 }
 
 /** The options with defaults applied and the per-run work done once. */
@@ -51,6 +60,7 @@ export interface AgentSettings {
   toolTimeoutMs: number;
   logger: Logger;
   requestOptions: AgentRequestOptions;
+  runStore: RunStore | undefined;
 }
 
 const knownOptions = new Set([
@@ -63,6 +73,7 @@ const knownOptions = new Set([
   "toolTimeoutMs",
   "logger",
   "requestOptions",
+  "runStore",
 ]);
 const maxTimerMs = 2_147_483_647;
 
@@ -80,12 +91,22 @@ export function resolveAgentOptions(options: AgentOptions): AgentSettings {
       problems.push(`Unknown option "${key}"; known options: ${[...knownOptions].join(", ")}.`);
     }
   }
-  const { model, approver, instructions, requestOptions = {} } = options;
+  const { model, approver, instructions, requestOptions = {}, runStore } = options;
   if (typeof model?.complete !== "function" || typeof model?.stream !== "function") {
     problems.push("model must implement complete() and stream() (e.g. a ReasonerClient).");
   }
   if (approver !== undefined && typeof approver?.requestApproval !== "function") {
     problems.push("approver must have a requestApproval() method.");
+  }
+  if (
+    runStore !== undefined &&
+    !["save", "load", "list", "delete"].every(
+      (method) => typeof (runStore as unknown as Record<string, unknown>)?.[method] === "function",
+    )
+  ) {
+    problems.push(
+      "runStore must have save(), load(), list() and delete() methods (e.g. a FileRunStore).",
+    );
   }
   if (instructions !== undefined && typeof instructions !== "string") {
     problems.push("instructions must be a string.");
@@ -122,6 +143,7 @@ export function resolveAgentOptions(options: AgentOptions): AgentSettings {
     toolTimeoutMs,
     logger: componentLogger(options.logger, "agent"),
     requestOptions: { ...requestOptions },
+    runStore,
   };
 }
 

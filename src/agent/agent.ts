@@ -1,26 +1,18 @@
 import type { ChatMessage, ChatToolDefinition } from "../clients/reasoner/chat-types.js";
-import { ConfigurationError } from "../errors/configuration-error.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
-import {
-  type AgentOptions,
-  type AgentSettings,
-  positiveInteger,
-  resolveAgentOptions,
-} from "./agent-options.js";
+import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
 import { AgentStream } from "./agent-stream.js";
 import type { ModelCallMode } from "./call-model.js";
+import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
+import type { RunState } from "./durable/run-state.js";
+import { claimNewRun, type PreparedRun, prepareRun } from "./prepare-run.js";
 import { runLoop } from "./run-loop.js";
-import type { RunResult } from "./run-result.js";
-import { type AgentInput, startConversation } from "./start-conversation.js";
+import type { ResumeOptions, RunOptions } from "./run-options.js";
+import { emptyUsage, type RunResult } from "./run-result.js";
+import type { AgentInput } from "./start-conversation.js";
 
-/** Options of one run. */
-export interface RunOptions {
-  /** Stops the run: the model request, running tools and a pending approval. */
-  signal?: AbortSignal | undefined;
-  /** Overrides the agent's `maxSteps` for this run. */
-  maxSteps?: number | undefined;
-}
+export type { ResumeOptions, RunOptions } from "./run-options.js";
 
 const ignoreEvents: AgentEventSink = () => {};
 
@@ -29,15 +21,25 @@ const ignoreEvents: AgentEventSink = () => {};
  * Options are checked here, once: a bad option is a ConfigurationError naming
  * each problem, and the tools' definitions are computed once for every run.
  *
+ * Durable runs (`suspendOnApproval`, a `runStore`) have an id and a saved
+ * state: a run waiting for a human's approval ends `suspended` and goes on
+ * with `resume()`, possibly in another process with a new `Agent` built with
+ * the same tools and approver.
+ *
  * @example
  * const agent = new Agent({
  *   model: reasoner,
  *   tools: [listCallbacks, deleteCallbacks],
  *   instructions: "You keep the order service's callbacks tidy.",
  *   approver,
+ *   runStore: new FileRunStore(),
  * });
- * const result = await agent.run("Remove the callbacks pointing at staging");
- * if (result.status !== "completed") console.error(result.status, result.error);
+ * const result = await agent.run("Remove the callbacks pointing at staging", {
+ *   suspendOnApproval: true,
+ * });
+ * if (result.status === "suspended") console.log(`resume ${result.runId} once answered`);
+ * // later, maybe in another process, with an agent built the same way:
+ * const resumed = await agent.resume(runId);
  */
 export class Agent {
   readonly #settings: AgentSettings;
@@ -58,51 +60,108 @@ export class Agent {
 
   /**
    * Runs the loop with `model.complete()`. Resolves, never rejects, for how
-   * the run ends: status `completed`, `max_steps`, `aborted` or `failed`,
-   * with the partial conversation, steps, usage and `error` when there is
-   * one. Rejects only with a ConfigurationError for bad input or options.
+   * the run ends: status `completed`, `max_steps`, `aborted`, `failed` or
+   * `suspended`, with the partial conversation, steps, usage and `error`
+   * when there is one (and `runId` and `state` for a durable run). Rejects
+   * only with a ConfigurationError for bad input or options (such as a
+   * `runId` already in the run store), or when the store cannot claim the run.
    */
   async run(input: AgentInput, options: RunOptions = {}): Promise<RunResult> {
-    return this.#loop(this.#prepare(input, options), options, "complete", ignoreEvents);
+    const prepared = prepareRun(this.#settings, input, options);
+    await claimNewRun(this.#settings, prepared, options.runId !== undefined);
+    return this.#loop(prepared, "complete", ignoreEvents);
   }
 
   /**
    * Runs the same loop with `model.stream()`, yielding events as they
    * happen; `result` resolves to what `run()` would. Throws a
-   * ConfigurationError at once for bad input or options.
+   * ConfigurationError at once for bad input or options; what `run()`
+   * rejects with later (a `runId` already taken) ends the run `failed`
+   * before it starts.
    */
   stream(input: AgentInput, options: RunOptions = {}): AgentStream {
-    const messages = this.#prepare(input, options);
-    return new AgentStream((emit) => this.#loop(messages, options, "stream", emit));
+    const prepared = prepareRun(this.#settings, input, options);
+    return new AgentStream(async (emit) => {
+      try {
+        await claimNewRun(this.#settings, prepared, options.runId !== undefined);
+      } catch (error) {
+        return endBeforeStart(prepared.journal.messages, error as Error, emit);
+      }
+      return this.#loop(prepared, "stream", emit);
+    });
   }
 
-  #prepare(input: AgentInput, options: RunOptions): ChatMessage[] {
-    const problems: string[] = [];
-    positiveInteger(options.maxSteps, 1, "maxSteps", problems);
-    const signal = options.signal as Partial<AbortSignal> | undefined;
-    if (
-      signal !== undefined &&
-      (typeof signal?.aborted !== "boolean" || typeof signal.addEventListener !== "function")
-    ) {
-      problems.push("signal must be an AbortSignal.");
-    }
-    if (problems.length > 0) throw new ConfigurationError(problems);
-    return startConversation(input, this.#settings.instructions);
+  /**
+   * Goes on with a saved run: a `RunState` (e.g. `result.state`), or a run
+   * id to load from the `runStore`. First settles the calls of the step it
+   * stopped in: reads each pending approval's answer with the approver's
+   * `checkApproval()` (nothing is asked again), runs the approved calls,
+   * tells the model about refused ones and about destructive calls whose
+   * outcome is unknown, then continues the loop. When an answer is still
+   * pending, it suspends again at once, sending nothing. Resume each state
+   * once: go on from the new `result.state`, or by id.
+   *
+   * Rejects before anything runs with `RunNotFoundError`, `RunStateError`
+   * (unreadable state), `RunNotResumableError` (the run ended, is marked
+   * running or claimed by another process without `takeOver`, or the state
+   * given is older than the store's) or `ConfigurationError` (no run store
+   * for an id, an approver without `checkApproval()`, bad options).
+   * Otherwise resolves like `run()`, possibly `suspended` again.
+   */
+  async resume(stateOrRunId: RunState | string, options: ResumeOptions = {}): Promise<RunResult> {
+    const request = checkResumeRequest(this.#settings, stateOrRunId, options);
+    const prepared = await openResumedRun(this.#settings, request);
+    return this.#loop(prepared, "complete", ignoreEvents);
   }
 
-  #loop(
-    messages: ChatMessage[],
-    options: RunOptions,
+  /**
+   * `resume()` with `model.stream()`: events as they happen, `result` as
+   * `resume()` resolves. Takes the state itself (load it with
+   * `runStore.load(runId)`). Throws at once for bad options or a state that
+   * cannot be resumed; what `resume()` finds later in the store (a claim
+   * held elsewhere, a newer state) ends the run `failed` before it starts.
+   */
+  resumeStream(state: RunState, options: ResumeOptions = {}): AgentStream {
+    const request = checkResumeRequest(this.#settings, state, options);
+    return new AgentStream(async (emit) => {
+      let prepared: PreparedRun;
+      try {
+        prepared = await openResumedRun(this.#settings, request);
+      } catch (error) {
+        return endBeforeStart(request.given?.messages ?? [], error as Error, emit);
+      }
+      return this.#loop(prepared, "stream", emit);
+    });
+  }
+
+  async #loop(
+    prepared: PreparedRun,
     mode: ModelCallMode,
     emit: AgentEventSink,
   ): Promise<RunResult> {
-    return runLoop({
-      settings: this.#settings,
-      messages,
-      maxSteps: options.maxSteps ?? this.#settings.maxSteps,
-      signal: options.signal ?? new AbortController().signal,
-      mode,
-      emit,
-    });
+    const { claim, ...loop } = prepared;
+    try {
+      return await runLoop({ settings: this.#settings, mode, emit, ...loop });
+    } finally {
+      await claim?.release().catch(() => {});
+    }
   }
+}
+
+/** The result of a stream that could not start; `finish` is still its last event. */
+function endBeforeStart(
+  messages: readonly ChatMessage[],
+  error: Error,
+  emit: AgentEventSink,
+): RunResult {
+  const result: RunResult = {
+    status: "failed",
+    output: "",
+    messages: [...messages],
+    steps: [],
+    usage: emptyUsage(),
+    error,
+  };
+  emit({ type: "finish", result });
+  return result;
 }

@@ -49,13 +49,22 @@ export interface ApprovalGateOptions {
   /** Durable runs set this to accept a `pending` answer; otherwise it is a refusal. */
   allowPending?: boolean;
   runId?: string;
+  /**
+   * Read the answer to a question asked earlier (a resumed run) with the
+   * approver's `checkApproval`, instead of asking again. `fingerprint` is the
+   * one recorded when the question was sent; it must equal the action's.
+   */
+  check?: { interactionId: string; fingerprint: string };
 }
 
 /**
  * Asks the approver about one action, failing closed: anything but an
  * `approved` decision carrying the action's exact fingerprint is a refusal,
  * including no approver, an approver that throws, a malformed answer, and an
- * abort while waiting. Logs one audit line per decision, without arguments.
+ * abort while waiting. With `check`, reads an earlier question's answer
+ * instead of asking (refused when the approver cannot, or when the recorded
+ * fingerprint is not the action's). Logs one audit line per decision,
+ * without arguments.
  */
 export async function passApprovalGate(
   options: ApprovalGateOptions & { allowPending?: false },
@@ -72,6 +81,7 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
       outcome: record.outcome,
       code: record.outcome === "refused" ? record.code : undefined,
       interactionId: record.interactionId,
+      checked: options.check !== undefined ? true : undefined,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
     },
     `approval ${record.outcome} for ${options.action.toolName}`,
@@ -96,15 +106,33 @@ async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   }
   if (signal.aborted) return refuse("aborted", "the run was aborted before approval was asked");
 
+  const { check } = options;
+  if (check && check.fingerprint !== action.fingerprint) {
+    return refuse(
+      "fingerprint_mismatch",
+      "the approval was asked for other arguments than this call now has (fingerprint mismatch)",
+      check.interactionId,
+    );
+  }
+  if (check && typeof approver.checkApproval !== "function") {
+    return refuse(
+      "pending_not_supported",
+      "the approver cannot read the answer to an approval asked earlier (it has no checkApproval)",
+      check.interactionId,
+    );
+  }
+  const context = {
+    signal,
+    logger: options.logger,
+    allowPending: options.allowPending === true,
+    ...(options.runId !== undefined ? { runId: options.runId } : {}),
+  };
   let decision: unknown;
   try {
     decision = await abortable(
-      approver.requestApproval(action, {
-        signal,
-        logger: options.logger,
-        allowPending: options.allowPending === true,
-        ...(options.runId !== undefined ? { runId: options.runId } : {}),
-      }),
+      check
+        ? (approver.checkApproval?.({ ...check, action }, context) as Promise<unknown>)
+        : approver.requestApproval(action, context),
       signal,
     );
   } catch (error) {

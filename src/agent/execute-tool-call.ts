@@ -1,14 +1,19 @@
 import type { Logger } from "pino";
 import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { AbortedError } from "../errors/transport-errors.js";
-import { redactText } from "../internal/redact.js";
+import { redactedMarker, redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import { abortable } from "./abortable.js";
 import type { AgentEventSink } from "./agent-events.js";
-import { type ApprovedRecord, passApprovalGate, type RefusedRecord } from "./approval-gate.js";
+import { type ApprovalRecord, passApprovalGate } from "./approval-gate.js";
 import type { Approver } from "./approver.js";
 import { buildApprovalAction } from "./build-approval-action.js";
 import { describeThrown } from "./describe-thrown.js";
+import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js";
+import { outcomeUnknownMessage } from "./durable/outcome-unknown-message.js";
+import { holdsSecret } from "./durable/redact-run-state.js";
+import type { RunJournal } from "./durable/run-journal.js";
+import type { PendingToolCall } from "./durable/run-state.js";
 import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
 import { serializeToolResult } from "./serialize-tool-result.js";
@@ -25,6 +30,10 @@ export interface ToolCallEnvironment {
   toolConcurrency: number;
   stepNumber: number;
   emit: AgentEventSink;
+  /** The run's record: phases of the open step's calls, saved before destructive calls start. */
+  journal: RunJournal;
+  /** Ask the approver with `allowPending`; a pending answer leaves the call `awaiting_approval`. */
+  suspendOnApproval: boolean;
 }
 
 /**
@@ -32,6 +41,10 @@ export interface ToolCallEnvironment {
  * arguments that are not JSON or fail the schema, a refused approval, a tool
  * that throws or times out, and an abort each become a record whose `content`
  * tells the model what happened.
+ *
+ * In a resumed run the journal says how far the call got: a call that had
+ * `started` is never run again (`outcome_unknown`), and a call
+ * `awaiting_approval` has its earlier question's answer read, not asked again.
  */
 export async function executeToolCall(
   call: ChatToolCall,
@@ -43,8 +56,13 @@ export async function executeToolCall(
     rawArguments: call.function.arguments,
     content: "",
   };
+  const prior = environment.journal.pendingCall(call.id);
+  if (prior?.phase === "started") return outcomeUnknown(base, prior, environment);
+  if (prior?.phase === "requested" && call.function.arguments.includes(redactedMarker)) {
+    return argumentsNotKept(base);
+  }
   try {
-    return await checkApproveAndRun(call, base, environment);
+    return await checkApproveAndRun(call, base, environment, prior);
   } catch (error) {
     // A tool's own checkArguments, needsApproval or describeAction misbehaved.
     const name = call.function.name;
@@ -61,6 +79,7 @@ async function checkApproveAndRun(
   call: ChatToolCall,
   base: ToolCallRecordBase,
   environment: ToolCallEnvironment,
+  prior: PendingToolCall | undefined,
 ): Promise<ToolCallRecord> {
   const name = call.function.name;
   const tool = environment.tools.get(name);
@@ -94,9 +113,15 @@ async function checkApproveAndRun(
 
   const logger = environment.logger.child({ tool: name, toolCallId: call.id });
   const context: ToolContext = { signal: environment.signal, logger, toolCallId: call.id };
-  let approval: ApprovedRecord | RefusedRecord | undefined;
+  let approval: ApprovalRecord | undefined;
   if (await needsApproval(tool, args, logger)) {
-    approval = await askApproval(tool, args, context, environment);
+    approval = await askApproval(tool, args, context, environment, {
+      prior,
+      canSuspend: !holdsSecret(decoded) && !holdsSecret(args),
+    });
+    if (approval.outcome === "pending") {
+      return { ...withArguments, approval, status: "awaiting_approval", content: "" };
+    }
     if (approval.outcome === "refused") {
       if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
       return {
@@ -109,6 +134,26 @@ async function checkApproveAndRun(
   }
   const approved: ToolCallRecordBase = approval ? { ...withArguments, approval } : withArguments;
   if (environment.signal.aborted) return aborted(approved, name);
+  if (approval) {
+    const notRecorded = await environment.journal.markStarted(call.id, {
+      fingerprint: approval.fingerprint,
+      arguments: args,
+    });
+    if (notRecorded) {
+      return {
+        ...approved,
+        status: "failed",
+        error: new ToolExecutionError(
+          { toolName: name, toolCallId: call.id, message: notRecorded.message },
+          { cause: notRecorded },
+        ),
+        content: toolMessages.failed(
+          name,
+          "it was not run, because the run could not record that it started; a call that needs approval runs only once that record is kept, so it never runs twice",
+        ),
+      };
+    }
+  }
   return runTool(tool, args, approved, environment, logger);
 }
 
@@ -145,15 +190,33 @@ async function askApproval(
   args: unknown,
   context: ToolContext,
   environment: ToolCallEnvironment,
-): Promise<ApprovedRecord | RefusedRecord> {
+  options: { prior: PendingToolCall | undefined; canSuspend: boolean },
+): Promise<ApprovalRecord> {
   const action = await buildApprovalAction(tool, args, context);
-  const { stepNumber, emit } = environment;
-  emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
+  const { stepNumber, emit, journal } = environment;
+  const { prior } = options;
+  const check =
+    prior?.phase === "awaiting_approval" &&
+    prior.interactionId !== undefined &&
+    prior.fingerprint !== undefined
+      ? { interactionId: prior.interactionId, fingerprint: prior.fingerprint }
+      : undefined;
+  if (!check) {
+    emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
+  }
+  if (!check && environment.suspendOnApproval && !options.canSuspend) {
+    context.logger.warn(
+      "the arguments hold a secret, which a saved run never keeps; waiting for this approval instead of suspending",
+    );
+  }
   const approval = await passApprovalGate({
     approver: environment.approver,
     action,
     signal: environment.signal,
     logger: context.logger,
+    allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
+    ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+    ...(check ? { check } : {}),
   });
   emit({
     type: "approval-result",
@@ -228,5 +291,36 @@ function aborted(base: ToolCallRecordBase, name: string): ToolCallRecord {
     status: "aborted",
     error: new AbortedError("The run was aborted by the caller"),
     content: toolMessages.aborted(name),
+  };
+}
+
+function outcomeUnknown(
+  base: ToolCallRecordBase,
+  prior: PendingToolCall,
+  environment: ToolCallEnvironment,
+): ToolCallRecord {
+  const readOnlyTools = [...environment.tools.values()]
+    .filter((tool) => tool.needsApproval === false)
+    .map((tool) => tool.name);
+  return {
+    ...base,
+    ...(prior.arguments !== undefined ? { arguments: prior.arguments } : {}),
+    status: "outcome_unknown",
+    content: outcomeUnknownMessage(base.toolName, readOnlyTools),
+  };
+}
+
+/** A call of a resumed step that had not run, whose saved arguments lost a secret to redaction. */
+function argumentsNotKept(base: ToolCallRecordBase): ToolCallRecord {
+  const issue = "(root): held a secret, which a saved run does not keep; send the arguments again";
+  return {
+    ...base,
+    status: "invalid_arguments",
+    error: new InvalidToolInputError({
+      toolName: base.toolName,
+      toolCallId: base.toolCallId,
+      issues: [issue],
+    }),
+    content: argumentsNotKeptMessage(base.toolName, issue),
   };
 }

@@ -5,8 +5,9 @@ import type { ToolCallRecord } from "./run-result.js";
 
 /**
  * Runs the tool calls of one model answer, at most `toolConcurrency` at a
- * time. Emits `tool-call` for each first, `tool-result` as each ends, and
- * returns the records in the order the model asked.
+ * time. Emits `tool-call` for each first, `tool-result` as each ends (also
+ * for a call left `awaiting_approval`), records each outcome in the run's
+ * journal, and returns the records in the order the model asked.
  */
 export async function executeToolCalls(
   calls: readonly ChatToolCall[],
@@ -24,6 +25,7 @@ export async function executeToolCalls(
   }
   return runConcurrently(calls, environment.toolConcurrency, async (call) => {
     const record = await executeToolCall(call, environment);
+    await environment.journal.recordOutcome(record);
     environment.logger.debug(
       { tool: record.toolName, toolCallId: record.toolCallId, status: record.status },
       `tool call ${record.status}`,

@@ -2,8 +2,10 @@ import type { ChatAssistantMessage, ChatToolCall } from "../clients/reasoner/cha
 
 /**
  * The model's message made safe to act on and to send back: `content` a
- * string or null, every tool call with an id, a name and string arguments
- * (objects some providers send are re-encoded), `tool_calls` absent when empty.
+ * string or null, every tool call with an id (unique within the message: a
+ * repeated id is replaced, since each tool message answers one id), a name
+ * and string arguments (objects some providers send are re-encoded),
+ * `tool_calls` absent when empty.
  */
 export function normalizeAssistantMessage(
   message: unknown,
@@ -21,6 +23,15 @@ export function normalizeAssistantMessage(
   const calls = Array.isArray(rawCalls)
     ? rawCalls.map((call, index) => normalizeCall(call, stepNumber, index))
     : [];
+  const seen = new Set<string>();
+  for (const [index, call] of calls.entries()) {
+    let id = call.id;
+    for (let attempt = 1; seen.has(id); attempt++) {
+      id = `call_${stepNumber}_${index}${attempt > 1 ? `_${attempt}` : ""}`;
+    }
+    call.id = id;
+    seen.add(id);
+  }
   if (calls.length > 0) normalized.tool_calls = calls;
   return normalized;
 }

@@ -1,63 +1,164 @@
 import type {
+  ChatAssistantMessage,
   ChatCompletion,
-  ChatMessage,
   ChatRequest,
+  ChatToolCall,
   ChatToolDefinition,
+  ChatUsage,
 } from "../clients/reasoner/chat-types.js";
 import { SwitchyardError } from "../errors/switchyard-error.js";
+import { AbortedError } from "../errors/transport-errors.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { AgentSettings } from "./agent-options.js";
 import { callModel, type ModelCallMode } from "./call-model.js";
+import type { RunJournal } from "./durable/run-journal.js";
+import type { RunState } from "./durable/run-state.js";
 import { executeToolCalls } from "./execute-tool-calls.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
-import {
-  addUsage,
-  emptyUsage,
-  type RunResult,
-  type RunStatus,
-  type RunStep,
-} from "./run-result.js";
+import { addUsage, type RunResult, type RunStatus, type RunStep } from "./run-result.js";
 import { decideStop, runAbortedError } from "./stop-conditions.js";
+import { toolMessages } from "./tool-messages.js";
 
 /** One run's inputs: the agent's settings and what this run was given. */
 export interface RunLoopOptions {
   settings: AgentSettings;
-  /** The starting conversation; the loop appends to it. */
-  messages: ChatMessage[];
+  /** The run's conversation, step count and usage; the loop appends to them. */
+  journal: RunJournal;
   maxSteps: number;
   signal: AbortSignal;
   mode: ModelCallMode;
   emit: AgentEventSink;
+  /** A pending approval suspends the run instead of being a refusal. */
+  suspendOnApproval: boolean;
+}
+
+/** What settling one step's tool calls needs. */
+interface StepInput {
+  stepNumber: number;
+  message: ChatAssistantMessage;
+  calls: readonly ChatToolCall[];
+  finishReason: string | null;
+  usage: ChatUsage | undefined;
 }
 
 /**
- * The agent loop, shared by `run()` and `stream()`: call the model, run the
- * tools it asks for, append their results, until it answers without tools,
- * the step budget is spent, the signal fires or the model fails. Never
- * rejects; the last event emitted is always `finish`.
+ * The agent loop, shared by `run()`, `stream()` and `resume()`: call the
+ * model, run the tools it asks for, append their results, until it answers
+ * without tools, the step budget is spent, the signal fires, the model fails
+ * or an approval is pending (a durable run suspends). A resumed run first
+ * settles the calls of the step it stopped in. Never rejects; the last
+ * event emitted is always `finish`.
  */
 export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
-  const { settings, messages, signal, emit } = options;
+  const { settings, journal, signal, emit } = options;
+  const { messages } = journal;
   const steps: RunStep[] = [];
-  const usage = emptyUsage();
-  const finish = (status: RunStatus, error?: Error): RunResult => {
-    const output = steps.at(-1)?.message.content ?? "";
+
+  const finish = async (status: RunStatus, error?: Error): Promise<RunResult> => {
+    let finalStatus = status;
+    let finalError = error;
+    let state: RunState | undefined;
+    if (journal.durable) {
+      try {
+        state = await journal.save(status, error);
+      } catch (storeError) {
+        finalStatus = "failed";
+        finalError = storeError as Error;
+        state = journal.snapshot();
+      }
+    }
     const result: RunResult = {
-      status,
-      output,
+      status: finalStatus,
+      output: steps.at(-1)?.message.content ?? "",
       messages: [...messages],
       steps,
-      usage,
-      ...(error ? { error } : {}),
+      usage: { ...journal.usage },
+      ...(finalError ? { error: finalError } : {}),
+      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(state ? { state } : {}),
     };
-    settings.logger.debug({ status, steps: steps.length, usage }, `run ${status}`);
+    settings.logger.debug(
+      { status: finalStatus, runId: journal.runId, steps: steps.length, usage: result.usage },
+      `run ${finalStatus}`,
+    );
     emit({ type: "finish", result });
     return result;
   };
 
+  /** Settles a step's tool calls; returns the result when the run ends with it. */
+  const settleStep = async (step: StepInput): Promise<RunResult | undefined> => {
+    const records = await executeToolCalls(step.calls, {
+      tools: settings.tools,
+      approver: settings.approver,
+      signal,
+      logger: settings.logger,
+      toolTimeoutMs: settings.toolTimeoutMs,
+      toolConcurrency: settings.toolConcurrency,
+      stepNumber: step.stepNumber,
+      emit,
+      journal,
+      suspendOnApproval: options.suspendOnApproval,
+    });
+    const awaiting = records.some((record) => record.status === "awaiting_approval");
+    if (awaiting && signal.aborted) {
+      // The caller stopped the run: a pending question ends like any call cut short.
+      for (const [index, record] of records.entries()) {
+        if (record.status !== "awaiting_approval") continue;
+        const cut = {
+          ...record,
+          status: "aborted" as const,
+          error: new AbortedError("The run was aborted by the caller"),
+          content: toolMessages.aborted(record.toolName),
+        };
+        records[index] = cut;
+        await journal.recordOutcome(cut);
+      }
+    }
+    const runStep: RunStep = {
+      stepNumber: step.stepNumber,
+      message: step.message,
+      finishReason: step.finishReason,
+      usage: step.usage,
+      toolCalls: records,
+    };
+    steps.push(runStep);
+    if (journal.storeError) return finish("failed", journal.storeError);
+    if (awaiting && !signal.aborted) return finish("suspended");
+
+    messages.push(...journal.closeStep());
+    emit({ type: "step-finish", stepNumber: step.stepNumber, step: runStep });
+    const stop = decideStop({
+      signal,
+      askedForTools: (step.message.tool_calls?.length ?? 0) > 0,
+      stepNumber: step.stepNumber,
+      maxSteps: options.maxSteps,
+    });
+    if (stop) return finish(stop.status, stop.error);
+    if (journal.persistent) {
+      try {
+        await journal.save("running");
+      } catch (error) {
+        return finish("failed", error as Error);
+      }
+    }
+    return undefined;
+  };
+
   try {
-    for (let stepNumber = 1; ; stepNumber++) {
-      if (signal.aborted) return finish("aborted", runAbortedError(signal));
+    if (journal.persistent) await journal.save("running");
+    const open = journal.unfinishedCalls();
+    if (open) {
+      const ended = await settleStep({
+        stepNumber: journal.stepCount,
+        message: open.message,
+        calls: open.calls,
+        finishReason: null,
+        usage: undefined,
+      });
+      if (ended) return ended;
+    }
+    for (let stepNumber = journal.stepCount + 1; ; stepNumber++) {
+      if (signal.aborted) return await finish("aborted", runAbortedError(signal));
       let completion: ChatCompletion;
       try {
         completion = await callModel({
@@ -69,48 +170,29 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
           emit,
         });
       } catch (error) {
-        if (signal.aborted) return finish("aborted", runAbortedError(signal));
-        return finish("failed", asError(error));
+        if (signal.aborted) return await finish("aborted", runAbortedError(signal));
+        return await finish("failed", asError(error));
       }
       const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
       if (!choice) {
-        return finish(
+        return await finish(
           "failed",
           new SwitchyardError("The model's answer had no choices; nothing to act on"),
         );
       }
-      addUsage(usage, completion.usage);
+      addUsage(journal.usage, completion.usage);
       const message = normalizeAssistantMessage(choice.message, stepNumber);
       messages.push(message);
-      const toolCalls = await executeToolCalls(message.tool_calls ?? [], {
-        tools: settings.tools,
-        approver: settings.approver,
-        signal,
-        logger: settings.logger,
-        toolTimeoutMs: settings.toolTimeoutMs,
-        toolConcurrency: settings.toolConcurrency,
-        stepNumber,
-        emit,
-      });
-      for (const record of toolCalls) {
-        messages.push({ role: "tool", tool_call_id: record.toolCallId, content: record.content });
-      }
-      const step: RunStep = {
+      journal.stepCount = stepNumber;
+      journal.openStep(message);
+      const ended = await settleStep({
         stepNumber,
         message,
+        calls: message.tool_calls ?? [],
         finishReason: choice.finish_reason ?? null,
         usage: completion.usage,
-        toolCalls,
-      };
-      steps.push(step);
-      emit({ type: "step-finish", stepNumber, step });
-      const stop = decideStop({
-        signal,
-        askedForTools: toolCalls.length > 0,
-        stepNumber,
-        maxSteps: options.maxSteps,
       });
-      if (stop) return finish(stop.status, stop.error);
+      if (ended) return ended;
     }
   } catch (error) {
     return finish(
@@ -120,7 +202,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
   }
 }
 
-function buildRequest(settings: AgentSettings, messages: ChatMessage[]): ChatRequest {
+function buildRequest(settings: AgentSettings, messages: RunJournal["messages"]): ChatRequest {
   return {
     ...settings.requestOptions,
     messages: [...messages],

@@ -4,15 +4,18 @@ import type {
   ChatUsage,
 } from "../clients/reasoner/chat-types.js";
 import type { AbortedError } from "../errors/transport-errors.js";
-import type { ApprovalRecord } from "./approval-gate.js";
+import type { ApprovalRecord, PendingRecord } from "./approval-gate.js";
+import type { RunState } from "./durable/run-state.js";
 import type { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 
 /**
  * How a run ended. `completed`: the model answered without asking for tools.
  * `max_steps`: the step budget ran out. `aborted`: the caller's signal fired.
- * `failed`: the model could not be reached or answered something unusable.
+ * `failed`: the model could not be reached or answered something unusable
+ * (or the run's state could not be saved). `suspended`: an approval is
+ * pending (`suspendOnApproval`); `agent.resume(state)` goes on later.
  */
-export type RunStatus = "completed" | "max_steps" | "aborted" | "failed";
+export type RunStatus = "completed" | "max_steps" | "aborted" | "failed" | "suspended";
 
 /** Tokens summed over every model call of a run. */
 export interface RunUsage {
@@ -38,6 +41,9 @@ export interface ToolCallRecordBase {
 /**
  * One tool call and its outcome. `succeeded` holds the tool's result as it
  * returned it; the model saw a redacted JSON copy (`content`).
+ * `awaiting_approval`: the run suspends until the answer comes; there is no
+ * tool message yet (`content` is empty). `outcome_unknown`: a destructive
+ * call had started when an earlier process stopped, and it is not run again.
  */
 export type ToolCallRecord = ToolCallRecordBase &
   (
@@ -48,6 +54,8 @@ export type ToolCallRecord = ToolCallRecordBase &
     | { status: "timed_out"; error: ToolTimeoutError }
     | { status: "refused" }
     | { status: "aborted"; error: AbortedError }
+    | { status: "awaiting_approval"; approval: PendingRecord }
+    | { status: "outcome_unknown" }
   );
 
 /** How a tool call ended. */
@@ -60,7 +68,7 @@ export interface RunStep {
   /** The assistant message, as added to the conversation. */
   message: ChatAssistantMessage;
   finishReason: string | null;
-  /** The model call's usage, when the service reported it. */
+  /** The model call's usage, when the service reported it (not on a resumed step). */
   usage: ChatUsage | undefined;
   /** In the order the model asked for them. */
   toolCalls: ToolCallRecord[];
@@ -81,13 +89,28 @@ export interface RunResult {
    * the conversation can be sent again to continue.
    */
   messages: ChatMessage[];
+  /**
+   * The steps of this call. After `resume()`, the first is the step the run
+   * had stopped in, holding only the tool calls settled now; step numbers
+   * go on from the saved run's. A `suspended` run's last step holds its
+   * `awaiting_approval` calls.
+   */
   steps: RunStep[];
   usage: RunUsage;
   /**
-   * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`, or
-   * the model's error (an `ApiError`, `ConnectionError`, ...).
+   * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`,
+   * the model's error (an `ApiError`, `ConnectionError`, ...), or a
+   * `RunStoreError` when the run's state could not be saved.
    */
   error?: Error;
+  /** The run's id, when it is durable (a run store, `suspendOnApproval`, or a resume). */
+  runId?: string;
+  /**
+   * The run's saved state (redacted), when it is durable; pass it to
+   * `agent.resume()` to go on with a `suspended` run. When a save failed
+   * (status `failed`, `RunStoreError`), it is the state that could not be saved.
+   */
+  state?: RunState;
 }
 
 /** Zero usage, the start of a sum. */

@@ -13,7 +13,10 @@ export function isSecretKey(key: string): boolean {
   return secretKeyPattern.test(key);
 }
 
-const bearerPattern = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+// A credential after "Bearer": long, or with a digit or punctuation inside
+// it, so prose such as "the bearer token is invalid." stays readable.
+const bearerPattern =
+  /(bearer\s+)(?:[A-Za-z0-9._~+/=-]{20,}|(?=[A-Za-z0-9._~+/=-]{6,})[A-Za-z]*[0-9._~+/=-][A-Za-z0-9._~+/=-]*[A-Za-z0-9=])/gi;
 const jwtPattern = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g;
 
 /**

@@ -1,4 +1,9 @@
-export { type ScriptedApproval, ScriptedApprover } from "./scripted-approver.js";
+export {
+  type ScriptedApproval,
+  ScriptedApprover,
+  type ScriptedCheck,
+  type ScriptedCheckAnswer,
+} from "./scripted-approver.js";
 export {
   type ScriptedAnswer,
   type ScriptedFailure,

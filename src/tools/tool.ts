@@ -50,7 +50,10 @@ export interface Tool<Args = unknown, Result = unknown> {
   execute(args: Args, context: ToolContext): Promise<Result>;
   readonly needsApproval: NeedsApproval<Args>;
   /** Words for the approver; when absent a generic description is built from the arguments. */
-  describeAction?: (args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>;
+  describeAction?: (
+    args: Args,
+    context: ToolContext,
+  ) => ActionDescription | Promise<ActionDescription>;
 }
 
 /** A tool of any argument and result type, as agents and tool sets hold them. */

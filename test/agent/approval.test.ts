@@ -49,9 +49,13 @@ describe("the approval gate fails closed", () => {
       status: "refused",
       approval: { outcome: "refused", code: "no_approver" },
     });
-    expect(told).toBe(
-      "The call to delete_callbacks was not run: approval could not be obtained (no approver is configured, so calls that need approval are refused). Do not retry the same call unless the user asks you to.",
-    );
+    expect(JSON.parse(told)).toEqual({
+      error: "approval_refused",
+      code: "no_approver",
+      reason: "no approver is configured, so calls that need approval are refused",
+      message:
+        "The call to delete_callbacks was not run: approval could not be obtained (no approver is configured, so calls that need approval are refused). Do not retry the same call unless the user asks you to.",
+    });
   });
 
   it("tells the model the human declined", async () => {
@@ -64,9 +68,13 @@ describe("the approval gate fails closed", () => {
       reason: "the scripted approver said no",
       interactionId: "scripted-interaction-1",
     });
-    expect(told).toBe(
-      "The call to delete_callbacks was not run: the human declined it (the scripted approver said no). Do not retry the same call unless the user asks you to.",
-    );
+    expect(JSON.parse(told)).toEqual({
+      error: "approval_refused",
+      code: "denied",
+      reason: "the scripted approver said no",
+      message:
+        "The call to delete_callbacks was not run: the human declined it (the scripted approver said no). Do not retry the same call unless the user asks you to.",
+    });
   });
 
   const refusals: Array<[string, ScriptedApproval, string]> = [
@@ -101,7 +109,9 @@ describe("the approval gate fails closed", () => {
     const { executions, told, record } = await runWith(new ScriptedApprover([answer]));
     expect(executions).toEqual([]);
     expect(record).toMatchObject({ status: "refused", approval: { outcome: "refused", code } });
-    expect(told).toMatch(
+    const parsed = JSON.parse(told);
+    expect(parsed).toMatchObject({ error: "approval_refused", code });
+    expect(parsed.message).toMatch(
       /^The call to delete_callbacks was not run: approval could not be obtained \(.+\)\. Do not retry/,
     );
     expect(told).not.toContain("abc.def.ghi");

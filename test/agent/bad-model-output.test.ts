@@ -37,8 +37,11 @@ describe("nothing the model sends crashes the run", () => {
       toolCalls: [{ name: "add_numbers", arguments: '{"a": 1, "b":' }],
     });
     expect(calls).toHaveLength(0);
-    expect(told).toMatch(/^Error: the arguments for add_numbers are not valid JSON \(.+\)\./);
-    expect(told).toContain("call again");
+    const parsed = JSON.parse(told);
+    expect(parsed).toMatchObject({ error: "invalid_arguments" });
+    expect(parsed.message).toMatch(/^The arguments for add_numbers are not valid JSON \(.+\)\./);
+    expect(parsed.message).toContain("call again");
+    expect(parsed.issues[0]).toMatch(/^\(root\): not valid JSON/);
     expect(record.status).toBe("invalid_arguments");
     if (record.status === "invalid_arguments") {
       expect(record.error).toBeInstanceOf(InvalidToolInputError);
@@ -51,14 +54,15 @@ describe("nothing the model sends crashes the run", () => {
       toolCalls: [{ name: "add_numbers", arguments: { a: "one", b: 500 } }],
     });
     expect(calls).toHaveLength(0);
-    expect(told).toBe(
-      [
-        "Error: invalid arguments for add_numbers:",
-        "- a: Invalid input: expected number, received string",
-        "- b: Too big: expected number to be <=100",
-        "Fix the arguments and call again.",
-      ].join("\n"),
-    );
+    expect(JSON.parse(told)).toEqual({
+      error: "invalid_arguments",
+      message:
+        "Invalid arguments for add_numbers; nothing was run. Fix the arguments listed in issues and call again.",
+      issues: [
+        "a: Invalid input: expected number, received string",
+        "b: Too big: expected number to be <=100",
+      ],
+    });
     expect(record.status === "invalid_arguments" && record.error.issues).toEqual([
       "a: Invalid input: expected number, received string",
       "b: Too big: expected number to be <=100",
@@ -68,9 +72,12 @@ describe("nothing the model sends crashes the run", () => {
 
   it("reports an unknown tool with the valid names", async () => {
     const { told, record } = await runOneCall({ toolCalls: [{ name: "multiply", arguments: {} }] });
-    expect(told).toBe(
-      'Error: there is no tool named "multiply". Valid tool names: add_numbers. Call one of these, with its exact name.',
-    );
+    expect(JSON.parse(told)).toEqual({
+      error: "unknown_tool",
+      message:
+        'There is no tool named "multiply". Valid tool names: add_numbers. Call one of these, with its exact name.',
+      valid_tools: ["add_numbers"],
+    });
     expect(record.status).toBe("unknown_tool");
   });
 
@@ -89,9 +96,11 @@ describe("nothing the model sends crashes the run", () => {
     ]);
     const result = await new Agent({ model, tools: [failing] }).run("go");
     const told = toolMessages(model.requests[1]?.messages ?? [])[0]?.content;
-    expect(told).toBe(
-      "Error: the tool add_numbers failed: TypeError: upstream said: Authorization: Bearer [redacted] is invalid",
-    );
+    expect(JSON.parse(told ?? "")).toEqual({
+      error: "tool_failed",
+      message:
+        "The tool add_numbers failed: TypeError: upstream said: Authorization: Bearer [redacted] is invalid",
+    });
     const record = result.steps[0]?.toolCalls[0];
     expect(record?.status).toBe("failed");
     if (record?.status === "failed") {
@@ -121,8 +130,10 @@ describe("nothing the model sends crashes the run", () => {
     const result = await new Agent({ model, tools: [slow], toolTimeoutMs: 50 }).run("go");
     expect(sawAbort).toBe(true);
     expect(result.status).toBe("completed");
-    expect(toolMessages(model.requests[1]?.messages ?? [])[0]?.content).toMatch(
-      /^Error: the tool add_numbers did not finish within 50 ms and was stopped\. It may or may not have taken effect/,
+    const told = JSON.parse(toolMessages(model.requests[1]?.messages ?? [])[0]?.content ?? "");
+    expect(told).toMatchObject({ error: "tool_timeout", timeout_ms: 50 });
+    expect(told.message).toMatch(
+      /^The tool add_numbers did not finish within 50 ms and was stopped\. It may or may not have taken effect/,
     );
     const record = result.steps[0]?.toolCalls[0];
     expect(record?.status).toBe("timed_out");

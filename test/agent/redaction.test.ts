@@ -56,7 +56,9 @@ describe("tool results reach the model without secrets", () => {
 
   it("tells the model when a result cannot be JSON", async () => {
     const { told, run } = await toldAfter({ big: 10n });
-    expect(told).toMatch(
+    const parsed = JSON.parse(told);
+    expect(parsed.error).toBe("result_unserializable");
+    expect(parsed.message).toMatch(
       /^The tool fetch_secretly ran, but its result could not be turned into JSON/,
     );
     expect(run.status).toBe("completed");

@@ -36,6 +36,14 @@ describe("redaction", () => {
     );
   });
 
+  it("keeps prose about bearer tokens readable", () => {
+    expect(redactText("The bearer token is not valid.")).toBe("The bearer token is not valid.");
+    expect(redactText("send a bearer token.")).toBe("send a bearer token.");
+    expect(redactText("Bearer abc.def.ghi rejected")).toBe("Bearer [redacted] rejected");
+    expect(redactText("Authorization: Bearer abc123")).toBe("Authorization: Bearer [redacted]");
+    expect(redactText("Bearer sk_live_abcdefghijklmnopqrstuvwxyz")).toBe("Bearer [redacted]");
+  });
+
   it("cuts cycles", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;

@@ -23,6 +23,11 @@ export interface MessagingApproverOptions {
   /** First pause between reads of the answer; the pauses grow up to 5 s. @default 250 */
   pollIntervalMs?: number | undefined;
   /**
+   * Longest pause between reads of the answer: lower it where a person
+   * answers quickly and the run should notice at once. @default 5000
+   */
+  maxPollIntervalMs?: number | undefined;
+  /**
    * Receives the audit line of each decision (`msg: "approval decision"`) and
    * warnings, under `component: "messaging-approver"`.
    * @default the logger of the approval context (the agent's)
@@ -40,6 +45,7 @@ export interface ResolvedMessagingApproverOptions {
   subscriptionLinkId: string;
   timeoutMs: number;
   pollIntervalMs: number | undefined;
+  maxPollIntervalMs: number | undefined;
   logger: Logger | undefined;
   messageExpiresInSeconds: number;
   onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
@@ -98,6 +104,10 @@ export function resolveMessagingApproverOptions(
     options.pollIntervalMs === undefined
       ? undefined
       : positiveInteger(options.pollIntervalMs, "pollIntervalMs", "milliseconds", problems);
+  const maxPollIntervalMs =
+    options.maxPollIntervalMs === undefined
+      ? undefined
+      : positiveInteger(options.maxPollIntervalMs, "maxPollIntervalMs", "milliseconds", problems);
   const messageExpiresInSeconds = positiveInteger(
     options.messageExpiresInSeconds ?? Math.max(1, Math.ceil(timeoutMs / 1000)),
     "messageExpiresInSeconds",
@@ -118,6 +128,7 @@ export function resolveMessagingApproverOptions(
     subscriptionLinkId,
     timeoutMs,
     pollIntervalMs,
+    maxPollIntervalMs,
     logger,
     messageExpiresInSeconds,
     onDecision,

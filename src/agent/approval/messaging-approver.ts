@@ -249,7 +249,7 @@ export class MessagingApprover implements Approver {
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
-    const { client, timeoutMs, pollIntervalMs } = this.#options;
+    const { client, timeoutMs, pollIntervalMs, maxPollIntervalMs } = this.#options;
     const { messageId, interactionId } = asked;
     const tool = `"${action.toolName}"`;
     let outcome: InteractionOutcome;
@@ -258,6 +258,7 @@ export class MessagingApprover implements Approver {
         timeoutMs,
         signal: context.signal,
         ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+        ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
       });
     } catch (error) {
       if (error instanceof AbortedError || context.signal.aborted) {

@@ -92,9 +92,9 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
 
 function formatQuestion(question: InteractionQuestion): string {
   const lines = ["", `Interaction ${question.interaction_id}:`, `  ${question.text}`];
-  const details =
-    Object.keys(question.metadata).length > 0 ? JSON.stringify(question.metadata) : "";
-  if (details) lines.push(`  details: ${details}`);
+  // The fingerprint and ids in the metadata are for machines; the text says what a person needs.
+  const tool = question.metadata.tool;
+  if (typeof tool === "string") lines.push(`  (tool ${tool})`);
   if (question.options.length === 0) {
     lines.push("Type your answer: ");
   } else {

@@ -1,0 +1,44 @@
+/**
+ * callback-cleanup, the demo: find the webhook callbacks that still point at
+ * a retired host, delete them once a person approves, and report.
+ *
+ *   npx tsx examples/callback-cleanup.ts              # against the simulators
+ *   npx tsx examples/callback-cleanup.ts --approve deny --json
+ *
+ * The same as `switchyard run callback-cleanup`.
+ */
+import { Agent, orderTools } from "switchyard";
+import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+
+// The model sees every tool it is given: offer only what the task needs, so a
+// confused model cannot cancel orders while cleaning up callbacks.
+const toolNames = ["list_callbacks", "delete_callbacks"];
+
+const instructions = `You keep the order service's webhook callbacks tidy.
+List the callbacks, pick exactly those whose URL host is the host the user names or a subdomain of it, and delete them with one delete_callbacks call.
+A person is asked to approve every deletion. If the deletion is refused, say that nothing was deleted and why; do not retry.
+Never delete a callback on any other host, even a similar-looking one.
+Finish with a short report: how many callbacks were deleted, their URLs, and any that failed.`;
+
+/** The callback-cleanup example, as `switchyard run` and the tests run it. */
+export const callbackCleanup: ExampleDefinition = {
+  name: "callback-cleanup",
+  description: "Find callbacks pointing at a retired host, delete them after approval, report.",
+  defaultTask:
+    "Remove every callback that points at the retired host hooks.old-warehouse.example. Leave all other callbacks alone.",
+  instructions,
+  uses: ["orders", "messaging"],
+  createAgent: (services) =>
+    new Agent({
+      model: services.model,
+      tools: orderTools(services.orders).filter((tool) => toolNames.includes(tool.name)),
+      instructions,
+      // delete_callbacks needs approval by default: the approver asks the person
+      // through the messaging service, and only an "approve" for exactly these
+      // ids lets the deletion run.
+      approver: services.approver,
+      logger: services.logger,
+    }),
+};
+
+runIfMain(import.meta.url, callbackCleanup);

@@ -1,0 +1,133 @@
+/**
+ * custom-tool: Switchyard embedded as a library. The application defines its
+ * own tool (apply_discount, over OrderClient.updateOrders) and its own
+ * approval policy: small discounts go through, larger ones wait for a person.
+ *
+ *   npx tsx examples/custom-tool.ts                      # 15 %: asks the person
+ *   npx tsx examples/custom-tool.ts --task "Give order ORD-1042 a 5% discount because it shipped late."
+ *
+ * The same as `switchyard run custom-tool`.
+ */
+import {
+  Agent,
+  type ApprovalAction,
+  type ApprovalContext,
+  type ApprovalDecision,
+  type Approver,
+  defineTool,
+  MessagingApprover,
+  type OrderClient,
+} from "switchyard";
+import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+import { z } from "zod";
+
+/** Discounts up to this percentage need no sign-off. */
+const autoApprovedPercent = 5;
+
+/**
+ * apply_discount: records a discount on an order. The order service keeps
+ * fields it does not know, so the discount is stored as `discount_percent`
+ * and `discount_reason` on the order (PUT /orders).
+ */
+export function applyDiscountTool(orders: OrderClient) {
+  return defineTool({
+    name: "apply_discount",
+    description:
+      "Gives one order a percentage discount, with the reason shown to the customer. Returns the order id and the discount applied. If the result has error approval_refused, nothing was changed: tell the user why.",
+    // The schema is the first line of defence: the model cannot ask for 80 %.
+    parameters: z.object({
+      customer_identifier: z.string().min(1).describe("The order's identifier, e.g. ORD-1042."),
+      percent: z.number().min(1).max(50).describe("The discount, from 1 to 50 percent."),
+      reason: z.string().min(3).max(200).describe("Why the customer gets it."),
+    }),
+    // Every call goes to the approver; the approver decides who has to say yes.
+    needsApproval: true,
+    describeAction: ({ customer_identifier, percent, reason }) => ({
+      summary: `Give order ${customer_identifier} a ${percent}% discount`,
+      details: [`reason: ${reason}`],
+      // A discount can be changed back, unlike a deleted callback.
+      irreversible: false,
+    }),
+    execute: async ({ customer_identifier, percent, reason }, { signal }) => {
+      const result = await orders.updateOrders(
+        [{ customer_identifier, discount_percent: percent, discount_reason: reason }],
+        { signal },
+      );
+      const item = result.results[0];
+      if (item?.status !== "success") {
+        // Thrown errors reach the model as tool_failed, with this message.
+        throw new Error(
+          `The order service did not apply the discount to ${customer_identifier}: ${item?.error_message ?? "no answer for this order"}`,
+        );
+      }
+      return { customer_identifier, discount_percent: percent, applied: true };
+    },
+  });
+}
+
+/**
+ * The application's approval policy: apply_discount calls up to
+ * `autoApprovedPercent` are approved here; everything else goes to a person.
+ */
+export class DiscountApprover implements Approver {
+  readonly #person: Approver;
+
+  constructor(person: Approver) {
+    this.#person = person;
+  }
+
+  async requestApproval(
+    action: ApprovalAction,
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision> {
+    const { percent } = action.arguments as { percent?: unknown };
+    if (
+      action.toolName === "apply_discount" &&
+      typeof percent === "number" &&
+      percent <= autoApprovedPercent
+    ) {
+      // An approval must carry the action's fingerprint: it approves exactly
+      // these arguments, once.
+      return {
+        outcome: "approved",
+        fingerprint: action.fingerprint,
+        approvedBy: `policy: discounts up to ${autoApprovedPercent}%`,
+      };
+    }
+    return this.#person.requestApproval(action, context);
+  }
+}
+
+const instructions = `You handle customer-service adjustments to orders.
+To give a discount, call apply_discount once with the order id, the percentage and the reason from the request.
+Never change the percentage the user asked for. If the discount is refused or fails, say so and why.
+Finish with one sentence saying whether the discount was applied.`;
+
+/** The custom-tool example, as `switchyard run` and the tests run it. */
+export const customTool: ExampleDefinition = {
+  name: "custom-tool",
+  description:
+    "Library use: your own apply_discount tool, gated by your own approver (<= 5 % automatic, else a person).",
+  defaultTask: "Give order ORD-1042 a 15% goodwill discount because it shipped late.",
+  instructions,
+  uses: ["orders", "messaging"],
+  createAgent: (services) => {
+    // The person is reached the same way as in the other examples: an
+    // interaction through the messaging service, on their subscription link.
+    const person = new MessagingApprover({
+      client: services.messaging,
+      subscriptionLinkId: services.approverLinkId,
+      maxPollIntervalMs: 1_000,
+      logger: services.logger,
+    });
+    return new Agent({
+      model: services.model,
+      tools: [applyDiscountTool(services.orders)],
+      instructions,
+      approver: new DiscountApprover(person),
+      logger: services.logger,
+    });
+  },
+};
+
+runIfMain(import.meta.url, customTool);

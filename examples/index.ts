@@ -1,0 +1,19 @@
+/**
+ * The example agents `switchyard run` knows, in the order `switchyard
+ * examples` lists them. Each file also runs on its own with `npx tsx`.
+ */
+import type { ExampleDefinition } from "switchyard/cli";
+import { callbackCleanup } from "./callback-cleanup.js";
+import { customTool } from "./custom-tool.js";
+import { docsEdit } from "./docs-edit.js";
+import { orderReport } from "./order-report.js";
+
+export { callbackCleanup, customTool, docsEdit, orderReport };
+
+/** Every example, the demo first. */
+export const examples: readonly ExampleDefinition[] = [
+  callbackCleanup,
+  docsEdit,
+  orderReport,
+  customTool,
+];

@@ -1,0 +1,100 @@
+import { isObject, nonEmptyString } from "./check-state-messages.js";
+import type { FinishedCallStatus, PendingCallPhase, PendingToolCall } from "./run-state.js";
+
+const phases: readonly PendingCallPhase[] = [
+  "requested",
+  "awaiting_approval",
+  "started",
+  "finished",
+];
+
+const finishedStatuses: readonly FinishedCallStatus[] = [
+  "succeeded",
+  "invalid_arguments",
+  "unknown_tool",
+  "failed",
+  "timed_out",
+  "refused",
+  "aborted",
+  "outcome_unknown",
+];
+
+/**
+ * Checks the `pendingCalls` of a run state, one problem per wrong field,
+ * and returns copies of the calls that passed.
+ */
+export function checkPendingCalls(value: unknown, problems: string[]): PendingToolCall[] {
+  if (!Array.isArray(value)) {
+    problems.push("pendingCalls must be an array (empty when no step is open)");
+    return [];
+  }
+  const calls: PendingToolCall[] = [];
+  const seen = new Set<string>();
+  value.forEach((call: unknown, index) => {
+    const before = problems.length;
+    const path = `pendingCalls[${index}]`;
+    const checked = checkCall(call, path, problems);
+    if (checked && seen.has(checked.toolCallId)) {
+      problems.push(`${path}.toolCallId "${checked.toolCallId}" appears twice`);
+    }
+    if (checked && problems.length === before) {
+      seen.add(checked.toolCallId);
+      calls.push(checked);
+    }
+  });
+  return calls;
+}
+
+function checkCall(call: unknown, path: string, problems: string[]): PendingToolCall | undefined {
+  if (!isObject(call)) {
+    problems.push(`${path} must be an object`);
+    return undefined;
+  }
+  const { toolCallId, toolName, rawArguments, phase, fingerprint, interactionId, status, content } =
+    call;
+  if (!nonEmptyString(toolCallId)) problems.push(`${path}.toolCallId must be a non-empty string`);
+  if (typeof toolName !== "string") problems.push(`${path}.toolName must be a string`);
+  if (typeof rawArguments !== "string") problems.push(`${path}.rawArguments must be a string`);
+  if (!phases.includes(phase as PendingCallPhase)) {
+    problems.push(
+      `${path}.phase must be one of ${phases.join(", ")}; got ${JSON.stringify(phase) ?? "nothing"}`,
+    );
+  }
+  const optionalString = (name: string, field: unknown) => {
+    if (field !== undefined && typeof field !== "string") {
+      problems.push(`${path}.${name} must be a string when present`);
+    }
+  };
+  optionalString("fingerprint", fingerprint);
+  optionalString("interactionId", interactionId);
+  optionalString("content", content);
+  if (status !== undefined && !finishedStatuses.includes(status as FinishedCallStatus)) {
+    problems.push(`${path}.status must be one of ${finishedStatuses.join(", ")} when present`);
+  }
+  if (
+    (phase === "awaiting_approval" || phase === "started") &&
+    !(typeof fingerprint === "string" && fingerprint.startsWith("sha256:"))
+  ) {
+    problems.push(`${path} is ${phase} but has no "sha256:" fingerprint`);
+  }
+  if (phase === "awaiting_approval" && !nonEmptyString(interactionId)) {
+    problems.push(
+      `${path} is awaiting_approval but names no interactionId to read the answer from`,
+    );
+  }
+  if (phase === "finished" && (typeof content !== "string" || status === undefined)) {
+    problems.push(`${path} is finished but lacks its status or its tool message (content)`);
+  }
+  if (!nonEmptyString(toolCallId)) return undefined;
+  return {
+    toolCallId,
+    toolName: String(toolName),
+    rawArguments: String(rawArguments),
+    ...("arguments" in call ? { arguments: structuredClone(call.arguments) } : {}),
+    phase: phase as PendingCallPhase,
+    ...(typeof fingerprint === "string" ? { fingerprint } : {}),
+    ...(typeof interactionId === "string" ? { interactionId } : {}),
+    ...(status !== undefined ? { status: status as FinishedCallStatus } : {}),
+    ...(typeof content === "string" ? { content } : {}),
+  };
+}

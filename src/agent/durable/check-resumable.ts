@@ -1,0 +1,42 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { Approver } from "../approver.js";
+import { RunNotResumableError } from "./durable-errors.js";
+import type { RunState } from "./run-state.js";
+
+/**
+ * Throws unless the run can go on in this process: it is `suspended` (or
+ * `running` with `takeOver`, after a crash), an approver able to read
+ * earlier answers is there when some call awaits one, and the step budget
+ * is not spent.
+ */
+export function checkResumable(
+  state: RunState,
+  options: { approver: Approver | undefined; takeOver: boolean; maxSteps: number },
+): void {
+  const { runId, status } = state;
+  if (status === "running" && !options.takeOver) {
+    throw new RunNotResumableError(
+      runId,
+      status,
+      `Run "${runId}" is marked running (last saved ${state.updatedAt}): another process may still be working on it. If that process is gone (it crashed or was killed), resume with { takeOver: true }; destructive calls it had started are not run again.`,
+    );
+  }
+  if (status !== "running" && status !== "suspended") {
+    throw new RunNotResumableError(
+      runId,
+      status,
+      `Run "${runId}" already ended with status ${status}; only a suspended run can be resumed. To go on with its conversation, start a new run with state.messages as the input.`,
+    );
+  }
+  const awaiting = state.pendingCalls.filter((call) => call.phase === "awaiting_approval");
+  if (awaiting.length > 0 && typeof options.approver?.checkApproval !== "function") {
+    throw new ConfigurationError(
+      `Run "${runId}" waits for the answer to ${awaiting.length} approval request(s) (${awaiting.map((call) => call.toolName).join(", ")}), and ${options.approver ? "this agent's approver has no checkApproval() to read it" : "this agent has no approver"}. Resume it with an approver that supports durable runs, e.g. a MessagingApprover for the same messaging service.`,
+    );
+  }
+  if (state.pendingCalls.length === 0 && state.stepCount >= options.maxSteps) {
+    throw new ConfigurationError(
+      `Run "${runId}" has made ${state.stepCount} model call(s), its whole budget of ${options.maxSteps}; pass a larger maxSteps to resume it.`,
+    );
+  }
+}

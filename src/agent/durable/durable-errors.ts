@@ -1,0 +1,70 @@
+import { SwitchyardError } from "../../errors/switchyard-error.js";
+
+/**
+ * A run state that cannot be read: not JSON, not a run state (no or another
+ * `format` marker), written by a newer version, or with fields missing or
+ * wrong. `source` names the file (or "the value given"); `problems`
+ * lists each thing wrong, so nothing is ever half-read.
+ */
+export class RunStateError extends SwitchyardError {
+  override readonly name: string = "RunStateError";
+  /** The file path, or a description of where the state came from. */
+  readonly source: string;
+  readonly problems: readonly string[];
+
+  constructor(source: string, problems: string | readonly string[], options?: { cause?: unknown }) {
+    const list = typeof problems === "string" ? [problems] : [...problems];
+    super(
+      `Invalid run state (${source}): ${list.length === 1 ? list[0] : `${list.length} problems:\n- ${list.join("\n- ")}`}`,
+      options,
+    );
+    this.source = source;
+    this.problems = list;
+  }
+}
+
+/** No run with this id is in the store. */
+export class RunNotFoundError extends SwitchyardError {
+  override readonly name: string = "RunNotFoundError";
+  readonly runId: string;
+
+  constructor(runId: string, where: string) {
+    super(`No run "${runId}" in ${where}; list the runs to see which ids exist`);
+    this.runId = runId;
+  }
+}
+
+/** The run store could not save, read, list, delete or claim (disk full, no permission, ...). */
+export class RunStoreError extends SwitchyardError {
+  override readonly name: string = "RunStoreError";
+  /** `save`, `load`, `list`, `delete` or `claim`. */
+  readonly operation: string;
+  readonly runId: string | undefined;
+
+  constructor(
+    details: { operation: string; runId?: string | undefined; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(details.message, options);
+    this.operation = details.operation;
+    this.runId = details.runId;
+  }
+}
+
+/**
+ * The run cannot be resumed (or started under its id): it already ended
+ * (`status` is `completed`, `failed`, ...), it is marked `running` and may
+ * still be running in another process, another process holds its claim
+ * (`claimed`), or the state given is older than the one in the store.
+ */
+export class RunNotResumableError extends SwitchyardError {
+  override readonly name: string = "RunNotResumableError";
+  readonly runId: string;
+  readonly status: string;
+
+  constructor(runId: string, status: string, message: string) {
+    super(message);
+    this.runId = runId;
+    this.status = status;
+  }
+}

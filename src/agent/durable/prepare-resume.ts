@@ -1,0 +1,127 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { AgentSettings } from "../agent-options.js";
+import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
+import type { ResumeOptions } from "../run-options.js";
+import { checkResumable } from "./check-resumable.js";
+import { RunNotFoundError, RunNotResumableError } from "./durable-errors.js";
+import { parseRunState } from "./parse-run-state.js";
+import { findRunIdProblem } from "./run-id.js";
+import { RunJournal } from "./run-journal.js";
+import type { RunState } from "./run-state.js";
+
+/** A resume whose options were checked: the run's id, and its state when one was given. */
+export interface ResumeRequest {
+  runId: string;
+  given: RunState | undefined;
+  options: ResumeOptions;
+}
+
+/**
+ * The checks a resume can make at once: options, the run id (a run store
+ * is needed to resume by id), and a given state (readable, resumable).
+ * Throws ConfigurationError, RunStateError or RunNotResumableError.
+ */
+export function checkResumeRequest(
+  settings: AgentSettings,
+  stateOrRunId: RunState | string,
+  options: ResumeOptions,
+): ResumeRequest {
+  const problems = checkCommonOptions(options);
+  for (const name of ["suspendOnApproval", "takeOver"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "boolean") {
+      problems.push(`${name} must be true or false.`);
+    }
+  }
+  if (
+    options.suspendOnApproval === true &&
+    typeof settings.approver?.checkApproval !== "function"
+  ) {
+    problems.push(
+      "suspendOnApproval needs an approver with checkApproval(), to read the answer when the run is resumed.",
+    );
+  }
+  if (typeof stateOrRunId === "string") {
+    const problem = findRunIdProblem(stateOrRunId);
+    if (problem) problems.push(`${problem}.`);
+    else if (!settings.runStore) {
+      problems.push(
+        `Resuming run "${stateOrRunId}" by id needs a runStore in the agent options; pass the saved RunState instead, or configure the store it was saved in.`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  if (typeof stateOrRunId === "string") return { runId: stateOrRunId, given: undefined, options };
+  const given = parseRunState(stateOrRunId);
+  checkResumable(given, resumeChecks(settings, given, options));
+  return { runId: given.runId, given, options };
+}
+
+/**
+ * Claims the run (when the store can), reads its newest state from the
+ * store, checks it can go on here, and prepares the loop. A state given
+ * that is older than the store's is refused: resuming it could run again
+ * a call the newer state records. The claim is released if anything fails.
+ */
+export async function openResumedRun(
+  settings: AgentSettings,
+  request: ResumeRequest,
+): Promise<PreparedRun> {
+  const { runId, options } = request;
+  const store = settings.runStore;
+  const claim = await store?.claim?.(runId, { takeOver: options.takeOver === true });
+  try {
+    let state = request.given;
+    if (store) {
+      const stored = await loadIfPresent(store.load.bind(store), runId, state !== undefined);
+      if (stored && state && Date.parse(stored.updatedAt) > Date.parse(state.updatedAt)) {
+        throw new RunNotResumableError(
+          runId,
+          stored.status,
+          `The run store holds a newer state of run "${runId}" (saved ${stored.updatedAt}, status ${stored.status}) than the one given (saved ${state.updatedAt}); resume it by id to go on from where it is.`,
+        );
+      }
+      state ??= stored;
+    }
+    if (!state) throw new RunNotFoundError(runId, "the run store");
+    checkResumable(state, resumeChecks(settings, state, options));
+    const maxSteps = options.maxSteps ?? state.maxSteps;
+    return {
+      journal: new RunJournal({
+        runId,
+        store,
+        maxSteps,
+        messages: [...state.messages],
+        resumeFrom: state,
+      }),
+      maxSteps,
+      signal: options.signal ?? new AbortController().signal,
+      suspendOnApproval:
+        options.suspendOnApproval ?? typeof settings.approver?.checkApproval === "function",
+      claim,
+    };
+  } catch (error) {
+    await claim?.release().catch(() => {});
+    throw error;
+  }
+}
+
+function resumeChecks(settings: AgentSettings, state: RunState, options: ResumeOptions) {
+  return {
+    approver: settings.approver,
+    takeOver: options.takeOver === true,
+    maxSteps: options.maxSteps ?? state.maxSteps,
+  };
+}
+
+async function loadIfPresent(
+  load: (runId: string) => Promise<RunState>,
+  runId: string,
+  mayBeMissing: boolean,
+): Promise<RunState | undefined> {
+  try {
+    return await load(runId);
+  } catch (error) {
+    if (mayBeMissing && error instanceof RunNotFoundError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,52 @@
+import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
+import { canonicalJson } from "../../internal/canonical-json.js";
+import { redactValue } from "../../internal/redact.js";
+import type { RunState } from "./run-state.js";
+
+/**
+ * A copy of the state with secrets removed, as it may be saved or shown:
+ * secret-named fields and secret-shaped strings everywhere, including inside
+ * the JSON text of tool-call arguments, which plain value redaction would
+ * pass over as an opaque string.
+ */
+export function redactRunState(state: RunState): RunState {
+  const redacted = redactValue(state) as RunState;
+  return {
+    ...redacted,
+    messages: redacted.messages.map(redactToolCallArguments),
+    pendingCalls: redacted.pendingCalls.map((call) => ({
+      ...call,
+      rawArguments: redactArgumentsText(call.rawArguments),
+    })),
+  };
+}
+
+/**
+ * True when redaction would change `value`: it holds a secret, so a run
+ * state cannot keep it faithfully.
+ */
+export function holdsSecret(value: unknown): boolean {
+  return canonicalJson(redactValue(value)) !== canonicalJson(value);
+}
+
+function redactToolCallArguments(message: ChatMessage): ChatMessage {
+  if (message.role !== "assistant" || !message.tool_calls) return message;
+  return {
+    ...message,
+    tool_calls: message.tool_calls.map((call) => ({
+      ...call,
+      function: { ...call.function, arguments: redactArgumentsText(call.function.arguments) },
+    })),
+  };
+}
+
+/** The arguments text with secrets replaced, unchanged (byte for byte) when it holds none. */
+function redactArgumentsText(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return holdsSecret(parsed) ? JSON.stringify(redactValue(parsed)) : text;
+}

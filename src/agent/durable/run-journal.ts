@@ -1,0 +1,256 @@
+import type {
+  ChatAssistantMessage,
+  ChatMessage,
+  ChatToolCall,
+  ChatToolMessage,
+} from "../../clients/reasoner/chat-types.js";
+import { redactText } from "../../internal/redact.js";
+import { describeThrown } from "../describe-thrown.js";
+import type { RunUsage, ToolCallRecord } from "../run-result.js";
+import { RunStoreError } from "./durable-errors.js";
+import { redactRunState } from "./redact-run-state.js";
+import {
+  type FinishedCallStatus,
+  type PendingToolCall,
+  type RunState,
+  type RunStateStatus,
+  runStateFormat,
+  runStateVersion,
+} from "./run-state.js";
+import type { RunStore } from "./run-store.js";
+
+/** Where a run starts from: nothing (a new run) or a saved state. */
+export interface RunJournalOptions {
+  /** The run's id; `undefined` for a run that is not durable (nothing is saved or returned). */
+  runId: string | undefined;
+  /** Receives every save; without one the state lives in memory and is returned at the end. */
+  store: RunStore | undefined;
+  maxSteps: number;
+  messages: ChatMessage[];
+  /** From a saved state; a new run starts empty. */
+  resumeFrom?: Pick<RunState, "createdAt" | "stepCount" | "usage" | "pendingCalls">;
+}
+
+/**
+ * Everything one run must keep to go on in another process: the
+ * conversation, step count, usage and the tool calls of the open step, each
+ * with its phase. The loop appends to `messages` and `usage`; the journal
+ * saves the redacted state to the store when it matters: before a
+ * destructive call starts, after it finishes, when an approval is pending,
+ * at the end of each step and when the run ends. Saves are made one at a
+ * time, each with the newest state.
+ */
+export class RunJournal {
+  readonly runId: string | undefined;
+  readonly messages: ChatMessage[];
+  readonly usage: RunUsage;
+  readonly maxSteps: number;
+  /** Model calls made so far; the open step, when there is one, is the last. */
+  stepCount: number;
+  readonly #store: RunStore | undefined;
+  readonly #createdAt: string;
+  /** The open step's calls, by id, in the order the model asked for them. */
+  #calls = new Map<string, PendingToolCall>();
+  #status: RunStateStatus = "running";
+  #queue: Promise<unknown> = Promise.resolve();
+  #storeError: RunStoreError | undefined;
+  #error: Error | undefined;
+
+  constructor(options: RunJournalOptions) {
+    this.runId = options.runId;
+    this.#store = options.runId === undefined ? undefined : options.store;
+    this.maxSteps = options.maxSteps;
+    this.messages = options.messages;
+    const from = options.resumeFrom;
+    this.#createdAt = from?.createdAt ?? new Date().toISOString();
+    this.stepCount = from?.stepCount ?? 0;
+    this.usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, ...from?.usage };
+    for (const call of from?.pendingCalls ?? []) this.#calls.set(call.toolCallId, { ...call });
+  }
+
+  /** True when the run is durable: it has an id and its state is kept. */
+  get durable(): boolean {
+    return this.runId !== undefined;
+  }
+
+  /** True when the run's state goes to a store as it changes. */
+  get persistent(): boolean {
+    return this.#store !== undefined;
+  }
+
+  /** The first save that failed, if any; the run must stop, as later saves may fail too. */
+  get storeError(): RunStoreError | undefined {
+    return this.#storeError;
+  }
+
+  /** True while some tool call of the last step has no tool message yet. */
+  get hasOpenStep(): boolean {
+    return this.#calls.size > 0;
+  }
+
+  /** The open step's record of one call. */
+  pendingCall(toolCallId: string): PendingToolCall | undefined {
+    return this.#calls.get(toolCallId);
+  }
+
+  /** Starts a step: every call the model asked for is `requested`. */
+  openStep(message: ChatAssistantMessage): void {
+    this.#calls = new Map(
+      (message.tool_calls ?? []).map((call) => [
+        call.id,
+        {
+          toolCallId: call.id,
+          toolName: call.function.name,
+          rawArguments: call.function.arguments,
+          phase: "requested",
+        },
+      ]),
+    );
+  }
+
+  /** The open step's assistant message and the calls in it that are not finished. */
+  unfinishedCalls(): { message: ChatAssistantMessage; calls: ChatToolCall[] } | undefined {
+    const message = this.messages.at(-1);
+    if (!this.hasOpenStep || message?.role !== "assistant") return undefined;
+    const calls = (message.tool_calls ?? []).filter(
+      (call) => this.#calls.get(call.id)?.phase !== "finished",
+    );
+    return { message, calls };
+  }
+
+  /**
+   * Records, and saves when the store is set, that an approved destructive
+   * call is about to run. Resolves with the save's error when it failed:
+   * the call must then not run, since a crash could no longer be told apart
+   * from a call that never started (the run then fails after the step).
+   */
+  async markStarted(
+    toolCallId: string,
+    approved: { fingerprint: string; arguments: unknown },
+  ): Promise<RunStoreError | undefined> {
+    const call = this.#calls.get(toolCallId);
+    if (!call || !this.durable) return undefined;
+    const previous = { ...call };
+    Object.assign(call, {
+      phase: "started",
+      fingerprint: approved.fingerprint,
+      arguments: approved.arguments,
+    });
+    try {
+      await this.#persist();
+      return undefined;
+    } catch (error) {
+      this.#calls.set(toolCallId, previous);
+      this.#storeError ??= error as RunStoreError;
+      return error as RunStoreError;
+    }
+  }
+
+  /**
+   * Records how a call ended: its tool message, or, for a call awaiting an
+   * approval, the interaction to read the answer from. Saves when the call
+   * had started (its result closes the record) or awaits an answer (so a
+   * crash does not ask again). A failed save is kept in `storeError`.
+   */
+  async recordOutcome(record: ToolCallRecord): Promise<void> {
+    const call = this.#calls.get(record.toolCallId);
+    if (!call) return;
+    const wasStarted = call.phase === "started";
+    if (record.status === "awaiting_approval") {
+      Object.assign(call, {
+        phase: "awaiting_approval",
+        arguments: record.arguments,
+        fingerprint: record.approval.fingerprint,
+        interactionId: record.approval.interactionId,
+      });
+    } else {
+      Object.assign(call, {
+        phase: "finished",
+        status: record.status satisfies FinishedCallStatus,
+        content: record.content,
+        ...(record.arguments !== undefined ? { arguments: record.arguments } : {}),
+        ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
+        ...(record.approval?.interactionId !== undefined
+          ? { interactionId: record.approval.interactionId }
+          : {}),
+      });
+    }
+    if (!wasStarted && record.status !== "awaiting_approval") return;
+    try {
+      await this.#persist();
+    } catch (error) {
+      this.#storeError ??= error as RunStoreError;
+    }
+  }
+
+  /**
+   * Ends the open step: its tool messages, in the order the model asked for
+   * the calls. Call only when every call is finished.
+   */
+  closeStep(): ChatToolMessage[] {
+    const toolMessages = [...this.#calls.values()].map(
+      (call): ChatToolMessage => ({
+        role: "tool",
+        tool_call_id: call.toolCallId,
+        content: call.content ?? "",
+      }),
+    );
+    this.#calls = new Map();
+    return toolMessages;
+  }
+
+  /**
+   * Saves the state with this status (when the run is durable and has a
+   * store) and returns it. Rejects with `RunStoreError` when the save fails.
+   */
+  async save(status: RunStateStatus, error?: Error): Promise<RunState> {
+    this.#status = status;
+    this.#error = error;
+    return this.#persist();
+  }
+
+  /** The state as it stands, redacted; the same shape `save` writes. */
+  snapshot(): RunState {
+    return redactRunState({
+      format: runStateFormat,
+      version: runStateVersion,
+      runId: this.runId ?? "",
+      status: this.#status,
+      createdAt: this.#createdAt,
+      updatedAt: new Date().toISOString(),
+      maxSteps: this.maxSteps,
+      stepCount: this.stepCount,
+      usage: { ...this.usage },
+      messages: this.messages,
+      pendingCalls: [...this.#calls.values()],
+      ...(this.#error
+        ? { error: { name: this.#error.name, message: redactText(this.#error.message) } }
+        : {}),
+    });
+  }
+
+  #persist(): Promise<RunState> {
+    const store = this.#store;
+    const saving = this.#queue.then(async () => {
+      const state = this.snapshot();
+      if (!store) return state;
+      try {
+        await store.save(state);
+      } catch (error) {
+        throw error instanceof RunStoreError
+          ? error
+          : new RunStoreError(
+              {
+                operation: "save",
+                runId: state.runId,
+                message: `Could not save run "${state.runId}": ${redactText(describeThrown(error))}`,
+              },
+              { cause: error },
+            );
+      }
+      return state;
+    });
+    this.#queue = saving.catch(() => {});
+    return saving;
+  }
+}

@@ -1,0 +1,98 @@
+import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
+
+/** The `format` marker every run state carries; anything else is not a run state. */
+export const runStateFormat = "switchyard.run-state";
+
+/** The format version this code writes. Versions it can read: 1 to this. */
+export const runStateVersion = 1;
+
+/**
+ * Where a saved run stands. `running`: a process is (or was, until it
+ * crashed) working on it. `suspended`: it waits for an approval answer and
+ * can be resumed. The others are final, as in `RunResult.status`.
+ */
+export type RunStateStatus =
+  | "running"
+  | "suspended"
+  | "completed"
+  | "max_steps"
+  | "aborted"
+  | "failed";
+
+/** Every status, in the order the docs list them. */
+export const runStateStatuses: readonly RunStateStatus[] = [
+  "running",
+  "suspended",
+  "completed",
+  "max_steps",
+  "aborted",
+  "failed",
+];
+
+/**
+ * How far one tool call of the open step got. `requested`: the model asked
+ * for it, nothing was decided yet. `awaiting_approval`: the question is out
+ * (`interactionId`). `started`: an approved destructive call began and no
+ * result was recorded; it is never run again. `finished`: its tool message
+ * is in `content`.
+ */
+export type PendingCallPhase = "requested" | "awaiting_approval" | "started" | "finished";
+
+/** How a finished call ended, as `ToolCallRecord.status` says it. */
+export type FinishedCallStatus =
+  | "succeeded"
+  | "invalid_arguments"
+  | "unknown_tool"
+  | "failed"
+  | "timed_out"
+  | "refused"
+  | "aborted"
+  | "outcome_unknown";
+
+/** One tool call of the step the run stopped in. */
+export interface PendingToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments as the model sent them (JSON text), secrets redacted. */
+  rawArguments: string;
+  /** The parsed, validated arguments, secrets redacted; absent when not valid yet. */
+  arguments?: unknown;
+  phase: PendingCallPhase;
+  /** `sha256:` fingerprint of the tool name and arguments the approval binds to. */
+  fingerprint?: string;
+  /** The approver's interaction holding the question (`awaiting_approval`). */
+  interactionId?: string;
+  /** How the call ended (`finished`). */
+  status?: FinishedCallStatus;
+  /** The tool message for the model (`finished`). */
+  content?: string;
+}
+
+/**
+ * A run saved so it can go on in another process: versioned JSON holding the
+ * conversation, the step count, usage so far and the tool calls of the step
+ * the run stopped in. Secrets are redacted before it is saved or returned.
+ *
+ * When `pendingCalls` is not empty, the last message is the assistant
+ * message that asked for exactly those calls (same ids, same order) and its
+ * tool messages are not in `messages` yet: they are added, in that order,
+ * once every call is finished.
+ */
+export interface RunState {
+  format: typeof runStateFormat;
+  version: typeof runStateVersion;
+  runId: string;
+  status: RunStateStatus;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+  /** The step budget of the run (model calls). */
+  maxSteps: number;
+  /** Model calls made so far; the open step, when there is one, is the last of them. */
+  stepCount: number;
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  messages: ChatMessage[];
+  pendingCalls: PendingToolCall[];
+  /** Why the run stopped, for `failed`, `aborted` and `max_steps`. */
+  error?: { name: string; message: string };
+}

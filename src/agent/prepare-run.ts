@@ -1,0 +1,123 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import type { AgentSettings } from "./agent-options.js";
+import { positiveInteger } from "./agent-options.js";
+import { RunNotFoundError, RunStateError } from "./durable/durable-errors.js";
+import { findRunIdProblem, newRunId } from "./durable/run-id.js";
+import { RunJournal } from "./durable/run-journal.js";
+import type { RunState } from "./durable/run-state.js";
+import type { RunClaim } from "./durable/run-store.js";
+import type { ResumeOptions, RunOptions } from "./run-options.js";
+import { type AgentInput, startConversation } from "./start-conversation.js";
+
+/** Everything a loop needs, prepared before it starts. */
+export interface PreparedRun {
+  journal: RunJournal;
+  maxSteps: number;
+  signal: AbortSignal;
+  suspendOnApproval: boolean;
+  /** Held while the loop runs, released when it ends. */
+  claim?: RunClaim | undefined;
+}
+
+/**
+ * Checks a new run's input and options and builds its journal; throws one
+ * ConfigurationError listing every problem. A run is durable (has an id and
+ * a state) with `suspendOnApproval`, a given `runId` or a run store.
+ */
+export function prepareRun(
+  settings: AgentSettings,
+  input: AgentInput,
+  options: RunOptions,
+): PreparedRun {
+  const problems = checkCommonOptions(options);
+  const { approver, runStore } = settings;
+  if (options.suspendOnApproval !== undefined && typeof options.suspendOnApproval !== "boolean") {
+    problems.push("suspendOnApproval must be true or false.");
+  }
+  const suspendOnApproval = options.suspendOnApproval === true;
+  if (suspendOnApproval && typeof approver?.checkApproval !== "function") {
+    problems.push(
+      approver
+        ? "suspendOnApproval needs an approver with checkApproval(), to read the answer when the run is resumed (e.g. a MessagingApprover)."
+        : "suspendOnApproval needs an approver; configure one in the agent options.",
+    );
+  }
+  if (options.runId !== undefined) {
+    const problem = findRunIdProblem(options.runId);
+    if (problem) problems.push(`${problem}.`);
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  const messages = startConversation(input, settings.instructions);
+  const durable = suspendOnApproval || runStore !== undefined || options.runId !== undefined;
+  const maxSteps = options.maxSteps ?? settings.maxSteps;
+  return {
+    journal: new RunJournal({
+      runId: durable ? (options.runId ?? newRunId()) : undefined,
+      store: runStore,
+      maxSteps,
+      messages,
+    }),
+    maxSteps,
+    signal: options.signal ?? new AbortController().signal,
+    suspendOnApproval,
+  };
+}
+
+/**
+ * Claims a new durable run in the store (when it can claim) and, for an id
+ * the caller chose, checks the store has no run by that id: a
+ * ConfigurationError otherwise, so a run never overwrites another's record.
+ */
+export async function claimNewRun(
+  settings: AgentSettings,
+  prepared: PreparedRun,
+  idWasGiven: boolean,
+): Promise<void> {
+  const store = settings.runStore;
+  const runId = prepared.journal.runId;
+  if (!store || runId === undefined) return;
+  const claim = await store.claim?.(runId);
+  try {
+    if (idWasGiven) await checkRunIdFree(store.load.bind(store), runId);
+  } catch (error) {
+    await claim?.release().catch(() => {});
+    throw error;
+  }
+  prepared.claim = claim;
+}
+
+async function checkRunIdFree(
+  load: (runId: string) => Promise<RunState>,
+  runId: string,
+): Promise<void> {
+  let existing: RunState;
+  try {
+    existing = await load(runId);
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return;
+    if (error instanceof RunStateError) {
+      throw new ConfigurationError(
+        `Run id "${runId}" names a state in the run store that cannot be read (${error.message}); choose another id, or remove that state.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  throw new ConfigurationError(
+    `Run id "${runId}" is already in the run store (status ${existing.status}); choose another id, resume that run, or delete it from the store first.`,
+  );
+}
+
+/** The problems of the options every run and resume takes: `maxSteps` and `signal`. */
+export function checkCommonOptions(options: RunOptions | ResumeOptions): string[] {
+  const problems: string[] = [];
+  positiveInteger(options.maxSteps, 1, "maxSteps", problems);
+  const signal = options.signal as Partial<AbortSignal> | undefined;
+  if (
+    signal !== undefined &&
+    (typeof signal?.aborted !== "boolean" || typeof signal.addEventListener !== "function")
+  ) {
+    problems.push("signal must be an AbortSignal.");
+  }
+  return problems;
+}

@@ -1,0 +1,45 @@
+/** Options of one run (`agent.run()`, `agent.stream()`). */
+export interface RunOptions {
+  /** Stops the run: the model request, running tools and a pending approval. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the agent's `maxSteps` for this run. */
+  maxSteps?: number | undefined;
+  /**
+   * Ask the approver with `allowPending`: when it answers `pending`, the
+   * run ends with status `suspended` and a state to `resume()` later (in
+   * this process or another), instead of waiting. The other calls of the
+   * same answer still run or are refused as usual. Needs an approver with
+   * `checkApproval()`. A call whose arguments hold a secret cannot be
+   * saved, so its approval is waited for as without this option.
+   * @default false
+   */
+  suspendOnApproval?: boolean | undefined;
+  /**
+   * The run's id (1 to 128 letters, digits, `_`, `.`, `-`). Giving one makes
+   * the run durable; with a run store it must not be taken already.
+   * @default a new id (`run_<UTC time>_<8 hex>`) when the run is durable (`suspendOnApproval` or a `runStore`)
+   */
+  runId?: string | undefined;
+}
+
+/** Options of `agent.resume()` and `agent.resumeStream()`. */
+export interface ResumeOptions {
+  /** Stops the resumed run. */
+  signal?: AbortSignal | undefined;
+  /** Overrides the step budget saved with the run (model calls in all, not from now). */
+  maxSteps?: number | undefined;
+  /**
+   * Whether new approval requests of the resumed run may suspend it again.
+   * Answers still pending from before always suspend it again.
+   * @default true when the approver has `checkApproval()`
+   */
+  suspendOnApproval?: boolean | undefined;
+  /**
+   * Resume a run marked `running`, or claimed by another process: that
+   * process crashed or was killed. A destructive call it had started is not
+   * run again; the model is told its outcome is unknown. Only when you know
+   * no other process works on the run.
+   * @default false
+   */
+  takeOver?: boolean | undefined;
+}

@@ -1,0 +1,189 @@
+import type { ApprovalRecord } from "../agent/approval-gate.js";
+import type { RunResult, RunStatus, RunUsage, ToolCallRecord } from "../agent/run-result.js";
+import { redactText, redactValue } from "../internal/redact.js";
+import type { ServiceName } from "./read-service-settings.js";
+import type { ServiceOrigin } from "./resolve-services.js";
+
+/** One model call of the run, summarised. */
+export interface RunReportStep {
+  step: number;
+  finishReason: string | null;
+  /** The assistant's text of this step ("" when it only called tools). */
+  text: string;
+  /** Names of the tools it called, in order. */
+  toolCalls: string[];
+  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
+}
+
+/** One tool call and its outcome. */
+export interface RunReportToolCall {
+  step: number;
+  id: string;
+  name: string;
+  status: ToolCallRecord["status"];
+  /** The arguments the model sent (parsed when they were JSON). */
+  arguments: unknown;
+  /** What the model was told: the tool's result when it succeeded. */
+  result?: unknown;
+  /** Why it did not succeed: the code and words the model was told. */
+  error?: { code: string; message: string };
+}
+
+/** One decision of the approval gate. */
+export interface RunReportApproval {
+  step: number;
+  toolCallId: string;
+  tool: string;
+  outcome: ApprovalRecord["outcome"];
+  /** Why it was refused: `denied`, `timeout`, ... */
+  code?: string;
+  reason?: string;
+  interactionId?: string;
+  approvedBy?: string;
+  /** `sha256:` fingerprint of the tool name and arguments the decision binds to. */
+  fingerprint: string;
+  /** How long the approver took, when it was asked during this run. */
+  waitedMs?: number;
+}
+
+/**
+ * What `switchyard run --json` prints: one object with the outcome, the
+ * answer, the steps, the usage, every tool call and approval, and where each
+ * service was. Secrets are scrubbed; service addresses carry no credentials.
+ */
+export interface RunReport {
+  example: string;
+  task: string;
+  status: RunStatus;
+  output: string;
+  /** Why the run did not complete. */
+  error?: { name: string; message: string };
+  durationMs: number;
+  usage: RunUsage;
+  steps: RunReportStep[];
+  toolCalls: RunReportToolCall[];
+  approvals: RunReportApproval[];
+  services: Record<ServiceName, { simulated: boolean; url: string }>;
+}
+
+/** What the report needs besides the result. */
+export interface RunReportContext {
+  example: string;
+  task: string;
+  durationMs: number;
+  origins: Record<ServiceName, ServiceOrigin>;
+  /** Approval wait times by tool call id. */
+  approvalWaits?: ReadonlyMap<string, number>;
+}
+
+/** Builds the `--json` report of a run. */
+export function buildRunReport(result: RunResult, context: RunReportContext): RunReport {
+  const toolCalls: RunReportToolCall[] = [];
+  const approvals: RunReportApproval[] = [];
+  const steps = result.steps.map((step): RunReportStep => {
+    for (const call of step.toolCalls) {
+      toolCalls.push(describeToolCall(step.stepNumber, call));
+      if (call.approval) {
+        approvals.push(
+          describeApproval(step.stepNumber, call, call.approval, context.approvalWaits),
+        );
+      }
+    }
+    const usage = step.usage;
+    return {
+      step: step.stepNumber,
+      finishReason: step.finishReason,
+      text: redactText(step.message.content ?? ""),
+      toolCalls: step.toolCalls.map((call) => call.toolName),
+      ...(usage
+        ? {
+            usage: {
+              promptTokens: usage.prompt_tokens ?? 0,
+              completionTokens: usage.completion_tokens ?? 0,
+              totalTokens: usage.total_tokens ?? 0,
+            },
+          }
+        : {}),
+    };
+  });
+  const services = Object.fromEntries(
+    Object.entries(context.origins).map(([service, origin]) => [
+      service,
+      { simulated: origin.simulated, url: origin.url },
+    ]),
+  ) as RunReport["services"];
+  return {
+    example: context.example,
+    task: redactText(context.task),
+    status: result.status,
+    output: redactText(result.output),
+    ...(result.error
+      ? { error: { name: result.error.name, message: redactText(result.error.message) } }
+      : {}),
+    durationMs: Math.round(context.durationMs),
+    usage: { ...result.usage },
+    steps,
+    toolCalls,
+    approvals,
+    services,
+  };
+}
+
+function describeToolCall(step: number, call: ToolCallRecord): RunReportToolCall {
+  const content = parseJson(call.content);
+  const report: RunReportToolCall = {
+    step,
+    id: call.toolCallId,
+    name: call.toolName,
+    status: call.status,
+    arguments: redactValue(call.arguments ?? parseJson(call.rawArguments) ?? call.rawArguments),
+  };
+  if (call.status === "succeeded") {
+    report.result = redactValue(content ?? call.content);
+  } else {
+    const told = (content ?? {}) as { error?: unknown; message?: unknown };
+    report.error = {
+      code: typeof told.error === "string" ? told.error : call.status,
+      message: redactText(
+        typeof told.message === "string"
+          ? told.message
+          : "error" in call
+            ? call.error.message
+            : call.status,
+      ),
+    };
+  }
+  return report;
+}
+
+function describeApproval(
+  step: number,
+  call: ToolCallRecord,
+  approval: ApprovalRecord,
+  waits: ReadonlyMap<string, number> | undefined,
+): RunReportApproval {
+  const waitedMs = waits?.get(call.toolCallId);
+  return {
+    step,
+    toolCallId: call.toolCallId,
+    tool: call.toolName,
+    outcome: approval.outcome,
+    ...(approval.outcome === "refused"
+      ? { code: approval.code, reason: redactText(approval.reason) }
+      : {}),
+    ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+    ...(approval.outcome === "approved" && approval.approvedBy !== undefined
+      ? { approvedBy: approval.approvedBy }
+      : {}),
+    fingerprint: approval.fingerprint,
+    ...(waitedMs !== undefined ? { waitedMs: Math.round(waitedMs) } : {}),
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

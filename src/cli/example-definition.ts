@@ -1,0 +1,65 @@
+import type { Agent } from "../agent/agent.js";
+import type { Approver } from "../agent/approver.js";
+import type { Model } from "../agent/model.js";
+import type { DocsClient } from "../clients/docs/docs-client.js";
+import type { MessagingClient } from "../clients/messaging/messaging-client.js";
+import type { OrderClient } from "../clients/orders/order-client.js";
+import type { Logger } from "../internal/logger.js";
+
+/** The services an example may use besides the reasoner, as `uses` names them. */
+export type ExampleServiceName = "orders" | "docs" | "messaging";
+
+/**
+ * What an example's `createAgent` receives: a client per service (each bound
+ * to its simulator or to the address set in the environment), the approver
+ * that asks the person, and a logger.
+ */
+export interface ExampleServices {
+  /** The reasoning service: a `ReasonerClient`. */
+  model: Model;
+  orders: OrderClient;
+  docs: DocsClient;
+  messaging: MessagingClient;
+  /**
+   * Asks the person before a destructive step: a `MessagingApprover` sending
+   * interactions to `approverLinkId` through `messaging`.
+   */
+  approver: Approver;
+  /** The approver's active subscription link, for examples that build their own approver. */
+  approverLinkId: string;
+  /** Silent unless `SWITCHYARD_LOG_LEVEL` is set; give it to the agent for audit lines. */
+  logger: Logger;
+}
+
+/**
+ * An example agent the `switchyard` command and the tests can run: what it
+ * is, the task it runs when none is given, and how to build its agent.
+ *
+ * @example
+ * export const orderReport: ExampleDefinition = {
+ *   name: "order-report",
+ *   description: "Read-only: page through all orders and summarise them.",
+ *   defaultTask: "Summarise all orders by status.",
+ *   instructions: "You report on orders. Never change anything.",
+ *   uses: ["orders"],
+ *   createAgent: (services) =>
+ *     new Agent({ model: services.model, tools: [...], instructions: orderReport.instructions }),
+ * };
+ */
+export interface ExampleDefinition {
+  /** Lower-case words joined by `-`; also the reasoner simulator's scenario name. */
+  name: string;
+  /** One line, shown by `switchyard examples`. */
+  description: string;
+  /** The task given to the agent when `--task` is not. */
+  defaultTask: string;
+  /** The agent's system instructions. */
+  instructions: string;
+  /**
+   * The services its tools call. Only these are checked before the run when
+   * they are real (set in the environment). @default all of them
+   */
+  uses?: readonly ExampleServiceName[];
+  /** Builds the agent from the services; called once per run. */
+  createAgent(services: ExampleServices): Agent;
+}

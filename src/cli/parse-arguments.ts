@@ -1,0 +1,194 @@
+import { parseArgs } from "node:util";
+import { type ApprovalMode, approvalModes, isApprovalMode } from "./approval-mode.js";
+import { usageError } from "./command-error.js";
+import { type CommandSpec, findCommandSpec, type OptionSpec, runOptions } from "./command-specs.js";
+
+/** The flags of `switchyard run` and of an example file run on its own. */
+export interface RunArguments {
+  task?: string;
+  /** Absent when the flag was not given: the default depends on the terminal. */
+  approve?: ApprovalMode;
+  json: boolean;
+  help: boolean;
+}
+
+/** The flags of `switchyard sim`. */
+export interface SimArguments {
+  approve?: ApprovalMode;
+  scenario?: string;
+  /** First of four consecutive ports. */
+  port?: number;
+  help: boolean;
+}
+
+/** What the command line asks for. */
+export type CommandLine =
+  /** `requested` is false when no command was given at all (a usage mistake). */
+  | { command: "help"; topic: CommandSpec | undefined; requested: boolean }
+  | { command: "version" }
+  | { command: "run"; example: string | undefined; arguments: RunArguments }
+  | { command: "examples"; help: boolean }
+  | { command: "sim"; arguments: SimArguments };
+
+/**
+ * Reads `switchyard`'s arguments (without `node` and the script). Throws a
+ * usage `CommandError` naming the mistake and the way out.
+ */
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const [first, ...rest] = argv;
+  if (first === undefined) return { command: "help", topic: undefined, requested: false };
+  if (first === "--help" || first === "-h") {
+    return { command: "help", topic: undefined, requested: true };
+  }
+  if (first === "--version" || first === "-V" || first === "-v") return { command: "version" };
+  if (first === "help") {
+    const topic = rest[0] === undefined ? undefined : findCommandSpec(rest[0]);
+    if (rest[0] !== undefined && !topic) throw unknownCommand(rest[0]);
+    return { command: "help", topic, requested: true };
+  }
+  if (first.startsWith("-")) {
+    throw usageError(
+      `Unknown option ${first}: put a command first (run, examples, sim); see switchyard --help.`,
+    );
+  }
+  const spec = findCommandSpec(first);
+  if (!spec) throw unknownCommand(first);
+  const { values, positionals } = readFlags(spec.options, rest, `switchyard ${spec.name}`);
+  const help = values.help === true;
+  if (spec.name === "run") {
+    if (positionals.length > 1 && !help) {
+      throw usageError(
+        `switchyard run takes one example name, got ${positionals.length} words (${positionals.join(" ")}); put a task in quotes after --task.`,
+      );
+    }
+    return {
+      command: "run",
+      example: positionals[0],
+      arguments: readRunValues(values, help),
+    };
+  }
+  if (positionals.length > 0 && !help) {
+    throw usageError(
+      `switchyard ${spec.name} takes no arguments, got "${positionals[0]}"; see switchyard ${spec.name} --help.`,
+    );
+  }
+  if (spec.name === "examples") return { command: "examples", help };
+  return { command: "sim", arguments: readSimValues(values, help) };
+}
+
+/**
+ * Reads the flags of an example file run on its own (`npx tsx
+ * examples/<name>.ts --task ...`): those of `switchyard run`, no example name.
+ */
+export function parseRunArguments(args: readonly string[], commandName: string): RunArguments {
+  const { values, positionals } = readFlags(runOptions, args, commandName);
+  if (positionals.length > 0) {
+    throw usageError(
+      `${commandName} takes no arguments, got "${positionals[0]}"; put a task in quotes after --task.`,
+    );
+  }
+  return readRunValues(values, values.help === true);
+}
+
+type FlagValues = Record<string, string | boolean | undefined>;
+
+function readFlags(
+  options: readonly OptionSpec[],
+  args: readonly string[],
+  commandName: string,
+): { values: FlagValues; positionals: string[] } {
+  try {
+    const parsed = parseArgs({
+      args: [...args],
+      options: Object.fromEntries(
+        options.map((option) => [
+          option.name,
+          option.short ? { type: option.type, short: option.short } : { type: option.type },
+        ]),
+      ),
+      strict: true,
+      allowPositionals: true,
+    });
+    return { values: parsed.values as FlagValues, positionals: parsed.positionals };
+  } catch (error) {
+    throw describeParseError(error, options, commandName);
+  }
+}
+
+function describeParseError(error: unknown, options: readonly OptionSpec[], commandName: string) {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flagList = options
+    .map((option) => `--${option.name}${option.valueName ? ` ${option.valueName}` : ""}`)
+    .join(", ");
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const flag = /Unknown option '([^']+)'/.exec(message)?.[1] ?? "given";
+    return usageError(`Unknown option ${flag} for ${commandName}; its options are ${flagList}.`, {
+      cause: error,
+    });
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const flag = /'(--?[\w-]+)/.exec(message)?.[1] ?? "an option";
+    const option = options.find((candidate) => flag === `--${candidate.name}`);
+    if (option?.type === "boolean") {
+      return usageError(`${flag} takes no value; write ${flag} alone.`, { cause: error });
+    }
+    const hint = option?.valueName ? ` ${option.valueName}` : " VALUE";
+    return usageError(
+      `${flag} needs a value: ${flag}${hint} (quote text with spaces; a value starting with "-" goes as ${flag}=-...).`,
+      { cause: error },
+    );
+  }
+  return usageError(`${message} (see ${commandName} --help)`, { cause: error });
+}
+
+function readRunValues(values: FlagValues, help: boolean): RunArguments {
+  const task = values.task as string | undefined;
+  if (task !== undefined && task.trim() === "" && !help) {
+    throw usageError(
+      '--task needs a non-empty text, e.g. --task "Summarise all orders by status."',
+    );
+  }
+  const approve = readApprove(values.approve as string | undefined, help);
+  return {
+    ...(task !== undefined ? { task } : {}),
+    ...(approve !== undefined ? { approve } : {}),
+    json: values.json === true,
+    help,
+  };
+}
+
+function readSimValues(values: FlagValues, help: boolean): SimArguments {
+  const approve = readApprove(values.approve as string | undefined, help);
+  const scenario = values.scenario as string | undefined;
+  const portText = values.port as string | undefined;
+  let port: number | undefined;
+  if (portText !== undefined && !help) {
+    port = Number(portText);
+    if (!/^\d+$/.test(portText) || port < 1 || port > 65_532) {
+      throw usageError(
+        `--port must be a whole number from 1 to 65532 (the first of four ports), got "${portText}".`,
+      );
+    }
+  }
+  return {
+    ...(approve !== undefined ? { approve } : {}),
+    ...(scenario !== undefined ? { scenario } : {}),
+    ...(port !== undefined ? { port } : {}),
+    help,
+  };
+}
+
+function readApprove(value: string | undefined, help: boolean): ApprovalMode | undefined {
+  if (value === undefined || help) return undefined;
+  if (!isApprovalMode(value)) {
+    throw usageError(`--approve must be one of ${approvalModes.join(", ")}; got "${value}".`);
+  }
+  return value;
+}
+
+function unknownCommand(name: string) {
+  return usageError(
+    `Unknown command "${name}"; the commands are run, examples and sim (see switchyard --help).`,
+  );
+}

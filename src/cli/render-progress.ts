@@ -1,0 +1,247 @@
+import type { AgentEvent } from "../agent/agent-events.js";
+import type { ApprovalAction } from "../agent/approver.js";
+import type { ToolCallRecord } from "../agent/run-result.js";
+import { redactText } from "../internal/redact.js";
+import type { TerminalAware } from "./cli-io.js";
+import { formatDuration, truncate } from "./format-text.js";
+
+/** Options of {@link ProgressRenderer}. */
+export interface ProgressRendererOptions {
+  /** Where progress goes: stderr. */
+  stream: TerminalAware<NodeJS.WritableStream>;
+  /** Redraw a ticking line every second; plain lines otherwise. @default stream.isTTY */
+  live?: boolean | undefined;
+  /** Pause between "still waiting" lines when not live. @default 10000 */
+  plainWaitIntervalMs?: number | undefined;
+  /**
+   * List what an approval request is about under its summary. Off when the
+   * person is asked at this terminal, where the question shows them.
+   * @default true
+   */
+  approvalDetails?: boolean | undefined;
+  /** Milliseconds since some fixed point. @default performance.now */
+  now?: (() => number) | undefined;
+}
+
+interface Wait {
+  toolName: string;
+  startedAt: number;
+}
+
+const clearLine = "\r\x1b[2K";
+
+/**
+ * Writes a run's progress as it happens, from `agent.stream()` events:
+ * steps, tool calls and their outcomes, approvals with the time they wait,
+ * and the model's text. On a terminal the wait is one line redrawn every
+ * second; elsewhere plain lines, one every `plainWaitIntervalMs`.
+ */
+export class ProgressRenderer {
+  readonly #stream: TerminalAware<NodeJS.WritableStream>;
+  readonly #live: boolean;
+  readonly #plainWaitIntervalMs: number;
+  readonly #now: () => number;
+  readonly #approvalDetails: boolean;
+  readonly #waits = new Map<string, Wait>();
+  #step = 0;
+  #midLine = false;
+  #tickerShown = false;
+  #suspended = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ProgressRendererOptions) {
+    this.#stream = options.stream;
+    this.#live = options.live ?? options.stream.isTTY === true;
+    this.#plainWaitIntervalMs = options.plainWaitIntervalMs ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
+    this.#approvalDetails = options.approvalDetails ?? true;
+  }
+
+  /** Writes what one event means. */
+  handle(event: AgentEvent): void {
+    if (event.type === "finish") {
+      this.close();
+      return;
+    }
+    if (event.type === "reasoning-delta" || event.type === "step-finish") return;
+    if (event.stepNumber !== this.#step) {
+      this.#step = event.stepNumber;
+      this.line(`step ${event.stepNumber}`);
+    }
+    switch (event.type) {
+      case "text-delta":
+        this.#text(event.delta);
+        return;
+      case "tool-call":
+        this.line(`  -> ${event.toolName} ${truncate(redactText(event.rawArguments), 100)}`);
+        return;
+      case "approval-request":
+        this.#approvalRequested(event.toolCallId, event.action);
+        return;
+      case "approval-result": {
+        const wait = this.#endWait(event.toolCallId);
+        const after = wait ? ` after ${formatDuration(this.#now() - wait.startedAt)}` : "";
+        const { approval } = event;
+        if (approval.outcome === "approved") {
+          const by = approval.approvedBy ? ` by ${approval.approvedBy}` : "";
+          this.line(`  approved${by}${after}`);
+        } else if (approval.outcome === "refused") {
+          this.line(`  refused (${approval.code})${after}: ${truncate(approval.reason, 200)}`);
+        } else {
+          this.line(`  approval pending (interaction ${approval.interactionId})`);
+        }
+        return;
+      }
+      case "tool-result":
+        this.line(`  <- ${event.toolCall.toolName}: ${describeOutcome(event.toolCall)}`);
+        return;
+    }
+  }
+
+  /** Writes one line of its own, after ending any line in progress. */
+  line(text: string): void {
+    this.#clearTicker();
+    if (this.#midLine) {
+      this.#stream.write("\n");
+      this.#midLine = false;
+    }
+    this.#stream.write(`${text}\n`);
+    this.#drawTicker();
+  }
+
+  /**
+   * Someone else is about to write to the terminal (the simulator asking the
+   * person): stop redrawing and leave the cursor on a fresh line.
+   */
+  suspend(): void {
+    this.#suspended = true;
+    this.#clearTicker();
+    if (this.#midLine) {
+      this.#stream.write("\n");
+      this.#midLine = false;
+    }
+  }
+
+  /** The terminal is ours again. */
+  resume(): void {
+    this.#suspended = false;
+    this.#drawTicker();
+  }
+
+  /** Ends the line in progress and stops the timer. */
+  close(): void {
+    this.#waits.clear();
+    this.#stopTimer();
+    this.#clearTicker();
+    if (this.#midLine) {
+      this.#stream.write("\n");
+      this.#midLine = false;
+    }
+  }
+
+  #text(delta: string): void {
+    if (delta === "") return;
+    this.#clearTicker();
+    if (!this.#midLine) this.#stream.write("  ");
+    this.#stream.write(delta.replace(/\n/g, "\n  "));
+    this.#midLine = true;
+  }
+
+  #approvalRequested(toolCallId: string, action: ApprovalAction): void {
+    const { summary, details = [], irreversible } = action.description;
+    const undo = irreversible === false ? "" : " (cannot be undone)";
+    this.line(`  ? approval needed for ${action.toolName}: ${truncate(summary, 200)}${undo}`);
+    if (this.#approvalDetails) {
+      for (const detail of details.slice(0, 5)) this.line(`      - ${truncate(detail, 120)}`);
+      if (details.length > 5) this.line(`      - and ${details.length - 5} more`);
+    }
+    this.#waits.set(toolCallId, { toolName: action.toolName, startedAt: this.#now() });
+    this.#startTimer();
+    this.#drawTicker();
+  }
+
+  #endWait(toolCallId: string): Wait | undefined {
+    const wait = this.#waits.get(toolCallId);
+    this.#waits.delete(toolCallId);
+    if (this.#waits.size === 0) this.#stopTimer();
+    return wait;
+  }
+
+  #startTimer(): void {
+    if (this.#timer) return;
+    const interval = this.#live ? 1000 : this.#plainWaitIntervalMs;
+    this.#timer = setInterval(() => this.#tick(), interval);
+    this.#timer.unref();
+  }
+
+  #stopTimer(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #tick(): void {
+    if (this.#suspended) return;
+    if (this.#live) {
+      this.#clearTicker();
+      this.#drawTicker();
+      return;
+    }
+    for (const wait of this.#waits.values()) {
+      this.line(
+        `  still waiting for approval of ${wait.toolName}: ${formatDuration(this.#now() - wait.startedAt)}`,
+      );
+    }
+  }
+
+  #drawTicker(): void {
+    if (!this.#live || this.#suspended || this.#midLine || this.#waits.size === 0) return;
+    const now = this.#now();
+    const parts = [...this.#waits.values()].map(
+      (wait) => `${wait.toolName} ${formatDuration(now - wait.startedAt)}`,
+    );
+    this.#stream.write(`  waiting for approval: ${parts.join(", ")}`);
+    this.#tickerShown = true;
+  }
+
+  #clearTicker(): void {
+    if (!this.#tickerShown) return;
+    this.#stream.write(clearLine);
+    this.#tickerShown = false;
+  }
+}
+
+function describeOutcome(call: ToolCallRecord): string {
+  switch (call.status) {
+    case "succeeded":
+      return `ok ${summarizeContent(call.content)}`;
+    case "refused":
+      return "not run (approval refused)";
+    case "unknown_tool":
+      return "unknown tool";
+    case "awaiting_approval":
+      return "waiting for approval";
+    case "outcome_unknown":
+      return "outcome unknown (it had started before the run stopped)";
+    default:
+      return `${call.status.replace("_", " ")}: ${truncate(call.error.message, 200)}`;
+  }
+}
+
+/** `{"callbacks":[...12],"total":12}` -> `callbacks: 12 items, total: 12`. */
+function summarizeContent(content: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return truncate(content, 120);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return truncate(content, 120);
+  }
+  const parts = Object.entries(value).map(([key, inner]) => {
+    if (Array.isArray(inner)) return `${key}: ${inner.length} item${inner.length === 1 ? "" : "s"}`;
+    if (typeof inner === "object" && inner !== null) return `${key}: {...}`;
+    return `${key}: ${truncate(JSON.stringify(inner) ?? "null", 60)}`;
+  });
+  return truncate(parts.join(", "), 160);
+}

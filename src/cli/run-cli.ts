@@ -1,0 +1,52 @@
+import { examples } from "../../examples/index.js";
+import { type CliIo, processIo } from "./cli-io.js";
+import { examplesCommand } from "./commands/examples-command.js";
+import { runCommand } from "./commands/run-command.js";
+import { simCommand } from "./commands/sim-command.js";
+import { exitCodes } from "./exit-codes.js";
+import { commandHelp, generalHelp } from "./help-text.js";
+import { parseCommandLine } from "./parse-arguments.js";
+import { readPackageVersion } from "./read-package-version.js";
+import { reportError } from "./report-error.js";
+
+/**
+ * The `switchyard` command: reads `argv` (without `node` and the script),
+ * runs the command, and resolves to the exit status. Never rejects: problems
+ * are written to stderr as one line each.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    const line = parseCommandLine(argv);
+    switch (line.command) {
+      case "help": {
+        const text = line.topic ? commandHelp(line.topic, examples) : generalHelp(examples);
+        (line.requested ? io.stdout : io.stderr).write(text);
+        return line.requested ? exitCodes.completed : exitCodes.usage;
+      }
+      case "version":
+        io.stdout.write(`switchyard ${readPackageVersion()}\n`);
+        return exitCodes.completed;
+      case "examples":
+        return examplesCommand(line.help, io, examples);
+      case "run":
+        return await runCommand(line.example, line.arguments, io, examples);
+      case "sim":
+        return await simCommand(line.arguments, io, untilStopSignal);
+    }
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+/** Resolves with the name of the first SIGINT or SIGTERM. */
+function untilStopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (name: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(name);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}

@@ -1,0 +1,53 @@
+import type { AnyTool } from "../tool.js";
+import {
+  checkToolSetClient,
+  resolveApprovalPolicy,
+  type ToolSetOptions,
+} from "../tool-set-options.js";
+import {
+  getDocsManifestTool,
+  listDocumentationsTool,
+  pullDocsFilesTool,
+} from "./docs-read-tools.js";
+import { type DocsToolArguments, defaultDocsToolApprovals } from "./docs-tool-names.js";
+import { type DocsToolsClient, docsToolsClientMethods } from "./docs-tools-client.js";
+import { editDocsFileTool, pushDocsFilesTool } from "./docs-write-tools.js";
+import { checkSiteConfigTool } from "./site-check-tool.js";
+
+/** Options of `docsTools`. */
+export type DocsToolsOptions = ToolSetOptions<DocsToolArguments>;
+
+/**
+ * The documentation-hosting tools, over one `DocsClient`:
+ * list_documentations, get_docs_manifest, pull_docs_files, push_docs_files,
+ * edit_docs_file and check_site_config.
+ *
+ * push_docs_files and edit_docs_file overwrite live pages and need a human's
+ * approval (`defaultDocsToolApprovals`); `options.needsApproval` changes that per tool.
+ *
+ * @throws ConfigurationError when the client lacks a method or an option is wrong.
+ *
+ * @example
+ * const tools = docsTools(new DocsClient({ baseUrl: "https://docs.example.com/cli/v1", token }));
+ */
+export function docsTools(docsClient: DocsToolsClient, options?: DocsToolsOptions): AnyTool[] {
+  checkToolSetClient(
+    "docsTools",
+    docsClient,
+    docsToolsClientMethods,
+    "a DocsClient, e.g. new DocsClient({ baseUrl, token })",
+  );
+  const policy = resolveApprovalPolicy<DocsToolArguments>(
+    "docsTools",
+    defaultDocsToolApprovals,
+    options,
+  );
+  return [
+    listDocumentationsTool(docsClient, policy.list_documentations),
+    getDocsManifestTool(docsClient, policy.get_docs_manifest),
+    pullDocsFilesTool(docsClient, policy.pull_docs_files),
+    pushDocsFilesTool(docsClient, policy.push_docs_files),
+    editDocsFileTool(docsClient, policy.edit_docs_file),
+    checkSiteConfigTool(docsClient, policy.check_site_config),
+  ];
+}

@@ -1,0 +1,57 @@
+import type { AnyTool } from "../tool.js";
+import {
+  checkToolSetClient,
+  resolveApprovalPolicy,
+  type ToolSetOptions,
+} from "../tool-set-options.js";
+import {
+  cancelMessageTool,
+  getInteractionTool,
+  getMessageStatusTool,
+  sendNotificationTool,
+} from "./message-tools.js";
+import {
+  defaultMessagingToolApprovals,
+  type MessagingToolArguments,
+} from "./messaging-tool-names.js";
+import {
+  type MessagingToolsClient,
+  messagingToolsClientMethods,
+} from "./messaging-tools-client.js";
+
+/** Options of `messagingTools`. */
+export type MessagingToolsOptions = ToolSetOptions<MessagingToolArguments>;
+
+/**
+ * The messaging tools, over one `MessagingClient`: send_notification,
+ * get_message_status, cancel_message and get_interaction. None needs
+ * approval by default (`defaultMessagingToolApprovals`); `options.needsApproval`
+ * changes that per tool.
+ *
+ * @throws ConfigurationError when the client lacks a method or an option is wrong.
+ *
+ * @example
+ * const tools = messagingTools(messaging, { needsApproval: { send_notification: true } });
+ */
+export function messagingTools(
+  messagingClient: MessagingToolsClient,
+  options?: MessagingToolsOptions,
+): AnyTool[] {
+  checkToolSetClient(
+    "messagingTools",
+    messagingClient,
+    messagingToolsClientMethods,
+    "a MessagingClient, e.g. new MessagingClient({ baseUrl, token })",
+  );
+  const policy = resolveApprovalPolicy<MessagingToolArguments>(
+    "messagingTools",
+    defaultMessagingToolApprovals,
+    options,
+  );
+  return [
+    sendNotificationTool(messagingClient, policy.send_notification),
+    getMessageStatusTool(messagingClient, policy.get_message_status),
+    cancelMessageTool(messagingClient, policy.cancel_message),
+    getInteractionTool(messagingClient, policy.get_interaction),
+  ];
+}

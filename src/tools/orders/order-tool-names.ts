@@ -1,0 +1,79 @@
+import type { output } from "zod";
+import type {
+  cancelOrdersParameters,
+  createCallbacksParameters,
+  createOrdersParameters,
+  deleteCallbacksParameters,
+  holdCallbacksParameters,
+  listCallbackHoldsParameters,
+  listCallbacksParameters,
+  listRecordsParameters,
+  releaseCallbackHoldsParameters,
+  updateOrdersParameters,
+} from "./order-tool-schemas.js";
+
+/** Names of the tools `orderTools` builds, in the order it returns them. */
+export const orderToolNames = [
+  "list_callbacks",
+  "create_callbacks",
+  "delete_callbacks",
+  "list_callback_holds",
+  "hold_callbacks",
+  "release_callback_holds",
+  "list_orders",
+  "create_orders",
+  "update_orders",
+  "cancel_orders",
+  "list_skus",
+  "list_inventory",
+  "list_returns",
+  "list_inbound_shipments",
+  "list_outbound_shipments",
+] as const;
+
+/** One order tool's name, e.g. `delete_callbacks`. */
+export type OrderToolName = (typeof orderToolNames)[number];
+
+type ListArguments = output<typeof listRecordsParameters>;
+
+/** The parsed arguments each order tool runs with (what a `needsApproval` function receives). */
+export interface OrderToolArguments {
+  list_callbacks: output<typeof listCallbacksParameters>;
+  create_callbacks: output<typeof createCallbacksParameters>;
+  delete_callbacks: output<typeof deleteCallbacksParameters>;
+  list_callback_holds: output<typeof listCallbackHoldsParameters>;
+  hold_callbacks: output<typeof holdCallbacksParameters>;
+  release_callback_holds: output<typeof releaseCallbackHoldsParameters>;
+  list_orders: ListArguments;
+  create_orders: output<typeof createOrdersParameters>;
+  update_orders: output<typeof updateOrdersParameters>;
+  cancel_orders: output<typeof cancelOrdersParameters>;
+  list_skus: ListArguments;
+  list_inventory: ListArguments;
+  list_returns: ListArguments;
+  list_inbound_shipments: ListArguments;
+  list_outbound_shipments: ListArguments;
+}
+
+/**
+ * Which order tools need a human's approval unless `needsApproval` says
+ * otherwise: the destructive ones (deleting callbacks, holding callbacks,
+ * whose held events are lost, and cancelling orders).
+ */
+export const defaultOrderToolApprovals: Readonly<Record<OrderToolName, boolean>> = Object.freeze({
+  list_callbacks: false,
+  create_callbacks: false,
+  delete_callbacks: true,
+  list_callback_holds: false,
+  hold_callbacks: true,
+  release_callback_holds: false,
+  list_orders: false,
+  create_orders: false,
+  update_orders: false,
+  cancel_orders: true,
+  list_skus: false,
+  list_inventory: false,
+  list_returns: false,
+  list_inbound_shipments: false,
+  list_outbound_shipments: false,
+});

@@ -1,0 +1,428 @@
+import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Agent } from "../../../src/agent/agent.js";
+import {
+  RunNotFoundError,
+  RunStateError,
+  RunStoreError,
+} from "../../../src/agent/durable/durable-errors.js";
+import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
+import type { RunState } from "../../../src/agent/durable/run-state.js";
+import { ConfigurationError } from "../../../src/errors/configuration-error.js";
+import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
+import { callbackTools, listAndDelete, useTemporaryDirectories } from "./durable-helpers.js";
+
+const makeDirectory = useTemporaryDirectories();
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+function state(runId: string, overrides: Partial<RunState> = {}): RunState {
+  return {
+    format: "switchyard.run-state",
+    version: 1,
+    runId,
+    status: "completed",
+    createdAt: "2025-05-12T09:30:00.000Z",
+    updatedAt: "2025-05-12T09:30:00.000Z",
+    maxSteps: 10,
+    stepCount: 1,
+    usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+    messages: [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "hi" },
+    ],
+    pendingCalls: [],
+    ...overrides,
+  };
+}
+
+/** A run waiting for the answer to one approval question. */
+function suspended(runId: string, updatedAt: string): RunState {
+  return state(runId, {
+    status: "suspended",
+    updatedAt,
+    messages: [
+      { role: "user", content: "delete cb-1" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "delete_callbacks", arguments: '{"ids":["cb-1"]}' },
+          },
+        ],
+      },
+    ],
+    pendingCalls: [
+      {
+        toolCallId: "call_1",
+        toolName: "delete_callbacks",
+        rawArguments: '{"ids":["cb-1"]}',
+        phase: "awaiting_approval",
+        fingerprint: "sha256:00",
+        interactionId: "i_1",
+      },
+    ],
+  });
+}
+
+describe("FileRunStore", () => {
+  it("saves one private file per run and loads it back", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    await store.save(state("run_a"));
+    const file = join(directory, "runs", "run_a.json");
+    expect(store.pathOf("run_a")).toBe(file);
+    expect(await store.load("run_a")).toEqual(state("run_a"));
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual(state("run_a"));
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readdir(join(directory, "runs"))).toEqual(["run_a.json"]);
+  });
+
+  it("replaces a run's state whole, even with many saves at once", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    const versions = Array.from({ length: 20 }, (_, index) =>
+      state("run_a", {
+        stepCount: index,
+        messages: [{ role: "user", content: "x".repeat(index * 500) }],
+      }),
+    );
+    await Promise.all(versions.map((version) => store.save(version)));
+    const loaded = await store.load("run_a");
+    expect(versions).toContainEqual(loaded);
+    expect(await readdir(join(directory, "runs"))).toEqual(["run_a.json"]);
+  });
+
+  it("lists runs by status, most recently updated first", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(suspended("run_old", "2025-05-12T09:00:00Z"));
+    await store.save(state("run_new", { status: "running", updatedAt: "2025-05-12T10:00:00Z" }));
+    await store.save(state("run_done", { updatedAt: "2025-05-12T11:00:00Z" }));
+
+    const all = await store.list();
+    expect(all.runs.map((run) => run.runId)).toEqual(["run_done", "run_new", "run_old"]);
+    expect(all.unreadable).toEqual([]);
+    const waiting = await store.list({ status: "suspended" });
+    expect(waiting.runs).toEqual([
+      {
+        runId: "run_old",
+        status: "suspended",
+        createdAt: "2025-05-12T09:30:00.000Z",
+        updatedAt: "2025-05-12T09:00:00Z",
+        stepCount: 1,
+        pendingCalls: [
+          {
+            toolCallId: "call_1",
+            toolName: "delete_callbacks",
+            phase: "awaiting_approval",
+            interactionId: "i_1",
+          },
+        ],
+      },
+    ]);
+    const open = await store.list({ status: ["running", "suspended"] });
+    expect(open.runs.map((run) => run.runId)).toEqual(["run_new", "run_old"]);
+  });
+
+  it("lists the readable runs and names each unreadable file with what is wrong", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    await store.save(state("run_good"));
+    const runs = join(directory, "runs");
+    await writeFile(join(runs, "run_torn.json"), '{"format": "switchyard.run-state", "vers');
+    await writeFile(join(runs, "run_foreign.json"), JSON.stringify({ name: "package" }));
+    await writeFile(
+      join(runs, "run_future.json"),
+      JSON.stringify({ ...state("run_future"), version: 7 }),
+    );
+    await writeFile(join(runs, "notes.txt"), "not a run");
+    await writeFile(join(runs, ".run_x.1234.tmp"), "{");
+
+    const listed = await store.list();
+    expect(listed.runs.map((run) => run.runId)).toEqual(["run_good"]);
+    expect(listed.unreadable.map((error) => [error.source, error.problems[0]])).toEqual([
+      [
+        join(runs, "run_foreign.json"),
+        'it has no "format" marker, so it is not a Switchyard run state (expected "format": "switchyard.run-state")',
+      ],
+      [
+        join(runs, "run_future.json"),
+        "it was written in run-state format version 7, newer than this Switchyard reads (1 to 1); upgrade Switchyard to resume it",
+      ],
+      [join(runs, "run_torn.json"), expect.stringMatching(/^it is not valid JSON/)],
+    ]);
+    expect(listed.unreadable.every((error) => error instanceof RunStateError)).toBe(true);
+  });
+
+  it("says which run is missing, and refuses a file renamed to another run's id", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    await expect(store.load("run_missing")).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(store.load("run_missing")).rejects.toThrow(
+      `No run "run_missing" in the run store at ${directory}`,
+    );
+    await store.save(state("run_a"));
+    await rename(join(directory, "runs", "run_a.json"), join(directory, "runs", "run_b.json"));
+    await expect(store.load("run_b")).rejects.toThrow(
+      'it holds run "run_a", not "run_b"; the file was renamed or copied by hand',
+    );
+  });
+
+  it.each(["../escape", "a/b", "", ".hidden", "run..x", "x".repeat(129)])(
+    "refuses the unsafe run id %j",
+    async (runId) => {
+      const store = new FileRunStore({ directory: await makeDirectory() });
+      await expect(store.load(runId)).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(store.save(state(runId))).rejects.toBeInstanceOf(RunStateError);
+    },
+  );
+
+  it("deletes a run, and says when there was none", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run_a"));
+    expect(await store.delete("run_a")).toBe(true);
+    expect(await store.delete("run_a")).toBe(false);
+    expect((await store.list()).runs).toEqual([]);
+  });
+
+  it("refuses to write a state that is not valid, and writes nothing", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    const bad = { ...state("run_a"), stepCount: "two" } as unknown as RunState;
+    await expect(store.save(bad)).rejects.toThrow(
+      "Invalid run state (the state to save): stepCount must be an integer of 0 or more",
+    );
+    expect((await store.list()).runs).toEqual([]);
+  });
+
+  it("fails a save with a RunStoreError naming the file when the directory cannot be made", async () => {
+    const directory = await makeDirectory();
+    await writeFile(join(directory, "runs"), "a file where the folder should be");
+    const store = new FileRunStore({ directory });
+    const saving = store.save(state("run_a"));
+    await expect(saving).rejects.toBeInstanceOf(RunStoreError);
+    await expect(saving).rejects.toThrow(
+      `Could not save run "run_a" to ${join(directory, "runs", "run_a.json")}`,
+    );
+  });
+
+  it("lives in SWITCHYARD_STATE_DIR, else in .switchyard in the working directory", async () => {
+    const directory = await makeDirectory();
+    vi.stubEnv("SWITCHYARD_STATE_DIR", directory);
+    expect(new FileRunStore().directory).toBe(directory);
+    vi.stubEnv("SWITCHYARD_STATE_DIR", "");
+    expect(new FileRunStore().directory).toBe(resolve(process.cwd(), ".switchyard"));
+    expect(() => new FileRunStore({ directory: " " })).toThrow(ConfigurationError);
+  });
+});
+
+describe("an agent with a FileRunStore", () => {
+  it("is resumed by id by a new agent, as a new process would", async () => {
+    const directory = await makeDirectory();
+    const first = callbackTools();
+    const suspended = await new Agent({
+      model: new ScriptedModel([listAndDelete]),
+      tools: first.tools,
+      approver: new ScriptedApprover(["pending"]),
+      runStore: new FileRunStore({ directory }),
+    }).run("delete cb-1 and cb-2", { suspendOnApproval: true });
+    expect(suspended.status).toBe("suspended");
+    const runId = suspended.runId ?? "";
+
+    // Everything below is built anew: nothing is shared with the first agent but the directory.
+    const store = new FileRunStore({ directory });
+    expect((await store.list({ status: "suspended" })).runs).toEqual([
+      expect.objectContaining({
+        runId,
+        pendingCalls: [
+          { toolCallId: "call_list", toolName: "list_callbacks", phase: "finished" },
+          {
+            toolCallId: "call_delete",
+            toolName: "delete_callbacks",
+            phase: "awaiting_approval",
+            interactionId: "scripted-interaction-1",
+          },
+        ],
+      }),
+    ]);
+    const second = callbackTools();
+    const model = new ScriptedModel([{ text: "deleted" }]);
+    const resumed = await new Agent({
+      model,
+      tools: second.tools,
+      approver: new ScriptedApprover([], { checks: ["approve"] }),
+      runStore: store,
+    }).resume(runId);
+    expect(resumed.status).toBe("completed");
+    expect(first.deletions).toEqual([]);
+    expect(second.deletions).toEqual([["cb-1", "cb-2"]]);
+    expect((await store.load(runId)).status).toBe("completed");
+    expect((await store.list({ status: "suspended" })).runs).toEqual([]);
+  });
+
+  it("refuses a run id already in the store", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    await store.save(state("nightly"));
+    const agent = new Agent({ model: new ScriptedModel([{ text: "hi" }]), runStore: store });
+    await expect(agent.run("hello", { runId: "nightly" })).rejects.toThrow(
+      'Run id "nightly" is already in the run store (status completed); choose another id',
+    );
+    const stream = agent.stream("hello", { runId: "nightly" });
+    const result = await stream.result;
+    expect(result.status).toBe("failed");
+    expect(result.error).toBeInstanceOf(ConfigurationError);
+    expect((await store.load("nightly")).messages).toEqual(state("nightly").messages);
+  });
+
+  it("saves a run under the id it is given", async () => {
+    const store = new FileRunStore({ directory: join(await makeDirectory(), "not", "yet") });
+    const result = await new Agent({
+      model: new ScriptedModel([{ text: "hi" }]),
+      runStore: store,
+    }).run("hello", { runId: "greeting-1" });
+    expect(result.runId).toBe("greeting-1");
+    expect(await store.load("greeting-1")).toMatchObject({
+      status: "completed",
+      stepCount: 1,
+      messages: [
+        { role: "user", content: "hello" },
+        { role: "assistant", content: "hi" },
+      ],
+    });
+  });
+
+  it("lets only one of two processes resume the same run; the other is told who holds it", async () => {
+    const directory = await makeDirectory();
+    const { runId } = await suspendWithStore(directory);
+    let letCheckAnswer: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      letCheckAnswer = resolve;
+    });
+    const first = callbackTools();
+    const firstRun = new Agent({
+      model: new ScriptedModel([{ text: "deleted" }]),
+      tools: first.tools,
+      approver: new ScriptedApprover([], {
+        checks: [
+          async ({ pending }) => {
+            await held;
+            return { outcome: "approved", fingerprint: pending.fingerprint };
+          },
+        ],
+      }),
+      runStore: new FileRunStore({ directory }),
+    }).resume(runId);
+    await waitForFile(join(directory, "runs", `${runId}.lock`));
+
+    const second = callbackTools();
+    const secondRun = new Agent({
+      model: new ScriptedModel([{ text: "deleted" }]),
+      tools: second.tools,
+      approver: new ScriptedApprover([], { checks: ["approve"] }),
+      runStore: new FileRunStore({ directory }),
+    }).resume(runId);
+    await expect(secondRun).rejects.toThrow(
+      new RegExp(
+        `^Run "${runId}" is being worked on by process ${process.pid} on .+ since .+ \\(lock .+\\.lock\\)\\. Wait for it to finish; if that process is gone, resume with \\{ takeOver: true \\}\\.$`,
+      ),
+    );
+    letCheckAnswer();
+    expect((await firstRun).status).toBe("completed");
+    expect(first.deletions).toEqual([["cb-1", "cb-2"]]);
+    expect(second.deletions).toEqual([]);
+    expect(await readdir(join(directory, "runs"))).toEqual([`${runId}.json`]);
+  });
+
+  it("takes over a claim left by a crashed process only when told to", async () => {
+    const directory = await makeDirectory();
+    const { runId } = await suspendWithStore(directory);
+    await writeFile(
+      join(directory, "runs", `${runId}.lock`),
+      JSON.stringify({
+        pid: 999999,
+        hostname: "worker-7",
+        claimedAt: "2025-05-12T09:30:00Z",
+        token: "t",
+      }),
+    );
+    const build = () => {
+      const built = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([{ text: "deleted" }]),
+        tools: built.tools,
+        approver: new ScriptedApprover([], { checks: ["approve"] }),
+        runStore: new FileRunStore({ directory }),
+      });
+      return { agent, deletions: built.deletions };
+    };
+    const refused = build();
+    await expect(refused.agent.resume(runId)).rejects.toThrow(
+      "is being worked on by process 999999 on worker-7 since 2025-05-12T09:30:00Z",
+    );
+    expect(refused.deletions).toEqual([]);
+    const takeOver = build();
+    expect((await takeOver.agent.resume(runId, { takeOver: true })).status).toBe("completed");
+    expect(takeOver.deletions).toEqual([["cb-1", "cb-2"]]);
+    expect(await readdir(join(directory, "runs"))).toEqual([`${runId}.json`]);
+  });
+
+  it("refuses a state object older than the one in the store", async () => {
+    const directory = await makeDirectory();
+    const { runId, state: old } = await suspendWithStore(directory);
+    const store = new FileRunStore({ directory });
+    const pendingAgain = new Agent({
+      model: new ScriptedModel([]),
+      tools: callbackTools().tools,
+      approver: new ScriptedApprover([], { checks: ["pending"] }),
+      runStore: store,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await pendingAgain.resume(runId)).status).toBe("suspended");
+    const { tools, deletions } = callbackTools();
+    const stale = new Agent({
+      model: new ScriptedModel([{ text: "deleted" }]),
+      tools,
+      approver: new ScriptedApprover([], { checks: ["approve"] }),
+      runStore: store,
+    }).resume(old);
+    await expect(stale).rejects.toThrow(
+      new RegExp(
+        `^The run store holds a newer state of run "${runId}" .+ than the one given .+; resume it by id`,
+      ),
+    );
+    expect(deletions).toEqual([]);
+  });
+});
+
+/** Runs until the approval is pending, with a FileRunStore in `directory`. */
+async function suspendWithStore(directory: string): Promise<{ runId: string; state: RunState }> {
+  const result = await new Agent({
+    model: new ScriptedModel([listAndDelete]),
+    tools: callbackTools().tools,
+    approver: new ScriptedApprover(["pending"]),
+    runStore: new FileRunStore({ directory }),
+  }).run("delete cb-1 and cb-2", { suspendOnApproval: true });
+  if (result.status !== "suspended" || !result.runId || !result.state) {
+    throw new Error(`the run did not suspend: ${result.status}`);
+  }
+  return { runId: result.runId, state: result.state };
+}
+
+async function waitForFile(path: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      await stat(path);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  throw new Error(`${path} never appeared`);
+}

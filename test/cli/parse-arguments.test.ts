@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { CommandError } from "../../src/cli/command-error.js";
+import { parseCommandLine, parseRunArguments } from "../../src/cli/parse-arguments.js";
+
+function usageMessage(argv: string[]): string {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).exitCode).toBe(2);
+    return (error as Error).message;
+  }
+  throw new Error(`${argv.join(" ")} was accepted`);
+}
+
+describe("parseCommandLine", () => {
+  it("reads run with its flags", () => {
+    expect(
+      parseCommandLine([
+        "run",
+        "docs-edit",
+        "--task",
+        "Check the site",
+        "--approve",
+        "deny",
+        "--json",
+      ]),
+    ).toEqual({
+      command: "run",
+      example: "docs-edit",
+      arguments: { task: "Check the site", approve: "deny", json: true, help: false },
+    });
+    expect(parseCommandLine(["run", "order-report", "--task=-5% on everything"])).toMatchObject({
+      arguments: { task: "-5% on everything" },
+    });
+  });
+
+  it("leaves --approve out when it is not given, so the terminal decides", () => {
+    expect(parseCommandLine(["run", "order-report"])).toEqual({
+      command: "run",
+      example: "order-report",
+      arguments: { json: false, help: false },
+    });
+  });
+
+  it("reads help, version and per-command help", () => {
+    expect(parseCommandLine([])).toEqual({ command: "help", topic: undefined, requested: false });
+    expect(parseCommandLine(["--help"])).toMatchObject({ command: "help", requested: true });
+    expect(parseCommandLine(["help", "sim"])).toMatchObject({ topic: { name: "sim" } });
+    expect(parseCommandLine(["--version"])).toEqual({ command: "version" });
+    expect(parseCommandLine(["run", "-h"])).toMatchObject({
+      command: "run",
+      arguments: { help: true },
+    });
+    expect(parseCommandLine(["sim", "--help"])).toMatchObject({ arguments: { help: true } });
+  });
+
+  it("reads sim's flags", () => {
+    expect(parseCommandLine(["sim", "--port", "7000", "--scenario", "order-report"])).toEqual({
+      command: "sim",
+      arguments: { port: 7000, scenario: "order-report", help: false },
+    });
+  });
+
+  it("names each mistake and the way out", () => {
+    expect(usageMessage(["deploy"])).toBe(
+      'Unknown command "deploy"; the commands are run, examples and sim (see switchyard --help).',
+    );
+    expect(usageMessage(["--json"])).toBe(
+      "Unknown option --json: put a command first (run, examples, sim); see switchyard --help.",
+    );
+    expect(usageMessage(["run", "order-report", "--task"])).toBe(
+      '--task needs a value: --task TEXT (quote text with spaces; a value starting with "-" goes as --task=-...).',
+    );
+    expect(usageMessage(["run", "order-report", "--task", "--json"])).toMatch(
+      /^--task needs a value/,
+    );
+    expect(usageMessage(["run", "order-report", "--task", "  "])).toMatch(
+      /^--task needs a non-empty text/,
+    );
+    expect(usageMessage(["run", "order-report", "--json=yes"])).toBe(
+      "--json takes no value; write --json alone.",
+    );
+    expect(usageMessage(["run", "order-report", "--approve", "yes"])).toBe(
+      '--approve must be one of ask, approve, deny; got "yes".',
+    );
+    expect(usageMessage(["run", "order-report", "Summarise", "orders"])).toMatch(
+      /^switchyard run takes one example name, got 3 words/,
+    );
+    expect(usageMessage(["examples", "all"])).toBe(
+      'switchyard examples takes no arguments, got "all"; see switchyard examples --help.',
+    );
+    expect(usageMessage(["sim", "--port", "70000"])).toBe(
+      '--port must be a whole number from 1 to 65532 (the first of four ports), got "70000".',
+    );
+    expect(usageMessage(["sim", "-x"])).toBe(
+      "Unknown option -x for switchyard sim; its options are --approve ask|approve|deny, --scenario NAME, --port N, --help.",
+    );
+  });
+});
+
+describe("parseRunArguments", () => {
+  it("takes the run flags and no example name", () => {
+    expect(parseRunArguments(["--approve", "ask"], "examples/order-report.ts")).toEqual({
+      approve: "ask",
+      json: false,
+      help: false,
+    });
+    expect(() => parseRunArguments(["order-report"], "examples/order-report.ts")).toThrow(
+      'examples/order-report.ts takes no arguments, got "order-report"; put a task in quotes after --task.',
+    );
+  });
+});

@@ -1,0 +1,121 @@
+import { PassThrough } from "node:stream";
+import type { AgentEvent, ApprovalAction } from "switchyard";
+import { ProgressRenderer } from "switchyard/cli";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+function capture(terminal: boolean) {
+  const stream = Object.assign(new PassThrough(), { isTTY: terminal });
+  let written = "";
+  stream.on("data", (chunk: Buffer) => {
+    written += chunk.toString("utf8");
+  });
+  return { stream, written: () => written };
+}
+
+const action: ApprovalAction = {
+  toolName: "delete_callbacks",
+  toolCallId: "call_2",
+  arguments: { callback_ids: ["a"] },
+  fingerprint: "sha256:abc",
+  description: {
+    summary: "Delete 1 callback",
+    details: ["https://hooks.old-warehouse.example/acme/orders (orderEvent)"],
+  },
+};
+
+const steps: AgentEvent[] = [
+  { type: "text-delta", stepNumber: 1, delta: "Listing the " },
+  { type: "text-delta", stepNumber: 1, delta: "callbacks." },
+  {
+    type: "tool-call",
+    stepNumber: 1,
+    toolCallId: "call_1",
+    toolName: "list_callbacks",
+    rawArguments: '{"message_type":"all"}',
+  },
+  {
+    type: "tool-result",
+    stepNumber: 1,
+    toolCall: {
+      toolCallId: "call_1",
+      toolName: "list_callbacks",
+      rawArguments: "{}",
+      content: '{"callbacks":[{"id":"a"},{"id":"b"}],"total":2,"omitted":0}',
+      status: "succeeded",
+      result: {},
+    },
+  },
+  { type: "approval-request", stepNumber: 2, toolCallId: "call_2", action },
+];
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("ProgressRenderer", () => {
+  it("writes steps, tool calls, outcomes, approvals and text as plain lines", () => {
+    vi.useFakeTimers();
+    let now = 0;
+    const output = capture(false);
+    const progress = new ProgressRenderer({
+      stream: output.stream,
+      now: () => now,
+      plainWaitIntervalMs: 10_000,
+    });
+
+    for (const event of steps) progress.handle(event);
+    now = 10_000;
+    vi.advanceTimersByTime(10_000);
+    now = 12_500;
+    progress.handle({
+      type: "approval-result",
+      stepNumber: 2,
+      toolCallId: "call_2",
+      toolName: "delete_callbacks",
+      approval: { outcome: "refused", fingerprint: "sha256:abc", code: "denied", reason: "No." },
+    });
+    progress.close();
+
+    expect(output.written()).toBe(
+      [
+        "step 1",
+        "  Listing the callbacks.",
+        '  -> list_callbacks {"message_type":"all"}',
+        "  <- list_callbacks: ok callbacks: 2 items, total: 2, omitted: 0",
+        "step 2",
+        "  ? approval needed for delete_callbacks: Delete 1 callback (cannot be undone)",
+        "      - https://hooks.old-warehouse.example/acme/orders (orderEvent)",
+        "  still waiting for approval of delete_callbacks: 10s",
+        "  refused (denied) after 12s: No.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("on a terminal, redraws one waiting line every second and pauses while the person is asked", () => {
+    vi.useFakeTimers();
+    let now = 0;
+    const output = capture(true);
+    const progress = new ProgressRenderer({ stream: output.stream, now: () => now });
+    progress.handle(steps[4]!);
+    const afterRequest = output.written();
+    expect(afterRequest).toMatch(/\n {2}waiting for approval: delete_callbacks 0\.0s$/);
+
+    for (const second of [1, 2]) {
+      now = second * 1000;
+      vi.advanceTimersByTime(1000);
+    }
+    expect(output.written().slice(afterRequest.length)).toBe(
+      "\r\x1b[2K  waiting for approval: delete_callbacks 1.0s\r\x1b[2K  waiting for approval: delete_callbacks 2.0s",
+    );
+
+    progress.suspend();
+    const whileAsked = output.written();
+    vi.advanceTimersByTime(3_000);
+    expect(output.written()).toBe(whileAsked);
+    expect(whileAsked.endsWith("\r\x1b[2K")).toBe(true);
+
+    progress.resume();
+    progress.close();
+  });
+});
