@@ -92,9 +92,7 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
 
 function formatQuestion(question: InteractionQuestion): string {
   const lines = ["", `Interaction ${question.interaction_id}:`, `  ${question.text}`];
-  // The fingerprint and ids in the metadata are for machines; the text says what a person needs.
-  const tool = question.metadata.tool;
-  if (typeof tool === "string") lines.push(`  (tool ${tool})`);
+  // The metadata (fingerprint, ids) is for machines; the text says what a person needs.
   if (question.options.length === 0) {
     lines.push("Type your answer: ");
   } else {
