@@ -45,8 +45,13 @@ export class ChatCompletionAssembler {
   accept(message: SseMessage, events: ChatStreamEvent[]): boolean {
     const { data } = message;
     if (message.event === "error") throw this.#errorEvent(data);
-    if (data === "[DONE]" || (data.length < 16 && data.trim() === "[DONE]")) return true;
-    if (data.trim() === "") return false;
+    if (data.length < 16) {
+      const trimmed = data.trim();
+      if (trimmed === "[DONE]") return true;
+      if (trimmed === "") return false;
+    } else if (data.charCodeAt(0) <= 32 && data.trim() === "") {
+      return false;
+    }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);

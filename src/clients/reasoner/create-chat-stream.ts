@@ -3,14 +3,15 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import type { ChatCompletion, ChatStream, ChatStreamEvent } from "./chat-types.js";
 
 /**
- * What a {@link createChatStream} reads: events, then the assembled answer as
- * return value. A source that knows the answer before its last events (the
- * `finish` events) hands it to `settle` first, so a caller who stops at a
- * `finish` event still gets it from `finalCompletion()`.
+ * What a {@link createChatStream} reads: batches of events (never empty),
+ * then the assembled answer as return value. A source that knows the answer
+ * before its last events (the `finish` events) hands it to `settle` first,
+ * so a caller who stops at a `finish` event still gets it from
+ * `finalCompletion()`.
  */
 export type ChatEventSource = (
   settle: (completion: ChatCompletion) => void,
-) => AsyncGenerator<ChatStreamEvent, ChatCompletion, undefined>;
+) => AsyncGenerator<ChatStreamEvent[], ChatCompletion, undefined>;
 
 /**
  * A {@link ChatStream} over an event source that returns the assembled answer
@@ -81,7 +82,7 @@ class GeneratorChatStream implements ChatStream {
           this.#resolve(step.value);
           return;
         }
-        yield step.value;
+        yield* step.value;
       }
     } catch (error) {
       finished = true;
@@ -96,13 +97,19 @@ class GeneratorChatStream implements ChatStream {
     }
   }
 
+  /** Reads the source to its end for the answer alone; its event batches are not unpacked. */
   async #drain(): Promise<void> {
+    const source = this.#start((completion) => this.#resolve(completion));
     try {
-      for await (const _event of this.#iterate()) {
-        // Draining: the events are assembled into the final answer.
+      for (;;) {
+        const step = await source.next();
+        if (step.done) {
+          this.#resolve(step.value);
+          return;
+        }
       }
-    } catch {
-      // Already delivered through the final promise.
+    } catch (error) {
+      this.#reject(error);
     }
   }
 }

@@ -13,15 +13,17 @@ export interface SseMessage {
 }
 
 /**
- * Server-sent events from raw body bytes. UTF-8 characters split across
+ * Server-sent events from raw body bytes, yielded as the events completed by
+ * each read (never an empty batch): one yield per read rather than per
+ * event keeps a long stream's cost in parsing. UTF-8 characters split across
  * reads are decoded whole; LF, CR and CRLF line ends and comment lines
  * (keep-alives) are handled by eventsource-parser.
  */
 export async function* readSseEvents(
   chunks: AsyncIterable<Uint8Array>,
-): AsyncGenerator<SseMessage, void, undefined> {
+): AsyncGenerator<SseMessage[], void, undefined> {
   const decoder = new TextDecoder();
-  const pending: SseMessage[] = [];
+  let pending: SseMessage[] = [];
   let flushing = false;
   const parser = createParser({
     onEvent: (message) => {
@@ -31,12 +33,13 @@ export async function* readSseEvents(
   for await (const chunk of chunks) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     if (pending.length === 0) continue;
-    for (const message of pending) yield message;
-    pending.length = 0;
+    const batch = pending;
+    pending = [];
+    yield batch;
   }
   // An event left open at the end is still offered: a provider that omits the
   // final blank line has sent all its data, and a cut one is flagged.
   flushing = true;
   parser.feed(`${decoder.decode()}\n\n`);
-  yield* pending;
+  if (pending.length > 0) yield pending;
 }

@@ -38,6 +38,13 @@ export interface ReasonerClientOptions {
   maxRetryDelayMs?: number | undefined;
   /** Longest silence between two chunks of a stream before a TimeoutError, in ms. @default 60000 */
   streamIdleTimeoutMs?: number | undefined;
+  /**
+   * Requests in flight at once (a stream counts until its headers arrive);
+   * more wait their turn. With hundreds of runs in one process and a fast
+   * service, a limit keeps a burst of answers from stalling the event loop.
+   * Unlimited when omitted.
+   */
+  maxConcurrentRequests?: number | undefined;
   /** Extra headers sent with every request. */
   headers?: Record<string, string> | undefined;
 }

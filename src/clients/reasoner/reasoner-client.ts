@@ -62,6 +62,7 @@ export class ReasonerClient {
       maxRetryDelayMs: options.maxRetryDelayMs,
       logger: this.#logger,
       headers: options.headers,
+      maxConcurrentRequests: options.maxConcurrentRequests,
     });
     this.url = this.#http.baseUrl.href;
     this.baseUrl = this.url;
@@ -102,7 +103,7 @@ export class ReasonerClient {
     } finally {
       sent.done();
     }
-    const url = this.#http.redact(sent.url);
+    const url = this.#http.redactUrl(sent.url);
     const snippet = () => this.#http.redact(text.length > 200 ? `${text.slice(0, 200)}...` : text);
     let value: unknown;
     try {
@@ -201,6 +202,7 @@ function findOptionProblems(options: ReasonerClientOptions): string[] {
   checkInteger(problems, "maxRetries", options.maxRetries, 0);
   checkInteger(problems, "initialRetryDelayMs", options.initialRetryDelayMs, 0);
   checkInteger(problems, "maxRetryDelayMs", options.maxRetryDelayMs, 0);
+  checkInteger(problems, "maxConcurrentRequests", options.maxConcurrentRequests, 1);
   return problems;
 }
 

@@ -31,8 +31,9 @@ export interface StreamChatContext {
 }
 
 /**
- * Sends a streamed chat request and yields its normalized events, returning
- * the assembled `chat.completion`. Until the first event is yielded, any
+ * Sends a streamed chat request and yields its normalized events in batches
+ * (never empty; one per network read), returning the assembled
+ * `chat.completion`. Until the first event is yielded, any
  * failure that may pass (connection, timeout, 408/409/429/5xx, an error
  * event, an empty body) sends the request again, at most `maxRetries` times
  * in all, honouring Retry-After; after it, errors surface as they are.
@@ -40,7 +41,7 @@ export interface StreamChatContext {
 export async function* streamChatCompletion(
   context: StreamChatContext,
   settle: (completion: ChatCompletion) => void = () => {},
-): AsyncGenerator<ChatStreamEvent, ChatCompletion, undefined> {
+): AsyncGenerator<ChatStreamEvent[], ChatCompletion, undefined> {
   const { http, options } = context;
   const signal = options?.signal;
   for (let attempt = 1; ; attempt++) {
@@ -59,7 +60,7 @@ export async function* streamChatCompletion(
       // timeoutMs bounds the wait for the answer's headers; from here on the
       // idle timeout bounds each gap between chunks, however long the answer.
       sent.done();
-      const target = { method: "POST", url: http.redact(sent.url) };
+      const target = { method: "POST", url: http.redactUrl(sent.url) };
       const source: StreamSource = {
         ...target,
         redact: (text) => http.redact(text),
@@ -83,28 +84,40 @@ export async function* streamChatCompletion(
       if (contentType.includes("application/json")) {
         const completion = await readJsonAnswer(chunks, source);
         settle(completion);
-        for (const event of completionToEvents(completion)) {
-          yielded = true;
-          yield event;
-        }
+        yielded = true;
+        yield completionToEvents(completion);
         return completion;
       }
       const assembler = new ChatCompletionAssembler(source);
-      const events: ChatStreamEvent[] = [];
-      for await (const message of readSseEvents(chunks)) {
-        const done = assembler.accept(message, events);
+      let events: ChatStreamEvent[] = [];
+      let done = false;
+      for await (const messages of readSseEvents(chunks)) {
+        try {
+          for (const message of messages) {
+            done = assembler.accept(message, events);
+            if (done) break;
+          }
+        } catch (error) {
+          // Events of the batch's earlier messages still go out first, as they
+          // would have one by one; the error then surfaces after them.
+          if (events.length > 0) {
+            yielded = true;
+            yield events;
+          }
+          throw error;
+        }
         if (events.length > 0) {
           yielded = true;
-          for (const event of events) yield event;
-          events.length = 0;
+          yield events;
+          events = [];
         }
         if (done) break;
       }
       const completion = assembler.finish(events);
       settle(completion);
-      for (const event of events) {
+      if (events.length > 0) {
         yielded = true;
-        yield event;
+        yield events;
       }
       return completion;
     } catch (error) {

@@ -13,12 +13,41 @@ export function checkToolsAndChoice(problems: string[], tools: unknown, toolChoi
   checkToolChoice(problems, toolChoice, names);
 }
 
+/**
+ * Results for tool lists that cannot change: frozen at every level checked,
+ * as an Agent's definitions are. Their check on each step is then a lookup.
+ */
+const frozenToolChecks = new WeakMap<readonly unknown[], { problems: string[]; names: string[] }>();
+
 function checkTools(problems: string[], tools: unknown): string[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) {
     problems.push(`tools ${describeValue(tools)} is not an array of tool definitions`);
     return [];
   }
+  const known = frozenToolChecks.get(tools);
+  if (known) {
+    problems.push(...known.problems);
+    return known.names;
+  }
+  const found: string[] = [];
+  const names = checkToolList(found, tools);
+  problems.push(...found);
+  if (isFrozenToolList(tools)) frozenToolChecks.set(tools, { problems: found, names });
+  return names;
+}
+
+function isFrozenToolList(tools: readonly unknown[]): boolean {
+  if (!Object.isFrozen(tools)) return false;
+  return tools.every((tool) => {
+    if (!isPlainObject(tool) || !Object.isFrozen(tool)) return false;
+    const fn = tool.function;
+    if (!isPlainObject(fn) || !Object.isFrozen(fn)) return false;
+    return !isPlainObject(fn.parameters) || Object.isFrozen(fn.parameters);
+  });
+}
+
+function checkToolList(problems: string[], tools: readonly unknown[]): string[] {
   const names: string[] = [];
   const seen = new Set<string>();
   tools.forEach((tool, index) => {

@@ -6,6 +6,7 @@ import { AbortedError, ConnectionError, TimeoutError } from "../../errors/transp
 import { type Logger, silentLogger } from "../logger.js";
 import { redactText, redactValue } from "../redact.js";
 import { abortableDelay } from "./abortable-delay.js";
+import { RequestSlots } from "./request-slots.js";
 import { backoffDelayMs, isRetryableStatus, readRetryAfterMs } from "./retry-policy.js";
 import { parseServiceUrl } from "./url-policy.js";
 
@@ -34,6 +35,11 @@ export interface HttpClientOptions {
   environment?: string | undefined;
   /** Further secret values to scrub from errors and logs (the token always is). */
   secrets?: readonly string[] | undefined;
+  /**
+   * Requests of this client in flight at once (from sending to `done()`,
+   * retries included); more wait their turn, in order. Unlimited when omitted.
+   */
+  maxConcurrentRequests?: number | undefined;
 }
 
 export type QueryValue =
@@ -70,7 +76,10 @@ export interface HttpRequest {
 export interface HttpResponse {
   response: Response;
   url: string;
-  /** Releases the timeout; call once the body is consumed. */
+  /**
+   * Releases the timeout and the link to the caller's signal; call once the
+   * body is consumed, or once the reader watches the signal itself.
+   */
   done(): void;
   /** Turns a failure while reading the body into the matching typed error. */
   bodyError(error: unknown): Error;
@@ -96,6 +105,9 @@ export class HttpClient {
   readonly #maxRetryDelayMs: number;
   readonly #headers: Record<string, string>;
   readonly #secrets: readonly string[];
+  readonly #slots: RequestSlots | undefined;
+  #lastUrl: string | undefined;
+  #lastRedactedUrl = "";
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = parseServiceUrl(options.baseUrl, options.baseUrlLabel ?? "baseUrl");
@@ -121,6 +133,12 @@ export class HttpClient {
       "maxRetryDelayMs",
       0,
     );
+    this.#slots =
+      options.maxConcurrentRequests === undefined
+        ? undefined
+        : new RequestSlots(
+            checkNonNegativeInteger(options.maxConcurrentRequests, "maxConcurrentRequests", 1),
+          );
     this.#headers = { ...options.headers };
     this.#secrets = [...(options.token ? [options.token] : []), ...(options.secrets ?? [])];
   }
@@ -128,6 +146,18 @@ export class HttpClient {
   /** Scrubs this client's secrets (and anything token-shaped) from text. */
   redact(text: string): string {
     return redactText(text, this.#secrets);
+  }
+
+  /**
+   * {@link redact} for a request URL, remembered for the last URL: clients
+   * that post to one address pay for the scrub once, not on every answer.
+   */
+  redactUrl(url: string): string {
+    if (url !== this.#lastUrl) {
+      this.#lastRedactedUrl = this.redact(url);
+      this.#lastUrl = url;
+    }
+    return this.#lastRedactedUrl;
   }
 
   /** Scrubs secrets from any value, at any depth. */
@@ -165,49 +195,61 @@ export class HttpClient {
    */
   async send(request: HttpRequest): Promise<HttpResponse> {
     const url = this.buildUrl(request);
+    if (request.signal?.aborted) throw this.#aborted(request, url);
+    const slots = this.#slots;
+    if (!slots) return this.#sendWithRetries(request, url);
+    const waiting = slots.acquire(request.signal, () => this.#aborted(request, url));
+    if (waiting) await waiting;
+    let sent: HttpResponse;
+    try {
+      sent = await this.#sendWithRetries(request, url);
+    } catch (error) {
+      slots.release();
+      throw error;
+    }
+    let released = false;
+    return {
+      ...sent,
+      done: () => {
+        sent.done();
+        if (released) return;
+        released = true;
+        slots.release();
+      },
+    };
+  }
+
+  async #sendWithRetries(request: HttpRequest, url: string): Promise<HttpResponse> {
     const safe =
       safeMethods.has(request.method) ||
       request.idempotent === true ||
       request.idempotencyKey !== undefined;
     const maxRetries = request.retry === false ? 0 : this.#maxRetries;
-    if (request.signal?.aborted) throw this.#aborted(request, url);
 
+    // Most requests succeed at once: the first attempt runs outside p-retry,
+    // whose per-call setup would otherwise be paid on every request.
+    try {
+      return await this.#attempt(request, url, 1);
+    } catch (error) {
+      if (maxRetries === 0 || !isRetryable(error, safe)) throw error;
+      await this.#beforeRetry(request, url, asError(error), 1);
+    }
     return pRetry(
-      async (attemptNumber) => {
+      async (retryNumber) => {
         try {
-          return await this.#attempt(request, url, attemptNumber);
+          return await this.#attempt(request, url, retryNumber + 1);
         } catch (error) {
           if (!isRetryable(error, safe)) throw new StopRetrying(asError(error));
           throw error;
         }
       },
       {
-        retries: maxRetries,
+        retries: maxRetries - 1,
         minTimeout: 0,
         maxTimeout: 0,
         onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
           if (retriesLeft <= 0) return;
-          const delay = retryDelay(
-            error,
-            attemptNumber,
-            this.#initialRetryDelayMs,
-            this.#maxRetryDelayMs,
-          );
-          this.logger.warn(
-            {
-              method: request.method,
-              url: this.#describeUrl(url),
-              attempt: attemptNumber,
-              retryInMs: delay,
-              error: this.redact(error.message),
-            },
-            "request failed, retrying",
-          );
-          try {
-            await abortableDelay(delay, request.signal);
-          } catch {
-            throw this.#aborted(request, url);
-          }
+          await this.#beforeRetry(request, url, error, attemptNumber + 1);
         },
       },
     ).catch((error: unknown) => {
@@ -215,9 +257,40 @@ export class HttpClient {
     });
   }
 
+  /** Logs a failed attempt and waits out its backoff (or the Retry-After asked for). */
+  async #beforeRetry(
+    request: HttpRequest,
+    url: string,
+    error: Error,
+    attemptNumber: number,
+  ): Promise<void> {
+    const delay = retryDelay(
+      error,
+      attemptNumber,
+      this.#initialRetryDelayMs,
+      this.#maxRetryDelayMs,
+    );
+    this.logger.warn(
+      {
+        method: request.method,
+        url: this.#describeUrl(url),
+        attempt: attemptNumber,
+        retryInMs: delay,
+        error: this.redact(error.message),
+      },
+      "request failed, retrying",
+    );
+    try {
+      await abortableDelay(delay, request.signal);
+    } catch {
+      throw this.#aborted(request, url);
+    }
+  }
+
   /** The full URL of a request, with its query string. */
   buildUrl(request: Pick<HttpRequest, "path" | "query">): string {
     const base = this.baseUrl.href;
+    if (request.path === "" && request.query === undefined) return base;
     let url: URL;
     if (request.path === "") {
       url = new URL(base);
@@ -236,13 +309,25 @@ export class HttpClient {
 
   async #attempt(request: HttpRequest, url: string, attemptNumber: number): Promise<HttpResponse> {
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
-    const timeoutController = new AbortController();
-    const timer = setTimeout(() => timeoutController.abort(new TimeoutMarker()), timeoutMs);
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, timeoutController.signal])
-      : timeoutController.signal;
-    const done = () => clearTimeout(timer);
-    const started = performance.now();
+    // One controller ends the attempt on the caller's abort or the timeout;
+    // cheaper per request than AbortSignal.any, which also keeps its sources
+    // referenced until collected.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new TimeoutMarker());
+    }, timeoutMs);
+    const callerSignal = request.signal;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+    const signal = controller.signal;
+    const done = () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    };
+    const logDebug = this.logger.isLevelEnabled("debug");
+    const started = logDebug ? performance.now() : 0;
     const headers: Record<string, string> = {
       accept: "application/json",
       "user-agent": userAgent,
@@ -268,12 +353,11 @@ export class HttpClient {
     } catch (error) {
       done();
       if (request.signal?.aborted) throw this.#aborted(request, url);
-      if (timeoutController.signal.aborted)
-        throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
+      if (timedOut) throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
       throw new ConnectionError(this.#target(request, url), { cause: error });
     }
 
-    if (this.logger.isLevelEnabled("debug")) {
+    if (logDebug) {
       this.logger.debug(
         {
           method: request.method,
@@ -290,7 +374,7 @@ export class HttpClient {
       const bodyError = (error: unknown): Error => {
         if (error instanceof SwitchyardError) return error;
         if (request.signal?.aborted) return this.#aborted(request, url);
-        if (timeoutController.signal.aborted)
+        if (timedOut)
           return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
         return new ConnectionError(this.#target(request, url), {
           cause: error,
@@ -314,8 +398,7 @@ export class HttpClient {
     } catch (error) {
       if (error instanceof SwitchyardError) throw error;
       if (request.signal?.aborted) throw this.#aborted(request, url);
-      if (timeoutController.signal.aborted)
-        throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
+      if (timedOut) throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
       throw new ConnectionError(this.#target(request, url), { cause: error });
     } finally {
       done();
@@ -336,7 +419,7 @@ export class HttpClient {
   }
 
   #describeUrl(url: string): string {
-    return this.redact(url);
+    return this.redactUrl(url);
   }
 }
 

@@ -20,6 +20,14 @@ export interface ReasonerSimulatorOptions {
   chunking?: StreamChunking | StreamStyle;
   /** Pause between streamed writes in milliseconds; 0 only yields to the event loop. @default 0 */
   chunkDelayMs?: number;
+  /**
+   * `paced`: each event of a streamed answer is its own write, with
+   * `chunkDelayMs` (or a turn of the event loop) between them, so clients see
+   * events arrive one by one. `burst`: the events go back to back in large
+   * writes, so a benchmark measures the client's reading, not this pacing.
+   * @default "paced"
+   */
+  streamPacing?: "paced" | "burst";
   /** Chunk count of the `long-stream` scenario. @default 1000 */
   longStreamChunks?: number;
   /** Keep each request in `requests`; turn off for long benchmarks. @default true */

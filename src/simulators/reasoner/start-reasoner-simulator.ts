@@ -30,6 +30,7 @@ interface Settings {
   scenario: ScenarioFunction;
   style: StreamStyle;
   delayMs: number;
+  burst: boolean;
   context: ScenarioContext;
   record: RecordedReasonerRequest[] | undefined;
   faults: QueuedFault[];
@@ -58,6 +59,7 @@ export async function startReasonerSimulator(
     scenario,
     style: resolveStreamStyle(options.chunking),
     delayMs: Math.max(0, options.chunkDelayMs ?? 0),
+    burst: resolvePacing(options.streamPacing) === "burst",
     context: { longStreamChunks: options.longStreamChunks ?? 1000 },
     record: options.recordRequests === false ? undefined : [],
     faults: [],
@@ -220,8 +222,12 @@ async function handle(
   }
   const { events, firstFinish } = buildStreamEvents(header, body, answers, settings.style);
   const writeOptions = settings.style.bytesPerWrite
-    ? { delayMs: settings.delayMs, bytesPerWrite: settings.style.bytesPerWrite }
-    : { delayMs: settings.delayMs };
+    ? {
+        delayMs: settings.delayMs,
+        bytesPerWrite: settings.style.bytesPerWrite,
+        burst: settings.burst,
+      }
+    : { delayMs: settings.delayMs, burst: settings.burst };
   if (!midStream) {
     await writeSse(response, events, writeOptions);
     return;
@@ -237,6 +243,11 @@ async function handle(
     sent.push(`data: ${error}${end}${end}`, `data: [DONE]${end}${end}`);
   }
   await writeSse(response, sent, { ...writeOptions, cut: midStream.midStreamError === "cut" });
+}
+
+function resolvePacing(pacing: ReasonerSimulatorOptions["streamPacing"]): "paced" | "burst" {
+  if (pacing === undefined || pacing === "paced" || pacing === "burst") return pacing ?? "paced";
+  throw new ConfigurationError(`Unknown streamPacing "${String(pacing)}"; use "paced" or "burst".`);
 }
 
 function takeFault(settings: Settings): ReasonerFault | undefined {

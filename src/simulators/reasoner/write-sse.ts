@@ -9,7 +9,15 @@ export interface WriteSseOptions {
   bytesPerWrite?: number;
   /** Destroy the connection after the last event instead of ending the response. */
   cut?: boolean;
+  /**
+   * Write the events back to back in large writes, with no pause, so the
+   * client's reading and not this pacing sets the speed. Ignores `delayMs`
+   * and `bytesPerWrite`.
+   */
+  burst?: boolean;
 }
+
+const burstWriteBytes = 64 * 1024;
 
 /**
  * Writes SSE events as separate writes with a pause between them, so clients
@@ -27,6 +35,22 @@ export async function writeSse(
     connection: "keep-alive",
   });
   response.flushHeaders();
+  if (options.burst) {
+    await writeBurst(response, events);
+  } else {
+    await writePaced(response, events, options);
+  }
+  if (response.destroyed) return;
+  // destroySoon flushes what was written, then closes without the final chunk: a cut mid-stream.
+  if (options.cut) response.socket?.destroySoon();
+  else response.end();
+}
+
+async function writePaced(
+  response: ServerResponse,
+  events: readonly string[],
+  options: WriteSseOptions,
+): Promise<void> {
   for (const event of events) {
     const writes = options.bytesPerWrite ? bytePieces(event, options.bytesPerWrite) : [event];
     for (const piece of writes) {
@@ -35,10 +59,14 @@ export async function writeSse(
       await (options.delayMs > 0 ? sleep(options.delayMs) : yieldToLoop());
     }
   }
-  if (response.destroyed) return;
-  // destroySoon flushes what was written, then closes without the final chunk: a cut mid-stream.
-  if (options.cut) response.socket?.destroySoon();
-  else response.end();
+}
+
+async function writeBurst(response: ServerResponse, events: readonly string[]): Promise<void> {
+  const bytes = Buffer.from(events.join(""), "utf8");
+  for (let start = 0; start < bytes.length; start += burstWriteBytes) {
+    if (response.destroyed) return;
+    if (!response.write(bytes.subarray(start, start + burstWriteBytes))) await drained(response);
+  }
 }
 
 function bytePieces(text: string, size: number): Buffer[] {

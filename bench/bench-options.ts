@@ -1,0 +1,83 @@
+/** The figures the bench can run, in the order it runs them. */
+export const figureKeys = ["step", "stream", "scale", "fanout", "bulk"] as const;
+
+/** One figure's key, as `--only` takes it. */
+export type FigureKey = (typeof figureKeys)[number];
+
+/** Sizes of one bench run. */
+export interface BenchSizes {
+  stepWarmup: number;
+  stepRuns: number;
+  streamChunks: number;
+  streamWarmup: number;
+  streamRuns: number;
+  scaleConcurrency: number;
+  scaleRepetitions: number;
+  fanOutRuns: number;
+  bulkCallbacks: number;
+  bulkWarmup: number;
+  bulkRuns: number;
+}
+
+/** What the command line asked for. */
+export interface BenchOptions {
+  json: boolean;
+  quick: boolean;
+  only: readonly FigureKey[];
+  sizes: BenchSizes;
+}
+
+const fullSizes: BenchSizes = {
+  stepWarmup: 200,
+  stepRuns: 800,
+  streamChunks: 10_000,
+  streamWarmup: 3,
+  streamRuns: 25,
+  scaleConcurrency: 1000,
+  scaleRepetitions: 3,
+  fanOutRuns: 3,
+  bulkCallbacks: 1000,
+  bulkWarmup: 1,
+  bulkRuns: 10,
+};
+
+const quickSizes: BenchSizes = {
+  ...fullSizes,
+  stepWarmup: 50,
+  stepRuns: 100,
+  streamWarmup: 1,
+  streamRuns: 5,
+  scaleRepetitions: 1,
+  fanOutRuns: 1,
+  bulkRuns: 3,
+};
+
+/** Usage text for a bad argument. */
+export const benchUsage = `usage: npm run bench -- [--json] [--quick] [--only ${figureKeys.join(",")}]
+  --json    print one JSON object { machine, figures } on stdout instead of a table
+  --quick   fewer repetitions (a rougher median), for a quick look
+  --only    run only these figures, comma-separated`;
+
+/** Reads `--json`, `--quick` and `--only a,b`; throws with the usage for anything else. */
+export function parseBenchOptions(args: readonly string[]): BenchOptions {
+  let json = false;
+  let quick = false;
+  let only: FigureKey[] = [...figureKeys];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index];
+    if (arg === "--json") json = true;
+    else if (arg === "--quick") quick = true;
+    else if (arg === "--only" || arg?.startsWith("--only=")) {
+      const value = arg === "--only" ? args[++index] : arg.slice("--only=".length);
+      const keys = (value ?? "").split(",").filter((key) => key !== "");
+      const unknown = keys.filter((key) => !(figureKeys as readonly string[]).includes(key));
+      if (keys.length === 0 || unknown.length > 0) {
+        throw new Error(`--only takes figure names among ${figureKeys.join(", ")}\n${benchUsage}`);
+      }
+      only = keys as FigureKey[];
+    } else {
+      throw new Error(`unknown argument ${JSON.stringify(arg)}\n${benchUsage}`);
+    }
+  }
+  return { json, quick, only, sizes: quick ? quickSizes : fullSizes };
+}

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench [-- --json] [-- --quick] [-- --only step,stream,scale,fanout,bulk]`:
+ * what the library costs on top of the network, measured against a
+ * hand-written `fetch` loop in the same run, with the simulators in a
+ * separate process on loopback. Prints a table, or with `--json` one object
+ * `{ machine, figures }` on stdout; progress goes to stderr.
+ */
+import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
+import { measureBulkDelete } from "./bulk-delete.js";
+import type { Figure, FigureResult } from "./figure.js";
+import { formatTable } from "./format-table.js";
+import { readMachineInfo } from "./machine-info.js";
+import { spawnTsProcess } from "./spawn-ts-process.js";
+import { type SimulatorProcess, startSimulatorProcess } from "./start-simulator-process.js";
+import { measureStepOverhead } from "./step-overhead.js";
+import { measureStreamReading } from "./stream-reading.js";
+import { measureToolFanOut } from "./tool-fan-out.js";
+
+let options: BenchOptions;
+try {
+  options = parseBenchOptions(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+
+const { sizes } = options;
+/** The client setting that keeps 1,000 runs' answers from stalling the loop; see docs/performance.md. */
+const scaleRequestLimit = 16;
+const machine = readMachineInfo();
+const figures: Figure[] = [];
+const startedAt = performance.now();
+
+async function step(label: string, measure: () => Promise<FigureResult>): Promise<void> {
+  process.stderr.write(`${label}... `);
+  const started = performance.now();
+  const result = await measure();
+  figures.push(...result.figures);
+  process.stderr.write(`${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+async function measureScaleInChild(
+  simulators: SimulatorProcess,
+  variant?: number | "baseline",
+): Promise<FigureResult> {
+  const child = await spawnTsProcess<FigureResult>(new URL("./scale-process.ts", import.meta.url), [
+    simulators.echoUrl,
+    simulators.reasonerApiKey,
+    String(sizes.scaleConcurrency),
+    String(sizes.scaleRepetitions),
+    ...(variant === undefined ? [] : [String(variant)]),
+  ]);
+  await child.stop();
+  return child.message;
+}
+
+const simulators = await startSimulatorProcess({ longStreamChunks: sizes.streamChunks });
+try {
+  for (const key of options.only) {
+    if (key === "step") {
+      await step("agent step overhead", () =>
+        measureStepOverhead({
+          url: simulators.echoUrl,
+          apiKey: simulators.reasonerApiKey,
+          warmup: sizes.stepWarmup,
+          runs: sizes.stepRuns,
+        }),
+      );
+    } else if (key === "stream") {
+      await step("stream reading", () =>
+        measureStreamReading({
+          url: simulators.longStreamUrl,
+          apiKey: simulators.longStreamApiKey,
+          chunks: sizes.streamChunks,
+          warmup: sizes.streamWarmup,
+          runs: sizes.streamRuns,
+        }),
+      );
+    } else if (key === "scale") {
+      await step("scale, hand-written fetch loop (separate process)", () =>
+        measureScaleInChild(simulators, "baseline"),
+      );
+      await step("scale, default client (separate process)", () => measureScaleInChild(simulators));
+      await step(`scale, maxConcurrentRequests ${scaleRequestLimit} (separate process)`, () =>
+        measureScaleInChild(simulators, scaleRequestLimit),
+      );
+    } else if (key === "fanout") {
+      await step("tool fan-out", () => measureToolFanOut({ runs: sizes.fanOutRuns }));
+    } else {
+      await step("bulk delete", () =>
+        measureBulkDelete({
+          ordersUrl: simulators.ordersUrl,
+          token: simulators.ordersToken,
+          callbacks: sizes.bulkCallbacks,
+          warmup: sizes.bulkWarmup,
+          runs: sizes.bulkRuns,
+        }),
+      );
+    }
+  }
+} finally {
+  await simulators.stop();
+}
+process.stderr.write(`bench done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s\n`);
+
+if (options.json) {
+  process.stdout.write(`${JSON.stringify({ machine, figures }, null, 2)}\n`);
+} else {
+  process.stdout.write(`${formatTable(machine, figures)}\n`);
+}
+// Keep-alive sockets of the clients would hold the process open.
+process.exit(0);

@@ -1,0 +1,97 @@
+import { Agent } from "../src/agent/agent.js";
+import type { RunResult } from "../src/agent/run-result.js";
+import { ReasonerClient } from "../src/clients/reasoner/reasoner-client.js";
+import { echoResult, echoTask, echoTool } from "./echo-tool.js";
+import { cpuFigure, type Figure, type FigureResult, round } from "./figure.js";
+import { measureInterleaved } from "./interleave.js";
+import { runRawAgentLoop } from "./raw-agent-loop.js";
+import { median } from "./statistics.js";
+
+/** Options of {@link measureStepOverhead}. */
+export interface StepOverheadOptions {
+  /** The reasoner simulator playing `echo-tool`. */
+  url: string;
+  apiKey: string;
+  warmup: number;
+  runs: number;
+}
+
+/** Most the library may cost over the hand-written loop. */
+export const stepOverheadTarget = 1.1;
+
+/**
+ * Figure 1: a two-step run (one tool call, then the answer) through Agent +
+ * ReasonerClient + a trivial tool, against a hand-written `fetch` loop doing
+ * the same work, whole answers and streamed, interleaved. Median ms per run
+ * and the ratio.
+ */
+export async function measureStepOverhead(options: StepOverheadOptions): Promise<FigureResult> {
+  const model = new ReasonerClient({ url: options.url, apiKey: options.apiKey });
+  const agent = new Agent({ model, tools: [echoTool] });
+  const raw = (stream: boolean) => ({
+    url: options.url,
+    apiKey: options.apiKey,
+    tools: agent.toolDefinitions,
+    execute: async (_name: string, args: unknown) => echoResult(args),
+    stream,
+    maxSteps: 10,
+  });
+  const rawComplete = raw(false);
+  const rawStream = raw(true);
+  const counts = { libraryRuns: 0, libraryRunsCompleted: 0, baselineRuns: 0, toolCalls: 0 };
+  const check = (result: RunResult) => {
+    counts.libraryRuns++;
+    const calls = result.steps.flatMap((step) => step.toolCalls);
+    counts.toolCalls += calls.filter((call) => call.status === "succeeded").length;
+    if (result.status !== "completed" || result.steps.length !== 2 || result.output !== "done") {
+      throw new Error(
+        `the agent run ended ${result.status}: ${result.error?.message ?? result.output}`,
+      );
+    }
+    counts.libraryRunsCompleted++;
+  };
+  const checkRaw = (output: string) => {
+    counts.baselineRuns++;
+    if (output !== "done") throw new Error(`the hand-written loop answered "${output}"`);
+  };
+
+  const [baselineComplete, libraryComplete, baselineStream, libraryStream] =
+    await measureInterleaved(
+      [
+        async () => checkRaw(await runRawAgentLoop(echoTask, rawComplete)),
+        async () => check(await agent.run(echoTask)),
+        async () => checkRaw(await runRawAgentLoop(echoTask, rawStream)),
+        async () => {
+          const stream = agent.stream(echoTask);
+          for await (const _event of stream) {
+            // Events are read as a user's loop would; the figure is the whole run.
+          }
+          check(await stream.result);
+        },
+      ],
+      options,
+    );
+  const figure = (mode: string, baselineMs: number[], libraryMs: number[]): Figure => {
+    const baseline = median(baselineMs);
+    const value = median(libraryMs);
+    const ratio = value / baseline;
+    return {
+      name: `agent step overhead (${mode})`,
+      value: round(value),
+      unit: "ms/run",
+      baseline: round(baseline),
+      ratio: round(ratio),
+      target: `ratio <= ${stepOverheadTarget.toFixed(2)}`,
+      met: ratio <= stepOverheadTarget,
+    };
+  };
+  return {
+    figures: [
+      figure("complete", baselineComplete!.wallMs, libraryComplete!.wallMs),
+      cpuFigure("agent step overhead (complete)", baselineComplete!, libraryComplete!),
+      figure("stream", baselineStream!.wallMs, libraryStream!.wallMs),
+      cpuFigure("agent step overhead (stream)", baselineStream!, libraryStream!),
+    ],
+    counts,
+  };
+}

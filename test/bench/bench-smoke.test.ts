@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseBenchOptions } from "../../bench/bench-options.js";
+import { measureBulkDelete } from "../../bench/bulk-delete.js";
+import type { Figure, FigureResult } from "../../bench/figure.js";
+import { formatTable } from "../../bench/format-table.js";
+import { readMachineInfo } from "../../bench/machine-info.js";
+import { measureScale } from "../../bench/scale.js";
+import { spawnTsProcess } from "../../bench/spawn-ts-process.js";
+import {
+  type SimulatorProcess,
+  startSimulatorProcess,
+} from "../../bench/start-simulator-process.js";
+import { measureStepOverhead } from "../../bench/step-overhead.js";
+import { measureStreamReading } from "../../bench/stream-reading.js";
+import { measureToolFanOut } from "../../bench/tool-fan-out.js";
+
+// Every figure function at minimal sizes: the JSON shape and the counts
+// behind each figure are checked, never the timings.
+
+let simulators: SimulatorProcess;
+
+beforeAll(async () => {
+  simulators = await startSimulatorProcess({ longStreamChunks: 50 });
+});
+
+afterAll(async () => {
+  await simulators?.stop();
+});
+
+function expectFigureShape(figure: Figure): void {
+  expect(typeof figure.name).toBe("string");
+  expect(Number.isFinite(figure.value)).toBe(true);
+  expect(typeof figure.unit).toBe("string");
+  expect(typeof figure.target).toBe("string");
+  expect(figure.met === null || typeof figure.met === "boolean").toBe(true);
+  if (figure.baseline !== undefined) expect(Number.isFinite(figure.baseline)).toBe(true);
+  if (figure.ratio !== undefined) expect(Number.isFinite(figure.ratio)).toBe(true);
+  const allowed = new Set(["name", "value", "unit", "baseline", "ratio", "target", "met"]);
+  expect(Object.keys(figure).filter((key) => !allowed.has(key))).toEqual([]);
+}
+
+function expectShape(result: FigureResult, figureCount: number): void {
+  expect(result.figures).toHaveLength(figureCount);
+  for (const figure of result.figures) expectFigureShape(figure);
+  // What --json prints must survive JSON (no NaN, no undefined values).
+  expect(JSON.parse(JSON.stringify(result.figures))).toEqual(result.figures);
+}
+
+describe("bench figures at minimal sizes", () => {
+  it("step overhead runs every contender, each agent run completing with its tool call", async () => {
+    const result = await measureStepOverhead({
+      url: simulators.echoUrl,
+      apiKey: simulators.reasonerApiKey,
+      warmup: 0,
+      runs: 2,
+    });
+    expectShape(result, 4);
+    expect(result.counts).toEqual({
+      libraryRuns: 4,
+      libraryRunsCompleted: 4,
+      baselineRuns: 4,
+      toolCalls: 4,
+    });
+    expect(result.figures.filter((figure) => figure.target === "ratio <= 1.10")).toHaveLength(2);
+  });
+
+  it("stream reading assembles the same answer as the hand-written reader", async () => {
+    const result = await measureStreamReading({
+      url: simulators.longStreamUrl,
+      apiKey: simulators.longStreamApiKey,
+      chunks: 50,
+      warmup: 0,
+      runs: 2,
+    });
+    expectShape(result, 2);
+    expect(result.counts.libraryReads).toBe(2);
+    expect(result.counts.baselineReads).toBe(2);
+    expect(result.counts.bytes).toBeGreaterThan(0);
+    // 50 chunks: 25 text pieces and 25 argument fragments ("{", 23 spaces, "}").
+    expect(result.counts.argumentCharacters).toBe(25);
+  });
+
+  it("scale completes every concurrent run, in this process and in a child", async () => {
+    const inProcess = await measureScale({
+      url: simulators.echoUrl,
+      apiKey: simulators.reasonerApiKey,
+      concurrency: 10,
+      repetitions: 1,
+      maxConcurrentRequests: 3,
+    });
+    expectShape(inProcess, 3);
+    expect(inProcess.counts).toEqual({ runs: 10, completedRuns: 10 });
+
+    const child = await spawnTsProcess<FigureResult>(
+      new URL("../../bench/scale-process.ts", import.meta.url),
+      [simulators.echoUrl, simulators.reasonerApiKey, "10", "1"],
+    );
+    await child.stop();
+    expectShape(child.message, 3);
+    expect(child.message.counts).toEqual({ runs: 10, completedRuns: 10 });
+  });
+
+  it("tool fan-out never runs more tools at once than toolConcurrency", async () => {
+    const result = await measureToolFanOut({
+      calls: 4,
+      toolMs: 5,
+      concurrencies: [1, 2],
+      runs: 1,
+    });
+    expectShape(result, 2);
+    // One untimed and one timed run per concurrency, 4 calls each.
+    expect(result.counts).toEqual({ succeededCalls: 16, "maxInFlight@1": 1, "maxInFlight@2": 2 });
+    expect(result.figures.map((figure) => figure.baseline)).toEqual([20, 10]);
+  });
+
+  it("bulk delete sends ceil(n / batch) requests and deletes every callback", async () => {
+    const result = await measureBulkDelete({
+      ordersUrl: simulators.ordersUrl,
+      token: simulators.ordersToken,
+      callbacks: 3,
+      batchSize: 2,
+      warmup: 0,
+      runs: 1,
+    });
+    expectShape(result, 2);
+    expect(result.counts).toEqual({ callbacks: 3, batchSize: 2, expectedRequests: 2, requests: 2 });
+    expect(result.figures[0]).toMatchObject({ value: 2, unit: "requests", met: true });
+  });
+});
+
+describe("bench command line and output", () => {
+  it("reads --json, --quick and --only, and refuses anything else", () => {
+    expect(parseBenchOptions([])).toMatchObject({ json: false, quick: false });
+    const options = parseBenchOptions(["--json", "--quick", "--only", "step,bulk"]);
+    expect(options).toMatchObject({ json: true, quick: true, only: ["step", "bulk"] });
+    expect(() => parseBenchOptions(["--only", "steps"])).toThrow(/step, stream, scale/);
+    expect(() => parseBenchOptions(["--fast"])).toThrow(/unknown argument "--fast"/);
+  });
+
+  it("prints the machine and one row per figure", () => {
+    const figures: Figure[] = [
+      {
+        name: "a",
+        value: 1.5,
+        unit: "ms",
+        baseline: 1,
+        ratio: 1.5,
+        target: "ratio <= 1.10",
+        met: false,
+      },
+      { name: "b", value: 2, unit: "MB", target: "< 300 MB", met: true },
+    ];
+    const table = formatTable(readMachineInfo(), figures).split("\n");
+    expect(table[0]).toMatch(/cores, .* GiB, Node v\d+/);
+    expect(table.slice(-2)).toEqual([
+      expect.stringMatching(/^a\s+1\.5 ms\s+1 ms\s+1\.500\s+ratio <= 1\.10\s+NO$/),
+      expect.stringMatching(/^b\s+2 MB\s+< 300 MB\s+yes$/),
+    ]);
+  });
+});
