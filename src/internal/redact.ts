@@ -51,10 +51,16 @@ function redactInner(
   if (Array.isArray(value)) return value.map((item) => redactInner(item, knownSecrets, seen));
   const result: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    result[key] =
-      isSecretKey(key) && inner !== undefined && inner !== null && inner !== ""
-        ? redactedMarker
-        : redactInner(inner, knownSecrets, seen);
+    // defineProperty keeps a "__proto__" key a key instead of a prototype.
+    Object.defineProperty(result, key, {
+      value:
+        isSecretKey(key) && inner !== undefined && inner !== null && inner !== ""
+          ? redactedMarker
+          : redactInner(inner, knownSecrets, seen),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return result;
 }

@@ -200,9 +200,9 @@ describe("delete_callbacks", () => {
     ]);
     expect(
       argumentIssues(tools, "delete_callbacks", {
-        callback_ids: Array.from({ length: 1001 }, () => unknownId),
+        callback_ids: Array.from({ length: 101 }, () => unknownId),
       }),
-    ).toEqual(["callback_ids: at most 1000 ids per call: split them over several calls"]);
+    ).toEqual(["callback_ids: at most 100 ids per call: split them over several calls"]);
     expect(argumentIssues(tools, "delete_callbacks", {})).toEqual([
       "callback_ids: Invalid input: expected array, received undefined",
     ]);

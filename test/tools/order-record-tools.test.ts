@@ -35,6 +35,24 @@ describe("the list tools", () => {
     );
   });
 
+  it("point at the next page by the page size the service applied when it caps pages lower", async () => {
+    const page = {
+      limit: 20,
+      offset: 0,
+      list_type: "summary",
+      data: Array.from({ length: 20 }, (_, index) => ({ customer_identifier: `ORD-${index}` })),
+    };
+    const capped = orderTools(
+      new OrderClient({
+        baseUrl: "https://orders.example/acme/api/v1",
+        token: orders.token,
+        fetch: async () => Response.json(page),
+      }),
+    );
+    const result = await callTool(capped, "list_orders", { limit: 50 });
+    expect(result).toMatchObject({ count: 20, limit: 50, next_offset: 20 });
+  });
+
   it("end with next_offset null on the last page", async () => {
     const result = await callTool(tools, "list_orders", { limit: 100, offset: 200 });
     expect(result).toMatchObject({ count: 40, offset: 200, limit: 100, next_offset: null });

@@ -8,7 +8,7 @@ export const approvalOptions = [
 ] as const;
 
 /** Detail lines shown before the rest is summarised as `... and N more`. */
-export const maxDetailLines = 20;
+export const maxDetailLines = 100;
 
 const maxLineLength = 300;
 const maxSummaryLength = 500;

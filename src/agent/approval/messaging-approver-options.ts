@@ -35,6 +35,12 @@ export interface MessagingApproverOptions {
   logger?: Logger | undefined;
   /** `expires_in_s` of the question. @default timeoutMs in whole seconds, rounded up */
   messageExpiresInSeconds?: number | undefined;
+  /**
+   * `expires_in_s` of a question asked for a suspended run
+   * (`context.allowPending`): the person may answer long after the process
+   * that asked has gone. @default 86400 (24 hours)
+   */
+  pendingExpiresInSeconds?: number | undefined;
   /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
   onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
@@ -48,8 +54,12 @@ export interface ResolvedMessagingApproverOptions {
   maxPollIntervalMs: number | undefined;
   logger: Logger | undefined;
   messageExpiresInSeconds: number;
+  pendingExpiresInSeconds: number;
   onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
+
+/** A day: how long a suspended run's question stays answerable by default. */
+export const defaultPendingExpiresInSeconds = 86_400;
 
 /** Ten minutes: long enough for a person to notice a message, short enough for a run to move on. */
 export const defaultApprovalTimeoutMs = 600_000;
@@ -108,6 +118,12 @@ export function resolveMessagingApproverOptions(
     options.maxPollIntervalMs === undefined
       ? undefined
       : positiveInteger(options.maxPollIntervalMs, "maxPollIntervalMs", "milliseconds", problems);
+  const pendingExpiresInSeconds = positiveInteger(
+    options.pendingExpiresInSeconds ?? defaultPendingExpiresInSeconds,
+    "pendingExpiresInSeconds",
+    "seconds",
+    problems,
+  );
   const messageExpiresInSeconds = positiveInteger(
     options.messageExpiresInSeconds ?? Math.max(1, Math.ceil(timeoutMs / 1000)),
     "messageExpiresInSeconds",
@@ -131,6 +147,7 @@ export function resolveMessagingApproverOptions(
     maxPollIntervalMs,
     logger,
     messageExpiresInSeconds,
+    pendingExpiresInSeconds,
     onDecision,
   };
 }

@@ -192,7 +192,8 @@ export class MessagingApprover implements Approver {
     context: ApprovalContext,
     logger: Logger,
   ): Promise<AskedQuestion | RefusedDecision> {
-    const { client, subscriptionLinkId, messageExpiresInSeconds } = this.#options;
+    const { client, subscriptionLinkId, messageExpiresInSeconds, pendingExpiresInSeconds } =
+      this.#options;
     const metadata = redactValue({
       fingerprint: action.fingerprint,
       tool: action.toolName,
@@ -207,7 +208,9 @@ export class MessagingApprover implements Approver {
           kind: "interaction",
           text: buildApprovalMessageText(action),
           options: approvalOptions,
-          expiresInSeconds: messageExpiresInSeconds,
+          // A suspended run's person may answer hours later, after this process is gone.
+          expiresInSeconds:
+            context.allowPending === true ? pendingExpiresInSeconds : messageExpiresInSeconds,
           metadata,
         },
         { signal: context.signal },

@@ -5,6 +5,7 @@ import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
 import { fillRoutePath } from "../route-table.js";
 import { type CheckSiteOptions, checkDocsSite } from "./check-site.js";
+import { checkSiteConfig } from "./check-site-config.js";
 import {
   readDocumentation,
   readDocumentationList,
@@ -38,7 +39,7 @@ import type {
 } from "./docs-types.js";
 import { type EditFileResult, editDocsFile } from "./edit-file.js";
 import { checkFileEdit, type FileEdit } from "./file-edit.js";
-import type { SiteCheckResult } from "./site-finding.js";
+import type { SiteCheckInput, SiteCheckResult } from "./site-finding.js";
 
 /** Options of `DocsClient`. */
 export interface DocsClientOptions {
@@ -235,6 +236,19 @@ export class DocsClient implements DocsFileAccess {
       { documentationId: id, path, edit: checkedEdit, message: checkedMessage },
       options,
     );
+  }
+
+  /**
+   * Checks a site configuration you already hold: `layout.json`, the OpenAPI
+   * files it names (JSON or YAML text, or parsed) and the pages with their
+   * front matter. Reports each of the five causes of a blank or missing API
+   * page and the configuration-key problems, with where and how to fix each.
+   * Sends nothing; use `checkSite` to pull a hosted project's files first.
+   * @example
+   * const { ok, findings } = docs.checkSiteConfig({ layout, openapi: { "openapi.yaml": text }, pages });
+   */
+  checkSiteConfig(input: SiteCheckInput): SiteCheckResult {
+    return checkSiteConfig(input);
   }
 
   /**

@@ -25,6 +25,7 @@ export async function* iterateList<T>(
 ): AsyncGenerator<T, void, undefined> {
   const pageSize = params.limit ?? maximumPageSize;
   let offset = params.offset ?? 0;
+  let previousPage: string | undefined;
   for (;;) {
     const page = await list({ ...params, limit: pageSize, offset }, options);
     if (page.offset !== undefined && page.offset !== offset) {
@@ -32,6 +33,15 @@ export async function* iterateList<T>(
         `the service answered offset ${page.offset} when asked for offset ${offset}; stopping rather than reading pages twice or skipping some`,
       );
     }
+    // A service that ignores `offset` and does not echo it answers the same
+    // page forever: stop instead of looping.
+    const fingerprint = page.data.length > 0 ? JSON.stringify(page.data) : undefined;
+    if (fingerprint !== undefined && fingerprint === previousPage) {
+      throw new SwitchyardError(
+        `the service answered the same page for offset ${offset} as for the previous offset; it seems to ignore offset, so stopping rather than reading the same records forever`,
+      );
+    }
+    previousPage = fingerprint;
     yield* page.data;
     const applied = page.limit !== undefined && page.limit > 0 ? page.limit : pageSize;
     if (page.data.length === 0 || page.data.length < applied) return;

@@ -67,12 +67,14 @@ export function listRecordsTool(
         { signal },
       );
       const count = page.data.length;
+      // A service may cap pages below the limit asked; its envelope says which applied.
+      const applied = page.limit !== undefined && page.limit > 0 ? Math.min(page.limit, limit) : limit;
       const result: ListRecordsResult = {
         items: page.data,
         count,
         offset,
         limit,
-        next_offset: count === limit ? offset + count : null,
+        next_offset: count > 0 && count >= applied ? offset + count : null,
       };
       return scrubResult(result);
     },

@@ -16,7 +16,9 @@ import {
 /** Most callbacks listed in one result; the rest are counted in `omitted`. */
 export const maximumListedCallbacks = 50;
 /** Most ids one delete_callbacks call takes (one `DELETE /callbacks` of the service). */
-export const maximumCallbackIdsPerCall = 1000;
+// The approver must be able to see every callback it approves deleting (the
+// approval message lists up to 100), so one call deletes at most 100.
+export const maximumCallbackIdsPerCall = 100;
 /** Most callbacks one create_callbacks call registers. */
 export const maximumNewCallbacksPerCall = 100;
 /** Most orders one create_orders, update_orders or cancel_orders call takes. */

@@ -16,15 +16,15 @@ describe("buildApprovalMessageText", () => {
     );
   });
 
-  it("lists at most 20 details and counts the rest", () => {
+  it("lists at most 100 details and counts the rest", () => {
     const action = deleteCallbacksAction();
     action.description = {
-      summary: "Cancel 25 orders.",
-      details: Array.from({ length: 25 }, (_, index) => `order ${index + 1}`),
+      summary: "Cancel 105 orders.",
+      details: Array.from({ length: 105 }, (_, index) => `order ${index + 1}`),
     };
     const text = buildApprovalMessageText(action);
-    expect(text).toContain("- order 20\n... and 5 more");
-    expect(text).not.toContain("order 21");
+    expect(text).toContain("- order 100\n... and 5 more");
+    expect(text).not.toContain("order 101");
     expect(text).toContain("This cannot be undone.");
   });
 

@@ -260,6 +260,26 @@ describe("MessagingApprover options", () => {
     const sent: Record<string, unknown>[] = [];
     nockReady();
     nockSend(sent);
+    nock(base).get(interactionPath).reply(200, answered("approve"));
+    await makeApprover({ timeoutMs: 600_000 }).requestApproval(
+      deleteCallbacksAction(),
+      makeContext(),
+    );
+    nockReady();
+    nockSend(sent);
+    nock(base).get(interactionPath).reply(200, answered("approve"));
+    await new MessagingApprover({
+      client: makeClient(),
+      subscriptionLinkId: linkId,
+      messageExpiresInSeconds: 3600,
+    }).requestApproval(deleteCallbacksAction(), makeContext());
+    expect(sent.map((body) => body.expires_in_s)).toEqual([600, 3600]);
+  });
+
+  it("gives a suspended run's question a day, or the pendingExpiresInSeconds given", async () => {
+    const sent: Record<string, unknown>[] = [];
+    nockReady();
+    nockSend(sent);
     await makeApprover({ timeoutMs: 600_000 }).requestApproval(
       deleteCallbacksAction(),
       makeContext({ allowPending: true }),
@@ -269,8 +289,8 @@ describe("MessagingApprover options", () => {
     await new MessagingApprover({
       client: makeClient(),
       subscriptionLinkId: linkId,
-      messageExpiresInSeconds: 3600,
+      pendingExpiresInSeconds: 7200,
     }).requestApproval(deleteCallbacksAction(), makeContext({ allowPending: true }));
-    expect(sent.map((body) => body.expires_in_s)).toEqual([600, 3600]);
+    expect(sent.map((body) => body.expires_in_s)).toEqual([86_400, 7200]);
   });
 });

@@ -32,7 +32,8 @@ describe("MessagingApprover in durable mode", () => {
   it("returns pending as soon as the question is out, without reading the answer", async () => {
     const action = deleteCallbacksAction();
     nockReady();
-    nockSend();
+    const sent: Record<string, unknown>[] = [];
+    nockSend(sent);
     const reads = nock(base).get(interactionPath).reply(200, interaction("pending"));
     const decision = await makeApprover().requestApproval(
       action,
@@ -44,6 +45,8 @@ describe("MessagingApprover in durable mode", () => {
       interactionId,
     });
     expect(reads.isDone()).toBe(false);
+    // The person may answer long after this process is gone: a day, not the wait timeout.
+    expect(sent[0]?.expires_in_s).toBe(86_400);
   });
 
   it("reads an approval with a fresh approver, once, without sending anything", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkSiteConfig } from "../../../src/clients/docs/check-site-config.js";
+import { DocsClient } from "../../../src/clients/docs/docs-client.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
 import { petstoreSite, readSiteFile, replacing } from "./petstore-site.js";
 
@@ -29,6 +30,26 @@ describe("checkSiteConfig on a clean site", () => {
       ],
     });
     expect(result).toEqual({ ok: true, findings: [] });
+  });
+});
+
+describe("DocsClient.checkSiteConfig", () => {
+  it("checks a site the caller holds, sending nothing", () => {
+    const sent: string[] = [];
+    const docs = new DocsClient({
+      baseUrl: "https://docs.example/cli/v1",
+      token: "docs-token",
+      fetch: async (input) => {
+        sent.push(String(input));
+        return new Response("unexpected", { status: 500 });
+      },
+    });
+    const site = petstoreSite();
+    expect(docs.checkSiteConfig(site)).toEqual({ ok: true, findings: [] });
+    const broken = docs.checkSiteConfig({ ...site, openapi: {} });
+    expect(broken.ok).toBe(false);
+    expect(codes(broken)[0]).toMatch(/^error:spec-/);
+    expect(sent).toEqual([]);
   });
 });
 

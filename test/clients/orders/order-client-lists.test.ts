@@ -189,4 +189,10 @@ describe("iterateOrders", () => {
     const error = await rejection(collect(makeClient().iterateOrders({ limit: 2 })));
     expect(error.message).toMatch(/answered offset 0 when asked for offset 2/);
   });
+
+  it("stops when the service ignores the offset and does not echo it", async () => {
+    nock(origin).get(`${prefix}/orders`).query(true).times(2).reply(200, orders(2));
+    const error = await rejection(collect(makeClient().iterateOrders({ limit: 2 })));
+    expect(error.message).toMatch(/answered the same page for offset 2/);
+  });
 });
