@@ -5,6 +5,12 @@
  *   npx tsx examples/callback-cleanup.ts              # against the simulators
  *   npx tsx examples/callback-cleanup.ts --approve deny --json
  *
+ * Without waiting for the answer, services running outside (`switchyard sim`
+ * in another shell, then the export lines it prints):
+ *
+ *   switchyard run callback-cleanup --no-wait     # asks, saves the run, prints its id
+ *   switchyard resume <run-id>                    # once the person has answered
+ *
  * The same as `switchyard run callback-cleanup`.
  */
 import { Agent, orderTools } from "switchyard";
@@ -38,6 +44,8 @@ export const callbackCleanup: ExampleDefinition = {
       // ids lets the deletion run.
       approver: services.approver,
       logger: services.logger,
+      // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
+      runStore: services.runStore,
     }),
 };
 

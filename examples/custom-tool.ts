@@ -15,7 +15,6 @@ import {
   type ApprovalDecision,
   type Approver,
   defineTool,
-  MessagingApprover,
   type OrderClient,
 } from "switchyard";
 import { type ExampleDefinition, runIfMain } from "switchyard/cli";
@@ -76,6 +75,28 @@ export class DiscountApprover implements Approver {
     this.#person = person;
   }
 
+  /**
+   * Reads the person's answer to a question asked before the run suspended
+   * (`switchyard run --no-wait`, then `switchyard resume`). Only questions
+   * sent to the person can be pending: the policy answers at once.
+   */
+  async checkApproval(
+    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision> {
+    if (!this.#person.checkApproval) {
+      // Fail closed: an answer that cannot be read approves nothing.
+      return {
+        outcome: "refused",
+        code: "unsupported",
+        reason:
+          "The person's approver cannot read an earlier answer, so the discount was not applied.",
+        interactionId: pending.interactionId,
+      };
+    }
+    return this.#person.checkApproval(pending, context);
+  }
+
   async requestApproval(
     action: ApprovalAction,
     context: ApprovalContext,
@@ -112,20 +133,16 @@ export const customTool: ExampleDefinition = {
   instructions,
   uses: ["orders", "messaging"],
   createAgent: (services) => {
-    // The person is reached the same way as in the other examples: an
-    // interaction through the messaging service, on their subscription link.
-    const person = new MessagingApprover({
-      client: services.messaging,
-      subscriptionLinkId: services.approverLinkId,
-      maxPollIntervalMs: 1_000,
-      logger: services.logger,
-    });
+    // The person is reached the same way as in the other examples:
+    // services.approver is a MessagingApprover sending an interaction through
+    // the messaging service to the approver's subscription link.
     return new Agent({
       model: services.model,
       tools: [applyDiscountTool(services.orders)],
       instructions,
-      approver: new DiscountApprover(person),
+      approver: new DiscountApprover(services.approver),
       logger: services.logger,
+      runStore: services.runStore,
     });
   },
 };

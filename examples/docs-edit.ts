@@ -35,6 +35,8 @@ export const docsEdit: ExampleDefinition = {
       instructions,
       approver: services.approver,
       logger: services.logger,
+      // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
+      runStore: services.runStore,
     }),
 };
 

@@ -30,6 +30,8 @@ export const orderReport: ExampleDefinition = {
       // One step per page of 100 orders, plus the answer: room for ~4,900 orders.
       maxSteps: 50,
       logger: services.logger,
+      // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
+      runStore: services.runStore,
     }),
 };
 

@@ -1,12 +1,14 @@
 import { AbortedError } from "../errors/transport-errors.js";
+import { neverAborted } from "./never-aborted.js";
 
 /**
  * Settles like `promise`, or rejects as soon as `signal` fires, so a callee
  * that ignores its signal cannot hold the run. The abandoned promise's
- * rejection is absorbed.
+ * rejection is absorbed. For {@link neverAborted}, the promise as it is.
  */
 export function abortable<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
   const settled = Promise.resolve(promise);
+  if (signal === neverAborted) return settled;
   if (signal.aborted) {
     settled.catch(() => {});
     return Promise.reject(abortReason(signal));

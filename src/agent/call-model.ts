@@ -1,7 +1,12 @@
-import type { ChatCompletion, ChatRequest } from "../clients/reasoner/chat-types.js";
-import { abortable } from "./abortable.js";
+import type {
+  ChatCallOptions,
+  ChatCompletion,
+  ChatRequest,
+} from "../clients/reasoner/chat-types.js";
+import { abortable, abortReason } from "./abortable.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { Model } from "./model.js";
+import { neverAborted } from "./never-aborted.js";
 
 /** How the loop calls the model: one answer, or a stream whose deltas become events. */
 export type ModelCallMode = "complete" | "stream";
@@ -9,7 +14,8 @@ export type ModelCallMode = "complete" | "stream";
 /**
  * One model call. In `stream` mode the text and reasoning deltas of the
  * first choice are emitted as they come, and the assembled answer returned.
- * Rejects as soon as `signal` fires, even if the model ignores it.
+ * Rejects as soon as `signal` fires, even if the model ignores it. The model
+ * gets the signal, or no signal when the run has none ({@link neverAborted}).
  */
 export async function callModel(options: {
   model: Model;
@@ -20,13 +26,17 @@ export async function callModel(options: {
   emit: AgentEventSink;
 }): Promise<ChatCompletion> {
   const { model, request, signal, stepNumber, emit } = options;
-  if (options.mode === "complete") return abortable(model.complete(request, { signal }), signal);
+  const callOptions: ChatCallOptions = signal === neverAborted ? {} : { signal };
+  if (options.mode === "complete") return abortable(model.complete(request, callOptions), signal);
 
-  const stream = model.stream(request, { signal });
+  const stream = model.stream(request, callOptions);
   const iterator = stream[Symbol.asyncIterator]();
-  try {
+  let reading = true;
+  const read = async (): Promise<ChatCompletion> => {
     for (;;) {
-      const next = await abortable(iterator.next(), signal);
+      const next = await iterator.next();
+      // The call has already rejected with the abort: emit nothing more.
+      if (signal.aborted) throw abortReason(signal);
       if (next.done) break;
       const event = next.value;
       if (event.type === "text-delta" && event.choiceIndex === 0) {
@@ -35,10 +45,15 @@ export async function callModel(options: {
         emit({ type: "reasoning-delta", stepNumber, delta: event.delta });
       }
     }
+    reading = false;
+    return stream.finalCompletion();
+  };
+  try {
+    // One race with the signal for the whole call, not one per streamed event.
+    return await abortable(read(), signal);
   } catch (error) {
     // Release the stream (and its connection) without waiting on it.
-    Promise.resolve(iterator.return?.()).catch(() => {});
+    if (reading) Promise.resolve(iterator.return?.()).catch(() => {});
     throw error;
   }
-  return abortable(stream.finalCompletion(), signal);
 }

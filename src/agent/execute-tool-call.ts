@@ -3,7 +3,6 @@ import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { AbortedError } from "../errors/transport-errors.js";
 import { redactedMarker, redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
-import { abortable } from "./abortable.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type ApprovalRecord, passApprovalGate } from "./approval-gate.js";
 import type { Approver } from "./approver.js";
@@ -15,6 +14,8 @@ import { holdsSecret } from "./durable/redact-run-state.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { PendingToolCall } from "./durable/run-state.js";
 import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import { LazyAbortController } from "./lazy-abort-controller.js";
+import { neverAborted, signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
 import { serializeToolResult } from "./serialize-tool-result.js";
 import { toolMessages } from "./tool-messages.js";
@@ -23,7 +24,7 @@ import { toolMessages } from "./tool-messages.js";
 export interface ToolCallEnvironment {
   tools: ReadonlyMap<string, AnyTool>;
   approver: Approver | undefined;
-  /** The run's signal. */
+  /** The run's signal (or the step's, which follows it); {@link neverAborted} when the caller gave none. */
   signal: AbortSignal;
   logger: Logger;
   toolTimeoutMs: number;
@@ -111,10 +112,19 @@ async function checkApproveAndRun(
   const args = check.data;
   const withArguments: ToolCallRecordBase = { ...base, arguments: args };
 
-  const logger = environment.logger.child({ tool: name, toolCallId: call.id });
-  const context: ToolContext = { signal: environment.signal, logger, toolCallId: call.id };
+  // The call's child logger is made when first asked for, not on every call.
+  let childLogger: Logger | undefined;
+  const logger = () => {
+    childLogger ??= environment.logger.child({ tool: name, toolCallId: call.id });
+    return childLogger;
+  };
   let approval: ApprovalRecord | undefined;
-  if (await needsApproval(tool, args, logger)) {
+  const needs =
+    typeof tool.needsApproval === "boolean"
+      ? tool.needsApproval
+      : await askNeedsApproval(tool, tool.needsApproval, args, logger);
+  if (needs) {
+    const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
     approval = await askApproval(tool, args, context, environment, {
       prior,
       canSuspend: !holdsSecret(decoded) && !holdsSecret(args),
@@ -171,13 +181,47 @@ function decodeArguments(text: string): unknown {
   return decoded;
 }
 
-async function needsApproval(tool: AnyTool, args: unknown, logger: Logger): Promise<boolean> {
-  if (typeof tool.needsApproval === "boolean") return tool.needsApproval;
+/**
+ * A `ToolContext` whose `signal` and `logger` are made on first use. Its
+ * properties are own, enumerable and writable, as a plain object's are.
+ */
+function toolContext(
+  source: { readonly signal: AbortSignal },
+  logger: () => Logger,
+  toolCallId: string,
+): ToolContext {
+  let signal: AbortSignal | undefined;
+  let replacedLogger: Logger | undefined;
+  return {
+    get signal(): AbortSignal {
+      signal ??= source.signal;
+      return signal;
+    },
+    set signal(value: AbortSignal) {
+      signal = value;
+    },
+    get logger(): Logger {
+      return replacedLogger ?? logger();
+    },
+    set logger(value: Logger) {
+      replacedLogger = value;
+    },
+    toolCallId,
+  };
+}
+
+/** The tool's `needsApproval` function, called as its method. */
+async function askNeedsApproval(
+  tool: AnyTool,
+  decide: (args: unknown) => boolean | Promise<boolean>,
+  args: unknown,
+  logger: () => Logger,
+): Promise<boolean> {
   try {
-    return (await tool.needsApproval(args)) !== false;
+    return (await decide.call(tool, args)) !== false;
   } catch (error) {
     // Fail closed: when the tool cannot say, a human decides.
-    logger.warn(
+    logger().warn(
       { error: redactText(describeThrown(error)) },
       "needsApproval threw; asking for approval",
     );
@@ -233,25 +277,35 @@ async function runTool(
   args: unknown,
   base: ToolCallRecordBase,
   environment: ToolCallEnvironment,
-  logger: Logger,
+  logger: () => Logger,
 ): Promise<ToolCallRecord> {
   const { signal: runSignal, toolTimeoutMs } = environment;
-  const controller = new AbortController();
-  const onRunAbort = () => controller.abort(runSignal.reason);
-  runSignal.addEventListener("abort", onRunAbort, { once: true });
-  const timeout = new ToolTimeoutError({
-    toolName: tool.name,
-    toolCallId: base.toolCallId,
-    timeoutMs: toolTimeoutMs,
-  });
-  const timer = setTimeout(() => controller.abort(timeout), toolTimeoutMs);
-  try {
-    const running = new Promise((resolve) => {
-      resolve(
-        tool.execute(args, { signal: controller.signal, logger, toolCallId: base.toolCallId }),
-      );
+  // The tool's own signal, made if the tool reads it; fires on the timeout or the run's abort.
+  const controller = new LazyAbortController();
+  let stopWaiting: (reason: unknown) => void = () => {};
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    stopWaiting(reason);
+  };
+  const onRunAbort = runSignal === neverAborted ? undefined : () => abort(runSignal.reason);
+  if (onRunAbort) runSignal.addEventListener("abort", onRunAbort, { once: true });
+  // Built when it fires: an Error captures a stack, too dear for every call.
+  let timeout: ToolTimeoutError | undefined;
+  const timer = setTimeout(() => {
+    timeout = new ToolTimeoutError({
+      toolName: tool.name,
+      toolCallId: base.toolCallId,
+      timeoutMs: toolTimeoutMs,
     });
-    const result = await abortable(running, controller.signal);
+    abort(timeout);
+  }, toolTimeoutMs);
+  try {
+    // Rejects as soon as the tool's signal fires, so a tool that ignores it cannot hold the run.
+    const result = await new Promise((resolve, reject) => {
+      stopWaiting = reject;
+      const context = toolContext(controller, logger, base.toolCallId);
+      Promise.resolve(tool.execute(args, context)).then(resolve, reject);
+    });
     let content: string;
     try {
       content = serializeToolResult(result);
@@ -261,7 +315,7 @@ async function runTool(
     return { ...base, status: "succeeded", result, content };
   } catch (error) {
     if (runSignal.aborted) return aborted(base, tool.name);
-    if (controller.signal.reason === timeout) {
+    if (timeout !== undefined && controller.reason === timeout) {
       return {
         ...base,
         status: "timed_out",
@@ -281,7 +335,7 @@ async function runTool(
     };
   } finally {
     clearTimeout(timer);
-    runSignal.removeEventListener("abort", onRunAbort);
+    if (onRunAbort) runSignal.removeEventListener("abort", onRunAbort);
   }
 }
 

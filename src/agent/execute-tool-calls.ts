@@ -1,5 +1,6 @@
 import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { executeToolCall, type ToolCallEnvironment } from "./execute-tool-call.js";
+import { followSignal } from "./follow-signal.js";
 import { runConcurrently } from "./run-concurrently.js";
 import type { ToolCallRecord } from "./run-result.js";
 
@@ -13,7 +14,7 @@ export async function executeToolCalls(
   calls: readonly ChatToolCall[],
   environment: ToolCallEnvironment,
 ): Promise<ToolCallRecord[]> {
-  const { emit, stepNumber } = environment;
+  const { emit, stepNumber, logger } = environment;
   for (const call of calls) {
     emit({
       type: "tool-call",
@@ -23,14 +24,26 @@ export async function executeToolCalls(
       rawArguments: call.function.arguments,
     });
   }
-  return runConcurrently(calls, environment.toolConcurrency, async (call) => {
-    const record = await executeToolCall(call, environment);
-    await environment.journal.recordOutcome(record);
-    environment.logger.debug(
-      { tool: record.toolName, toolCallId: record.toolCallId, status: record.status },
-      `tool call ${record.status}`,
-    );
-    emit({ type: "tool-result", stepNumber, toolCall: record });
-    return record;
-  });
+  // Calls running side by side listen to one step signal, not each to the caller's.
+  const step =
+    calls.length > 1 && environment.toolConcurrency > 1
+      ? followSignal(environment.signal)
+      : undefined;
+  const callEnvironment = step ? { ...environment, signal: step.signal } : environment;
+  try {
+    return await runConcurrently(calls, environment.toolConcurrency, async (call) => {
+      const record = await executeToolCall(call, callEnvironment);
+      await environment.journal.recordOutcome(record);
+      if (logger.isLevelEnabled("debug")) {
+        logger.debug(
+          { tool: record.toolName, toolCallId: record.toolCallId, status: record.status },
+          `tool call ${record.status}`,
+        );
+      }
+      emit({ type: "tool-result", stepNumber, toolCall: record });
+      return record;
+    });
+  } finally {
+    step?.release();
+  }
 }

@@ -23,6 +23,12 @@ export function normalizeAssistantMessage(
   const calls = Array.isArray(rawCalls)
     ? rawCalls.map((call, index) => normalizeCall(call, stepNumber, index))
     : [];
+  if (calls.length > 1) makeIdsUnique(calls, stepNumber);
+  if (calls.length > 0) normalized.tool_calls = calls;
+  return normalized;
+}
+
+function makeIdsUnique(calls: ChatToolCall[], stepNumber: number): void {
   const seen = new Set<string>();
   for (const [index, call] of calls.entries()) {
     let id = call.id;
@@ -32,8 +38,6 @@ export function normalizeAssistantMessage(
     call.id = id;
     seen.add(id);
   }
-  if (calls.length > 0) normalized.tool_calls = calls;
-  return normalized;
 }
 
 function normalizeCall(call: unknown, stepNumber: number, index: number): ChatToolCall {

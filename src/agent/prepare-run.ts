@@ -6,6 +6,7 @@ import { findRunIdProblem, newRunId } from "./durable/run-id.js";
 import { RunJournal } from "./durable/run-journal.js";
 import type { RunState } from "./durable/run-state.js";
 import type { RunClaim } from "./durable/run-store.js";
+import { neverAborted } from "./never-aborted.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { type AgentInput, startConversation } from "./start-conversation.js";
 
@@ -13,6 +14,7 @@ import { type AgentInput, startConversation } from "./start-conversation.js";
 export interface PreparedRun {
   journal: RunJournal;
   maxSteps: number;
+  /** The caller's signal, or {@link neverAborted}. */
   signal: AbortSignal;
   suspendOnApproval: boolean;
   /** Held while the loop runs, released when it ends. */
@@ -58,7 +60,7 @@ export function prepareRun(
       messages,
     }),
     maxSteps,
-    signal: options.signal ?? new AbortController().signal,
+    signal: options.signal ?? neverAborted,
     suspendOnApproval,
   };
 }

@@ -7,6 +7,7 @@ export async function runConcurrently<Item, Result>(
   limit: number,
   worker: (item: Item, index: number) => Promise<Result>,
 ): Promise<Result[]> {
+  if (items.length === 1) return [await worker(items[0] as Item, 0)];
   const results = new Array<Result>(items.length);
   let next = 0;
   const runner = async () => {

@@ -25,6 +25,7 @@ export interface RunLoopOptions {
   /** The run's conversation, step count and usage; the loop appends to them. */
   journal: RunJournal;
   maxSteps: number;
+  /** The caller's signal, or `neverAborted` when there is none. */
   signal: AbortSignal;
   mode: ModelCallMode;
   emit: AgentEventSink;
@@ -77,10 +78,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
       ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
       ...(state ? { state } : {}),
     };
-    settings.logger.debug(
-      { status: finalStatus, runId: journal.runId, steps: steps.length, usage: result.usage },
-      `run ${finalStatus}`,
-    );
+    if (settings.logger.isLevelEnabled("debug")) {
+      settings.logger.debug(
+        { status: finalStatus, runId: journal.runId, steps: steps.length, usage: result.usage },
+        `run ${finalStatus}`,
+      );
+    }
     emit({ type: "finish", result });
     return result;
   };

@@ -25,7 +25,7 @@ export interface RunReportToolCall {
   arguments: unknown;
   /** What the model was told: the tool's result when it succeeded. */
   result?: unknown;
-  /** Why it did not succeed: the code and words the model was told. */
+  /** Why it did not succeed: the code and words the model was told (none while awaiting approval). */
   error?: { code: string; message: string };
 }
 
@@ -54,7 +54,13 @@ export interface RunReportApproval {
 export interface RunReport {
   example: string;
   task: string;
+  /**
+   * `suspended` only with `run --no-wait` and `resume`: an approval is
+   * pending (its entry in `approvals` has outcome `pending`).
+   */
   status: RunStatus;
+  /** The saved run's id, for `switchyard resume`; only for runs that are saved. */
+  runId?: string;
   output: string;
   /** Why the run did not complete. */
   error?: { name: string; message: string };
@@ -116,6 +122,7 @@ export function buildRunReport(result: RunResult, context: RunReportContext): Ru
     example: context.example,
     task: redactText(context.task),
     status: result.status,
+    ...(result.runId !== undefined ? { runId: result.runId } : {}),
     output: redactText(result.output),
     ...(result.error
       ? { error: { name: result.error.name, message: redactText(result.error.message) } }
@@ -140,7 +147,7 @@ function describeToolCall(step: number, call: ToolCallRecord): RunReportToolCall
   };
   if (call.status === "succeeded") {
     report.result = redactValue(content ?? call.content);
-  } else {
+  } else if (call.status !== "awaiting_approval") {
     const told = (content ?? {}) as { error?: unknown; message?: unknown };
     report.error = {
       code: typeof told.error === "string" ? told.error : call.status,

@@ -1,3 +1,4 @@
+import { runStateStatuses } from "../agent/durable/run-state.js";
 import { reasonerScenarios } from "../simulators/reasoner/reasoner-scenarios.js";
 import { approvalModes } from "./approval-mode.js";
 
@@ -13,7 +14,7 @@ export interface OptionSpec {
 
 /** A command: its usage line, what it does, its flags and notes for its help. */
 export interface CommandSpec {
-  name: "run" | "examples" | "sim";
+  name: "run" | "runs" | "resume" | "examples" | "sim";
   usage: string;
   summary: string;
   options: readonly OptionSpec[];
@@ -35,6 +36,13 @@ const approveOption: OptionSpec = {
     "How the messaging simulator answers approval requests: ask at this terminal, or always approve or deny. Default: ask on a terminal, deny otherwise.",
 };
 
+const jsonReportOption: OptionSpec = {
+  name: "json",
+  type: "boolean",
+  description:
+    "Print the run's result as one JSON object on stdout (progress still goes to stderr).",
+};
+
 /** The options of `switchyard run` (and of an example file run on its own). */
 export const runOptions: readonly OptionSpec[] = [
   {
@@ -45,19 +53,27 @@ export const runOptions: readonly OptionSpec[] = [
   },
   approveOption,
   {
-    name: "json",
+    name: "no-wait",
     type: "boolean",
     description:
-      "Print the run's result as one JSON object on stdout (progress still goes to stderr).",
+      "Stop at the first approval request instead of waiting for the answer: the run is saved, its id printed, and switchyard resume goes on with it later. The services the example uses must run outside this command (switchyard sim, or your own).",
   },
+  jsonReportOption,
   helpOption,
+];
+
+/** Where saved runs are, for the notes of the commands that use them. */
+const stateDirectoryNotes = [
+  "Runs are saved in the directory SWITCHYARD_STATE_DIR names (default: .switchyard in the",
+  "working directory).",
 ];
 
 /** Every command of `switchyard`, in the order help lists them. */
 export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "run",
-    usage: "switchyard run <example> [--task TEXT] [--approve ask|approve|deny] [--json]",
+    usage:
+      "switchyard run <example> [--task TEXT] [--approve ask|approve|deny] [--no-wait] [--json]",
     summary: "Run an example agent against the simulators or your services.",
     options: runOptions,
     notes: [
@@ -66,9 +82,69 @@ export const commandSpecs: readonly CommandSpec[] = [
       "With a real messaging service the person behind SWITCHYARD_APPROVER_LINK answers, so",
       "--approve approve|deny is refused there.",
       "Progress goes to stderr; the final answer (or the --json report) to stdout.",
+      "--no-wait: a simulator started by this command stops when it exits, and the answer (and the",
+      "data the run acts on) would go with it, so the messaging service and the other services the",
+      "example uses must be outside: run switchyard sim in another shell and export the lines it",
+      "prints, or set your services' variables. The reasoner may stay simulated (it keeps nothing).",
+      "A run that stopped at an approval prints its id on stdout (with --json: status suspended and",
+      "runId) and exits 0: that is the expected outcome of --no-wait. A run that needed no approval",
+      "prints its answer as usual; --json tells the two apart. The question stays open 24 hours.",
+      ...stateDirectoryNotes,
       "Exit status: 0 the run completed (a refused approval reported by the agent is still a",
-      "completed run), 1 it did not (max_steps, failed, aborted) or a service could not be",
-      "reached, 2 bad usage or configuration (unknown example or flag, missing or rejected token).",
+      "completed run) or, with --no-wait, stopped at an approval; 1 it did not complete (max_steps,",
+      "failed, aborted) or a service could not be reached; 2 bad usage or configuration (unknown",
+      "example or flag, missing or rejected token, simulated services with --no-wait).",
+    ],
+  },
+  {
+    name: "runs",
+    usage: "switchyard runs [--status STATUS] [--json]",
+    summary: "List the saved runs: id, example, status, last update, approvals waited for.",
+    options: [
+      {
+        name: "status",
+        type: "string",
+        valueName: "STATUS",
+        description: `Only runs with this status (or these, comma-separated): ${runStateStatuses.join(", ")}.`,
+      },
+      {
+        name: "json",
+        type: "boolean",
+        description:
+          "Print one JSON object on stdout: the state directory, the runs, and the saved files that could not be read.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Most recently updated first. A saved file that cannot be read is named on stderr (and in",
+      "--json under unreadable), never skipped silently.",
+      ...stateDirectoryNotes,
+    ],
+  },
+  {
+    name: "resume",
+    usage: "switchyard resume <run-id> [--json] [--take-over]",
+    summary: "Go on with a run that stopped at an approval (switchyard run --no-wait).",
+    options: [
+      jsonReportOption,
+      {
+        name: "take-over",
+        type: "boolean",
+        description:
+          "Resume a run marked running whose process crashed or was killed. A destructive call it had started is not run again; the model is told its outcome is unknown. Only when no other process works on the run.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Reads the answer to the question the run asked, without asking again: approved, the action",
+      "runs (once); refused, the agent is told why. The agent is rebuilt from the run's example.",
+      "Services come from the environment as for run --no-wait; messaging must be the service the",
+      "run asked through (a restarted switchyard sim has forgotten the question).",
+      ...stateDirectoryNotes,
+      "Exit status: 0 the run completed; 3 the answer is still pending, so the run is suspended",
+      "again (nothing is sent again; its id is printed; resume later); 1 it did not complete or a",
+      "service could not be reached or another process holds the run; 2 unknown run id, unreadable",
+      "saved run, a run that already ended, or bad configuration.",
     ],
   },
   {

@@ -1,4 +1,5 @@
 import { MessagingApprover } from "../agent/approval/messaging-approver.js";
+import type { RunStore } from "../agent/durable/run-store.js";
 import { DocsClient } from "../clients/docs/docs-client.js";
 import { MessagingClient } from "../clients/messaging/messaging-client.js";
 import { OrderClient } from "../clients/orders/order-client.js";
@@ -22,6 +23,8 @@ export interface CreateExampleServicesOptions {
   logger?: Logger | undefined;
   /** How long the approver waits for the person's answer. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number | undefined;
+  /** Handed to the examples as `services.runStore`, for durable runs. @default none */
+  runStore?: RunStore | undefined;
   /** Names a service in configuration problems. @default "<name> service" */
   describeService?: ((service: ServiceName) => string) | undefined;
 }
@@ -107,5 +110,6 @@ export function createExampleServices(
     approver,
     approverLinkId: messaging.approverLinkId,
     logger,
+    ...(options.runStore ? { runStore: options.runStore } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent.js";
 import type { Approver } from "../agent/approver.js";
+import type { RunStore } from "../agent/durable/run-store.js";
 import type { Model } from "../agent/model.js";
 import type { DocsClient } from "../clients/docs/docs-client.js";
 import type { MessagingClient } from "../clients/messaging/messaging-client.js";
@@ -8,6 +9,11 @@ import type { Logger } from "../internal/logger.js";
 
 /** The services an example may use besides the reasoner, as `uses` names them. */
 export type ExampleServiceName = "orders" | "docs" | "messaging";
+
+/** The services an example's tools and approver call: its `uses`, or all of them. */
+export function servicesUsedBy(example: ExampleDefinition): readonly ExampleServiceName[] {
+  return example.uses ?? ["orders", "docs", "messaging"];
+}
 
 /**
  * What an example's `createAgent` receives: a client per service (each bound
@@ -29,6 +35,14 @@ export interface ExampleServices {
   approverLinkId: string;
   /** Silent unless `SWITCHYARD_LOG_LEVEL` is set; give it to the agent for audit lines. */
   logger: Logger;
+  /**
+   * Where the run is saved, for `switchyard run --no-wait` and `switchyard
+   * resume`; undefined for an ordinary run. Give it to the agent
+   * (`runStore: services.runStore`): the agent then records an approved
+   * destructive call before it runs, so a crash never runs it twice, and
+   * two processes never resume the run at once.
+   */
+  runStore?: RunStore | undefined;
 }
 
 /**
@@ -43,7 +57,12 @@ export interface ExampleServices {
  *   instructions: "You report on orders. Never change anything.",
  *   uses: ["orders"],
  *   createAgent: (services) =>
- *     new Agent({ model: services.model, tools: [...], instructions: orderReport.instructions }),
+ *     new Agent({
+ *       model: services.model,
+ *       tools: [...],
+ *       instructions: orderReport.instructions,
+ *       runStore: services.runStore,
+ *     }),
  * };
  */
 export interface ExampleDefinition {
@@ -60,6 +79,10 @@ export interface ExampleDefinition {
    * they are real (set in the environment). @default all of them
    */
   uses?: readonly ExampleServiceName[];
-  /** Builds the agent from the services; called once per run. */
+  /**
+   * Builds the agent from the services; called once per run, and once per
+   * `switchyard resume`, which must get the same tools and instructions.
+   * Pass `services.runStore` on to the agent.
+   */
   createAgent(services: ExampleServices): Agent;
 }

@@ -27,8 +27,9 @@ export function generalHelp(examples: readonly ExampleSummary[]): string {
     "  -V, --version  Show the version.",
     "",
     "Environment: SWITCHYARD_<SERVICE>_URL with its token (see the README) replaces a simulator",
-    "with your service; SWITCHYARD_LOG_LEVEL=debug logs as JSON to stderr; SWITCHYARD_DEBUG=1",
-    "prints stack traces.",
+    "with your service; SWITCHYARD_STATE_DIR is where run --no-wait saves runs (default",
+    ".switchyard); SWITCHYARD_LOG_LEVEL=debug logs as JSON to stderr; SWITCHYARD_DEBUG=1 prints",
+    "stack traces.",
     "",
   ].join("\n");
 }

@@ -1,7 +1,8 @@
 /**
  * `switchyard/cli`: the runner behind the `switchyard` command, for example
  * files' main guards and for running an example from your own code or tests.
- * The command itself (`switchyard run`, `examples`, `sim`) is `main.ts`.
+ * The command itself (`switchyard run`, `runs`, `resume`, `examples`, `sim`)
+ * is `main.ts`.
  */
 export { type ApprovalMode, approvalModes, defaultApprovalMode } from "./approval-mode.js";
 export {
@@ -24,6 +25,7 @@ export type {
   ExampleServices,
 } from "./example-definition.js";
 export { type ExitCode, exitCodes } from "./exit-codes.js";
+export type { RunListing, RunsReport } from "./list-runs.js";
 export {
   readServiceSettings,
   type ServiceName,
@@ -32,6 +34,7 @@ export {
   serviceVariables,
 } from "./read-service-settings.js";
 export { ProgressRenderer, type ProgressRendererOptions } from "./render-progress.js";
+export { type ResumeRunOptions, resumeRun } from "./resume-run.js";
 export { type RunExampleOptions, runExample } from "./run-example.js";
 export { isMainModule, runIfMain } from "./run-if-main.js";
 export { type RunningSimulators, simulatorEndpoints } from "./simulator-endpoints.js";

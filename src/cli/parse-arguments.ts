@@ -1,14 +1,39 @@
 import { parseArgs } from "node:util";
+import { type RunStateStatus, runStateStatuses } from "../agent/durable/run-state.js";
 import { type ApprovalMode, approvalModes, isApprovalMode } from "./approval-mode.js";
 import { usageError } from "./command-error.js";
-import { type CommandSpec, findCommandSpec, type OptionSpec, runOptions } from "./command-specs.js";
+import {
+  type CommandSpec,
+  commandSpecs,
+  findCommandSpec,
+  type OptionSpec,
+  runOptions,
+} from "./command-specs.js";
 
 /** The flags of `switchyard run` and of an example file run on its own. */
 export interface RunArguments {
   task?: string;
   /** Absent when the flag was not given: the default depends on the terminal. */
   approve?: ApprovalMode;
+  /** `--no-wait`: stop at the first approval request; the run is saved to resume later. */
+  noWait: boolean;
   json: boolean;
+  help: boolean;
+}
+
+/** The flags of `switchyard runs`. */
+export interface RunsArguments {
+  /** Only runs with one of these statuses; absent for every status. */
+  status?: RunStateStatus[];
+  json: boolean;
+  help: boolean;
+}
+
+/** The flags of `switchyard resume`. */
+export interface ResumeArguments {
+  json: boolean;
+  /** `--take-over`: resume a run whose process crashed. */
+  takeOver: boolean;
   help: boolean;
 }
 
@@ -27,6 +52,8 @@ export type CommandLine =
   | { command: "help"; topic: CommandSpec | undefined; requested: boolean }
   | { command: "version" }
   | { command: "run"; example: string | undefined; arguments: RunArguments }
+  | { command: "runs"; arguments: RunsArguments }
+  | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
   | { command: "examples"; help: boolean }
   | { command: "sim"; arguments: SimArguments };
 
@@ -48,7 +75,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
   if (first.startsWith("-")) {
     throw usageError(
-      `Unknown option ${first}: put a command first (run, examples, sim); see switchyard --help.`,
+      `Unknown option ${first}: put a command first (${commandList()}); see switchyard --help.`,
     );
   }
   const spec = findCommandSpec(first);
@@ -67,12 +94,25 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       arguments: readRunValues(values, help),
     };
   }
+  if (spec.name === "resume") {
+    if (positionals.length > 1 && !help) {
+      throw usageError(
+        `switchyard resume takes one run id, got ${positionals.length} words (${positionals.join(" ")}); switchyard runs lists them.`,
+      );
+    }
+    return {
+      command: "resume",
+      runId: positionals[0],
+      arguments: { json: values.json === true, takeOver: values["take-over"] === true, help },
+    };
+  }
   if (positionals.length > 0 && !help) {
     throw usageError(
       `switchyard ${spec.name} takes no arguments, got "${positionals[0]}"; see switchyard ${spec.name} --help.`,
     );
   }
   if (spec.name === "examples") return { command: "examples", help };
+  if (spec.name === "runs") return { command: "runs", arguments: readRunsValues(values, help) };
   return { command: "sim", arguments: readSimValues(values, help) };
 }
 
@@ -153,9 +193,24 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
   return {
     ...(task !== undefined ? { task } : {}),
     ...(approve !== undefined ? { approve } : {}),
+    noWait: values["no-wait"] === true,
     json: values.json === true,
     help,
   };
+}
+
+function readRunsValues(values: FlagValues, help: boolean): RunsArguments {
+  const text = values.status as string | undefined;
+  const json = values.json === true;
+  if (text === undefined || help) return { json, help };
+  const given = text.split(",").map((part) => part.trim());
+  const unknown = given.filter((part) => !runStateStatuses.includes(part as RunStateStatus));
+  if (unknown.length > 0) {
+    throw usageError(
+      `--status must be one of ${runStateStatuses.join(", ")} (or several, comma-separated); got "${text}".`,
+    );
+  }
+  return { status: [...new Set(given as RunStateStatus[])], json, help };
 }
 
 function readSimValues(values: FlagValues, help: boolean): SimArguments {
@@ -189,6 +244,10 @@ function readApprove(value: string | undefined, help: boolean): ApprovalMode | u
 
 function unknownCommand(name: string) {
   return usageError(
-    `Unknown command "${name}"; the commands are run, examples and sim (see switchyard --help).`,
+    `Unknown command "${name}"; the commands are ${commandList().replace(/, (?=[^,]+$)/, " and ")} (see switchyard --help).`,
   );
+}
+
+function commandList(): string {
+  return commandSpecs.map((spec) => spec.name).join(", ");
 }

@@ -1,3 +1,4 @@
+import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Logger } from "../internal/logger.js";
 import { startDocsSimulator } from "../simulators/docs/docs-simulator.js";
@@ -36,6 +37,8 @@ export interface ResolveServicesOptions {
   answer: AnswerMode;
   logger: Logger;
   approvalTimeoutMs?: number | undefined;
+  /** Given to the examples, for durable runs. */
+  runStore?: RunStore | undefined;
 }
 
 /** The services of one run; `close()` stops the simulators it started. */
@@ -77,6 +80,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
     const services = createExampleServices(endpoints, {
       logger: options.logger,
       approvalTimeoutMs: options.approvalTimeoutMs,
+      runStore: options.runStore,
       describeService: (service) =>
         settings[service] === undefined
           ? `the ${service} simulator`

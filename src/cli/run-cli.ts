@@ -1,7 +1,9 @@
 import { examples } from "../../examples/index.js";
 import { type CliIo, processIo } from "./cli-io.js";
 import { examplesCommand } from "./commands/examples-command.js";
+import { resumeCommand } from "./commands/resume-command.js";
 import { runCommand } from "./commands/run-command.js";
+import { runsCommand } from "./commands/runs-command.js";
 import { simCommand } from "./commands/sim-command.js";
 import { exitCodes } from "./exit-codes.js";
 import { commandHelp, generalHelp } from "./help-text.js";
@@ -30,6 +32,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         return examplesCommand(line.help, io, examples);
       case "run":
         return await runCommand(line.example, line.arguments, io, examples);
+      case "runs":
+        return await runsCommand(line.arguments, io);
+      case "resume":
+        return await resumeCommand(line.runId, line.arguments, io, examples);
       case "sim":
         return await simCommand(line.arguments, io, untilStopSignal);
     }

@@ -23,7 +23,7 @@ export function isMainModule(moduleUrl: string, entry = process.argv[1]): boolea
 /**
  * The main guard of an example file: when the file is run on its own, runs
  * the example through the same runner as `switchyard run <name>` (same flags:
- * `--task`, `--approve`, `--json`, `--help`; same environment variables) and
+ * `--task`, `--approve`, `--no-wait`, `--json`, `--help`; same environment variables) and
  * sets `process.exitCode`. Does nothing when the file is imported.
  *
  * @example
@@ -53,7 +53,7 @@ async function runExampleFromArguments(
         commandHelp(
           {
             name: "run",
-            usage: `npx tsx ${script} [--task TEXT] [--approve ask|approve|deny] [--json]`,
+            usage: `npx tsx ${script} [--task TEXT] [--approve ask|approve|deny] [--no-wait] [--json]`,
             summary: `${example.description} The same as: switchyard run ${example.name}`,
             options: runOptions,
             notes: [`Default task: ${example.defaultTask}`],
@@ -66,6 +66,7 @@ async function runExampleFromArguments(
     return await runExample(example, {
       task: parsed.task,
       approve: parsed.approve,
+      noWait: parsed.noWait,
       json: parsed.json,
       io,
       handleSignals: true,

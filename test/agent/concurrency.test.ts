@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { collect, sleep, toolMessages } from "./fixtures.js";
 
@@ -79,5 +79,116 @@ describe("tool calls of one answer", () => {
       event.type === "tool-result" ? [event.toolCall.toolCallId] : [],
     );
     expect(resultEvents).toEqual(["call_1_3", "call_1_2", "call_1_1", "call_1_0"]);
+  });
+});
+
+describe("a wide fan-out", () => {
+  /** Runs `body`, then returns the MaxListenersExceededWarnings the process emitted meanwhile. */
+  async function listenerWarnings(body: () => Promise<void>): Promise<string[]> {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === "MaxListenersExceededWarning") warnings.push(warning.message);
+    };
+    process.on("warning", onWarning);
+    try {
+      await body();
+      // Warnings are emitted on a later tick.
+      await sleep(10);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    return warnings;
+  }
+
+  it.each([
+    ["with the caller's signal", () => ({ signal: new AbortController().signal })],
+    ["without a signal", () => ({})],
+  ])("of 20 concurrent tools draws no listener-leak warning, %s", async (_label, options) => {
+    const { tool, stats } = slowTool();
+    const model = new ScriptedModel([callsOf(Array(20).fill(30)), { text: "done" }]);
+    const agent = new Agent({ model, tools: [tool], toolConcurrency: 20 });
+    let status = "";
+    const warnings = await listenerWarnings(async () => {
+      status = (await agent.run("go", options())).status;
+    });
+    expect(status).toBe("completed");
+    expect(stats.maxInFlight).toBe(20);
+    expect(warnings).toEqual([]);
+  });
+
+  it("of 12 approvals at once draws no listener-leak warning on the caller's signal", async () => {
+    const destroy = defineTool({
+      name: "destroy",
+      description: "Destroys one item.",
+      parameters: z.object({ n: z.number() }),
+      needsApproval: true,
+      execute: async ({ n }) => `destroyed ${n}`,
+    });
+    const answers = Array.from({ length: 12 }, () => async (action: { fingerprint: string }) => {
+      await sleep(20);
+      return { outcome: "approved", fingerprint: action.fingerprint };
+    });
+    const approver = new ScriptedApprover(answers);
+    const model = new ScriptedModel([
+      { toolCalls: Array.from({ length: 12 }, (_, n) => ({ name: "destroy", arguments: { n } })) },
+      { text: "done" },
+    ]);
+    const agent = new Agent({ model, tools: [destroy], approver, toolConcurrency: 12 });
+    const controller = new AbortController();
+    let statuses: string[] = [];
+    const warnings = await listenerWarnings(async () => {
+      const result = await agent.run("go", { signal: controller.signal });
+      statuses = result.steps[0]?.toolCalls.map((call) => call.status) ?? [];
+    });
+    expect(statuses).toEqual(Array(12).fill("succeeded"));
+    expect(warnings).toEqual([]);
+  });
+
+  it("still stops every waiting approval when the caller aborts", async () => {
+    const destroy = defineTool({
+      name: "destroy",
+      description: "Destroys one item.",
+      parameters: z.object({ n: z.number() }),
+      needsApproval: true,
+      execute: async ({ n }) => `destroyed ${n}`,
+    });
+    const signals: AbortSignal[] = [];
+    const approver = new ScriptedApprover(
+      Array.from({ length: 3 }, () => (_action: unknown, context: { signal: AbortSignal }) => {
+        signals.push(context.signal);
+        return new Promise(() => {});
+      }),
+    );
+    const model = new ScriptedModel([
+      { toolCalls: Array.from({ length: 3 }, (_, n) => ({ name: "destroy", arguments: { n } })) },
+      { text: "never" },
+    ]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const result = await new Agent({ model, tools: [destroy], approver }).run("go", {
+      signal: controller.signal,
+    });
+    expect(result.status).toBe("aborted");
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true, true]);
+    expect(result.steps[0]?.toolCalls.map((call) => call.approval?.outcome)).toEqual([
+      "refused",
+      "refused",
+      "refused",
+    ]);
+  });
+
+  it("still stops every running tool when the caller aborts", async () => {
+    const { tool, stats } = slowTool();
+    const model = new ScriptedModel([callsOf(Array(20).fill(5_000)), { text: "never" }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const started = Date.now();
+    const result = await new Agent({ model, tools: [tool], toolConcurrency: 20 }).run("go", {
+      signal: controller.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result.status).toBe("aborted");
+    expect(stats.maxInFlight).toBe(20);
+    expect(result.steps[0]?.toolCalls.every((call) => call.status === "aborted")).toBe(true);
   });
 });

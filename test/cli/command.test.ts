@@ -27,7 +27,7 @@ describe("the switchyard command, run as a user would", () => {
     expect(code).toBe(0);
     expect(stderr).toBe("");
     expect(stdout).toContain("Usage: switchyard <command> [options]");
-    for (const command of ["run", "examples", "sim"])
+    for (const command of ["run", "runs", "resume", "examples", "sim"])
       expect(stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     for (const name of exampleNames) expect(stdout).toContain(name);
   });
@@ -81,7 +81,7 @@ describe("the switchyard command, run as a user would", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      "switchyard: Unknown option --bogus for switchyard run; its options are --task TEXT, --approve ask|approve|deny, --json, --help.\n",
+      "switchyard: Unknown option --bogus for switchyard run; its options are --task TEXT, --approve ask|approve|deny, --no-wait, --json, --help.\n",
     );
   });
 

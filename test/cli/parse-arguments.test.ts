@@ -28,7 +28,13 @@ describe("parseCommandLine", () => {
     ).toEqual({
       command: "run",
       example: "docs-edit",
-      arguments: { task: "Check the site", approve: "deny", json: true, help: false },
+      arguments: {
+        task: "Check the site",
+        approve: "deny",
+        noWait: false,
+        json: true,
+        help: false,
+      },
     });
     expect(parseCommandLine(["run", "order-report", "--task=-5% on everything"])).toMatchObject({
       arguments: { task: "-5% on everything" },
@@ -39,8 +45,29 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["run", "order-report"])).toEqual({
       command: "run",
       example: "order-report",
+      arguments: { noWait: false, json: false, help: false },
+    });
+  });
+
+  it("reads run --no-wait, runs and resume", () => {
+    expect(parseCommandLine(["run", "callback-cleanup", "--no-wait", "--json"])).toMatchObject({
+      command: "run",
+      arguments: { noWait: true, json: true },
+    });
+    expect(parseCommandLine(["runs"])).toEqual({
+      command: "runs",
       arguments: { json: false, help: false },
     });
+    expect(parseCommandLine(["runs", "--status", "suspended, running", "--json"])).toEqual({
+      command: "runs",
+      arguments: { status: ["suspended", "running"], json: true, help: false },
+    });
+    expect(parseCommandLine(["resume", "run_1", "--json", "--take-over"])).toEqual({
+      command: "resume",
+      runId: "run_1",
+      arguments: { json: true, takeOver: true, help: false },
+    });
+    expect(parseCommandLine(["resume"])).toMatchObject({ command: "resume", runId: undefined });
   });
 
   it("reads help, version and per-command help", () => {
@@ -64,10 +91,10 @@ describe("parseCommandLine", () => {
 
   it("names each mistake and the way out", () => {
     expect(usageMessage(["deploy"])).toBe(
-      'Unknown command "deploy"; the commands are run, examples and sim (see switchyard --help).',
+      'Unknown command "deploy"; the commands are run, runs, resume, examples and sim (see switchyard --help).',
     );
     expect(usageMessage(["--json"])).toBe(
-      "Unknown option --json: put a command first (run, examples, sim); see switchyard --help.",
+      "Unknown option --json: put a command first (run, runs, resume, examples, sim); see switchyard --help.",
     );
     expect(usageMessage(["run", "order-report", "--task"])).toBe(
       '--task needs a value: --task TEXT (quote text with spaces; a value starting with "-" goes as --task=-...).',
@@ -93,6 +120,12 @@ describe("parseCommandLine", () => {
     expect(usageMessage(["sim", "--port", "70000"])).toBe(
       '--port must be a whole number from 1 to 65532 (the first of four ports), got "70000".',
     );
+    expect(usageMessage(["runs", "--status", "waiting"])).toBe(
+      '--status must be one of running, suspended, completed, max_steps, aborted, failed (or several, comma-separated); got "waiting".',
+    );
+    expect(usageMessage(["resume", "run_1", "run_2"])).toBe(
+      "switchyard resume takes one run id, got 2 words (run_1 run_2); switchyard runs lists them.",
+    );
     expect(usageMessage(["sim", "-x"])).toBe(
       "Unknown option -x for switchyard sim; its options are --approve ask|approve|deny, --scenario NAME, --port N, --help.",
     );
@@ -103,6 +136,7 @@ describe("parseRunArguments", () => {
   it("takes the run flags and no example name", () => {
     expect(parseRunArguments(["--approve", "ask"], "examples/order-report.ts")).toEqual({
       approve: "ask",
+      noWait: false,
       json: false,
       help: false,
     });

@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { AgentSettings } from "../agent-options.js";
+import { neverAborted } from "../never-aborted.js";
 import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
 import type { ResumeOptions } from "../run-options.js";
 import { checkResumable } from "./check-resumable.js";
@@ -94,7 +95,7 @@ export async function openResumedRun(
         resumeFrom: state,
       }),
       maxSteps,
-      signal: options.signal ?? new AbortController().signal,
+      signal: options.signal ?? neverAborted,
       suspendOnApproval:
         options.suspendOnApproval ?? typeof settings.approver?.checkApproval === "function",
       claim,

@@ -34,6 +34,7 @@ export async function runCommand(
   return runExample(example, {
     task: args.task,
     approve: args.approve,
+    noWait: args.noWait,
     json: args.json,
     io,
     handleSignals: true,

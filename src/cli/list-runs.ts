@@ -1,0 +1,123 @@
+import type { RunSummary } from "../agent/durable/run-store.js";
+import type { CliIo } from "./cli-io.js";
+import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
+import { CommandError } from "./command-error.js";
+import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { openStateDirectory } from "./open-state-directory.js";
+import type { RunsArguments } from "./parse-arguments.js";
+
+/** One run as `switchyard runs --json` prints it. */
+export interface RunListing {
+  runId: string;
+  /** The example it belongs to; `null` when it was not started by `switchyard run --no-wait`. */
+  example: string | null;
+  task: string | null;
+  status: RunSummary["status"];
+  createdAt: string;
+  updatedAt: string;
+  stepCount: number;
+  /** The approval requests the run waits for. */
+  pendingApprovals: Array<{ toolCallId: string; toolName: string; interactionId: string | null }>;
+}
+
+/** What `switchyard runs --json` prints. */
+export interface RunsReport {
+  /** The absolute state directory. */
+  directory: string;
+  /** Most recently updated first. */
+  runs: RunListing[];
+  /** Saved files that could not be read, each with what is wrong. */
+  unreadable: Array<{ file: string; problem: string }>;
+}
+
+/**
+ * Lists the runs saved in the state directory, with the example each
+ * belongs to and the approvals it waits for: a table on stdout (or with
+ * `json`, one JSON object), and a warning on stderr for each file that
+ * cannot be read. Resolves to the exit status (0, or 1 when the directory
+ * cannot be read).
+ */
+export async function listRuns(args: Omit<RunsArguments, "help">, io: CliIo): Promise<ExitCode> {
+  const state = openStateDirectory(io.env);
+  let listed: Awaited<ReturnType<typeof state.store.list>>;
+  try {
+    listed = await state.store.list(args.status ? { status: args.status } : {});
+  } catch (error) {
+    throw new CommandError((error as Error).message, exitCodes.notCompleted, { cause: error });
+  }
+  const unreadable = listed.unreadable.map((error) => ({
+    file: error.source,
+    problem: error.problems.join("; "),
+  }));
+  const runs = await Promise.all(
+    listed.runs.map(async (summary): Promise<RunListing> => {
+      let record: CliRunRecord | undefined;
+      try {
+        record = await state.records.load(summary.runId);
+      } catch (error) {
+        if (!(error instanceof CliRunRecordError)) throw error;
+        unreadable.push({ file: error.file, problem: error.problem });
+      }
+      return {
+        runId: summary.runId,
+        example: record?.example ?? null,
+        task: record?.task ?? null,
+        status: summary.status,
+        createdAt: summary.createdAt,
+        updatedAt: summary.updatedAt,
+        stepCount: summary.stepCount,
+        pendingApprovals: summary.pendingCalls
+          .filter((call) => call.phase === "awaiting_approval")
+          .map((call) => ({
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            interactionId: call.interactionId ?? null,
+          })),
+      };
+    }),
+  );
+  for (const { file, problem } of unreadable) {
+    io.stderr.write(`warning: ${file} cannot be read: ${problem}\n`);
+  }
+  if (args.json) {
+    const report: RunsReport = { directory: state.directory, runs, unreadable };
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+    return exitCodes.completed;
+  }
+  if (runs.length === 0) {
+    const which = args.status ? ` with status ${args.status.join(" or ")}` : "";
+    io.stderr.write(`No runs${which} in ${state.directory}.\n`);
+    return exitCodes.completed;
+  }
+  io.stdout.write(formatTable(runs));
+  if (runs.some((run) => run.status === "suspended")) {
+    io.stderr.write("Resume a suspended run with: switchyard resume <run-id>\n");
+  }
+  return exitCodes.completed;
+}
+
+function formatTable(runs: readonly RunListing[]): string {
+  const rows = [
+    ["RUN ID", "EXAMPLE", "STATUS", "UPDATED", "PENDING APPROVALS"],
+    ...runs.map((run) => [
+      run.runId,
+      run.example ?? "-",
+      run.status,
+      run.updatedAt.replace(/\.\d+Z$/, "Z"),
+      run.pendingApprovals.length === 0
+        ? "-"
+        : run.pendingApprovals
+            .map((call) => `${call.toolName} (${call.interactionId ?? "no interaction"})`)
+            .join(", "),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+        .join("  "),
+    )
+    .join("\n")
+    .concat("\n");
+}

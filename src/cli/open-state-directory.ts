@@ -1,0 +1,29 @@
+import { join, resolve } from "node:path";
+import { FileRunStore } from "../agent/durable/file-run-store.js";
+import type { CliIo } from "./cli-io.js";
+import { CliRunRecords } from "./cli-run-records.js";
+
+/** Where the command keeps durable runs: the saved states and its own records of them. */
+export interface StateDirectory {
+  /** Absolute. */
+  directory: string;
+  /** The run states, in `runs/`. */
+  store: FileRunStore;
+  /** Which example each run belongs to, in `cli/`. */
+  records: CliRunRecords;
+}
+
+/**
+ * Opens the state directory `SWITCHYARD_STATE_DIR` names (relative to the
+ * working directory), or `.switchyard` in the working directory. Nothing
+ * is created until a run is saved.
+ */
+export function openStateDirectory(env: CliIo["env"]): StateDirectory {
+  const named = env.SWITCHYARD_STATE_DIR?.trim();
+  const directory = resolve(named ? named : join(process.cwd(), ".switchyard"));
+  return {
+    directory,
+    store: new FileRunStore({ directory }),
+    records: new CliRunRecords(directory),
+  };
+}

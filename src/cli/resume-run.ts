@@ -1,0 +1,242 @@
+import {
+  RunNotFoundError,
+  RunNotResumableError,
+  RunStateError,
+  RunStoreError,
+} from "../agent/durable/durable-errors.js";
+import { isRunId } from "../agent/durable/run-id.js";
+import type { RunState } from "../agent/durable/run-state.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { checkDurableServices } from "./check-durable-services.js";
+import { checkServices } from "./check-services.js";
+import { type CliIo, processIo } from "./cli-io.js";
+import type { CliRunRecord } from "./cli-run-records.js";
+import { CommandError, usageError } from "./command-error.js";
+import { createRunLogger } from "./create-run-logger.js";
+import { type ExampleDefinition, servicesUsedBy } from "./example-definition.js";
+import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { followRun } from "./follow-run.js";
+import { displayUrl } from "./format-text.js";
+import { handleStopSignals } from "./handle-stop-signals.js";
+import { keepRunState } from "./keep-run-state.js";
+import { openStateDirectory, type StateDirectory } from "./open-state-directory.js";
+import {
+  readServiceSettings,
+  type ServiceSettings,
+  serviceNames,
+  serviceVariables,
+} from "./read-service-settings.js";
+import { ProgressRenderer } from "./render-progress.js";
+import { reportError } from "./report-error.js";
+import { type ResolvedServices, resolveServices } from "./resolve-services.js";
+import { scenarioFor } from "./scenario-for.js";
+import { writeRunHeader } from "./write-run-header.js";
+import { writeRunOutcome } from "./write-run-outcome.js";
+
+/** Options of {@link resumeRun}: the flags of `switchyard resume`, and where to read and write. */
+export interface ResumeRunOptions {
+  /** Print the run's report as one JSON object on stdout. @default false */
+  json?: boolean | undefined;
+  /** Resume a run marked running whose process is gone (`--take-over`). @default false */
+  takeOver?: boolean | undefined;
+  /** @default the process's streams and environment */
+  io?: CliIo | undefined;
+  /** Stops the resumed run. */
+  signal?: AbortSignal | undefined;
+  /** Ctrl-C / SIGTERM abort the run (a second one exits at once). @default false */
+  handleSignals?: boolean | undefined;
+  /** How long the approver waits for an answer it cannot suspend for. @default 600000 (10 minutes) */
+  approvalTimeoutMs?: number | undefined;
+}
+
+/**
+ * Goes on with a run saved by `switchyard run --no-wait`, the way
+ * `switchyard resume <run-id>` does: rebuilds the agent of the run's
+ * example over the services in the environment, reads the pending answer
+ * without asking again, and continues; when the answer is still pending the
+ * run suspends again at once (exit status 3). Resolves to the exit status and
+ * never rejects: an unknown id, an unreadable saved run or a run that
+ * already ended is one line on stderr and exit status 2.
+ *
+ * @example
+ * process.exitCode = await resumeRun("run_20250512T093000Z_1a2b3c4d", examples, { json: true });
+ */
+export async function resumeRun(
+  runId: string,
+  examples: readonly ExampleDefinition[],
+  options: ResumeRunOptions = {},
+): Promise<ExitCode> {
+  const io = options.io ?? processIo();
+  const controller = new AbortController();
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, controller.signal])
+    : controller.signal;
+  const removeSignalHandlers = options.handleSignals ? handleStopSignals(controller, io) : () => {};
+  const takeOver = options.takeOver === true;
+  let resolved: ResolvedServices | undefined;
+  let progress: ProgressRenderer | undefined;
+  try {
+    const directory = openStateDirectory(io.env);
+    const saved = await loadSavedRun(directory, runId);
+    const record = await directory.records.load(runId);
+    if (!record) {
+      throw usageError(
+        `Run "${runId}" was not started by switchyard run --no-wait (there is no ${directory.records.pathOf(runId)}), so the command does not know which agent to rebuild; resume it from the code that started it, with agent.resume("${runId}") and the same tools and approver.`,
+      );
+    }
+    const example = examples.find((candidate) => candidate.name === record.example);
+    if (!example) {
+      throw usageError(
+        `Run "${runId}" belongs to the example "${record.example}", which this switchyard does not have; the examples are: ${examples.map((candidate) => candidate.name).join(", ")}.`,
+      );
+    }
+    checkStatus(saved, takeOver);
+    const settings = readServiceSettings(io.env);
+    for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
+    checkDurableServices(settings, example, "switchyard resume");
+    checkSameServices(record, settings, io);
+
+    progress = new ProgressRenderer({ stream: io.stderr });
+    resolved = await resolveServices({
+      settings,
+      scenario: scenarioFor(example.name),
+      // Only used by a messaging simulator, which a run that can suspend never has.
+      answer: "deny",
+      logger: createRunLogger(io.env, io.stderr),
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      runStore: directory.store,
+    });
+    writeRunHeader(io, {
+      title: `switchyard resume ${runId} (${example.name}, ${saved.stepCount} ${saved.stepCount === 1 ? "step" : "steps"} so far)`,
+      task: record.task,
+      resolved,
+      approvals: settings.messaging
+        ? `the person behind SWITCHYARD_APPROVER_LINK ${resolved.services.approverLinkId}; the run stops again at a question not answered yet`
+        : "always denied by the messaging simulator",
+    });
+    await checkServices(resolved, servicesUsedBy(example), signal);
+
+    const agent = example.createAgent(resolved.services);
+    let stream: ReturnType<typeof agent.resumeStream>;
+    try {
+      stream = agent.resumeStream(saved, { signal, takeOver });
+    } catch (error) {
+      throw describeRefusal(error, runId);
+    }
+    const { result, durationMs, approvalWaits } = await followRun(stream, progress);
+    if (result.status === "failed" && result.error instanceof RunNotResumableError) {
+      // Refused before anything ran (another process holds the run): nothing to save or report.
+      throw describeRefusal(result.error, runId);
+    }
+    await keepRunState(directory.store, result, { io, example: example.name });
+    return writeRunOutcome(result, {
+      io,
+      json: options.json === true,
+      command: "resume",
+      report: {
+        example: example.name,
+        task: record.task,
+        durationMs,
+        origins: resolved.origins,
+        approvalWaits,
+      },
+    });
+  } catch (error) {
+    progress?.close();
+    return reportError(error, io, resolved ? { origins: resolved.origins } : {});
+  } finally {
+    removeSignalHandlers();
+    await resolved?.close();
+  }
+}
+
+/** The saved state, or a one-line usage error saying what is wrong with the id or the file. */
+async function loadSavedRun(directory: StateDirectory, runId: string): Promise<RunState> {
+  if (!isRunId(runId)) {
+    throw usageError(
+      `"${runId}" is not a run id (ids look like run_20250512T093000Z_1a2b3c4d); switchyard runs lists the saved runs.`,
+    );
+  }
+  try {
+    return await directory.store.load(runId);
+  } catch (error) {
+    if (error instanceof RunNotFoundError) {
+      throw usageError(
+        `No run "${runId}" in ${directory.directory} (SWITCHYARD_STATE_DIR); switchyard runs lists the saved runs.`,
+        { cause: error },
+      );
+    }
+    if (error instanceof RunStateError) {
+      throw usageError(
+        `Run "${runId}" cannot be resumed: its saved state ${error.source} is unreadable (${error.problems.join("; ")}); restore the file, or delete it to drop the run.`,
+        { cause: error },
+      );
+    }
+    if (error instanceof RunStoreError) {
+      throw new CommandError(error.message, exitCodes.notCompleted, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Refuses, in the command's words, a run that already ended or may still be running elsewhere. */
+function checkStatus(state: RunState, takeOver: boolean): void {
+  const { runId, status, updatedAt } = state;
+  if (status === "suspended" || (status === "running" && takeOver)) return;
+  if (status === "running") {
+    throw usageError(
+      `Run "${runId}" is marked running (last saved ${updatedAt}): another process may still be working on it. If that process is gone (it crashed or was killed), run switchyard resume ${runId} --take-over; a destructive call it had started is not run again.`,
+    );
+  }
+  throw usageError(
+    `Run "${runId}" already ended with status ${status} (last saved ${updatedAt}); only a suspended run can be resumed (switchyard runs --status suspended lists them).`,
+  );
+}
+
+/**
+ * The answer to the run's question is only in the messaging service it was
+ * sent through: another one is a usage error. Other services that moved
+ * only earn a note.
+ */
+function checkSameServices(record: CliRunRecord, settings: ServiceSettings, io: CliIo): void {
+  for (const service of serviceNames) {
+    const then = record.services[service];
+    const now = settings[service];
+    if (then.simulated || !now) continue;
+    const url = displayUrl(now.url);
+    if (sameAddress(then.url, url)) continue;
+    const variable = serviceVariables[service].url;
+    if (service === "messaging") {
+      throw usageError(
+        `Run "${record.runId}" asked for approval through the messaging service at ${then.url}, but ${variable} is now ${url}: its answer is only there. Point ${variable} (with its token and SWITCHYARD_APPROVER_LINK) back at that service; a restarted switchyard sim has forgotten the question, so start a new run instead.`,
+      );
+    }
+    io.stderr.write(
+      `note: run "${record.runId}" started with the ${service} service at ${then.url}; ${variable} is now ${url}.\n`,
+    );
+  }
+}
+
+function sameAddress(first: string, second: string): boolean {
+  return first.replace(/\/+$/, "") === second.replace(/\/+$/, "");
+}
+
+/** The agent's refusal to resume, as the command words it. */
+function describeRefusal(error: unknown, runId: string): unknown {
+  if (error instanceof ConfigurationError) {
+    return usageError(`Run "${runId}" cannot be resumed: ${error.problems.join(" ")}`, {
+      cause: error,
+    });
+  }
+  if (!(error instanceof RunNotResumableError)) return error;
+  const message = error.message.replace(
+    "resume with { takeOver: true }",
+    `run switchyard resume ${runId} --take-over`,
+  );
+  // Another process holding the run is a reason to try again later, not a mistake.
+  return new CommandError(
+    message,
+    error.status === "claimed" ? exitCodes.notCompleted : exitCodes.usage,
+    { cause: error },
+  );
+}

@@ -1,0 +1,53 @@
+import type { Agent } from "../agent/agent.js";
+import type { AgentStream } from "../agent/agent-stream.js";
+import { newRunId } from "../agent/durable/run-id.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { redactText } from "../internal/redact.js";
+import { cliRunRecordFormat } from "./cli-run-records.js";
+import { usageError } from "./command-error.js";
+import type { ExampleDefinition } from "./example-definition.js";
+import type { StateDirectory } from "./open-state-directory.js";
+import type { ResolvedServices } from "./resolve-services.js";
+
+/** What {@link startSavedRun} needs besides the agent. */
+export interface SavedRunContext {
+  example: ExampleDefinition;
+  task: string;
+  state: StateDirectory;
+  resolved: ResolvedServices;
+  signal: AbortSignal;
+}
+
+/**
+ * Starts a `--no-wait` run: records which example it belongs to first (so
+ * even a run whose process dies can be resumed), then streams it with
+ * `suspendOnApproval` under a new id. An agent that cannot suspend (no
+ * approver able to read an answer later) is a usage error, and its record
+ * is removed again.
+ */
+export async function startSavedRun(
+  agent: Agent,
+  context: SavedRunContext,
+): Promise<{ runId: string; stream: AgentStream }> {
+  const { example, task, state, resolved, signal } = context;
+  const runId = newRunId();
+  await state.records.save({
+    format: cliRunRecordFormat,
+    runId,
+    example: example.name,
+    task: redactText(task),
+    createdAt: new Date().toISOString(),
+    services: resolved.origins,
+  });
+  try {
+    return { runId, stream: agent.stream(task, { signal, suspendOnApproval: true, runId }) };
+  } catch (error) {
+    await state.records.delete(runId).catch(() => {});
+    if (!(error instanceof ConfigurationError)) throw error;
+    const problems = error.problems.map((problem) => problem.replace(/\.$/, "")).join("; ");
+    throw usageError(
+      `--no-wait does not apply to ${example.name}: its agent cannot stop at an approval and read the answer later (${problems}). Run it without --no-wait.`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,25 @@
+import type { CliIo } from "./cli-io.js";
+import { serviceNames, serviceVariables } from "./read-service-settings.js";
+import type { ResolvedServices } from "./resolve-services.js";
+
+/** What the lines before a run's progress say. */
+export interface RunHeader {
+  /** The command, e.g. `switchyard run callback-cleanup`. */
+  title: string;
+  task: string;
+  resolved: ResolvedServices;
+  /** Who answers approval requests, in words. */
+  approvals: string;
+}
+
+/** Writes to stderr what is about to run: the command, the task, where each service is, who approves. */
+export function writeRunHeader(io: CliIo, header: RunHeader): void {
+  const lines = [header.title, `task: ${header.task}`];
+  for (const service of serviceNames) {
+    const origin = header.resolved.origins[service];
+    const source = origin.simulated ? "simulator" : serviceVariables[service].url;
+    lines.push(`  ${service.padEnd(10)} ${source} ${origin.url}`);
+  }
+  lines.push(`  approvals  ${header.approvals}`, "");
+  io.stderr.write(`${lines.join("\n")}\n`);
+}

@@ -1,0 +1,80 @@
+import type { RunResult } from "../agent/run-result.js";
+import { buildRunReport, type RunReportContext } from "./build-run-report.js";
+import type { CliIo } from "./cli-io.js";
+import { describeFailure } from "./describe-failure.js";
+import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { formatDuration } from "./format-text.js";
+
+/** What {@link writeRunOutcome} needs besides the result. */
+export interface RunOutcomeOptions {
+  io: CliIo;
+  /** Print the JSON report instead of the answer. */
+  json: boolean;
+  report: RunReportContext;
+  /**
+   * `run`: a suspended run stopped as `--no-wait` asked (exit 0). `resume`:
+   * the answer is still pending and the run suspended again (exit 3).
+   * @default "run"
+   */
+  command?: "run" | "resume" | undefined;
+}
+
+/**
+ * Writes how the run ended: a summary line on stderr (with the reason when it
+ * did not complete, or what it waits for when it suspended), then on stdout
+ * the JSON report, the answer, or for a suspended run its id. Returns the
+ * exit status.
+ */
+export function writeRunOutcome(result: RunResult, options: RunOutcomeOptions): ExitCode {
+  const { io, report } = options;
+  const calls = result.steps.reduce((sum, step) => sum + step.toolCalls.length, 0);
+  const summary = `${plural(result.steps.length, "step")}, ${plural(calls, "tool call")}, ${result.usage.totalTokens} tokens, ${formatDuration(report.durationMs)}`;
+  const json = () => io.stdout.write(`${JSON.stringify(buildRunReport(result, report))}\n`);
+
+  if (result.status === "suspended" && result.runId !== undefined) {
+    const waits = describeWaits(result);
+    const resumed = options.command === "resume";
+    io.stderr.write(
+      resumed
+        ? `still waiting (${summary}): ${waits.join(", ")} ${waits.length === 1 ? "is" : "are"} not answered yet; nothing was sent again.\n`
+        : `run suspended (${summary}): waiting for ${waits.join(", ")}.\n`,
+    );
+    io.stderr.write(`Resume it once answered: switchyard resume ${result.runId}\n`);
+    if (options.json) json();
+    else io.stdout.write(`${result.runId}\n`);
+    return resumed ? exitCodes.stillWaiting : exitCodes.completed;
+  }
+
+  const failure =
+    result.status === "completed"
+      ? undefined
+      : describeFailure(result.error ?? new Error(`The run ended with status ${result.status}.`), {
+          origins: report.origins,
+        });
+  io.stderr.write(
+    failure
+      ? `run ${result.status} (${summary}): ${failure.message}\n`
+      : `run completed (${summary})\n`,
+  );
+  if (options.json) {
+    json();
+  } else if (result.output !== "" && !(io.stdout.isTTY && io.stderr.isTTY)) {
+    // On a terminal the answer was just shown as it streamed; elsewhere stdout carries it.
+    io.stdout.write(`${result.output}\n`);
+  }
+  return failure ? failure.exitCode : exitCodes.completed;
+}
+
+/** `the approval of delete_callbacks (interaction int_1)`, one per call waiting. */
+function describeWaits(result: RunResult): string[] {
+  const waiting = (result.steps.at(-1)?.toolCalls ?? []).flatMap((call) =>
+    call.status === "awaiting_approval"
+      ? [`the approval of ${call.toolName} (interaction ${call.approval.interactionId})`]
+      : [],
+  );
+  return waiting.length > 0 ? waiting : ["an approval"];
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,319 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunReport, RunsReport } from "switchyard/cli";
+import { retiredCallbackHost, type Simulators, startSimulators } from "switchyard/simulators";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { createTestIo } from "./cli-test-io.js";
+import { runSwitchyard } from "./spawn-switchyard.js";
+
+let simulators: Simulators;
+const directories: string[] = [];
+
+beforeAll(async () => {
+  // The services live in this process, outside every command: the question
+  // and the callbacks outlive each `switchyard` process, as with `switchyard sim`.
+  simulators = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+});
+
+afterAll(async () => {
+  await simulators.close();
+  await Promise.all(
+    directories.map((directory) => rm(directory, { recursive: true, force: true })),
+  );
+});
+
+beforeEach(() => {
+  simulators.orders.reset();
+  simulators.messaging.reset();
+});
+
+async function stateDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "switchyard-cli-"));
+  directories.push(directory);
+  return directory;
+}
+
+/** The variables `switchyard sim` prints, and where runs are saved. */
+function environment(directory: string): Record<string, string> {
+  const { reasoner, orders, messaging } = simulators;
+  return {
+    SWITCHYARD_REASONER_URL: reasoner.url,
+    SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
+    SWITCHYARD_ORDERS_URL: orders.url,
+    SWITCHYARD_ORDERS_TOKEN: orders.token,
+    SWITCHYARD_MESSAGING_URL: messaging.url,
+    SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
+    SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    SWITCHYARD_STATE_DIR: directory,
+  };
+}
+
+function parseJsonLine<Value>(stdout: string): Value {
+  const lines = stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Value;
+}
+
+const callbackUrls = (retired: boolean) =>
+  simulators.orders
+    .callbacks()
+    .filter((callback) => callback.url.includes(retiredCallbackHost) === retired)
+    .map((callback) => callback.url)
+    .sort();
+const questionsSent = () => simulators.messaging.messages().length;
+const deletionsReceived = () =>
+  simulators.orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path === "/callbacks",
+  );
+
+/** `switchyard <argv>` in this process: quicker than a child for the paths around the main one. */
+async function switchyard(argv: string[], env: Record<string, string>) {
+  const test = createTestIo({ env });
+  const code = await runCli(argv, test.io);
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+describe("durable approval waits on the command line, as a user runs them", () => {
+  it("run --no-wait suspends, runs lists it, resume waits again, then deletes once after approval", async () => {
+    const env = environment(await stateDirectory());
+    const kept = callbackUrls(false);
+    expect(callbackUrls(true)).toHaveLength(4);
+
+    const started = await runSwitchyard(["run", "callback-cleanup", "--no-wait", "--json"], env);
+
+    expect(started.code).toBe(0);
+    const suspended = parseJsonLine<RunReport>(started.stdout);
+    expect(suspended).toMatchObject({ example: "callback-cleanup", status: "suspended" });
+    const runId = suspended.runId!;
+    expect(runId).toMatch(/^run_\d{8}T\d{6}Z_[0-9a-f]{8}$/);
+    expect(suspended.approvals).toEqual([
+      expect.objectContaining({ tool: "delete_callbacks", outcome: "pending" }),
+    ]);
+    const interactionId = suspended.approvals[0]!.interactionId!;
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("pending");
+    expect(questionsSent()).toBe(1);
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const listed = await runSwitchyard(["runs", "--json"], env);
+
+    expect(listed.code).toBe(0);
+    expect(parseJsonLine<RunsReport>(listed.stdout)).toMatchObject({
+      runs: [
+        {
+          runId,
+          example: "callback-cleanup",
+          status: "suspended",
+          pendingApprovals: [{ toolName: "delete_callbacks", interactionId }],
+        },
+      ],
+      unreadable: [],
+    });
+
+    const stillPending = await runSwitchyard(["resume", runId], env);
+
+    expect(stillPending.code).toBe(3);
+    expect(stillPending.stdout).toBe(`${runId}\n`);
+    expect(stillPending.stderr).toContain(
+      `: the approval of delete_callbacks (interaction ${interactionId}) is not answered yet; nothing was sent again.`,
+    );
+    expect(stillPending.stderr).toContain(`switchyard resume ${runId}`);
+    expect(questionsSent()).toBe(1);
+    expect(deletionsReceived()).toHaveLength(0);
+
+    simulators.messaging.answerInteraction(interactionId, "approve");
+    const resumed = await runSwitchyard(["resume", runId, "--json"], env);
+
+    expect(resumed.code).toBe(0);
+    const completed = parseJsonLine<RunReport>(resumed.stdout);
+    expect(completed).toMatchObject({ status: "completed", runId, example: "callback-cleanup" });
+    expect(completed.output).toMatch(/^Deleted 4 callbacks that pointed at/);
+    expect(completed.approvals).toEqual([
+      expect.objectContaining({ outcome: "approved", interactionId }),
+    ]);
+    expect(questionsSent()).toBe(1);
+    expect(deletionsReceived()).toHaveLength(1);
+    expect(callbackUrls(true)).toEqual([]);
+    expect(callbackUrls(false)).toEqual(kept);
+
+    const again = await switchyard(["resume", runId], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      new RegExp(`^switchyard: Run "${runId}" already ended with status completed .*\\n$`),
+    );
+    expect(deletionsReceived()).toHaveLength(1);
+  });
+
+  it("resume after a denial deletes nothing and reports the refusal", async () => {
+    const env = environment(await stateDirectory());
+    const before = simulators.orders.callbacks();
+
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    expect(started.stderr).toMatch(
+      /run suspended .*: waiting for the approval of delete_callbacks/,
+    );
+    const [interaction] = simulators.messaging.interactions();
+    simulators.messaging.answerInteraction(interaction!.interaction_id, "deny");
+
+    const resumed = await switchyard(["resume", runId, "--json"], env);
+
+    expect(resumed.code).toBe(0);
+    const report = parseJsonLine<RunReport>(resumed.stdout);
+    expect(report.status).toBe("completed");
+    expect(report.approvals).toEqual([
+      expect.objectContaining({ outcome: "refused", code: "denied" }),
+    ]);
+    expect(report.output).toMatch(/^Nothing was deleted: .* was refused/);
+    expect(deletionsReceived()).toHaveLength(0);
+    expect(simulators.orders.callbacks()).toEqual(before);
+    expect(questionsSent()).toBe(1);
+  });
+
+  it("resume refuses another messaging service than the one the question went through", async () => {
+    const env = environment(await stateDirectory());
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    const elsewhere = "http://127.0.0.1:9/";
+
+    const resumed = await switchyard(["resume", runId], {
+      ...env,
+      SWITCHYARD_MESSAGING_URL: elsewhere,
+    });
+
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toBe(
+      `switchyard: Run "${runId}" asked for approval through the messaging service at ${simulators.messaging.url}/, but SWITCHYARD_MESSAGING_URL is now ${elsewhere}: its answer is only there. Point SWITCHYARD_MESSAGING_URL (with its token and SWITCHYARD_APPROVER_LINK) back at that service; a restarted switchyard sim has forgotten the question, so start a new run instead.\n`,
+    );
+  });
+
+  it("resume --take-over goes on with a run left running by a process that is gone", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    const file = join(directory, "runs", `${runId}.json`);
+    const state = JSON.parse(await readFile(file, "utf8")) as { status: string };
+    await writeFile(file, JSON.stringify({ ...state, status: "running" }));
+    simulators.messaging.answerInteraction(
+      simulators.messaging.interactions()[0]!.interaction_id,
+      "approve",
+    );
+
+    const refused = await switchyard(["resume", runId], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^switchyard: Run "${runId}" is marked running .* run switchyard resume ${runId} --take-over; .*\\n$`,
+      ),
+    );
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const resumed = await switchyard(["resume", runId, "--take-over"], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/^Deleted 4 callbacks/);
+    expect(deletionsReceived()).toHaveLength(1);
+  });
+
+  it("an unknown run id is one line and exit status 2", async () => {
+    const directory = await stateDirectory();
+
+    const { code, stdout, stderr } = await switchyard(
+      ["resume", "run_20250512T093000Z_1a2b3c4d"],
+      environment(directory),
+    );
+
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `switchyard: No run "run_20250512T093000Z_1a2b3c4d" in ${directory} (SWITCHYARD_STATE_DIR); switchyard runs lists the saved runs.\n`,
+    );
+  });
+
+  it("a corrupted saved run is one line and exit status 2, and runs names the file", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    const file = join(directory, "runs", `${runId}.json`);
+    await writeFile(file, '{"format": "switchyard.run-state", "version": 1, "runId": ');
+
+    const resumed = await switchyard(["resume", runId], env);
+
+    expect(resumed.code).toBe(2);
+    expect(resumed.stdout).toBe("");
+    expect(resumed.stderr).toMatch(
+      new RegExp(
+        `^switchyard: Run "${runId}" cannot be resumed: its saved state ${file} is unreadable \\([^\\n]+\\); restore the file, or delete it to drop the run\\.\\n$`,
+      ),
+    );
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const listed = await switchyard(["runs", "--json"], env);
+    expect(listed.code).toBe(0);
+    expect(parseJsonLine<RunsReport>(listed.stdout)).toMatchObject({
+      runs: [],
+      unreadable: [{ file }],
+    });
+    expect(listed.stderr).toContain(`warning: ${file} cannot be read: `);
+  });
+
+  it("refuses --no-wait with simulators started inside the command, saving nothing", async () => {
+    const directory = await stateDirectory();
+
+    const { code, stdout, stderr } = await switchyard(["run", "callback-cleanup", "--no-wait"], {
+      SWITCHYARD_STATE_DIR: directory,
+    });
+
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      "switchyard: switchyard run --no-wait needs the orders and messaging services of callback-cleanup to run outside this command: a simulator started here stops when the command exits, and the approval question and the data the run acts on would go with it. Start the simulators with switchyard sim in another shell and export the lines it prints (SWITCHYARD_ORDERS_URL, SWITCHYARD_MESSAGING_URL, ...), or set your own services' variables.\n",
+    );
+    expect(await readdir(directory)).toEqual([]);
+  });
+
+  it("refuses --no-wait for an example whose agent never asks, leaving no record", async () => {
+    const directory = await stateDirectory();
+
+    const { code, stdout, stderr } = await switchyard(
+      ["run", "order-report", "--no-wait"],
+      environment(directory),
+    );
+
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n").filter((line) => line.startsWith("switchyard: "))).toEqual([
+      expect.stringMatching(
+        /^switchyard: --no-wait does not apply to order-report: its agent cannot stop at an approval and read the answer later \(.*approver.*\)\. Run it without --no-wait\.$/,
+      ),
+    ]);
+    expect(await readdir(join(directory, "cli"))).toEqual([]);
+  });
+
+  it("runs prints a table of the saved runs, filtered by status", async () => {
+    const env = environment(await stateDirectory());
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+
+    const all = await switchyard(["runs"], env);
+    const completed = await switchyard(["runs", "--status", "completed,failed"], env);
+
+    expect(all.code).toBe(0);
+    const [header, row, ...rest] = all.stdout.split("\n");
+    expect(header).toMatch(/^RUN ID +EXAMPLE +STATUS +UPDATED +PENDING APPROVALS$/);
+    expect(row).toMatch(
+      new RegExp(
+        `^${runId} +callback-cleanup +suspended +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ +delete_callbacks \\(\\S+\\)$`,
+      ),
+    );
+    expect(rest).toEqual([""]);
+    expect(completed.stdout).toBe("");
+    expect(completed.stderr).toContain("No runs with status completed or failed in ");
+  });
+});
