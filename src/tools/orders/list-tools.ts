@@ -68,7 +68,8 @@ export function listRecordsTool(
       );
       const count = page.data.length;
       // A service may cap pages below the limit asked; its envelope says which applied.
-      const applied = page.limit !== undefined && page.limit > 0 ? Math.min(page.limit, limit) : limit;
+      const applied =
+        page.limit !== undefined && page.limit > 0 ? Math.min(page.limit, limit) : limit;
       const result: ListRecordsResult = {
         items: page.data,
         count,
