@@ -19,3 +19,19 @@ export function handleStopSignals(controller: AbortController, io: CliIo): () =>
     process.off("SIGTERM", onSignal);
   };
 }
+
+/**
+ * The signal a command's run obeys: the caller's, if any, and Ctrl-C /
+ * SIGTERM when `handleSignals` is set. Call `release()` when the run ends.
+ */
+export function commandSignal(
+  options: { signal?: AbortSignal | undefined; handleSignals?: boolean | undefined },
+  io: CliIo,
+): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, controller.signal])
+    : controller.signal;
+  const release = options.handleSignals ? handleStopSignals(controller, io) : () => {};
+  return { signal, release };
+}

@@ -17,7 +17,7 @@ import { type ExampleDefinition, servicesUsedBy } from "./example-definition.js"
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { displayUrl } from "./format-text.js";
-import { handleStopSignals } from "./handle-stop-signals.js";
+import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { openStateDirectory, type StateDirectory } from "./open-state-directory.js";
 import {
@@ -67,11 +67,7 @@ export async function resumeRun(
   options: ResumeRunOptions = {},
 ): Promise<ExitCode> {
   const io = options.io ?? processIo();
-  const controller = new AbortController();
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, controller.signal])
-    : controller.signal;
-  const removeSignalHandlers = options.handleSignals ? handleStopSignals(controller, io) : () => {};
+  const { signal, release: removeSignalHandlers } = commandSignal(options, io);
   const takeOver = options.takeOver === true;
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;

@@ -12,7 +12,7 @@ import { createRunLogger } from "./create-run-logger.js";
 import { type ExampleDefinition, servicesUsedBy } from "./example-definition.js";
 import type { ExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
-import { handleStopSignals } from "./handle-stop-signals.js";
+import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { openStateDirectory } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
@@ -69,11 +69,7 @@ export async function runExample(
   options: RunExampleOptions = {},
 ): Promise<ExitCode> {
   const io = options.io ?? processIo();
-  const controller = new AbortController();
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, controller.signal])
-    : controller.signal;
-  const removeSignalHandlers = options.handleSignals ? handleStopSignals(controller, io) : () => {};
+  const { signal, release: removeSignalHandlers } = commandSignal(options, io);
   const noWait = options.noWait === true;
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
