@@ -39,6 +39,7 @@ export type {
 export {
   RunNotFoundError,
   RunNotResumableError,
+  type RunNotResumableHint,
   RunStateError,
   RunStoreError,
 } from "./agent/durable/durable-errors.js";

@@ -103,8 +103,8 @@ export class Agent {
    *
    * Rejects before anything runs with `RunNotFoundError`, `RunStateError`
    * (unreadable state), `RunNotResumableError` (the run ended, is marked
-   * running or claimed by another process without `takeOver`, or the state
-   * given is older than the store's) or `ConfigurationError` (no run store
+   * running or claimed by another process without `takeOver`, the state
+   * given is not the store's revision, or its store no longer holds it) or `ConfigurationError` (no run store
    * for an id, an approver without `checkApproval()`, bad options).
    * Otherwise resolves like `run()`, possibly `suspended` again.
    */
@@ -119,7 +119,7 @@ export class Agent {
    * `resume()` resolves. Takes the state itself (load it with
    * `runStore.load(runId)`). Throws at once for bad options or a state that
    * cannot be resumed; what `resume()` finds later in the store (a claim
-   * held elsewhere, a newer state) ends the run `failed` before it starts.
+   * held elsewhere, another revision) ends the run `failed` before it starts.
    */
   resumeStream(state: RunState, options: ResumeOptions = {}): AgentStream {
     const request = checkResumeRequest(this.#settings, state, options);

@@ -17,10 +17,13 @@ export interface RefusedRecord {
   outcome: "refused";
   fingerprint: string;
   /**
-   * `denied` when a human said no; otherwise why no approval was obtained:
-   * `no_approver`, `approver_error`, `invalid_decision`, `fingerprint_mismatch`,
-   * `pending_not_supported`, `aborted`, or the approver's own code
-   * (`expired`, `timeout`, ...).
+   * `denied` when a human said no; otherwise why no approval was obtained
+   * or why it cannot be used: `no_approver`, `approver_error`,
+   * `invalid_decision`, `fingerprint_mismatch`, `pending_not_supported`,
+   * `aborted`, `already_used` (the approval let its call run before),
+   * `approval_not_recorded` (its use could not be recorded),
+   * `not_fingerprintable` (arguments JSON cannot hold), or the approver's
+   * own code (`expired`, `timeout`, ...).
    */
   code: string;
   reason: string;
@@ -55,7 +58,22 @@ export interface ApprovalGateOptions {
    * one recorded when the question was sent; it must equal the action's.
    */
   check?: { interactionId: string; fingerprint: string };
+  /**
+   * Records that an approval let its call run (the run store's
+   * `markApprovalUsed`); `false` means it was used before. Without it, a
+   * durable run's approvals are remembered in this process only.
+   */
+  markUsed?: ((interactionId: string, fingerprint: string) => Promise<boolean>) | undefined;
 }
+
+/**
+ * The approvals of durable runs that let a call run in this process, as
+ * `<runId>\n<interactionId>`, for runs whose store cannot record them (or
+ * that have none): resuming the same saved state twice must not run an
+ * approved call twice. Keyed by run too, as approvers number interactions
+ * their own way and only a resumed state can bring an approval back.
+ */
+const usedInProcess = new Set<string>();
 
 /**
  * Asks the approver about one action, failing closed: anything but an
@@ -63,8 +81,10 @@ export interface ApprovalGateOptions {
  * including no approver, an approver that throws, a malformed answer, and an
  * abort while waiting. With `check`, reads an earlier question's answer
  * instead of asking (refused when the approver cannot, or when the recorded
- * fingerprint is not the action's). Logs one audit line per decision,
- * without arguments.
+ * fingerprint is not the action's). In a durable run, an approval naming an
+ * interaction lets its call run once: its use is recorded (`markUsed`, or
+ * in this process) and a second use is refused as `already_used`. Logs one
+ * audit line per decision, without arguments.
  */
 export async function passApprovalGate(
   options: ApprovalGateOptions & { allowPending?: false },
@@ -90,6 +110,40 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
 }
 
 async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
+  const record = await decideOnce(options);
+  if (record.outcome !== "approved" || record.interactionId === undefined) return record;
+  if (options.runId === undefined) return record;
+  const { interactionId, fingerprint } = record;
+  const refuse = (code: string, reason: string): RefusedRecord => ({
+    outcome: "refused",
+    fingerprint,
+    code,
+    reason,
+    interactionId,
+  });
+  let firstUse: boolean;
+  if (options.markUsed) {
+    try {
+      firstUse = (await options.markUsed(interactionId, fingerprint)) === true;
+    } catch (error) {
+      return refuse(
+        "approval_not_recorded",
+        `the approval could not be recorded as used, so the call was not run (it runs only once that record is kept): ${redactText(describeThrown(error))}`,
+      );
+    }
+  } else {
+    const key = `${options.runId}\n${interactionId}`;
+    firstUse = !usedInProcess.has(key);
+    usedInProcess.add(key);
+  }
+  if (firstUse) return record;
+  return refuse(
+    "already_used",
+    `the approval given in interaction "${interactionId}" for "${options.action.toolName}" was already used once; an approval lets an action run only once, so ask again`,
+  );
+}
+
+async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const { approver, action, signal } = options;
   const refuse = (code: string, reason: string, interactionId?: unknown): RefusedRecord => ({
     outcome: "refused",

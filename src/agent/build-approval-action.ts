@@ -1,4 +1,3 @@
-import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactText, redactValue } from "../internal/redact.js";
 import type { ActionDescription, AnyTool, ToolContext } from "../tools/tool.js";
 import type { ApprovalAction } from "./approver.js";
@@ -7,22 +6,25 @@ import { describeThrown } from "./describe-thrown.js";
 const maxDetailLength = 200;
 
 /**
- * The action put to the approver for one tool call: fingerprint of the tool
- * name and arguments, and a description, from the tool's `describeAction`
- * or, when it has none or it fails, a generic one listing the arguments.
- * Descriptions are redacted: the approver may relay them to a chat service.
+ * The action put to the approver for one tool call: the fingerprint of the
+ * tool name and the arguments that will run, and a description, from the
+ * tool's `describeAction` or, when it has none or it fails, a generic one
+ * listing the arguments. The describer and the approver each get their own
+ * copy of the arguments, so neither can change what runs. Descriptions are
+ * redacted: the approver may relay them to a chat service.
  */
 export async function buildApprovalAction(
   tool: AnyTool,
   args: unknown,
+  fingerprint: string,
   context: ToolContext,
 ): Promise<ApprovalAction> {
   return {
     toolName: tool.name,
     toolCallId: context.toolCallId,
-    arguments: args,
-    fingerprint: actionFingerprint(tool.name, args),
-    description: await describe(tool, args, context),
+    arguments: structuredClone(args),
+    fingerprint,
+    description: await describe(tool, structuredClone(args), context),
   };
 }
 

@@ -1,10 +1,16 @@
 import type { Logger } from "pino";
 import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { AbortedError } from "../errors/transport-errors.js";
+import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactedMarker, redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
-import { type ApprovalRecord, passApprovalGate } from "./approval-gate.js";
+import {
+  type ApprovalRecord,
+  type ApprovedRecord,
+  passApprovalGate,
+  type RefusedRecord,
+} from "./approval-gate.js";
 import type { Approver } from "./approver.js";
 import { buildApprovalAction } from "./build-approval-action.js";
 import { describeThrown } from "./describe-thrown.js";
@@ -14,6 +20,7 @@ import { holdsSecret } from "./durable/redact-run-state.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { PendingToolCall } from "./durable/run-state.js";
 import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import { type FrozenArguments, freezeArguments } from "./freeze-arguments.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { neverAborted, signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
@@ -42,6 +49,9 @@ export interface ToolCallEnvironment {
  * arguments that are not JSON or fail the schema, a refused approval, a tool
  * that throws or times out, and an abort each become a record whose `content`
  * tells the model what happened.
+ *
+ * A call that needs approval runs with a frozen copy of its arguments,
+ * checked against the approved fingerprint just before it runs.
  *
  * In a resumed run the journal says how far the call got: a call that had
  * `started` is never run again (`outcome_unknown`), and a call
@@ -118,53 +128,126 @@ async function checkApproveAndRun(
     childLogger ??= environment.logger.child({ tool: name, toolCallId: call.id });
     return childLogger;
   };
-  let approval: ApprovalRecord | undefined;
+  // A call that may need approval runs with a frozen copy whose fingerprint the approval binds to.
+  let frozen: FrozenArguments | undefined;
+  let notFingerprintable: unknown;
+  if (tool.needsApproval !== false) {
+    try {
+      frozen = freezeArguments(name, args);
+    } catch (error) {
+      notFingerprintable = error;
+    }
+  }
   const needs =
     typeof tool.needsApproval === "boolean"
       ? tool.needsApproval
-      : await askNeedsApproval(tool, tool.needsApproval, args, logger);
-  if (needs) {
-    const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
-    approval = await askApproval(tool, args, context, environment, {
-      prior,
-      canSuspend: !holdsSecret(decoded) && !holdsSecret(args),
-    });
-    if (approval.outcome === "pending") {
-      return { ...withArguments, approval, status: "awaiting_approval", content: "" };
-    }
-    if (approval.outcome === "refused") {
-      if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
-      return {
-        ...withArguments,
-        approval,
-        status: "refused",
-        content: toolMessages.refused(name, approval.code, approval.reason),
-      };
-    }
+      : await askNeedsApproval(tool, tool.needsApproval, frozen?.args ?? args, logger);
+  if (!needs) return startAndRun(tool, args, withArguments, undefined, environment, logger);
+
+  if (!frozen) {
+    const reason = `its arguments cannot be bound to an approval (${redactText(describeThrown(notFingerprintable))}), so it was not run`;
+    const approval: RefusedRecord = {
+      outcome: "refused",
+      fingerprint: "",
+      code: "not_fingerprintable",
+      reason,
+    };
+    logger().warn({ code: approval.code }, `approval refused for ${name}: ${reason}`);
+    return {
+      ...withArguments,
+      approval,
+      status: "refused",
+      content: toolMessages.refused(name, approval.code, reason),
+    };
   }
-  const approved: ToolCallRecordBase = approval ? { ...withArguments, approval } : withArguments;
-  if (environment.signal.aborted) return aborted(approved, name);
-  if (approval) {
-    const notRecorded = await environment.journal.markStarted(call.id, {
-      fingerprint: approval.fingerprint,
+  const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
+  const approval = await askApproval(tool, frozen, context, environment, {
+    prior,
+    canSuspend: !holdsSecret(decoded) && !holdsSecret(frozen.args),
+  });
+  if (approval.outcome === "pending") {
+    return { ...withArguments, approval, status: "awaiting_approval", content: "" };
+  }
+  if (approval.outcome === "refused") {
+    if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
+    return {
+      ...withArguments,
+      approval,
+      status: "refused",
+      content: toolMessages.refused(name, approval.code, approval.reason),
+    };
+  }
+  return startAndRun(
+    tool,
+    frozen.args,
+    { ...withArguments, approval },
+    approval,
+    environment,
+    logger,
+  );
+}
+
+/**
+ * Journals the start of a call of a tool that is not read-only (the call
+ * does not run when that record cannot be kept), checks an approved call's
+ * arguments still have the approved fingerprint, then runs it.
+ */
+async function startAndRun(
+  tool: AnyTool,
+  args: unknown,
+  base: ToolCallRecordBase,
+  approval: ApprovedRecord | undefined,
+  environment: ToolCallEnvironment,
+  logger: () => Logger,
+): Promise<ToolCallRecord> {
+  const name = tool.name;
+  if (environment.signal.aborted) return aborted(base, name);
+  if (tool.readOnly !== true) {
+    const notRecorded = await environment.journal.markStarted(base.toolCallId, {
+      fingerprint: approval?.fingerprint ?? fingerprintOrNothing(name, args),
       arguments: args,
     });
     if (notRecorded) {
       return {
-        ...approved,
+        ...base,
         status: "failed",
         error: new ToolExecutionError(
-          { toolName: name, toolCallId: call.id, message: notRecorded.message },
+          { toolName: name, toolCallId: base.toolCallId, message: notRecorded.message },
           { cause: notRecorded },
         ),
         content: toolMessages.failed(
           name,
-          "it was not run, because the run could not record that it started; a call that needs approval runs only once that record is kept, so it never runs twice",
+          "it was not run, because the run could not record that it started; a call that may change something runs only once that record is kept, so it never runs twice",
         ),
       };
     }
   }
-  return runTool(tool, args, approved, environment, logger);
+  if (approval && fingerprintOrNothing(name, args) !== approval.fingerprint) {
+    const refused: RefusedRecord = {
+      outcome: "refused",
+      fingerprint: approval.fingerprint,
+      code: "fingerprint_mismatch",
+      reason:
+        "the arguments changed after they were approved (fingerprint mismatch), so the call was not run",
+      ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+    };
+    logger().warn({ code: refused.code }, `approval refused for ${name}: ${refused.reason}`);
+    return {
+      ...base,
+      approval: refused,
+      status: "refused",
+      content: toolMessages.refused(name, refused.code, refused.reason),
+    };
+  }
+  return runTool(tool, args, base, environment, logger);
+}
+
+function fingerprintOrNothing(toolName: string, args: unknown): string | undefined {
+  try {
+    return actionFingerprint(toolName, args);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Empty text means no arguments; JSON encoded twice (a string holding an object) is unwrapped. */
@@ -231,12 +314,12 @@ async function askNeedsApproval(
 
 async function askApproval(
   tool: AnyTool,
-  args: unknown,
+  frozen: FrozenArguments,
   context: ToolContext,
   environment: ToolCallEnvironment,
   options: { prior: PendingToolCall | undefined; canSuspend: boolean },
 ): Promise<ApprovalRecord> {
-  const action = await buildApprovalAction(tool, args, context);
+  const action = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
   const { stepNumber, emit, journal } = environment;
   const { prior } = options;
   const check =
@@ -261,6 +344,7 @@ async function askApproval(
     allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(check ? { check } : {}),
+    markUsed: journal.approvalRecorder,
   });
   emit({
     type: "approval-result",
@@ -314,7 +398,14 @@ async function runTool(
     }
     return { ...base, status: "succeeded", result, content };
   } catch (error) {
-    if (runSignal.aborted) return aborted(base, tool.name);
+    if (runSignal.aborted) {
+      return {
+        ...base,
+        status: "aborted",
+        error: new AbortedError("The run was aborted by the caller"),
+        content: toolMessages.abortedWhileRunning(tool.name),
+      };
+    }
     if (timeout !== undefined && controller.reason === timeout) {
       return {
         ...base,
@@ -354,7 +445,7 @@ function outcomeUnknown(
   environment: ToolCallEnvironment,
 ): ToolCallRecord {
   const readOnlyTools = [...environment.tools.values()]
-    .filter((tool) => tool.needsApproval === false)
+    .filter((tool) => tool.readOnly === true)
     .map((tool) => tool.name);
   return {
     ...base,

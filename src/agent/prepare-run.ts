@@ -48,6 +48,16 @@ export function prepareRun(
     const problem = findRunIdProblem(options.runId);
     if (problem) problems.push(`${problem}.`);
   }
+  const { metadata } = options;
+  if (
+    metadata !== undefined &&
+    (typeof metadata !== "object" ||
+      metadata === null ||
+      Array.isArray(metadata) ||
+      Object.values(metadata).some((value) => typeof value !== "string"))
+  ) {
+    problems.push("metadata must be an object whose values are strings.");
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const messages = startConversation(input, settings.instructions);
   const durable = suspendOnApproval || runStore !== undefined || options.runId !== undefined;
@@ -58,6 +68,7 @@ export function prepareRun(
       store: runStore,
       maxSteps,
       messages,
+      metadata,
     }),
     maxSteps,
     signal: options.signal ?? neverAborted,

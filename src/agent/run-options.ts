@@ -20,6 +20,12 @@ export interface RunOptions {
    * @default a new id (`run_<UTC time>_<8 hex>`) when the run is durable (`suspendOnApproval` or a `runStore`)
    */
   runId?: string | undefined;
+  /**
+   * Labels of the caller's own (a ticket id, who started the run), saved
+   * with a durable run's state (redacted like the rest of it) and kept when
+   * it is resumed: `result.state.metadata`. String values only.
+   */
+  metadata?: Record<string, string> | undefined;
 }
 
 /** Options of `agent.resume()` and `agent.resumeStream()`. */

@@ -59,6 +59,13 @@ export const toolMessages = {
     });
   },
 
+  /** The run was aborted while the tool was running: it may have done part or all of its work. */
+  abortedWhileRunning(name: string): string {
+    return encode("aborted", {
+      message: `The run was aborted while ${name} was running, so it was stopped. It may or may not have taken effect; check before calling it again.`,
+    });
+  },
+
   unserializable(name: string, detail: string): string {
     return encode("result_unserializable", {
       message: `The tool ${name} ran, but its result could not be turned into JSON (${detail}). Do not call it again just to see the result: it may have taken effect.`,

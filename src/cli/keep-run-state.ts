@@ -21,7 +21,8 @@ export async function keepRunState(
   try {
     try {
       const stored = await store.load(state.runId);
-      if (Date.parse(stored.updatedAt) >= Date.parse(state.updatedAt)) return;
+      // The store already holds this state or a later one: nothing to keep.
+      if (stored.revision >= state.revision) return;
     } catch (error) {
       if (!(error instanceof RunNotFoundError)) throw error;
     }

@@ -225,10 +225,14 @@ function describeRefusal(error: unknown, runId: string): unknown {
     });
   }
   if (!(error instanceof RunNotResumableError)) return error;
-  const message = error.message.replace(
-    "resume with { takeOver: true }",
-    `run switchyard resume ${runId} --take-over`,
-  );
+  // The agent words its hint for library callers; say it as a command.
+  const message =
+    error.hint.takeOver === true
+      ? error.message.replace(
+          /resume with \{ takeOver: true \}/,
+          `run switchyard resume ${runId} --take-over`,
+        )
+      : error.message;
   // Another process holding the run is a reason to try again later, not a mistake.
   return new CommandError(
     message,

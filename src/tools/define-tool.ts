@@ -20,6 +20,12 @@ export interface ToolDefinition<Args, Result> {
    * @default false
    */
   needsApproval?: NeedsApproval<Args> | undefined;
+  /**
+   * True when the tool only reads and changes nothing, so a durable run
+   * need not record that its calls started (see `Tool.readOnly`).
+   * @default false
+   */
+  readOnly?: boolean | undefined;
   /** Words for the approver; when absent a generic description lists the arguments. */
   describeAction?:
     | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
@@ -67,11 +73,14 @@ export function defineTool(
   if (typeof definition.execute !== "function") {
     problems.push(`Tool "${name}": execute must be a function.`);
   }
-  const { needsApproval = false, describeAction } = definition;
+  const { needsApproval = false, describeAction, readOnly = false } = definition;
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     problems.push(
       `Tool "${name}": needsApproval must be a boolean or a function of the arguments.`,
     );
+  }
+  if (typeof readOnly !== "boolean") {
+    problems.push(`Tool "${name}": readOnly must be true or false when given.`);
   }
   if (describeAction !== undefined && typeof describeAction !== "function") {
     problems.push(`Tool "${name}": describeAction must be a function when given.`);
@@ -93,6 +102,7 @@ export function defineTool(
     checkArguments: parameters.checkArguments,
     execute: async (args, context) => execute(args, context),
     needsApproval,
+    readOnly,
     ...(describeAction ? { describeAction } : {}),
   };
   return Object.freeze(tool);

@@ -49,6 +49,13 @@ export interface Tool<Args = unknown, Result = unknown> {
   checkArguments(args: unknown): ArgumentsCheck<Args>;
   execute(args: Args, context: ToolContext): Promise<Result>;
   readonly needsApproval: NeedsApproval<Args>;
+  /**
+   * True when the tool only reads: a durable run neither journals its calls
+   * as started nor refuses to run them again after a crash, and the model is
+   * pointed to it to check the state when a call's outcome is unknown.
+   * @default false (the call may change something)
+   */
+  readonly readOnly?: boolean;
   /** Words for the approver; when absent a generic description is built from the arguments. */
   describeAction?: (
     args: Args,

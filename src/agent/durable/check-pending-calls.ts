@@ -71,11 +71,12 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
   if (status !== undefined && !finishedStatuses.includes(status as FinishedCallStatus)) {
     problems.push(`${path}.status must be one of ${finishedStatuses.join(", ")} when present`);
   }
-  if (
-    (phase === "awaiting_approval" || phase === "started") &&
-    !(typeof fingerprint === "string" && fingerprint.startsWith("sha256:"))
-  ) {
+  // A started call needed no approval when it has no fingerprint (arguments JSON cannot hold).
+  if (phase === "awaiting_approval" && !isFingerprint(fingerprint)) {
     problems.push(`${path} is ${phase} but has no "sha256:" fingerprint`);
+  }
+  if (fingerprint !== undefined && !isFingerprint(fingerprint)) {
+    problems.push(`${path}.fingerprint must start with "sha256:" when present`);
   }
   if (phase === "awaiting_approval" && !nonEmptyString(interactionId)) {
     problems.push(
@@ -97,4 +98,8 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
     ...(status !== undefined ? { status: status as FinishedCallStatus } : {}),
     ...(typeof content === "string" ? { content } : {}),
   };
+}
+
+function isFingerprint(value: unknown): boolean {
+  return typeof value === "string" && value.startsWith("sha256:");
 }

@@ -19,6 +19,7 @@ export function checkResumable(
       runId,
       status,
       `Run "${runId}" is marked running (last saved ${state.updatedAt}): another process may still be working on it. If that process is gone (it crashed or was killed), resume with { takeOver: true }; destructive calls it had started are not run again.`,
+      { takeOver: true },
     );
   }
   if (status !== "running" && status !== "suspended") {
@@ -26,6 +27,7 @@ export function checkResumable(
       runId,
       status,
       `Run "${runId}" already ended with status ${status}; only a suspended run can be resumed. To go on with its conversation, start a new run with state.messages as the input.`,
+      { startNewRun: true },
     );
   }
   const awaiting = state.pendingCalls.filter((call) => call.phase === "awaiting_approval");

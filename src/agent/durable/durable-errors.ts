@@ -34,10 +34,13 @@ export class RunNotFoundError extends SwitchyardError {
   }
 }
 
-/** The run store could not save, read, list, delete or claim (disk full, no permission, ...). */
+/**
+ * The run store could not save, read, list, delete, claim or record a used
+ * approval (disk full, no permission, ...).
+ */
 export class RunStoreError extends SwitchyardError {
   override readonly name: string = "RunStoreError";
-  /** `save`, `load`, `list`, `delete` or `claim`. */
+  /** `save`, `load`, `list`, `delete`, `claim` or `markApprovalUsed`. */
   readonly operation: string;
   readonly runId: string | undefined;
 
@@ -52,19 +55,36 @@ export class RunStoreError extends SwitchyardError {
 }
 
 /**
+ * What a caller can do about a {@link RunNotResumableError}, so a program
+ * (the CLI) need not parse the message. Each flag is set only when it applies.
+ */
+export interface RunNotResumableHint {
+  /** Resuming with `{ takeOver: true }` goes on, if the process holding the run is gone. */
+  takeOver?: true;
+  /** Resume by run id (the store's state) instead of the state object given. */
+  resumeById?: true;
+  /** The run ended or cannot go on; start a new run (e.g. with its messages). */
+  startNewRun?: true;
+}
+
+/**
  * The run cannot be resumed (or started under its id): it already ended
  * (`status` is `completed`, `failed`, ...), it is marked `running` and may
  * still be running in another process, another process holds its claim
- * (`claimed`), or the state given is older than the one in the store.
+ * (`claimed`), the state given is not the one in the store (another
+ * revision), or it was saved in a store that no longer holds it.
  */
 export class RunNotResumableError extends SwitchyardError {
   override readonly name: string = "RunNotResumableError";
   readonly runId: string;
   readonly status: string;
+  /** What may make a resume possible, as data; empty when nothing would. */
+  readonly hint: RunNotResumableHint;
 
-  constructor(runId: string, status: string, message: string) {
+  constructor(runId: string, status: string, message: string, hint: RunNotResumableHint = {}) {
     super(message);
     this.runId = runId;
     this.status = status;
+    this.hint = hint;
   }
 }

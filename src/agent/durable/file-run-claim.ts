@@ -54,6 +54,7 @@ export async function claimWithLockFile(
         runId,
         "claimed",
         `Run "${runId}" is being worked on by ${who} (lock ${lockFile}). Wait for it to finish; if that process is gone, resume with { takeOver: true }.`,
+        { takeOver: true },
       );
     }
     await writeFile(lockFile, text, { mode: 0o600 });

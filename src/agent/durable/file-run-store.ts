@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
@@ -37,6 +37,8 @@ const listConcurrency = 16;
  * the old one, so a crash leaves the previous state or the new one, never a
  * torn file. A run being worked on is claimed with a `<runId>.lock` file, so
  * two processes sharing the directory never resume the same run at once.
+ * Each approval that let a call run leaves a marker in `used-approvals/`,
+ * kept when runs are deleted, so no approval runs its call twice.
  * Made for one machine (or a shared disk); `docs/scaling.md` describes a
  * store for many workers.
  *
@@ -48,6 +50,7 @@ export class FileRunStore implements RunStore {
   /** The absolute state directory. */
   readonly directory: string;
   readonly #runsDirectory: string;
+  readonly #usedApprovalsDirectory: string;
 
   constructor(options: FileRunStoreOptions = {}) {
     const given = options?.directory;
@@ -64,6 +67,7 @@ export class FileRunStore implements RunStore {
           : join(process.cwd(), ".switchyard")),
     );
     this.#runsDirectory = join(this.directory, "runs");
+    this.#usedApprovalsDirectory = join(this.directory, "used-approvals");
   }
 
   /** The file holding a run's state. Throws a ConfigurationError for an id that is not path-safe. */
@@ -186,6 +190,39 @@ export class FileRunStore implements RunStore {
       );
     }
     return claimWithLockFile(runId, `${file.slice(0, -".json".length)}.lock`, options);
+  }
+
+  /**
+   * Creates `used-approvals/<sha256 of the interaction id>.json` if it does
+   * not exist (an exclusive create, so two processes cannot both succeed);
+   * see {@link RunStore.markApprovalUsed}.
+   */
+  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
+    const directory = this.#usedApprovalsDirectory;
+    const name = createHash("sha256").update(interactionId).digest("hex");
+    const file = join(directory, `${name}.json`);
+    let handle: Awaited<ReturnType<typeof open>> | undefined;
+    try {
+      await mkdir(directory, { recursive: true, mode: 0o700 });
+      handle = await open(file, "wx", 0o600);
+      const record = { interactionId, fingerprint, usedAt: new Date().toISOString() };
+      await handle.writeFile(`${JSON.stringify(record)}\n`, "utf8");
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await syncDirectory(directory);
+      return true;
+    } catch (error) {
+      await handle?.close().catch(() => {});
+      if (errorCode(error) === "EEXIST") return false;
+      throw new RunStoreError(
+        {
+          operation: "markApprovalUsed",
+          message: `Could not record that the approval in interaction "${interactionId}" was used (${file}): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
   }
 
   async delete(runId: string): Promise<boolean> {

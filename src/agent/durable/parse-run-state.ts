@@ -109,6 +109,11 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
   if (typeof stepCount !== "number" || !Number.isInteger(stepCount) || stepCount < 0) {
     problems.push("stepCount must be an integer of 0 or more");
   }
+  const revision = fields.revision ?? 0;
+  if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 0) {
+    problems.push("revision must be an integer of 0 or more when present");
+  }
+  const metadata = readMetadata(fields.metadata, problems);
   const usage = readUsage(fields.usage, problems);
   const messages = checkStateMessages(fields.messages, problems);
   const pendingCalls = checkPendingCalls(fields.pendingCalls, problems);
@@ -117,7 +122,9 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     format: runStateFormat,
     version: runStateVersion,
     runId: fields.runId as string,
+    revision: revision as number,
     status,
+    ...(metadata ? { metadata } : {}),
     createdAt: fields.createdAt as string,
     updatedAt: fields.updatedAt as string,
     maxSteps: maxSteps as number,
@@ -165,6 +172,15 @@ function readUsage(value: unknown, problems: string[]): RunState["usage"] {
     }
   }
   return usage;
+}
+
+function readMetadata(value: unknown, problems: string[]): RunState["metadata"] {
+  if (value === undefined) return undefined;
+  if (!isObject(value) || Object.values(value).some((entry) => typeof entry !== "string")) {
+    problems.push("metadata must be an object of string values when present");
+    return undefined;
+  }
+  return Object.fromEntries(Object.entries(value)) as Record<string, string>;
 }
 
 function readError(value: unknown, problems: string[]): RunState["error"] {

@@ -58,10 +58,13 @@ export function checkResumeRequest(
 }
 
 /**
- * Claims the run (when the store can), reads its newest state from the
- * store, checks it can go on here, and prepares the loop. A state given
- * that is older than the store's is refused: resuming it could run again
- * a call the newer state records. The claim is released if anything fails.
+ * Claims the run (when the store can), reads its state from the store,
+ * checks it can go on here, and prepares the loop. With a store the run
+ * always goes on from the stored state: a state given must have the stored
+ * revision (an older or newer one could run again a call the other
+ * records), and a state given that says it was stored (revision above 0)
+ * is refused when the store no longer holds the run. The claim is released
+ * if anything fails.
  */
 export async function openResumedRun(
   settings: AgentSettings,
@@ -74,14 +77,8 @@ export async function openResumedRun(
     let state = request.given;
     if (store) {
       const stored = await loadIfPresent(store.load.bind(store), runId, state !== undefined);
-      if (stored && state && Date.parse(stored.updatedAt) > Date.parse(state.updatedAt)) {
-        throw new RunNotResumableError(
-          runId,
-          stored.status,
-          `The run store holds a newer state of run "${runId}" (saved ${stored.updatedAt}, status ${stored.status}) than the one given (saved ${state.updatedAt}); resume it by id to go on from where it is.`,
-        );
-      }
-      state ??= stored;
+      if (state) checkGivenAgainstStored(runId, state, stored);
+      state = stored ?? state;
     }
     if (!state) throw new RunNotFoundError(runId, "the run store");
     checkResumable(state, resumeChecks(settings, state, options));
@@ -103,6 +100,32 @@ export async function openResumedRun(
   } catch (error) {
     await claim?.release().catch(() => {});
     throw error;
+  }
+}
+
+/** Throws unless the state given is the one the store holds (or one never stored). */
+function checkGivenAgainstStored(
+  runId: string,
+  given: RunState,
+  stored: RunState | undefined,
+): void {
+  if (!stored) {
+    if (given.revision === 0) return;
+    throw new RunNotResumableError(
+      runId,
+      given.status,
+      `The run store holds no run "${runId}", though the state given was saved in a run store (revision ${given.revision}): it was deleted, or this is another store. It is not resumed, since a call it approved may have run already; start a new run with state.messages as the input.`,
+      { startNewRun: true },
+    );
+  }
+  if (stored.revision !== given.revision) {
+    const final = stored.status !== "suspended" && stored.status !== "running";
+    throw new RunNotResumableError(
+      runId,
+      stored.status,
+      `The run store holds another state of run "${runId}" (revision ${stored.revision}, status ${stored.status}, saved ${stored.updatedAt}) than the one given (revision ${given.revision}); ${final ? "the run already ended, so start a new run with state.messages as the input" : "resume it by id to go on from where it is"}.`,
+      final ? { startNewRun: true } : { resumeById: true },
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
 import { canonicalJson } from "../../internal/canonical-json.js";
-import { redactValue } from "../../internal/redact.js";
+import { isSecretKey, redactedMarker, redactText, redactValue } from "../../internal/redact.js";
 import type { RunState } from "./run-state.js";
 
 /**
@@ -40,13 +40,35 @@ function redactToolCallArguments(message: ChatMessage): ChatMessage {
   };
 }
 
-/** The arguments text with secrets replaced, unchanged (byte for byte) when it holds none. */
+/**
+ * The arguments text with secrets replaced, unchanged (byte for byte) when
+ * it holds none. JSON encoded twice (a string holding JSON) is unwrapped as
+ * the agent decodes it; text that does not parse is scrubbed as text.
+ */
 function redactArgumentsText(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return text;
+    return redactUnparsedText(text);
+  }
+  if (typeof parsed === "string") {
+    const inner = redactArgumentsText(parsed);
+    return inner === parsed ? text : JSON.stringify(inner);
   }
   return holdsSecret(parsed) ? JSON.stringify(redactValue(parsed)) : text;
+}
+
+// A `"key": value` pair in JSON-like text, its quotes possibly escaped
+// (JSON inside a string); the value is a string (maybe cut short) or a bare word.
+const keyValuePattern =
+  /(\\*")([^"\\]{1,100})(\\*"\s*:\s*)(\\*"(?:[^"\\]|\\(?!"))*(?:\\*")?|[^,}\]\s]+)/g;
+
+/** Text that is not JSON: secret-shaped strings and the values of secret-named keys removed. */
+function redactUnparsedText(text: string): string {
+  return redactText(text).replace(
+    keyValuePattern,
+    (pair, open: string, key: string, separator: string) =>
+      isSecretKey(key) ? `${open}${key}${separator}${open}${redactedMarker}${open}` : pair,
+  );
 }

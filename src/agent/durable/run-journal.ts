@@ -27,8 +27,13 @@ export interface RunJournalOptions {
   store: RunStore | undefined;
   maxSteps: number;
   messages: ChatMessage[];
+  /** The caller's labels of a new run (`RunOptions.metadata`). */
+  metadata?: Record<string, string> | undefined;
   /** From a saved state; a new run starts empty. */
-  resumeFrom?: Pick<RunState, "createdAt" | "stepCount" | "usage" | "pendingCalls">;
+  resumeFrom?: Pick<
+    RunState,
+    "createdAt" | "stepCount" | "usage" | "pendingCalls" | "revision" | "metadata"
+  >;
 }
 
 /**
@@ -36,7 +41,7 @@ export interface RunJournalOptions {
  * conversation, step count, usage and the tool calls of the open step, each
  * with its phase. The loop appends to `messages` and `usage`; the journal
  * saves the redacted state to the store when it matters: before a
- * destructive call starts, after it finishes, when an approval is pending,
+ * call of a tool that is not read-only starts, after it finishes, when an approval is pending,
  * at the end of each step and when the run ends. Saves are made one at a
  * time, each with the newest state.
  */
@@ -49,6 +54,9 @@ export class RunJournal {
   stepCount: number;
   readonly #store: RunStore | undefined;
   readonly #createdAt: string;
+  readonly #metadata: Record<string, string> | undefined;
+  /** Saves made to the store so far, this run's and earlier processes'. */
+  #revision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
   #calls = new Map<string, PendingToolCall>();
   #status: RunStateStatus = "running";
@@ -63,6 +71,9 @@ export class RunJournal {
     this.messages = options.messages;
     const from = options.resumeFrom;
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
+    this.#revision = from?.revision ?? 0;
+    const metadata = from ? from.metadata : options.metadata;
+    this.#metadata = metadata ? { ...metadata } : undefined;
     this.stepCount = from?.stepCount ?? 0;
     this.usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, ...from?.usage };
     for (const call of from?.pendingCalls ?? []) this.#calls.set(call.toolCallId, { ...call });
@@ -119,22 +130,36 @@ export class RunJournal {
   }
 
   /**
-   * Records, and saves when the store is set, that an approved destructive
-   * call is about to run. Resolves with the save's error when it failed:
-   * the call must then not run, since a crash could no longer be told apart
-   * from a call that never started (the run then fails after the step).
+   * The store's record of used approvals (`markApprovalUsed`), bound to it;
+   * `undefined` when the store has none (or the run has no store).
+   */
+  get approvalRecorder():
+    | ((interactionId: string, fingerprint: string) => Promise<boolean>)
+    | undefined {
+    const store = this.#store;
+    if (typeof store?.markApprovalUsed !== "function") return undefined;
+    return (interactionId, fingerprint) =>
+      store.markApprovalUsed?.(interactionId, fingerprint) ?? Promise.resolve(false);
+  }
+
+  /**
+   * Records, and saves when the store is set, that a call of a tool that is
+   * not read-only is about to run. Resolves with the save's error when it
+   * failed: the call must then not run, since a crash could no longer be
+   * told apart from a call that never started (the run then fails after the
+   * step).
    */
   async markStarted(
     toolCallId: string,
-    approved: { fingerprint: string; arguments: unknown },
+    starting: { fingerprint: string | undefined; arguments: unknown },
   ): Promise<RunStoreError | undefined> {
     const call = this.#calls.get(toolCallId);
     if (!call || !this.durable) return undefined;
     const previous = { ...call };
     Object.assign(call, {
       phase: "started",
-      fingerprint: approved.fingerprint,
-      arguments: approved.arguments,
+      arguments: starting.arguments,
+      ...(starting.fingerprint !== undefined ? { fingerprint: starting.fingerprint } : {}),
     });
     try {
       await this.#persist();
@@ -211,11 +236,17 @@ export class RunJournal {
 
   /** The state as it stands, redacted; the same shape `save` writes. */
   snapshot(): RunState {
+    return this.#snapshotAt(this.#revision);
+  }
+
+  #snapshotAt(revision: number): RunState {
     return redactRunState({
       format: runStateFormat,
       version: runStateVersion,
       runId: this.runId ?? "",
+      revision,
       status: this.#status,
+      ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}),
       createdAt: this.#createdAt,
       updatedAt: new Date().toISOString(),
       maxSteps: this.maxSteps,
@@ -232,10 +263,11 @@ export class RunJournal {
   #persist(): Promise<RunState> {
     const store = this.#store;
     const saving = this.#queue.then(async () => {
-      const state = this.snapshot();
-      if (!store) return state;
+      if (!store) return this.snapshot();
+      const state = this.#snapshotAt(this.#revision + 1);
       try {
         await store.save(state);
+        this.#revision = state.revision;
       } catch (error) {
         throw error instanceof RunStoreError
           ? error

@@ -32,8 +32,8 @@ export const runStateStatuses: readonly RunStateStatus[] = [
 /**
  * How far one tool call of the open step got. `requested`: the model asked
  * for it, nothing was decided yet. `awaiting_approval`: the question is out
- * (`interactionId`). `started`: an approved destructive call began and no
- * result was recorded; it is never run again. `finished`: its tool message
+ * (`interactionId`). `started`: a call of a tool that is not read-only began
+ * and no result was recorded; it is never run again. `finished`: its tool message
  * is in `content`.
  */
 export type PendingCallPhase = "requested" | "awaiting_approval" | "started" | "finished";
@@ -58,7 +58,7 @@ export interface PendingToolCall {
   /** The parsed, validated arguments, secrets redacted; absent when not valid yet. */
   arguments?: unknown;
   phase: PendingCallPhase;
-  /** `sha256:` fingerprint of the tool name and arguments the approval binds to. */
+  /** `sha256:` fingerprint of the tool name and arguments (the approval binds to it). */
   fingerprint?: string;
   /** The approver's interaction holding the question (`awaiting_approval`). */
   interactionId?: string;
@@ -82,7 +82,17 @@ export interface RunState {
   format: typeof runStateFormat;
   version: typeof runStateVersion;
   runId: string;
+  /**
+   * How many times the run was saved to a run store: 0 for a state never
+   * stored, and one more on each save. A resume with a store goes on only
+   * from the stored state, and only when the state given has the same
+   * revision; timestamps are not compared, as clocks differ between machines.
+   * States written before it existed read as 0.
+   */
+  revision: number;
   status: RunStateStatus;
+  /** The caller's labels given in `RunOptions.metadata`, kept (redacted) across resumes. */
+  metadata?: Record<string, string>;
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;

@@ -60,6 +60,15 @@ export interface RunStore {
    * when the store can; a store shared by several processes should.
    */
   claim?(runId: string, options?: { takeOver?: boolean }): Promise<RunClaim>;
+  /**
+   * Records, for good, that the approval given in this interaction let its
+   * action run: resolves `true` the first time, `false` when it was recorded
+   * before (the call is then refused as `already_used`), and rejects when it
+   * cannot record (the call is then not run). The record outlives `delete`,
+   * so a saved state resumed again never runs an approved call twice.
+   * Optional: without it, approvals are remembered only in this process.
+   */
+  markApprovalUsed?(interactionId: string, fingerprint: string): Promise<boolean>;
 }
 
 /** The summary of one state, as `list` gives it. */

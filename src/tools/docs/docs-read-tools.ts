@@ -62,6 +62,7 @@ export function listDocumentationsTool(
       "Lists the documentation projects you can access. Returns {documentations: [{documentationId, name, ...}]}. Use it first to find a project's documentationId by its name. Read-only; takes no arguments.",
     parameters: listDocumentationsParameters,
     needsApproval,
+    readOnly: true,
     execute: async (_args, { signal }) =>
       scrubResult({ documentations: await client.listDocumentations({ signal }) }),
   });
@@ -77,6 +78,7 @@ export function getDocsManifestTool(
     description: `Lists the files of a documentation project (paths and titles, no content). Returns {files: [{path, title?}], count}; at most ${maximumManifestEntries} files are shown, with omitted saying how many more exist. Use it to find the exact path of a page before pulling or editing it. Read-only.`,
     parameters: getDocsManifestParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ documentation_id }, { signal }) => {
       const manifest = await client.getManifest(documentation_id, { signal });
       const { shown, omitted } = trimList(manifest.files, maximumManifestEntries);
@@ -103,6 +105,7 @@ export function pullDocsFilesTool(
     description: `Reads the content of files of a documentation project (1 to ${maximumPulledFiles} paths per call, as get_docs_manifest lists them). Returns {files: [{path, title, content}]}. Content longer than ${maximumPulledContentLength} characters is cut, marked truncated with its full content_length: never push cut content back (push_docs_files refuses it); change long pages with edit_docs_file. Read-only.`,
     parameters: pullDocsFilesParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ documentation_id, paths }, { signal }) => {
       const pulled = await client.pullFiles(documentation_id, paths, { signal });
       const files = pulled.files.map((file): PulledFileView => {

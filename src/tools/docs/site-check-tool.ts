@@ -31,6 +31,7 @@ export function checkSiteConfigTool(
     description: `Checks a documentation project's site configuration (layout.json, the OpenAPI files it names and the pages) for the faults that leave pages blank or missing. Returns {ok, findings: [{severity: "error"|"warning", code, message, where, fix}], count}; ok is false when any finding is an error. At most ${maximumShownFindings} findings are shown, errors first; count says how many there are in all. Read-only.`,
     parameters: checkSiteConfigParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ documentation_id, layout_path }, { signal }) => {
       const check = await client.checkSite(
         documentation_id,

@@ -65,6 +65,7 @@ export function getMessageStatusTool(
       "Reads how far delivery of a message got. Returns {message_id, state, interaction_id?, error?}; state is one of accepted, sent, delivered, failed, canceled, expired; error {code?, message?} says why a delivery failed. Read-only.",
     parameters: getMessageStatusParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ message_id }, { signal }) => {
       const message = await client.getMessage(message_id, { signal });
       const error = deliveryError(message.error);
@@ -110,6 +111,7 @@ export function getInteractionTool(
       "Reads an interaction (a question put to a person) and its answer. Returns {interaction_id, state, answer?}; state is pending, answered, expired, canceled or failed; answer {option_id?, text?, answered_at?} is present once answered. Read-only.",
     parameters: getInteractionParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ interaction_id }, { signal }) => {
       const interaction = await client.getInteraction(interaction_id, { signal });
       const answer = interaction.answer;

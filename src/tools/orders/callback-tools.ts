@@ -52,6 +52,7 @@ export function listCallbacksTool(
     description: `Lists the registered callbacks (webhook subscriptions) of the order service: for each its id, url, message_type, api_version and created_at. Filter with message_type (one of ${callbackMessageTypes.join(", ")}, or "all", the default). Returns {callbacks, total, shown, omitted}: at most ${maximumListedCallbacks} callbacks are shown; when omitted > 0, list again per message_type to see the rest. Read-only. Use it to find callback ids before delete_callbacks.`,
     parameters: listCallbacksParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ message_type }, { signal }) => {
       const callbacks = await client.listCallbacks({ messageType: message_type }, { signal });
       const { shown, omitted } = trimList(callbacks, maximumListedCallbacks);

@@ -27,6 +27,7 @@ export function listCallbackHoldsTool(
     description: `Lists the message types whose callback delivery is currently held. Returns {holds: string[]}, each one of ${holdTypesText}. Read-only; takes no arguments.`,
     parameters: listCallbackHoldsParameters,
     needsApproval,
+    readOnly: true,
     execute: async (_args, { signal }) =>
       scrubResult({ holds: await client.listCallbackHolds({ signal }) }),
   });

@@ -61,6 +61,7 @@ export function listRecordsTool(
     description: `Reads one page of ${what}. limit: 1 to 100 per page (default ${defaultListLimit}); offset: records to skip (default 0); list_type: "summary" (default, essential fields) or "detail" (every field); filters: field equality filters such as {"status": "shipped"}. Returns {items, count, offset, limit, next_offset}: call again with offset = next_offset until next_offset is null to read everything. Read-only.`,
     parameters: listRecordsParameters,
     needsApproval,
+    readOnly: true,
     execute: async ({ limit, offset, list_type, filters }, { signal }) => {
       const page = await client[method](
         { ...filters, limit, offset, listType: list_type },

@@ -8,7 +8,7 @@ import type { ChatMessage } from "../../../src/clients/reasoner/chat-types.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 
 /**
- * An in-memory callback list with a read-only `list_callbacks` and a
+ * An in-memory callback list with a read-only `list_callbacks` (`readOnly`) and a
  * destructive `delete_callbacks` (needs approval) that records every
  * execution, so a test can count deletions.
  */
@@ -19,6 +19,7 @@ export function callbackTools(ids: readonly string[] = ["cb-1", "cb-2", "cb-3"])
     name: "list_callbacks",
     description: "Lists the registered callbacks.",
     parameters: z.object({}),
+    readOnly: true,
     execute: () => ({ callbacks: [...remaining] }),
   });
   const deleteCallbacks = defineTool({

@@ -24,6 +24,7 @@ function state(runId: string, overrides: Partial<RunState> = {}): RunState {
     format: "switchyard.run-state",
     version: 1,
     runId,
+    revision: 1,
     status: "completed",
     createdAt: "2025-05-12T09:30:00.000Z",
     updatedAt: "2025-05-12T09:30:00.000Z",
@@ -373,7 +374,7 @@ describe("an agent with a FileRunStore", () => {
     expect(await readdir(join(directory, "runs"))).toEqual([`${runId}.json`]);
   });
 
-  it("refuses a state object older than the one in the store", async () => {
+  it("refuses a state object of another revision than the one in the store", async () => {
     const directory = await makeDirectory();
     const { runId, state: old } = await suspendWithStore(directory);
     const store = new FileRunStore({ directory });
@@ -383,7 +384,6 @@ describe("an agent with a FileRunStore", () => {
       approver: new ScriptedApprover([], { checks: ["pending"] }),
       runStore: store,
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await pendingAgain.resume(runId)).status).toBe("suspended");
     const { tools, deletions } = callbackTools();
     const stale = new Agent({
@@ -394,9 +394,10 @@ describe("an agent with a FileRunStore", () => {
     }).resume(old);
     await expect(stale).rejects.toThrow(
       new RegExp(
-        `^The run store holds a newer state of run "${runId}" .+ than the one given .+; resume it by id`,
+        `^The run store holds another state of run "${runId}" \\(revision \\d+, status suspended.+ than the one given \\(revision ${old.revision}\\); resume it by id`,
       ),
     );
+    await expect(stale).rejects.toMatchObject({ hint: { resumeById: true } });
     expect(deletions).toEqual([]);
   });
 });
