@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
 import nock from "nock";
-import { pino } from "pino";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { DocsClient } from "../../../src/clients/docs/docs-client.js";
+import { captureLogger } from "../../helpers/capture-logger.js";
 
 const origin = "https://docs.example.test";
 const token = "docs-secret-token-9f8e7d6c5b4a";
@@ -17,14 +16,7 @@ afterEach(() => {
 });
 
 it("never logs the token or puts it in errors, across successes, retries and failures", async () => {
-  let captured = "";
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      captured += String(chunk);
-      callback();
-    },
-  });
-  const logger = pino({ level: "trace" }, stream);
+  const { logger, text: captured } = captureLogger();
   const docs = new DocsClient({
     baseUrl: `${origin}/cli/v1`,
     token,
@@ -56,10 +48,10 @@ it("never logs the token or puts it in errors, across successes, retries and fai
     messages.push(error.message, error.bodyText ?? "");
   });
 
-  expect(captured).toContain("docs-client");
-  expect(captured).toContain("request failed, retrying");
-  expect(captured).toContain("pushing files");
+  expect(captured()).toContain("docs-client");
+  expect(captured()).toContain("request failed, retrying");
+  expect(captured()).toContain("pushing files");
   expect(messages).toHaveLength(4);
   expect(messages[0]).toContain("[redacted]");
-  for (const text of [captured, ...messages]) expect(text).not.toContain(token);
+  for (const text of [captured(), ...messages]) expect(text).not.toContain(token);
 });

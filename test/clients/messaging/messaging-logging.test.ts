@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
 import nock from "nock";
-import { pino } from "pino";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
+import { captureLogger } from "../../helpers/capture-logger.js";
 
 const base = "https://messaging.test";
 const token = "msg-secret-token-0c9e4b";
@@ -17,14 +16,7 @@ afterEach(() => {
 });
 
 it("never writes the token to logs or error messages, even when the service echoes it", async () => {
-  let captured = "";
-  const stream = new Writable({
-    write(chunk, _encoding, callback) {
-      captured += String(chunk);
-      callback();
-    },
-  });
-  const logger = pino({ level: "trace" }, stream);
+  const { logger, text: captured } = captureLogger();
   const client = new MessagingClient({ baseUrl: base, token, logger, initialRetryDelayMs: 1 });
   const errorMessages: string[] = [];
   const collect = (error: unknown) => {
@@ -60,10 +52,10 @@ it("never writes the token to logs or error messages, even when the service echo
   expect(outcome.status).toBe("error");
   expect(errorMessages.length).toBeGreaterThanOrEqual(4);
   expect(errorMessages.join("\n")).toContain("is not valid");
-  expect(captured).toContain('"component":"messaging-client"');
-  expect(captured).toContain("request failed, retrying");
-  expect(captured).toContain("poll failed, will poll again");
-  expect(captured).toContain("[redacted]");
-  expect(captured).not.toContain(token);
+  expect(captured()).toContain('"component":"messaging-client"');
+  expect(captured()).toContain("request failed, retrying");
+  expect(captured()).toContain("poll failed, will poll again");
+  expect(captured()).toContain("[redacted]");
+  expect(captured()).not.toContain(token);
   expect(errorMessages.join("\n")).not.toContain(token);
 });
