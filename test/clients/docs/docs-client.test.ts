@@ -1,20 +1,11 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DocsClient } from "../../../src/clients/docs/docs-client.js";
-import {
-  ApiError,
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  InternalServerError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  UnprocessableEntityError,
-} from "../../../src/errors/api-error.js";
+import { ApiError, InternalServerError } from "../../../src/errors/api-error.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
 import { AbortedError, TimeoutError } from "../../../src/errors/transport-errors.js";
 import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
+import { errorFamilies } from "../../helpers/error-families.js";
 
 const origin = "https://docs.example.test";
 const baseUrl = `${origin}/cli/v1`;
@@ -178,17 +169,7 @@ describe("DocsClient endpoints", () => {
 });
 
 describe("DocsClient errors", () => {
-  const families = [
-    [400, BadRequestError],
-    [401, AuthenticationError],
-    [403, PermissionDeniedError],
-    [404, NotFoundError],
-    [409, ConflictError],
-    [422, UnprocessableEntityError],
-    [429, RateLimitError],
-    [500, InternalServerError],
-    [503, InternalServerError],
-  ] as const;
+  const families = errorFamilies;
 
   for (const [status, ErrorClass] of families) {
     it(`maps ${status} to ${ErrorClass.name} carrying the text body`, async () => {

@@ -5,17 +5,11 @@ import type { SendMessageInput } from "../../../src/clients/messaging/messaging-
 import {
   AbortedError,
   type ApiError,
-  AuthenticationError,
-  BadRequestError,
   ConfigurationError,
-  ConflictError,
   InternalServerError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  UnprocessableEntityError,
 } from "../../../src/errors/index.js";
 import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
+import { errorFamilies } from "../../helpers/error-families.js";
 
 const base = "https://messaging.test";
 const token = "msg-token-5f2a9c71";
@@ -352,38 +346,31 @@ describe("MessagingClient endpoints", () => {
 });
 
 describe("MessagingClient errors and retries", () => {
-  it.each([
-    [400, BadRequestError],
-    [401, AuthenticationError],
-    [403, PermissionDeniedError],
-    [404, NotFoundError],
-    [409, ConflictError],
-    [422, UnprocessableEntityError],
-    [429, RateLimitError],
-    [500, InternalServerError],
-    [503, InternalServerError],
-  ])("maps %i to its error class with status, method, url and body", async (status, type) => {
-    nock(base)
-      .get("/v1/messages/m_1")
-      .reply(
-        status,
-        { error: { code: "oops", message: `failed ${status}` } },
-        {
-          "x-request-id": "req-1",
-        },
-      );
-    const error = await makeClient({ maxRetries: 0 })
-      .getMessage("m_1")
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(type);
-    const apiError = error as ApiError;
-    expect(apiError.status).toBe(status);
-    expect(apiError.method).toBe("GET");
-    expect(apiError.url).toBe(`${base}/v1/messages/m_1`);
-    expect(apiError.body).toEqual({ error: { code: "oops", message: `failed ${status}` } });
-    expect(apiError.requestId).toBe("req-1");
-    expect(apiError.message).toContain(`failed ${status}`);
-  });
+  it.each(errorFamilies)(
+    "maps %i to its error class with status, method, url and body",
+    async (status, type) => {
+      nock(base)
+        .get("/v1/messages/m_1")
+        .reply(
+          status,
+          { error: { code: "oops", message: `failed ${status}` } },
+          {
+            "x-request-id": "req-1",
+          },
+        );
+      const error = await makeClient({ maxRetries: 0 })
+        .getMessage("m_1")
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(type);
+      const apiError = error as ApiError;
+      expect(apiError.status).toBe(status);
+      expect(apiError.method).toBe("GET");
+      expect(apiError.url).toBe(`${base}/v1/messages/m_1`);
+      expect(apiError.body).toEqual({ error: { code: "oops", message: `failed ${status}` } });
+      expect(apiError.requestId).toBe("req-1");
+      expect(apiError.message).toContain(`failed ${status}`);
+    },
+  );
 
   it("retries a 429 after Retry-After and then succeeds", async () => {
     const scope = nock(base)

@@ -3,32 +3,17 @@ import { describe, expect, it } from "vitest";
 import {
   AbortedError,
   type ApiError,
-  AuthenticationError,
-  BadRequestError,
   ConfigurationError,
-  ConflictError,
   InternalServerError,
   NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  UnprocessableEntityError,
 } from "../../../src/errors/index.js";
+import { errorFamilies } from "../../helpers/error-families.js";
 import { makeClient, origin, prefix, rejection, useNock } from "./order-test-setup.js";
 
 useNock();
 
 describe("error families", () => {
-  it.each([
-    [400, BadRequestError],
-    [401, AuthenticationError],
-    [403, PermissionDeniedError],
-    [404, NotFoundError],
-    [409, ConflictError],
-    [422, UnprocessableEntityError],
-    [429, RateLimitError],
-    [500, InternalServerError],
-    [503, InternalServerError],
-  ] as const)(
+  it.each(errorFamilies)(
     "maps %i to %s with status, method, url, body and request id",
     async (status, type) => {
       const body = { error: { code: `E${status}`, message: "went wrong" } };

@@ -6,14 +6,9 @@ import { ReasonerClient } from "../../../src/clients/reasoner/reasoner-client.js
 import {
   type ApiError,
   AuthenticationError,
-  BadRequestError,
-  ConflictError,
   InternalServerError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  UnprocessableEntityError,
 } from "../../../src/errors/index.js";
+import { errorFamilies } from "../../helpers/error-families.js";
 import {
   apiKey,
   expectedCompletion,
@@ -76,17 +71,7 @@ describe("ReasonerClient over the real fetch", () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it.each([
-    [400, BadRequestError],
-    [401, AuthenticationError],
-    [403, PermissionDeniedError],
-    [404, NotFoundError],
-    [409, ConflictError],
-    [422, UnprocessableEntityError],
-    [429, RateLimitError],
-    [500, InternalServerError],
-    [503, InternalServerError],
-  ])(
+  it.each(errorFamilies)(
     "maps %i to its ApiError subclass with status, method, url and body",
     async (status, errorClass) => {
       const body = { error: { message: `failure ${status}`, type: "invalid_request_error" } };
