@@ -5,10 +5,11 @@ import { formatKey } from "./source-lines.js";
 
 /**
  * The fourth cause: the operation's flags. `x-excluded` means no page is
- * generated, so each navigation entry or page naming the operation is an
- * error. `x-hidden` keeps the page reachable by link but out of the
- * sidebar: a warning when navigation or a page names the operation (an
- * unreferenced hidden operation is taken as deliberate).
+ * generated; `x-hidden` keeps the page reachable by link only, out of the
+ * sidebar. The service lists both among the faults that leave a page blank
+ * or missing, so each navigation entry or page naming a flagged operation
+ * is an error, at the reference (an unreferenced flagged operation is taken
+ * as deliberate).
  */
 export function checkOperationFlags(coverage: SiteCoverage): SiteFinding[] {
   const findings: SiteFinding[] = [];
@@ -19,36 +20,29 @@ export function checkOperationFlags(coverage: SiteCoverage): SiteFinding[] {
         ...coverage.pageReferences(operation),
       ];
       if (references.length === 0) continue;
-      if (operation.excluded && operation.excludedKeyPath) {
-        const flag = `${spec.path}${lineSuffix(spec.locate(operation.excludedKeyPath))}`;
-        for (const reference of references) {
-          findings.push(
-            finding(
-              "error",
-              "operation-excluded",
-              reference.where,
-              `${operation.key} is marked x-excluded: true in ${flag}, so no page is generated, yet ${describeReference(reference)} names it`,
-              `Remove x-excluded from ${formatKey(operation.excludedKeyPath)} in ${spec.path} to publish the operation, or ${
-                reference.page
-                  ? `remove the ${reference.field} metadata from ${reference.page.path}`
-                  : `remove "${reference.text}" from the group's pages`
-              }.`,
-            ),
-          );
-        }
-      } else if (operation.hidden && operation.hiddenKeyPath) {
+      const flag = operation.excluded
+        ? { name: "x-excluded", keyPath: operation.excludedKeyPath }
+        : operation.hidden
+          ? { name: "x-hidden", keyPath: operation.hiddenKeyPath }
+          : undefined;
+      if (flag?.keyPath === undefined) continue;
+      const at = `${spec.path}${lineSuffix(spec.locate(flag.keyPath))}`;
+      const effect =
+        flag.name === "x-excluded"
+          ? "so no page is generated"
+          : "so its page is kept out of the sidebar (reachable by link only)";
+      for (const reference of references) {
         findings.push(
           finding(
-            "warning",
-            "operation-hidden",
-            {
-              file: spec.path,
-              key: formatKey(operation.hiddenKeyPath),
-              line: spec.locate(operation.hiddenKeyPath),
-              operation: operation.key,
-            },
-            `${operation.key} is marked x-hidden: true, so its page is reachable by link but not in the sidebar, although ${references.map(describeReference).join(" and ")} ${references.length > 1 ? "name" : "names"} it`,
-            `Remove x-hidden from ${formatKey(operation.hiddenKeyPath)} in ${spec.path} if the operation belongs in the sidebar; otherwise link to its page from a guide.`,
+            "error",
+            flag.name === "x-excluded" ? "operation-excluded" : "operation-hidden",
+            reference.where,
+            `${operation.key} is marked ${flag.name}: true in ${at}, ${effect}, yet ${describeReference(reference)} names it`,
+            `Remove ${flag.name} from ${formatKey(flag.keyPath)} in ${spec.path} to publish the operation, or ${
+              reference.page
+                ? `remove the ${reference.field} metadata from ${reference.page.path}`
+                : `remove "${reference.text}" from the group's pages`
+            }.`,
           ),
         );
       }

@@ -1,7 +1,7 @@
 import { parseDocument } from "yaml";
 import { operationMethods } from "./operation-reference.js";
 import { finding, type SiteFinding } from "./site-finding.js";
-import { createLineLocator, type KeyPath, type LineLocator } from "./source-lines.js";
+import { createLineLocator, formatKey, type KeyPath, type LineLocator } from "./source-lines.js";
 
 /** One operation of an OpenAPI file. */
 export interface SpecOperation {
@@ -31,6 +31,12 @@ export interface SpecOperation {
 export interface LoadedSpec {
   path: string;
   operations: SpecOperation[];
+  /**
+   * Path keys whose path item is a `$ref` to another file: their operations
+   * are unknown here, so references to them are neither matched nor called
+   * missing.
+   */
+  unresolvedPaths: string[];
   /** `servers[].url` values, to match full URLs in page metadata. */
   servers: string[];
   locate: LineLocator;
@@ -105,8 +111,10 @@ export function loadOpenApiSpec(
     };
   }
   const paths = value.paths;
-  const operations = isObject(paths) ? readOperations(path, paths) : [];
-  if (operations.length === 0) {
+  const { operations, unresolvedPaths, findings } = isObject(paths)
+    ? readOperations(path, value, paths, locate)
+    : { operations: [], unresolvedPaths: [], findings: [] };
+  if (operations.length === 0 && unresolvedPaths.length === 0) {
     return {
       findings: [
         finding(
@@ -124,20 +132,46 @@ export function loadOpenApiSpec(
         isObject(server) && typeof server.url === "string" ? [server.url] : [],
       )
     : [];
-  return { spec: { path, operations, servers, locate }, findings: [] };
+  return { spec: { path, operations, unresolvedPaths, servers, locate }, findings };
 }
 
-function readOperations(spec: string, paths: Record<string, unknown>): SpecOperation[] {
+function readOperations(
+  spec: string,
+  document: Record<string, unknown>,
+  paths: Record<string, unknown>,
+  locate: LineLocator,
+): { operations: SpecOperation[]; unresolvedPaths: string[]; findings: SiteFinding[] } {
   const operations: SpecOperation[] = [];
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
+  const unresolvedPaths: string[] = [];
+  const findings: SiteFinding[] = [];
+  for (const [path, written] of Object.entries(paths)) {
+    if (!isObject(written)) continue;
+    const resolved = resolvePathItem(document, written, ["paths", path]);
+    if (resolved.problem !== undefined) {
+      if (resolved.external) unresolvedPaths.push(path);
+      findings.push(
+        finding(
+          resolved.external ? "warning" : "error",
+          resolved.external ? "spec-not-checked" : "spec-ref-broken",
+          { file: spec, key: formatKey(["paths", path, "$ref"]), line: locate(["paths", path]) },
+          resolved.external
+            ? `The path item ${path} in ${spec} is ${resolved.problem}, which is not checked here, so its operations are taken on trust`
+            : `The path item ${path} in ${spec} is ${resolved.problem}, so its operations have no pages`,
+          resolved.external
+            ? "Nothing to fix if the referenced file is published with the spec; to have it checked, inline the path item or point the $ref inside this file (#/components/pathItems/...)."
+            : "Point the $ref at an existing path item in this file (e.g. #/components/pathItems/Pets), or write the path item inline.",
+        ),
+      );
+      continue;
+    }
+    const { item, keyPath: itemKeyPath } = resolved;
     const sharedHeaders = headerNames(item.parameters);
     for (const method of operationMethods) {
       const operation = item[method];
       if (!isObject(operation)) continue;
       const upper = method.toUpperCase();
-      const hiddenKeyPath = flagKeyPath("x-hidden", path, method, item, operation);
-      const excludedKeyPath = flagKeyPath("x-excluded", path, method, item, operation);
+      const hiddenKeyPath = flagKeyPath("x-hidden", itemKeyPath, method, item, operation);
+      const excludedKeyPath = flagKeyPath("x-excluded", itemKeyPath, method, item, operation);
       operations.push({
         spec,
         method: upper,
@@ -146,24 +180,80 @@ function readOperations(spec: string, paths: Record<string, unknown>): SpecOpera
         hidden: hiddenKeyPath !== undefined,
         excluded: excludedKeyPath !== undefined,
         headerParameters: [...new Set([...sharedHeaders, ...headerNames(operation.parameters)])],
-        keyPath: ["paths", path, method],
+        keyPath: [...itemKeyPath, method],
         ...(hiddenKeyPath ? { hiddenKeyPath } : {}),
         ...(excludedKeyPath ? { excludedKeyPath } : {}),
       });
     }
   }
-  return operations;
+  return { operations, unresolvedPaths, findings };
+}
+
+type ResolvedPathItem =
+  | { item: Record<string, unknown>; keyPath: KeyPath; problem?: undefined }
+  | { problem: string; external: boolean };
+
+/**
+ * Follows a path item's `$ref` (OpenAPI allows one on path items) within the
+ * document, as many hops as it takes; a reference to another file cannot be
+ * followed from here.
+ */
+function resolvePathItem(
+  document: Record<string, unknown>,
+  written: unknown,
+  keyPath: KeyPath,
+): ResolvedPathItem {
+  let item = written;
+  let at = keyPath;
+  const seen = new Set<string>();
+  while (isObject(item) && typeof item.$ref === "string") {
+    const ref = item.$ref;
+    if (!ref.startsWith("#")) return { problem: `a $ref to another file (${ref})`, external: true };
+    if (seen.has(ref)) return { problem: `a $ref cycle through ${ref}`, external: false };
+    seen.add(ref);
+    const pointer = parsePointer(ref);
+    const target = pointer === undefined ? undefined : lookup(document, pointer);
+    if (pointer === undefined || target === undefined) {
+      return { problem: `a $ref to ${ref}, which does not exist in the file`, external: false };
+    }
+    item = target;
+    at = pointer;
+  }
+  return isObject(item)
+    ? { item, keyPath: at }
+    : { problem: `a $ref to ${formatKey(at)}, which is not a path item`, external: false };
+}
+
+/** `#/components/pathItems/Pets` as key segments (RFC 6901 escapes decoded). */
+function parsePointer(ref: string): string[] | undefined {
+  const fragment = ref.slice(1);
+  if (fragment === "") return [];
+  if (!fragment.startsWith("/")) return undefined;
+  return fragment
+    .slice(1)
+    .split("/")
+    .map((segment) => decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function lookup(document: unknown, pointer: readonly string[]): unknown {
+  let value = document;
+  for (const segment of pointer) {
+    if (Array.isArray(value) && /^\d+$/.test(segment)) value = value[Number(segment)];
+    else if (isObject(value) && Object.hasOwn(value, segment)) value = value[segment];
+    else return undefined;
+  }
+  return value;
 }
 
 function flagKeyPath(
   flag: string,
-  path: string,
+  itemKeyPath: KeyPath,
   method: string,
   item: Record<string, unknown>,
   operation: Record<string, unknown>,
 ): KeyPath | undefined {
-  if (operation[flag] === true) return ["paths", path, method, flag];
-  if (item[flag] === true) return ["paths", path, flag];
+  if (operation[flag] === true) return [...itemKeyPath, method, flag];
+  if (item[flag] === true) return [...itemKeyPath, flag];
   return undefined;
 }
 

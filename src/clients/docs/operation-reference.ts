@@ -43,6 +43,21 @@ export function isAbsoluteUrl(text: string): boolean {
 }
 
 /**
+ * True when `target` is a full URL on a host that none of the known
+ * absolute base addresses has: it names another API, not an operation of
+ * this spec. Without any absolute base there is nothing to compare with.
+ */
+export function isOnAnotherHost(target: string, bases: readonly string[]): boolean {
+  if (!isAbsoluteUrl(target)) return false;
+  const origins = bases.filter(isAbsoluteUrl).map(originOf);
+  return origins.length > 0 && !origins.includes(originOf(target));
+}
+
+function originOf(url: string): string {
+  return (/^https?:\/\/[^/?#]+/i.exec(url)?.[0] ?? url).toLowerCase();
+}
+
+/**
  * The spec paths a reference target may stand for: the path itself, or for
  * a full URL the rest after each known base address (api.baseUrl, the spec's
  * servers) and its bare path.
@@ -54,7 +69,12 @@ export function candidatePaths(target: string, bases: readonly string[]): string
     const trimmed = base.replace(/\/+$/, "");
     if (trimmed === "") continue;
     if (isAbsoluteUrl(trimmed)) {
-      if (target.startsWith(`${trimmed}/`)) candidates.push(target.slice(trimmed.length));
+      // Hosts compare without case; paths with it.
+      const basePath = urlPath(trimmed).replace(/\/+$/, "");
+      const path = urlPath(target);
+      if (originOf(target) === originOf(trimmed) && path.startsWith(`${basePath}/`)) {
+        candidates.push(path.slice(basePath.length));
+      }
     } else {
       const path = urlPath(target);
       const prefix = trimmed.startsWith("/") ? trimmed : `/${trimmed}`;

@@ -2,8 +2,8 @@
 export type SiteFindingSeverity = "error" | "warning";
 
 /**
- * What a finding is about. The five causes of a blank or missing page (seed
- * 001) are: 1 `spec-*`; 2 `page-operation-*` and `navigation-operation-not-found`;
+ * What a finding is about. The five causes of a blank or missing page
+ * (`docs/contract.md`, documentation hosting) are: 1 `spec-*`; 2 `page-operation-*` and `navigation-operation-not-found`;
  * 3 `operation-not-in-navigation` and `spec-not-in-navigation`; 4
  * `operation-hidden` and `operation-excluded`; 5 `operation-duplicate-page`.
  */
@@ -20,9 +20,11 @@ export type SiteFindingCode =
   | "spec-not-openapi-3"
   | "spec-no-paths"
   | "spec-not-checked"
+  | "spec-ref-broken"
   | "page-front-matter-invalid"
   | "page-operation-malformed"
   | "page-operation-not-found"
+  | "page-api-not-in-spec"
   | "navigation-operation-not-found"
   | "operation-not-in-navigation"
   | "spec-not-in-navigation"

@@ -2,6 +2,7 @@ import type { LayoutReader } from "./layout-reader.js";
 import type { LoadedSpec, SpecOperation } from "./openapi-spec.js";
 import {
   candidatePaths,
+  isOnAnotherHost,
   type OperationReference,
   parseOperationReference,
 } from "./operation-reference.js";
@@ -62,6 +63,7 @@ export function resolveReferences(context: ReferenceContext): {
         navigation.push({ operation, text: entry.text, where, group });
         continue;
       }
+      if (isUnresolved(context, spec, entry.reference)) continue;
       findings.push(
         notFound(
           context,
@@ -100,11 +102,19 @@ export function resolveReferences(context: ReferenceContext): {
         continue;
       }
       const located = { ...where, operation: reference.text };
+      // `api` metadata may document any endpoint: a full URL on a host the
+      // site's API is not on names another API, not an operation of a spec.
+      if (field === "api" && isOnAnotherHost(reference.target, allBases(context))) continue;
       const spec = specFor(context, reference, group?.openapi, located, findings);
       if (!spec) continue;
       const operation = match(context, spec, reference);
       if (operation) {
         pages.push({ operation, text: reference.text, where: located, page, field });
+        continue;
+      }
+      if (isUnresolved(context, spec, reference)) continue;
+      if (field === "api") {
+        findings.push(apiNotInSpec(context, spec, reference, located, page.path));
         continue;
       }
       findings.push(
@@ -172,6 +182,45 @@ function match(
   );
 }
 
+/** True when the reference falls on a path item this file could not resolve (a `$ref` elsewhere). */
+function isUnresolved(
+  context: ReferenceContext,
+  spec: LoadedSpec,
+  reference: OperationReference,
+): boolean {
+  const paths = candidatePaths(reference.target, bases(context, spec));
+  return spec.unresolvedPaths.some((path) => paths.includes(path));
+}
+
+/**
+ * An `api` page whose operation the spec lacks is not blank: its playground
+ * is built from the page's own metadata. It only lacks what the spec would
+ * add (parameters, schemas, responses), which is worth a warning.
+ */
+function apiNotInSpec(
+  context: ReferenceContext,
+  spec: LoadedSpec,
+  reference: OperationReference,
+  where: LocationDraft,
+  pagePath: string,
+): SiteFinding {
+  const base = notFound(
+    context,
+    spec,
+    reference,
+    where,
+    "page-operation-not-found",
+    (found) => found,
+  );
+  return finding(
+    "warning",
+    "page-api-not-in-spec",
+    where,
+    `${pagePath} names "${reference.text}" in its api metadata, but ${spec.path} has ${base.message}: the page still shows, with a playground built from its own metadata only (no parameters, schemas or responses from the spec)`,
+    `${base.fix} Leave it as it is if the endpoint is meant to be documented by hand.`,
+  );
+}
+
 function notFound(
   context: ReferenceContext,
   spec: LoadedSpec,
@@ -210,6 +259,14 @@ function notFound(
 
 function bases(context: ReferenceContext, spec: LoadedSpec): string[] {
   return [...(context.baseUrl ? [context.baseUrl] : []), ...spec.servers];
+}
+
+/** `api.baseUrl` and the servers of every spec: where the site's API lives. */
+function allBases(context: ReferenceContext): string[] {
+  return [
+    ...(context.baseUrl ? [context.baseUrl] : []),
+    ...context.catalog.specs.flatMap((spec) => spec.servers),
+  ];
 }
 
 function onlySpec(catalog: SpecCatalog): string | undefined {

@@ -176,10 +176,84 @@ describe("fault 2: metadata does not match an operation exactly", () => {
       }),
     );
     expect(bad.findings[0]).toMatchObject({
-      code: "page-operation-not-found",
+      severity: "warning",
+      code: "page-api-not-in-spec",
       where: { key: "api" },
     });
     expect(bad.findings[0]!.fix).toContain("paths are case-sensitive");
+  });
+
+  it("takes an api page on another host as a page of another API, not a duplicate", () => {
+    // The host's own POST /pets keeps its hand-written page; a page for a
+    // partner's POST /pets is another endpoint with the same path.
+    const result = checkSiteConfig(
+      petstoreSite({
+        extraPages: [
+          {
+            path: "api-reference/partner-create-pet.mdx",
+            content: "---\ntitle: Partner pets\napi: POST https://partner.example/pets\n---\n",
+          },
+        ],
+      }),
+    );
+    expect(result).toEqual({ ok: true, findings: [] });
+  });
+
+  it("still matches an api page on the site's own host by its path after the base", () => {
+    const result = checkSiteConfig(
+      petstoreSite({
+        extraPages: [
+          {
+            path: "api-reference/create-pet-again.mdx",
+            content: "---\ntitle: Again\napi: POST https://API.petstore.example/v1/pets\n---\n",
+          },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(result.findings).toEqual([]);
+  });
+
+  it("does not call an api page blank when the spec lacks its operation", () => {
+    const result = checkSiteConfig(
+      petstoreSite({
+        extraPages: [
+          {
+            path: "api-reference/adopt.mdx",
+            content: "---\ntitle: Adopt\napi: POST /adoptions\n---\n",
+          },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(result.findings).toHaveLength(1);
+    const [only] = result.findings;
+    expect(only).toMatchObject({
+      severity: "warning",
+      code: "page-api-not-in-spec",
+      where: { file: "api-reference/adopt.mdx", key: "api", operation: "POST /adoptions" },
+    });
+    expect(only!.message).not.toContain("blank");
+    expect(only!.message).toContain("playground built from its own metadata");
+  });
+
+  it("still calls an openapi page blank when the spec lacks its operation", () => {
+    const result = checkSiteConfig(
+      petstoreSite({
+        extraPages: [
+          {
+            path: "api-reference/adopt.mdx",
+            content: "---\ntitle: Adopt\nopenapi: POST /adoptions\n---\n",
+          },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.findings[0]).toMatchObject({
+      severity: "error",
+      code: "page-operation-not-found",
+    });
+    expect(result.findings[0]!.message).toContain("blank");
   });
 
   it("reports metadata that is not METHOD /path", () => {
@@ -286,7 +360,7 @@ describe("fault 3: a navigation filter leaves an operation out", () => {
 });
 
 describe("fault 4: x-hidden and x-excluded", () => {
-  it("warns that a listed x-hidden operation is not in the sidebar", () => {
+  it("reports an x-hidden operation that navigation lists: its entry is missing from the sidebar", () => {
     const result = checkSiteConfig(
       petstoreSite({
         openapi: replacing(
@@ -295,20 +369,48 @@ describe("fault 4: x-hidden and x-excluded", () => {
         ),
       }),
     );
-    expect(result.ok).toBe(true);
+    expect(result.ok).toBe(false);
     expect(result.findings).toEqual([
       expect.objectContaining({
-        severity: "warning",
+        severity: "error",
         code: "operation-hidden",
         where: {
-          file: "openapi.yaml",
-          key: "paths./pets/{petId}.get.x-hidden",
-          line: 46,
+          file: "layout.json",
+          key: "navigation.languages[0].groups[1].pages[2]",
+          line: 27,
           operation: "GET /pets/{petId}",
         },
       }),
     ]);
-    expect(result.findings[0]!.message).toContain("reachable by link");
+    expect(result.findings[0]!.message).toContain("openapi.yaml line 46");
+    expect(result.findings[0]!.message).toContain("reachable by link only");
+    expect(result.findings[0]!.fix).toContain("paths./pets/{petId}.get.x-hidden");
+  });
+
+  it("reports an x-hidden operation that a page names, as an error at the page", () => {
+    const result = checkSiteConfig(
+      petstoreSite({
+        openapi: replacing(
+          "      summary: Create a pet",
+          "      summary: Create a pet\n      x-hidden: true",
+        ),
+      }),
+    );
+    expect(result.ok).toBe(false);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        code: "operation-hidden",
+        where: expect.objectContaining({
+          file: "api-reference/create-pet.mdx",
+          key: "openapi",
+          operation: "POST /pets",
+        }),
+      }),
+    ]);
+    expect(result.findings[0]!.fix).toContain(
+      "remove the openapi metadata from api-reference/create-pet.mdx",
+    );
   });
 
   it("reports an x-excluded operation that navigation lists", () => {
@@ -525,5 +627,59 @@ describe("layout keys", () => {
     expect(() => checkSiteConfig({ layout: {}, openapi: "x" as never })).toThrow(
       /openapi must map/,
     );
+  });
+});
+
+describe("path items given as $ref", () => {
+  // The /pets/{petId} path item becomes a $ref to a component that does not exist.
+  const moved = (text: string) =>
+    text.replace(
+      "  /pets/{petId}:\n",
+      '  /pets/{petId}:\n    $ref: "#/components/pathItems/Pet"\n  /pets/{petId}/old:\n',
+    );
+
+  it("resolves a local $ref, so the operations behind it have pages and flags", () => {
+    // Move the /pets/{petId} path item under components and leave a $ref.
+    const spec = readSiteFile("openapi.yaml");
+    const start = spec.indexOf("  /pets/{petId}:\n");
+    const item = spec.slice(start + "  /pets/{petId}:\n".length);
+    const rewritten = `${spec.slice(0, start)}  /pets/{petId}:\n    $ref: "#/components/pathItems/Pet"\ncomponents:\n  pathItems:\n    Pet:\n${item.replace(/^ {4}/gm, "      ")}`;
+    const result = checkSiteConfig({ ...petstoreSite(), openapi: { "openapi.yaml": rewritten } });
+    expect(result).toEqual({ ok: true, findings: [] });
+
+    const hidden = rewritten.replace(
+      "summary: Get a pet",
+      "summary: Get a pet\n        x-hidden: true",
+    );
+    const flagged = checkSiteConfig({ ...petstoreSite(), openapi: { "openapi.yaml": hidden } });
+    expect(flagged.findings).toEqual([
+      expect.objectContaining({ code: "operation-hidden", severity: "error" }),
+    ]);
+    expect(flagged.findings[0]!.fix).toContain("components.pathItems.Pet.get.x-hidden");
+  });
+
+  it("reports a local $ref that points nowhere, at the path item", () => {
+    const result = checkSiteConfig(petstoreSite({ openapi: moved }));
+    const broken = result.findings.find((item) => item.code === "spec-ref-broken");
+    expect(broken).toMatchObject({
+      severity: "error",
+      where: { file: "openapi.yaml", key: "paths./pets/{petId}.$ref" },
+    });
+    expect(broken!.message).toContain("#/components/pathItems/Pet");
+  });
+
+  it("takes a $ref to another file on trust instead of calling its operations missing", () => {
+    const spec = readSiteFile("openapi.yaml");
+    const start = spec.indexOf("  /pets/{petId}:\n");
+    const rewritten = `${spec.slice(0, start)}  /pets/{petId}:\n    $ref: "./pet.yaml"\n`;
+    const result = checkSiteConfig({ ...petstoreSite(), openapi: { "openapi.yaml": rewritten } });
+    expect(result.ok).toBe(true);
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        severity: "warning",
+        code: "spec-not-checked",
+        where: expect.objectContaining({ key: "paths./pets/{petId}.$ref" }),
+      }),
+    ]);
   });
 });
