@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatToolDefinition } from "../src/clients/reasoner/chat-types.js";
+import type { ModelMessage, ModelToolDefinition } from "../src/agent/model-message.js";
 import { readSseRaw } from "./read-sse-raw.js";
 
 /** Where the hand-written loop posts, and what it offers the model. */
@@ -6,7 +6,7 @@ export interface RawLoopOptions {
   url: string;
   apiKey: string;
   /** The same tool definitions the agent sends. */
-  tools: readonly ChatToolDefinition[];
+  tools: readonly ModelToolDefinition[];
   /** Runs a tool by name with parsed arguments. */
   execute(name: string, args: unknown): Promise<unknown>;
   /** Streams each answer instead of asking for it whole. */
@@ -32,7 +32,7 @@ interface ToolCall {
  * redaction or logging. Returns the final text.
  */
 export async function runRawAgentLoop(task: string, options: RawLoopOptions): Promise<string> {
-  const messages: ChatMessage[] = [{ role: "user", content: task }];
+  const messages: ModelMessage[] = [{ role: "user", content: task }];
   const headers = {
     authorization: `Bearer ${options.apiKey}`,
     "content-type": "application/json",

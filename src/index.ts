@@ -68,7 +68,28 @@ export {
   ToolExecutionError,
   ToolTimeoutError,
 } from "./agent/errors.js";
-export type { Model } from "./agent/model.js";
+export type {
+  Model,
+  ModelCallOptions,
+  ModelChoice,
+  ModelRequest,
+  ModelResponse,
+  ModelStream,
+  ModelStreamEvent,
+  ModelUsage,
+} from "./agent/model.js";
+export type {
+  AssistantModelMessage,
+  FunctionModelMessage,
+  ModelMessage,
+  ModelMessageRole,
+  ModelToolCall,
+  ModelToolChoice,
+  ModelToolDefinition,
+  SystemModelMessage,
+  ToolModelMessage,
+  UserModelMessage,
+} from "./agent/model-message.js";
 export type {
   RunResult,
   RunStatus,

@@ -1,15 +1,15 @@
 import type { Logger } from "pino";
-import type { ChatRequest, ChatToolDefinition } from "../clients/reasoner/chat-types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger } from "../internal/logger.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
-import type { Model } from "./model.js";
+import type { Model, ModelRequest } from "./model.js";
+import type { ModelToolDefinition } from "./model-message.js";
 
 /** Request fields sent on every model call besides the conversation and the tools. */
-export type AgentRequestOptions = Omit<ChatRequest, "messages" | "tools">;
+export type AgentRequestOptions = Omit<ModelRequest, "messages" | "tools">;
 
 /** How to build an `Agent`. */
 export interface AgentOptions {
@@ -36,7 +36,11 @@ export interface AgentOptions {
   toolTimeoutMs?: number | undefined;
   /** Receives step, tool and approval audit lines. @default silent */
   logger?: Logger | undefined;
-  /** Extra request fields for every model call: `model`, `temperature`, `extra_body`, ... */
+  /**
+   * Request fields for every model call: `model`, `temperature`,
+   * `max_tokens`, ... Options of one provider (the reasoning service's
+   * routing and compression) are options of its model, e.g. `ReasonerClient`.
+   */
   requestOptions?: AgentRequestOptions | undefined;
   /**
    * Keeps every run's state (e.g. a `FileRunStore`): suspended runs can be
@@ -52,7 +56,7 @@ export interface AgentOptions {
 export interface AgentSettings {
   model: Model;
   tools: ReadonlyMap<string, AnyTool>;
-  toolDefinitions: readonly ChatToolDefinition[];
+  toolDefinitions: readonly ModelToolDefinition[];
   instructions: string | undefined;
   approver: Approver | undefined;
   maxSteps: number;
@@ -121,7 +125,7 @@ export function resolveAgentOptions(options: AgentOptions): AgentSettings {
 
   const toolDefinitions = Object.freeze(
     [...tools.values()].map(
-      (tool): ChatToolDefinition =>
+      (tool): ModelToolDefinition =>
         Object.freeze({
           type: "function",
           function: Object.freeze({
@@ -181,6 +185,11 @@ function checkRequestOptions(requestOptions: unknown, problems: string[]): void 
         `requestOptions.${key} is set by the agent; remove it (tools go in the tools option).`,
       );
     }
+  }
+  if ("extra_body" in requestOptions) {
+    problems.push(
+      "requestOptions.extra_body is not a model request field; set provider routing and compression on the model (new ReasonerClient({ provider, compression })).",
+    );
   }
   const { n } = requestOptions as { n?: unknown };
   if (n !== undefined && n !== 1) {

@@ -1,4 +1,3 @@
-import type { ChatMessage, ChatToolDefinition } from "../clients/reasoner/chat-types.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
@@ -6,6 +5,7 @@ import { AgentStream } from "./agent-stream.js";
 import type { ModelCallMode } from "./call-model.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunState } from "./durable/run-state.js";
+import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
 import { claimNewRun, type PreparedRun, prepareRun } from "./prepare-run.js";
 import { runLoop } from "./run-loop.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
@@ -54,7 +54,7 @@ export class Agent {
   }
 
   /** The `tools` array sent on every model call; computed once, frozen. */
-  get toolDefinitions(): readonly ChatToolDefinition[] {
+  get toolDefinitions(): readonly ModelToolDefinition[] {
     return this.#settings.toolDefinitions;
   }
 
@@ -150,7 +150,7 @@ export class Agent {
 
 /** The result of a stream that could not start; `finish` is still its last event. */
 function endBeforeStart(
-  messages: readonly ChatMessage[],
+  messages: readonly ModelMessage[],
   error: Error,
   emit: AgentEventSink,
 ): RunResult {

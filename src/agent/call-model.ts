@@ -1,11 +1,6 @@
-import type {
-  ChatCallOptions,
-  ChatCompletion,
-  ChatRequest,
-} from "../clients/reasoner/chat-types.js";
 import { abortable, abortReason } from "./abortable.js";
 import type { AgentEventSink } from "./agent-events.js";
-import type { Model } from "./model.js";
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from "./model.js";
 import { neverAborted } from "./never-aborted.js";
 
 /** How the loop calls the model: one answer, or a stream whose deltas become events. */
@@ -19,20 +14,20 @@ export type ModelCallMode = "complete" | "stream";
  */
 export async function callModel(options: {
   model: Model;
-  request: ChatRequest;
+  request: ModelRequest;
   mode: ModelCallMode;
   signal: AbortSignal;
   stepNumber: number;
   emit: AgentEventSink;
-}): Promise<ChatCompletion> {
+}): Promise<ModelResponse> {
   const { model, request, signal, stepNumber, emit } = options;
-  const callOptions: ChatCallOptions = signal === neverAborted ? {} : { signal };
+  const callOptions: ModelCallOptions = signal === neverAborted ? {} : { signal };
   if (options.mode === "complete") return abortable(model.complete(request, callOptions), signal);
 
   const stream = model.stream(request, callOptions);
   const iterator = stream[Symbol.asyncIterator]();
   let reading = true;
-  const read = async (): Promise<ChatCompletion> => {
+  const read = async (): Promise<ModelResponse> => {
     for (;;) {
       const next = await iterator.next();
       // The call has already rejected with the abort: emit nothing more.

@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { AbortedError } from "../errors/transport-errors.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactedMarker, redactText } from "../internal/redact.js";
@@ -22,6 +21,7 @@ import type { PendingToolCall } from "./durable/run-state.js";
 import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import { type FrozenArguments, freezeArguments } from "./freeze-arguments.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
+import type { ModelToolCall } from "./model-message.js";
 import { neverAborted, signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
 import { serializeToolResult } from "./serialize-tool-result.js";
@@ -58,7 +58,7 @@ export interface ToolCallEnvironment {
  * `awaiting_approval` has its earlier question's answer read, not asked again.
  */
 export async function executeToolCall(
-  call: ChatToolCall,
+  call: ModelToolCall,
   environment: ToolCallEnvironment,
 ): Promise<ToolCallRecord> {
   const base: ToolCallRecordBase = {
@@ -87,7 +87,7 @@ export async function executeToolCall(
 }
 
 async function checkApproveAndRun(
-  call: ChatToolCall,
+  call: ModelToolCall,
   base: ToolCallRecordBase,
   environment: ToolCallEnvironment,
   prior: PendingToolCall | undefined,

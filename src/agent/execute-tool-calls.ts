@@ -1,6 +1,6 @@
-import type { ChatToolCall } from "../clients/reasoner/chat-types.js";
 import { executeToolCall, type ToolCallEnvironment } from "./execute-tool-call.js";
 import { followSignal } from "./follow-signal.js";
+import type { ModelToolCall } from "./model-message.js";
 import { runConcurrently } from "./run-concurrently.js";
 import type { ToolCallRecord } from "./run-result.js";
 
@@ -11,7 +11,7 @@ import type { ToolCallRecord } from "./run-result.js";
  * journal, and returns the records in the order the model asked.
  */
 export async function executeToolCalls(
-  calls: readonly ChatToolCall[],
+  calls: readonly ModelToolCall[],
   environment: ToolCallEnvironment,
 ): Promise<ToolCallRecord[]> {
   const { emit, stepNumber, logger } = environment;

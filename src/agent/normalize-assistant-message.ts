@@ -1,4 +1,4 @@
-import type { ChatAssistantMessage, ChatToolCall } from "../clients/reasoner/chat-types.js";
+import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
 
 /**
  * The model's message made safe to act on and to send back: `content` a
@@ -10,12 +10,12 @@ import type { ChatAssistantMessage, ChatToolCall } from "../clients/reasoner/cha
 export function normalizeAssistantMessage(
   message: unknown,
   stepNumber: number,
-): ChatAssistantMessage {
+): AssistantModelMessage {
   const source = (
     typeof message === "object" && message !== null ? message : {}
-  ) as Partial<ChatAssistantMessage>;
+  ) as Partial<AssistantModelMessage>;
   const { tool_calls: rawCalls, ...rest } = source;
-  const normalized: ChatAssistantMessage = {
+  const normalized: AssistantModelMessage = {
     ...rest,
     role: "assistant",
     content: typeof source.content === "string" ? source.content : null,
@@ -28,7 +28,7 @@ export function normalizeAssistantMessage(
   return normalized;
 }
 
-function makeIdsUnique(calls: ChatToolCall[], stepNumber: number): void {
+function makeIdsUnique(calls: ModelToolCall[], stepNumber: number): void {
   const seen = new Set<string>();
   for (const [index, call] of calls.entries()) {
     let id = call.id;
@@ -40,8 +40,8 @@ function makeIdsUnique(calls: ChatToolCall[], stepNumber: number): void {
   }
 }
 
-function normalizeCall(call: unknown, stepNumber: number, index: number): ChatToolCall {
-  const source = (typeof call === "object" && call !== null ? call : {}) as Partial<ChatToolCall>;
+function normalizeCall(call: unknown, stepNumber: number, index: number): ModelToolCall {
+  const source = (typeof call === "object" && call !== null ? call : {}) as Partial<ModelToolCall>;
   const { name, arguments: args } = (source.function ?? {}) as {
     name?: unknown;
     arguments?: unknown;

@@ -1,11 +1,3 @@
-import type {
-  ChatAssistantMessage,
-  ChatCompletion,
-  ChatRequest,
-  ChatToolCall,
-  ChatToolDefinition,
-  ChatUsage,
-} from "../clients/reasoner/chat-types.js";
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import { AbortedError } from "../errors/transport-errors.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -14,6 +6,8 @@ import { callModel, type ModelCallMode } from "./call-model.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { RunState } from "./durable/run-state.js";
 import { executeToolCalls } from "./execute-tool-calls.js";
+import type { ModelRequest, ModelResponse, ModelUsage } from "./model.js";
+import type { AssistantModelMessage, ModelToolCall, ModelToolDefinition } from "./model-message.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
 import { addUsage, type RunResult, type RunStatus, type RunStep } from "./run-result.js";
 import { decideStop, runAbortedError } from "./stop-conditions.js";
@@ -36,10 +30,10 @@ export interface RunLoopOptions {
 /** What settling one step's tool calls needs. */
 interface StepInput {
   stepNumber: number;
-  message: ChatAssistantMessage;
-  calls: readonly ChatToolCall[];
+  message: AssistantModelMessage;
+  calls: readonly ModelToolCall[];
   finishReason: string | null;
-  usage: ChatUsage | undefined;
+  usage: ModelUsage | undefined;
 }
 
 /**
@@ -162,7 +156,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
     }
     for (let stepNumber = journal.stepCount + 1; ; stepNumber++) {
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
-      let completion: ChatCompletion;
+      let completion: ModelResponse;
       try {
         completion = await callModel({
           model: settings.model,
@@ -205,12 +199,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
   }
 }
 
-function buildRequest(settings: AgentSettings, messages: RunJournal["messages"]): ChatRequest {
+function buildRequest(settings: AgentSettings, messages: RunJournal["messages"]): ModelRequest {
   return {
     ...settings.requestOptions,
     messages: [...messages],
     ...(settings.toolDefinitions.length > 0
-      ? { tools: settings.toolDefinitions as ChatToolDefinition[] }
+      ? { tools: settings.toolDefinitions as ModelToolDefinition[] }
       : {}),
   };
 }

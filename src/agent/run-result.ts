@@ -1,12 +1,9 @@
-import type {
-  ChatAssistantMessage,
-  ChatMessage,
-  ChatUsage,
-} from "../clients/reasoner/chat-types.js";
 import type { AbortedError } from "../errors/transport-errors.js";
 import type { ApprovalRecord, PendingRecord } from "./approval-gate.js";
 import type { RunState } from "./durable/run-state.js";
 import type { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import type { ModelUsage } from "./model.js";
+import type { AssistantModelMessage, ModelMessage } from "./model-message.js";
 
 /**
  * How a run ended. `completed`: the model answered without asking for tools.
@@ -66,10 +63,10 @@ export interface RunStep {
   /** 1 for the first model call of the run. */
   stepNumber: number;
   /** The assistant message, as added to the conversation. */
-  message: ChatAssistantMessage;
+  message: AssistantModelMessage;
   finishReason: string | null;
   /** The model call's usage, when the service reported it (not on a resumed step). */
-  usage: ChatUsage | undefined;
+  usage: ModelUsage | undefined;
   /** In the order the model asked for them. */
   toolCalls: ToolCallRecord[];
 }
@@ -88,7 +85,7 @@ export interface RunResult {
    * every assistant and tool message. Each tool call has its tool message, so
    * the conversation can be sent again to continue.
    */
-  messages: ChatMessage[];
+  messages: ModelMessage[];
   /**
    * The steps of this call. After `resume()`, the first is the step the run
    * had stopped in, holding only the tool calls settled now; step numbers
@@ -119,7 +116,7 @@ export function emptyUsage(): RunUsage {
 }
 
 /** Adds one model call's usage to a running total (in place). */
-export function addUsage(total: RunUsage, usage: ChatUsage | undefined): void {
+export function addUsage(total: RunUsage, usage: ModelUsage | undefined): void {
   if (!usage) return;
   total.promptTokens += finiteOrZero(usage.prompt_tokens);
   total.completionTokens += finiteOrZero(usage.completion_tokens);

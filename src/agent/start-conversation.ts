@@ -1,8 +1,8 @@
-import type { ChatMessage } from "../clients/reasoner/chat-types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import type { ModelMessage } from "./model-message.js";
 
 /** What a run starts from: the user's text, or a conversation to continue. */
-export type AgentInput = string | readonly ChatMessage[];
+export type AgentInput = string | readonly ModelMessage[];
 
 const roles = new Set(["system", "user", "assistant", "tool", "function"]);
 
@@ -14,8 +14,8 @@ const roles = new Set(["system", "user", "assistant", "tool", "function"]);
 export function startConversation(
   input: AgentInput,
   instructions: string | undefined,
-): ChatMessage[] {
-  const messages: ChatMessage[] = [];
+): ModelMessage[] {
+  const messages: ModelMessage[] = [];
   if (instructions !== undefined && instructions !== "") {
     messages.push({ role: "system", content: instructions });
   }

@@ -1,14 +1,14 @@
 import { abortable, abortReason } from "../agent/abortable.js";
-import type { Model } from "../agent/model.js";
 import type {
-  ChatCallOptions,
-  ChatCompletion,
-  ChatRequest,
-  ChatStream,
-  ChatStreamEvent,
-  ChatToolCall,
-  ChatUsage,
-} from "../clients/reasoner/chat-types.js";
+  Model,
+  ModelCallOptions,
+  ModelRequest,
+  ModelResponse,
+  ModelStream,
+  ModelStreamEvent,
+  ModelUsage,
+} from "../agent/model.js";
+import type { ModelToolCall } from "../agent/model-message.js";
 
 /** A tool call in a scripted answer. `arguments` is an object, or raw text sent as-is (even broken JSON). */
 export interface ScriptedToolCall {
@@ -24,7 +24,7 @@ export interface ScriptedAnswer {
   text?: string;
   reasoning?: string;
   toolCalls?: ScriptedToolCall[];
-  usage?: ChatUsage;
+  usage?: ModelUsage;
   /** @default "tool_calls" when there are tool calls, else "stop" */
   finishReason?: string;
 }
@@ -48,12 +48,12 @@ export interface ScriptedStepContext {
  */
 export type ScriptedStep =
   | ScriptedAnswer
-  | ChatCompletion
+  | ModelResponse
   | ScriptedFailure
   | ((
-      request: ChatRequest,
+      request: ModelRequest,
       context: ScriptedStepContext,
-    ) => ScriptedAnswer | ChatCompletion | Promise<ScriptedAnswer | ChatCompletion>);
+    ) => ScriptedAnswer | ModelResponse | Promise<ScriptedAnswer | ModelResponse>);
 
 /**
  * A `Model` that answers from a script instead of a network: one step per
@@ -69,7 +69,7 @@ export type ScriptedStep =
  */
 export class ScriptedModel implements Model {
   /** Every request received, in order. */
-  readonly requests: ChatRequest[] = [];
+  readonly requests: ModelRequest[] = [];
   readonly #steps: readonly ScriptedStep[];
   readonly #modelName: string;
 
@@ -83,11 +83,11 @@ export class ScriptedModel implements Model {
     return this.#steps.length - this.requests.length;
   }
 
-  complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatCompletion> {
+  complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     return this.#answer(request, options.signal);
   }
 
-  stream(request: ChatRequest, options: ChatCallOptions = {}): ChatStream {
+  stream(request: ModelRequest, options: ModelCallOptions = {}): ModelStream {
     const signal = options.signal;
     const completion = this.#answer(request, signal);
     // Marked handled here; whoever iterates or asks for the final completion still sees the rejection.
@@ -104,7 +104,7 @@ export class ScriptedModel implements Model {
     };
   }
 
-  async #answer(request: ChatRequest, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+  async #answer(request: ModelRequest, signal: AbortSignal | undefined): Promise<ModelResponse> {
     this.requests.push(request);
     const requestNumber = this.requests.length;
     const step = this.#steps[requestNumber - 1];
@@ -113,7 +113,7 @@ export class ScriptedModel implements Model {
         `ScriptedModel: request ${requestNumber} came in, but the script has only ${this.#steps.length} step(s); add a step for it.`,
       );
     }
-    const pending: Promise<ScriptedAnswer | ChatCompletion | ScriptedFailure> =
+    const pending: Promise<ScriptedAnswer | ModelResponse | ScriptedFailure> =
       typeof step === "function"
         ? Promise.resolve(step(request, { signal, requestNumber }))
         : Promise.resolve(step);
@@ -123,8 +123,8 @@ export class ScriptedModel implements Model {
     return this.#toCompletion(answer, requestNumber);
   }
 
-  #toCompletion(answer: ScriptedAnswer, requestNumber: number): ChatCompletion {
-    const toolCalls: ChatToolCall[] = (answer.toolCalls ?? []).map((call, index) => ({
+  #toCompletion(answer: ScriptedAnswer, requestNumber: number): ModelResponse {
+    const toolCalls: ModelToolCall[] = (answer.toolCalls ?? []).map((call, index) => ({
       id: call.id ?? `call_${requestNumber}_${index}`,
       type: "function",
       function: {
@@ -158,18 +158,18 @@ export class ScriptedModel implements Model {
 }
 
 function isCompletion(
-  answer: ScriptedAnswer | ChatCompletion | ScriptedFailure,
-): answer is ChatCompletion {
+  answer: ScriptedAnswer | ModelResponse | ScriptedFailure,
+): answer is ModelResponse {
   return (
-    (answer as ChatCompletion).object === "chat.completion" ||
-    Array.isArray((answer as ChatCompletion).choices)
+    (answer as ModelResponse).object === "chat.completion" ||
+    Array.isArray((answer as ModelResponse).choices)
   );
 }
 
 /** The normalized events a streaming client would emit for this answer: text in word-sized pieces, each call in two. */
-function* streamEvents(completion: ChatCompletion): Generator<ChatStreamEvent> {
-  for (const choice of completion.choices) {
-    const choiceIndex = choice.index;
+function* streamEvents(completion: ModelResponse): Generator<ModelStreamEvent> {
+  for (const [position, choice] of completion.choices.entries()) {
+    const choiceIndex = choice.index ?? position;
     const { reasoning, content, tool_calls: toolCalls = [] } = choice.message;
     for (const delta of pieces(reasoning ?? ""))
       yield { type: "reasoning-delta", choiceIndex, delta };

@@ -1,6 +1,6 @@
 import type { $ZodType, output as ZodOutput } from "zod/v4/core";
-import type { JsonSchema } from "../clients/reasoner/chat-types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import type { JsonSchema } from "./json-schema.js";
 import type { ActionDescription, NeedsApproval, Tool, ToolContext } from "./tool.js";
 import { findToolNameProblem } from "./tool-name.js";
 import { type ResolvedToolParameters, resolveToolParameters } from "./tool-parameters.js";

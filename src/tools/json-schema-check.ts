@@ -1,7 +1,7 @@
-import type { JsonSchema } from "../clients/reasoner/chat-types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { canonicalJson } from "../internal/canonical-json.js";
 import { formatIssuePath } from "./format-issues.js";
+import type { JsonSchema } from "./json-schema.js";
 
 /** Checks a value against the schema; returns one `path: message` line per problem. */
 export type JsonSchemaCheck = (value: unknown) => string[];

@@ -1,8 +1,8 @@
 import { safeParse, toJSONSchema } from "zod";
 import { zodToJsonSchema } from "zod-to-json-schema";
-import type { JsonSchema } from "../clients/reasoner/chat-types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { formatIssues } from "./format-issues.js";
+import type { JsonSchema } from "./json-schema.js";
 import { createJsonSchemaCheck } from "./json-schema-check.js";
 import type { ArgumentsCheck } from "./tool.js";
 import { isZod3Schema, isZod4Schema } from "./zod-schema.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { JsonSchema } from "../clients/reasoner/chat-types.js";
+import type { JsonSchema } from "./json-schema.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {

@@ -2,7 +2,7 @@ import { type Logger, pino } from "pino";
 import { z } from "zod";
 import type { AgentEvent } from "../../src/agent/agent-events.js";
 import type { AgentStream } from "../../src/agent/agent-stream.js";
-import type { ChatMessage, ChatToolMessage } from "../../src/clients/reasoner/chat-types.js";
+import type { ModelMessage, ToolModelMessage } from "../../src/agent/model-message.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -33,8 +33,8 @@ export function capturingLogger(): {
   };
 }
 
-export function toolMessages(messages: readonly ChatMessage[]): ChatToolMessage[] {
-  return messages.filter((message): message is ChatToolMessage => message.role === "tool");
+export function toolMessages(messages: readonly ModelMessage[]): ToolModelMessage[] {
+  return messages.filter((message): message is ToolModelMessage => message.role === "tool");
 }
 
 export async function collect(stream: AgentStream): Promise<AgentEvent[]> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatStreamEvent } from "../../src/clients/reasoner/chat-types.js";
+import type { ModelStreamEvent } from "../../src/agent/model.js";
 import { AbortedError } from "../../src/errors/transport-errors.js";
 import { ScriptedApprover, ScriptedModel, type ScriptedStep } from "../../src/testing/index.js";
 import { forever } from "./fixtures.js";
@@ -41,7 +41,7 @@ describe("ScriptedModel", () => {
 
   it("streams events that assemble into its final completion, equal to complete()", async () => {
     const stream = new ScriptedModel(steps).stream({ messages: [] });
-    const events: ChatStreamEvent[] = [];
+    const events: ModelStreamEvent[] = [];
     for await (const event of stream) events.push(event);
     const text = events.map((event) => (event.type === "text-delta" ? event.delta : "")).join("");
     const args = events.map((event) =>

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import type { ChatToolMessage } from "../../src/clients/reasoner/chat-types.js";
+import type { ToolModelMessage } from "../../src/agent/model-message.js";
 import { actionFingerprint } from "../../src/internal/canonical-json.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { orderTools } from "../../src/tools/orders/order-tools.js";
@@ -165,7 +165,7 @@ async function runDeletion(approverTimeoutMs?: number) {
   const model = new ScriptedModel([
     { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: retiredIds } }] },
     (request) => {
-      const told = request.messages.at(-1) as ChatToolMessage;
+      const told = request.messages.at(-1) as ToolModelMessage;
       const parsed = JSON.parse(told.content) as Record<string, unknown>;
       return parsed.error === "approval_refused"
         ? { text: `Nothing was deleted (${String(parsed.code)}): ${String(parsed.reason)}` }
@@ -179,7 +179,7 @@ async function runDeletion(approverTimeoutMs?: number) {
   });
   const result = await agent.run("Remove the callbacks on hooks.old-warehouse.example.");
   const told = model.requests[1]?.messages.filter(
-    (message): message is ChatToolMessage => message.role === "tool",
+    (message): message is ToolModelMessage => message.role === "tool",
   );
   return { result, told };
 }

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import type { ChatMessage, ChatToolMessage } from "../../src/clients/reasoner/chat-types.js";
+import type { ModelMessage, ToolModelMessage } from "../../src/agent/model-message.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { orderTools } from "../../src/tools/orders/order-tools.js";
 import {
@@ -27,8 +27,8 @@ afterEach(() => {
 
 const retiredHost = "hooks.old-warehouse.example";
 
-function lastToolResult(messages: readonly ChatMessage[]): Record<string, unknown> {
-  const last = messages.at(-1) as ChatToolMessage;
+function lastToolResult(messages: readonly ModelMessage[]): Record<string, unknown> {
+  const last = messages.at(-1) as ToolModelMessage;
   return JSON.parse(last.content) as Record<string, unknown>;
 }
 
@@ -104,7 +104,7 @@ it("lists, asks, deletes once approved, and reports, all over HTTP", async () =>
   expect(listCall).toMatchObject({
     tool_calls: [{ function: { name: "list_callbacks", arguments: '{"message_type":"all"}' } }],
   });
-  expect(JSON.parse((listed as ChatToolMessage).content)).toEqual({
+  expect(JSON.parse((listed as ToolModelMessage).content)).toEqual({
     callbacks: [
       {
         id: "0b1d8f3e-3c4a-4f57-9a31-6d1f2b7c9e01",
@@ -132,7 +132,7 @@ it("lists, asks, deletes once approved, and reports, all over HTTP", async () =>
   expect(deleteCall).toMatchObject({
     tool_calls: [{ function: { name: "delete_callbacks" } }],
   });
-  expect(JSON.parse((deleted as ChatToolMessage).content)).toEqual({
+  expect(JSON.parse((deleted as ToolModelMessage).content)).toEqual({
     deleted: 2,
     failed: 0,
     results: retiredIds.map((id) => ({ id, status: "success" })),

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
+import type { ModelMessage } from "../model-message.js";
 
 type Fields = Record<string, unknown>;
 
@@ -7,16 +7,16 @@ type Fields = Record<string, unknown>;
  * field (`messages[3].tool_calls[0].id must be a non-empty string`), and
  * returns a copy of the messages that passed.
  */
-export function checkStateMessages(value: unknown, problems: string[]): ChatMessage[] {
+export function checkStateMessages(value: unknown, problems: string[]): ModelMessage[] {
   if (!Array.isArray(value)) {
     problems.push("messages must be an array of chat messages");
     return [];
   }
-  const messages: ChatMessage[] = [];
+  const messages: ModelMessage[] = [];
   value.forEach((message: unknown, index) => {
     const before = problems.length;
     checkMessage(message, `messages[${index}]`, problems);
-    if (problems.length === before) messages.push(structuredClone(message) as ChatMessage);
+    if (problems.length === before) messages.push(structuredClone(message) as ModelMessage);
   });
   return messages;
 }

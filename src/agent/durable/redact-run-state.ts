@@ -1,6 +1,6 @@
-import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
 import { canonicalJson } from "../../internal/canonical-json.js";
 import { isSecretKey, redactedMarker, redactText, redactValue } from "../../internal/redact.js";
+import type { ModelMessage } from "../model-message.js";
 import type { RunState } from "./run-state.js";
 
 /**
@@ -29,7 +29,7 @@ export function holdsSecret(value: unknown): boolean {
   return canonicalJson(redactValue(value)) !== canonicalJson(value);
 }
 
-function redactToolCallArguments(message: ChatMessage): ChatMessage {
+function redactToolCallArguments(message: ModelMessage): ModelMessage {
   if (message.role !== "assistant" || !message.tool_calls) return message;
   return {
     ...message,

@@ -1,11 +1,11 @@
-import type {
-  ChatAssistantMessage,
-  ChatMessage,
-  ChatToolCall,
-  ChatToolMessage,
-} from "../../clients/reasoner/chat-types.js";
 import { redactText } from "../../internal/redact.js";
 import { describeThrown } from "../describe-thrown.js";
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  ModelToolCall,
+  ToolModelMessage,
+} from "../model-message.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
@@ -26,7 +26,7 @@ export interface RunJournalOptions {
   /** Receives every save; without one the state lives in memory and is returned at the end. */
   store: RunStore | undefined;
   maxSteps: number;
-  messages: ChatMessage[];
+  messages: ModelMessage[];
   /** The caller's labels of a new run (`RunOptions.metadata`). */
   metadata?: Record<string, string> | undefined;
   /** From a saved state; a new run starts empty. */
@@ -47,7 +47,7 @@ export interface RunJournalOptions {
  */
 export class RunJournal {
   readonly runId: string | undefined;
-  readonly messages: ChatMessage[];
+  readonly messages: ModelMessage[];
   readonly usage: RunUsage;
   readonly maxSteps: number;
   /** Model calls made so far; the open step, when there is one, is the last. */
@@ -105,7 +105,7 @@ export class RunJournal {
   }
 
   /** Starts a step: every call the model asked for is `requested`. */
-  openStep(message: ChatAssistantMessage): void {
+  openStep(message: AssistantModelMessage): void {
     this.#calls = new Map(
       (message.tool_calls ?? []).map((call) => [
         call.id,
@@ -120,7 +120,7 @@ export class RunJournal {
   }
 
   /** The open step's assistant message and the calls in it that are not finished. */
-  unfinishedCalls(): { message: ChatAssistantMessage; calls: ChatToolCall[] } | undefined {
+  unfinishedCalls(): { message: AssistantModelMessage; calls: ModelToolCall[] } | undefined {
     const message = this.messages.at(-1);
     if (!this.hasOpenStep || message?.role !== "assistant") return undefined;
     const calls = (message.tool_calls ?? []).filter(
@@ -212,9 +212,9 @@ export class RunJournal {
    * Ends the open step: its tool messages, in the order the model asked for
    * the calls. Call only when every call is finished.
    */
-  closeStep(): ChatToolMessage[] {
+  closeStep(): ToolModelMessage[] {
     const toolMessages = [...this.#calls.values()].map(
-      (call): ChatToolMessage => ({
+      (call): ToolModelMessage => ({
         role: "tool",
         tool_call_id: call.toolCallId,
         content: call.content ?? "",

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../clients/reasoner/chat-types.js";
+import type { ModelMessage } from "../model-message.js";
 
 /** The `format` marker every run state carries; anything else is not a run state. */
 export const runStateFormat = "switchyard.run-state";
@@ -101,7 +101,7 @@ export interface RunState {
   /** Model calls made so far; the open step, when there is one, is the last of them. */
   stepCount: number;
   usage: { promptTokens: number; completionTokens: number; totalTokens: number };
-  messages: ChatMessage[];
+  messages: ModelMessage[];
   pendingCalls: PendingToolCall[];
   /** Why the run stopped, for `failed`, `aborted` and `max_steps`. */
   error?: { name: string; message: string };

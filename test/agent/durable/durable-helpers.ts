@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import { z } from "zod";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
-import type { ChatMessage } from "../../../src/clients/reasoner/chat-types.js";
+import type { ModelMessage } from "../../../src/agent/model-message.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 
 /**
@@ -61,7 +61,7 @@ export function useTemporaryDirectories(): () => Promise<string> {
 }
 
 /** The tool messages of a conversation, by tool call id, parsed as JSON when they are. */
-export function toolMessagesById(messages: readonly ChatMessage[]): Record<string, unknown> {
+export function toolMessagesById(messages: readonly ModelMessage[]): Record<string, unknown> {
   const found: Record<string, unknown> = {};
   for (const message of messages) {
     if (message.role !== "tool") continue;
