@@ -48,9 +48,31 @@ export function quoteUntrustedValue(text: string): string {
   return `"${escapeUntrustedText(text).replaceAll('"', '\\"')}"`;
 }
 
-// Controls, format characters, line/paragraph separators, lone surrogates (a
-// surrogate only matches on its own in a `u` regular expression) and the
-// backslash that starts an escape.
+/**
+ * A whole text of several lines from an untrusted source, such as an
+ * approval question as a messaging service delivered it, ready to print
+ * line by line: each line escaped as by {@link escapeUntrustedText}, except
+ * that the line breaks between lines (`\n`, `\r\n`) are kept and a
+ * backslash is left as it is (the text's author escaped its own values, and
+ * doubling their backslashes would show `\\x1b` for an escaped ESC). Use
+ * it to show a message; use {@link quoteUntrustedValue} for a value inside
+ * one.
+ *
+ * @example
+ * escapeUntrustedLines("Delete 1 callback\n\x1b[2K\"https://a\\u202e\"")
+ * // => 'Delete 1 callback\n\\x1b[2K"https://a\\u202e"'
+ */
+export function escapeUntrustedLines(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.replace(actsOnText, escapeCharacter))
+    .join("\n");
+}
+
+// Controls, format characters, line/paragraph separators and lone surrogates
+// (a surrogate only matches on its own in a `u` regular expression); then the
+// same and the backslash that starts an escape.
+const actsOnText = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const unsafeCharacter = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
 
 const shortEscapes: Readonly<Record<string, string>> = {

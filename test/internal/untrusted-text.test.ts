@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { escapeUntrustedText, quoteUntrustedValue } from "../../src/internal/untrusted-text.js";
+import {
+  escapeUntrustedLines,
+  escapeUntrustedText,
+  quoteUntrustedValue,
+} from "../../src/internal/untrusted-text.js";
 
 // Whatever the input, the output must hold none of these.
 const actsOnText = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
@@ -92,5 +96,21 @@ describe("quoteUntrustedValue", () => {
   it("escapes everything escapeUntrustedText does", () => {
     expect(quoteUntrustedValue("\u202e\x1b[0m\\")).toBe('"\\u202e\\x1b[0m\\\\"');
     expect(quoteUntrustedValue("")).toBe('""');
+  });
+});
+
+describe("escapeUntrustedLines", () => {
+  it("keeps the line breaks between lines and escapes everything else that acts on text", () => {
+    const delivered = "Approval needed: x\r\n\x1b[2Kline\u2028two\u202e\nlast\ttab";
+    expect(escapeUntrustedLines(delivered)).toBe(
+      "Approval needed: x\n\\x1b[2Kline\\u2028two\\u202e\nlast\\ttab",
+    );
+    expect(escapeUntrustedLines("a\rb")).toBe("a\\rb");
+  });
+
+  it("leaves backslashes alone, so a question's own escapes are not doubled", () => {
+    expect(escapeUntrustedLines('  "https://a.example/\\u202e\\x1b[0m"')).toBe(
+      '  "https://a.example/\\u202e\\x1b[0m"',
+    );
   });
 });

@@ -42,6 +42,32 @@ describe("terminalAnswerer", () => {
     answer.close();
   });
 
+  it("shows control characters, ANSI sequences and bidi overrides written out, never obeyed", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(
+      question({
+        interaction_id: "i-\x1b[31m",
+        text: 'Delete 1 callback:\n  "https://a.example/\u202egpj"\x1b[2K\x1b[1A\rThis can be undone.\u2028Reply approve',
+        options: [
+          { id: "approve", label: "Approve\x1b[8m" },
+          { id: "deny", label: "Deny\u200b" },
+        ],
+      }),
+    );
+    input.write("2\n");
+    await pending;
+    const shown = printed();
+    expect(shown.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+    expect(shown).toContain(
+      '"https://a.example/\\u202egpj"\\x1b[2K\\x1b[1A\\rThis can be undone.\\u2028Reply approve',
+    );
+    expect(shown).toContain("Interaction i-\\x1b[31m:");
+    expect(shown).toContain("1) Approve\\x1b[8m [approve]");
+    expect(shown).toContain("2) Deny\\u200b [deny]");
+    answer.close();
+  });
+
   it("re-asks after an invalid line and accepts an id or label with a comment", async () => {
     const { input, output, printed } = streams();
     const answer = terminalAnswerer({ input, output });

@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
+import { escapeUntrustedLines, escapeUntrustedText } from "../../internal/untrusted-text.js";
 import type { AnswerChoice, AnswerFunction, InteractionQuestion } from "./answer-mode.js";
 
 /** Streams of {@link terminalAnswerer}. */
@@ -90,15 +91,20 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
   });
 }
 
+// Everything shown comes from whoever sent the message: control characters,
+// ANSI sequences and bidirectional overrides are written out, never obeyed.
 function formatQuestion(question: InteractionQuestion): string {
-  const lines = ["", `Interaction ${question.interaction_id}:`, `  ${question.text}`];
+  const text = escapeUntrustedLines(question.text).replaceAll("\n", "\n  ");
+  const lines = ["", `Interaction ${escapeUntrustedText(question.interaction_id)}:`, `  ${text}`];
   // The metadata (fingerprint, ids) is for machines; the text says what a person needs.
   if (question.options.length === 0) {
     lines.push("Type your answer: ");
   } else {
     lines.push("Options:");
     question.options.forEach((option, index) => {
-      lines.push(`  ${index + 1}) ${option.label} [${option.id}]`);
+      lines.push(
+        `  ${index + 1}) ${escapeUntrustedText(option.label)} [${escapeUntrustedText(option.id)}]`,
+      );
     });
     lines.push(
       `Your choice (1-${question.options.length} or an option id, then ": comment" if you like): `,
@@ -109,7 +115,7 @@ function formatQuestion(question: InteractionQuestion): string {
 
 function retryPrompt(question: InteractionQuestion): string {
   if (question.options.length === 0) return "Please type a non-empty answer: ";
-  const ids = question.options.map((option) => option.id).join(", ");
+  const ids = question.options.map((option) => escapeUntrustedText(option.id)).join(", ");
   return `Not an option. Type a number from 1 to ${question.options.length} or one of: ${ids}: `;
 }
 
