@@ -1,4 +1,5 @@
 import type { CliIo } from "./cli-io.js";
+import { usageError } from "./command-error.js";
 
 /** The values of `--approve`. */
 export const approvalModes = ["ask", "approve", "deny"] as const;
@@ -20,5 +21,26 @@ export function isApprovalMode(value: unknown): value is ApprovalMode {
  * unattended run never approves anything by default.
  */
 export function defaultApprovalMode(io: Pick<CliIo, "stdin" | "stderr">): ApprovalMode {
-  return io.stdin.isTTY === true && io.stderr.isTTY === true ? "ask" : "deny";
+  return isTerminal(io) ? "ask" : "deny";
+}
+
+/**
+ * The mode the messaging simulator of a command answers with: the one asked
+ * for, or {@link defaultApprovalMode}. `ask` without a terminal is a usage
+ * error: nobody could answer, and every question would wait for its timeout.
+ */
+export function simulatedApprovalMode(
+  requested: ApprovalMode | undefined,
+  io: Pick<CliIo, "stdin" | "stderr">,
+): ApprovalMode {
+  if (requested === "ask" && !isTerminal(io)) {
+    throw usageError(
+      "--approve ask needs a terminal (stdin and stderr), and this command has none, so nobody could answer: use --approve approve or --approve deny, or run it at a terminal.",
+    );
+  }
+  return requested ?? defaultApprovalMode(io);
+}
+
+function isTerminal(io: Pick<CliIo, "stdin" | "stderr">): boolean {
+  return io.stdin.isTTY === true && io.stderr.isTTY === true;
 }

@@ -93,7 +93,9 @@ export const commandSpecs: readonly CommandSpec[] = [
       "Exit status: 0 the run completed (a refused approval reported by the agent is still a",
       "completed run) or, with --no-wait, stopped at an approval; 1 it did not complete (max_steps,",
       "failed, aborted) or a service could not be reached; 2 bad usage or configuration (unknown",
-      "example or flag, missing or rejected token, simulated services with --no-wait).",
+      "example or flag, missing or rejected token, simulated services with --no-wait, --approve ask",
+      "without a terminal). Through npm run, Ctrl-C ends with npm's own status, 130.",
+      "At the approval prompt, end of input (Ctrl-D) refuses the question at once.",
     ],
   },
   {

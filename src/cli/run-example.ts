@@ -3,7 +3,7 @@ import {
   type TerminalAnswerer,
   terminalAnswerer,
 } from "../simulators/messaging/terminal-answerer.js";
-import { type ApprovalMode, defaultApprovalMode } from "./approval-mode.js";
+import { type ApprovalMode, simulatedApprovalMode } from "./approval-mode.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { checkServices } from "./check-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
@@ -85,7 +85,7 @@ export async function runExample(
       );
     }
     // With --no-wait nobody answers at this terminal: the answer comes through the messaging service.
-    const mode = noWait ? "deny" : (options.approve ?? defaultApprovalMode(io));
+    const mode = noWait || settings.messaging ? "deny" : simulatedApprovalMode(options.approve, io);
     // When asked here, the question itself lists what the approval is about.
     progress = new ProgressRenderer({ stream: io.stderr, approvalDetails: mode !== "ask" });
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
@@ -105,7 +105,11 @@ export async function runExample(
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,
       task,
       resolved,
-      approvals: describeApprovals(resolved, settings.messaging ? undefined : mode, noWait),
+      approvals: describeApprovals(resolved, {
+        simulatedMode: settings.messaging ? undefined : mode,
+        requested: options.approve !== undefined,
+        noWait,
+      }),
     });
     await checkServices(resolved, servicesUsedBy(example), signal);
 
@@ -145,15 +149,17 @@ export async function runExample(
 
 function describeApprovals(
   resolved: ResolvedServices,
-  simulatedMode: ApprovalMode | undefined,
-  noWait: boolean,
+  how: { simulatedMode: ApprovalMode | undefined; requested: boolean; noWait: boolean },
 ): string {
+  const { simulatedMode, noWait } = how;
   if (simulatedMode === undefined) {
     const who = `the person behind SWITCHYARD_APPROVER_LINK ${resolved.services.approverLinkId}`;
     return noWait ? `${who}; the run stops at the first question (--no-wait)` : who;
   }
   if (simulatedMode === "ask") return "asked at this terminal (through the messaging simulator)";
-  return `always ${simulatedMode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${simulatedMode})`;
+  const answered = `always ${simulatedMode === "approve" ? "approved" : "denied"} by the messaging simulator`;
+  if (how.requested) return `${answered} (--approve ${simulatedMode})`;
+  return `${answered} (no terminal to ask at; --approve approve to approve)`;
 }
 
 /** The terminal answerer, with the progress line paused while the person is asked. */

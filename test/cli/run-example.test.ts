@@ -66,11 +66,25 @@ describe("runExample against the simulators it starts", () => {
       status: "refused",
       error: { code: "approval_refused" },
     });
-    expect(test.stderr()).toContain("always denied by the messaging simulator");
+    expect(test.stderr()).toContain(
+      "approvals  always denied by the messaging simulator (no terminal to ask at; --approve approve to approve)\n",
+    );
+    expect(test.stderr()).not.toContain("--approve deny");
+  });
+
+  it("names --approve in the header only when it was given", async () => {
+    const test = createTestIo();
+
+    expect(await runExample(orderReport, { approve: "deny", io: test.io })).toBe(0);
+    expect(test.stderr()).toContain(
+      "approvals  always denied by the messaging simulator (--approve deny)\n",
+    );
   });
 
   it("asks the person through the terminal with --approve ask", async () => {
-    const test = createTestIo();
+    const test = createTestIo({ terminal: true });
+    // The answer goes to stdout only when it is not the terminal the run streams to.
+    Object.assign(test.io.stdout, { isTTY: false });
     const answered = new Promise<void>((resolve) => {
       test.io.stderr.on("data", () => {
         if (test.stderr().includes("Your choice")) resolve();
@@ -98,7 +112,7 @@ describe("runExample against the simulators it starts", () => {
   });
 
   it("ends with exit status 1 and one line when the run is aborted", async () => {
-    const test = createTestIo();
+    const test = createTestIo({ terminal: true });
     const controller = new AbortController();
     test.io.stderr.on("data", () => {
       if (test.stderr().includes("Your choice")) controller.abort();

@@ -99,12 +99,38 @@ describe("terminalAnswerer", () => {
     answer.close();
   });
 
-  it("leaves the interaction pending when the input ends", async () => {
-    const { input, output } = streams();
+  it("refuses at once, with a line saying so, when the input ends", async () => {
+    const { input, output, printed } = streams();
     const answer = terminalAnswerer({ input, output });
-    const pending = answer(question());
+    const first = answer(question({ interaction_id: "i-1" }));
+    const second = answer(question({ interaction_id: "i-2" }));
+    input.end();
+    const refused = { option_id: "deny", text: "No answer: the input at the terminal ended." };
+    expect(await first).toEqual(refused);
+    expect(await second).toEqual(refused);
+    expect(printed().match(/\(no more input: refused\)/g)).toHaveLength(2);
+    answer.close();
+  });
+
+  it("leaves a question without a deny option pending when the input ends", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question({ options: [] }));
     input.end();
     expect(await pending).toBeUndefined();
+    expect(printed()).toContain("no option to refuse: the interaction stays pending");
+    answer.close();
+  });
+
+  it("prints nothing more and answers nothing when closed with a question open", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const pending = answer(question());
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = printed();
+    answer.close();
+    expect(await pending).toBeUndefined();
+    expect(printed()).toBe(before);
   });
 
   it("answers simulator interactions from what the person types", async () => {

@@ -8,7 +8,7 @@ import {
   reasonerScenarios,
 } from "../../simulators/reasoner/reasoner-scenarios.js";
 import { startSimulators } from "../../simulators/start-simulators.js";
-import { defaultApprovalMode } from "../approval-mode.js";
+import { simulatedApprovalMode } from "../approval-mode.js";
 import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec } from "../command-specs.js";
@@ -36,7 +36,7 @@ export async function simCommand(
   if (!scenarios.includes(scenario)) {
     throw usageError(`--scenario must be one of ${scenarios.join(", ")}; got "${scenario}".`);
   }
-  const mode = args.approve ?? defaultApprovalMode(io);
+  const mode = simulatedApprovalMode(args.approve, io);
   const answerer: TerminalAnswerer | undefined =
     mode === "ask" ? terminalAnswerer({ input: io.stdin, output: io.stderr }) : undefined;
   const answer: AnswerMode = answerer ?? (mode as Exclude<typeof mode, "ask">);

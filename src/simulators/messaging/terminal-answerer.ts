@@ -18,12 +18,22 @@ export interface TerminalAnswerer extends AnswerFunction {
 /** Option id given to a typed answer when the interaction offers no options. */
 export const freeTextOptionId = "free_text";
 
+/** The option chosen for the person when the input ends: no answer is a refusal. */
+export const refusalOptionId = "deny";
+
+/** The answer text recorded when the input ended before the person answered. */
+export const endOfInputNote = "No answer: the input at the terminal ended.";
+
 /**
  * An answer mode for the messaging simulator that prints each interaction's
  * text and options and reads the person's choice: the option number, its id
  * or its label, optionally followed by `: comment` (kept as the answer text).
- * Questions are asked one at a time; when the input ends, interactions stay
- * pending. Call `close()` when done so the input no longer holds the process.
+ * Questions are asked one at a time. When the input ends (Ctrl-D, a closed
+ * pipe) each question still open is refused at once, with a line saying so:
+ * the `deny` option is chosen for it (an interaction offering no `deny`
+ * stays pending). Call `close()` when done so the input no longer holds the
+ * process; questions still open then stay pending, and nothing more is
+ * printed.
  *
  * @example
  * const answerer = terminalAnswerer();
@@ -36,6 +46,7 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
   const waiting: ((line: string | undefined) => void)[] = [];
   let reader: Interface | undefined;
   let ended = false;
+  let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
 
   const startReader = (): Interface => {
@@ -66,10 +77,7 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
     output.write(formatQuestion(question));
     for (;;) {
       const line = await nextLine();
-      if (line === undefined) {
-        output.write("\n(no more input: the interaction stays pending)\n");
-        return undefined;
-      }
+      if (line === undefined) return closed ? undefined : answerAtEndOfInput(question, output);
       const choice = parseChoice(line, question);
       if (choice) {
         if (waiting.length === 0) reader?.pause();
@@ -86,9 +94,23 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
   };
   return Object.assign(answer, {
     close: () => {
+      closed = true;
       reader?.close();
     },
   });
+}
+
+/** No more input can come: refuse now rather than leave the question waiting for its timeout. */
+function answerAtEndOfInput(
+  question: InteractionQuestion,
+  output: NodeJS.WritableStream,
+): AnswerChoice | undefined {
+  if (question.options.some((option) => option.id === refusalOptionId)) {
+    output.write("\n(no more input: refused)\n");
+    return { option_id: refusalOptionId, text: endOfInputNote };
+  }
+  output.write("\n(no more input and no option to refuse: the interaction stays pending)\n");
+  return undefined;
 }
 
 // Everything shown comes from whoever sent the message: control characters,
