@@ -7,10 +7,27 @@ import type { RunResult, RunStep, ToolCallRecord } from "./run-result.js";
  * step (model call) it belongs to, from 1.
  */
 export type AgentEvent =
+  /** A model call is about to be made for this step. */
+  | { type: "step-start"; stepNumber: number }
   /** A piece of the model's answer text, as it streams. */
   | { type: "text-delta"; stepNumber: number; delta: string }
   /** A piece of the model's reasoning text, when the service streams it. */
   | { type: "reasoning-delta"; stepNumber: number; delta: string }
+  /**
+   * A piece of a tool call's arguments, as it streams (`stream()` only). The
+   * assembled call still comes once, as `tool-call`, after the answer ends.
+   */
+  | {
+      type: "tool-call-delta";
+      stepNumber: number;
+      /** Position of the call in the answer, from 0. */
+      toolCallIndex: number;
+      /** The call's id as streamed; `tool-call` carries the same id unless the provider repeated one. */
+      toolCallId: string;
+      toolName: string;
+      /** The next piece of the raw JSON text of the arguments; the first may be `""`, announcing the call. */
+      argumentsDelta: string;
+    }
   /** The model asked for a tool; emitted for each call before any runs. */
   | {
       type: "tool-call";

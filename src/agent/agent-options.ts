@@ -3,6 +3,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger } from "../internal/logger.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
+import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
 import type { Model, ModelRequest } from "./model.js";
@@ -32,7 +33,11 @@ export interface AgentOptions {
   maxSteps?: number | undefined;
   /** Tool calls of one answer that run at the same time. @default 4 */
   toolConcurrency?: number | undefined;
-  /** Time a tool call may take before its signal fires and the model is told. @default 60000 */
+  /**
+   * Time a tool call may take before its signal fires and the model is told.
+   * A tool's own `timeoutMs` (see `defineTool`) overrides it.
+   * @default 60000
+   */
   toolTimeoutMs?: number | undefined;
   /** Receives step, tool and approval audit lines. @default silent */
   logger?: Logger | undefined;
@@ -79,7 +84,6 @@ const knownOptions = new Set([
   "requestOptions",
   "runStore",
 ]);
-const maxTimerMs = 2_147_483_647;
 
 /**
  * Checks every option and returns the settings, or throws one
@@ -238,5 +242,6 @@ function findToolProblem(tool: AnyTool | undefined): string | undefined {
   ) {
     return `tool "${tool.name}" parameters must be a JSON Schema of type "object".`;
   }
-  return undefined;
+  const timeoutProblem = findTimeoutProblem(tool.timeoutMs);
+  return timeoutProblem ? `tool "${tool.name}" ${timeoutProblem}` : undefined;
 }

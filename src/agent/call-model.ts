@@ -7,8 +7,9 @@ import { neverAborted } from "./never-aborted.js";
 export type ModelCallMode = "complete" | "stream";
 
 /**
- * One model call. In `stream` mode the text and reasoning deltas of the
- * first choice are emitted as they come, and the assembled answer returned.
+ * One model call. In `stream` mode the text, reasoning and tool-call
+ * argument deltas of the first choice are emitted as they come, and the
+ * assembled answer returned.
  * Rejects as soon as `signal` fires, even if the model ignores it. The model
  * gets the signal, or no signal when the run has none ({@link neverAborted}).
  */
@@ -38,6 +39,15 @@ export async function callModel(options: {
         emit({ type: "text-delta", stepNumber, delta: event.delta });
       } else if (event.type === "reasoning-delta" && event.choiceIndex === 0) {
         emit({ type: "reasoning-delta", stepNumber, delta: event.delta });
+      } else if (event.type === "tool-call-delta" && event.choiceIndex === 0) {
+        emit({
+          type: "tool-call-delta",
+          stepNumber,
+          toolCallIndex: event.toolCallIndex,
+          toolCallId: event.id,
+          toolName: event.name,
+          argumentsDelta: event.argumentsDelta,
+        });
       }
     }
     reading = false;

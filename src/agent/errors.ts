@@ -57,7 +57,7 @@ export class ToolExecutionError extends SwitchyardError {
   }
 }
 
-/** A tool did not finish within `toolTimeoutMs`; its signal was fired. */
+/** A tool did not finish within its `timeoutMs` (or the agent's `toolTimeoutMs`); its signal was fired. */
 export class ToolTimeoutError extends ToolExecutionError {
   override readonly name: string = "ToolTimeoutError";
   readonly timeoutMs: number;
@@ -65,7 +65,7 @@ export class ToolTimeoutError extends ToolExecutionError {
   constructor(details: { toolName: string; toolCallId: string; timeoutMs: number }) {
     super({
       ...details,
-      message: `Tool "${details.toolName}" did not finish within ${details.timeoutMs} ms and was stopped; raise toolTimeoutMs if it is slow by nature`,
+      message: `Tool "${details.toolName}" did not finish within ${details.timeoutMs} ms and was stopped; raise the tool's timeoutMs (or the agent's toolTimeoutMs) if it is slow by nature`,
     });
     this.timeoutMs = details.timeoutMs;
   }

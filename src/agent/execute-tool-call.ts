@@ -363,7 +363,8 @@ async function runTool(
   environment: ToolCallEnvironment,
   logger: () => Logger,
 ): Promise<ToolCallRecord> {
-  const { signal: runSignal, toolTimeoutMs } = environment;
+  const runSignal = environment.signal;
+  const toolTimeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
   // The tool's own signal, made if the tool reads it; fires on the timeout or the run's abort.
   const controller = new LazyAbortController();
   let stopWaiting: (reason: unknown) => void = () => {};

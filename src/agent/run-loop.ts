@@ -156,6 +156,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
     }
     for (let stepNumber = journal.stepCount + 1; ; stepNumber++) {
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
+      emit({ type: "step-start", stepNumber });
       let completion: ModelResponse;
       try {
         completion = await callModel({

@@ -4,6 +4,7 @@ import type { JsonSchema } from "./json-schema.js";
 import type { ActionDescription, NeedsApproval, Tool, ToolContext } from "./tool.js";
 import { findToolNameProblem } from "./tool-name.js";
 import { type ResolvedToolParameters, resolveToolParameters } from "./tool-parameters.js";
+import { findTimeoutProblem } from "./tool-timeout.js";
 import type { Zod3Schema } from "./zod-schema.js";
 
 /** What `defineTool` takes besides `parameters`. */
@@ -26,6 +27,15 @@ export interface ToolDefinition<Args, Result> {
    * @default false
    */
   readOnly?: boolean | undefined;
+  /**
+   * Time one call of this tool may take before its signal fires and the
+   * model is told it timed out. Overrides the agent's `toolTimeoutMs` for
+   * this tool, longer or shorter.
+   * @default the agent's `toolTimeoutMs`
+   * @example
+   * defineTool({ name: "export_orders", timeoutMs: 300_000, ... }) // a slow export gets 5 minutes
+   */
+  timeoutMs?: number | undefined;
   /** Words for the approver; when absent a generic description lists the arguments. */
   describeAction?:
     | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
@@ -73,7 +83,7 @@ export function defineTool(
   if (typeof definition.execute !== "function") {
     problems.push(`Tool "${name}": execute must be a function.`);
   }
-  const { needsApproval = false, describeAction, readOnly = false } = definition;
+  const { needsApproval = false, describeAction, readOnly = false, timeoutMs } = definition;
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     problems.push(
       `Tool "${name}": needsApproval must be a boolean or a function of the arguments.`,
@@ -82,6 +92,8 @@ export function defineTool(
   if (typeof readOnly !== "boolean") {
     problems.push(`Tool "${name}": readOnly must be true or false when given.`);
   }
+  const timeoutProblem = findTimeoutProblem(timeoutMs);
+  if (timeoutProblem) problems.push(`Tool "${name}": ${timeoutProblem}`);
   if (describeAction !== undefined && typeof describeAction !== "function") {
     problems.push(`Tool "${name}": describeAction must be a function when given.`);
   }
@@ -103,6 +115,7 @@ export function defineTool(
     execute: async (args, context) => execute(args, context),
     needsApproval,
     readOnly,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),
   };
   return Object.freeze(tool);

@@ -56,6 +56,8 @@ export interface Tool<Args = unknown, Result = unknown> {
    * @default false (the call may change something)
    */
   readonly readOnly?: boolean;
+  /** Milliseconds one call may take; overrides the agent's `toolTimeoutMs`. */
+  readonly timeoutMs?: number;
   /** Words for the approver; when absent a generic description is built from the arguments. */
   describeAction?: (
     args: Args,

@@ -58,7 +58,7 @@ describe("aborting a run", () => {
     const events = await collect(stream);
     const result = await stream.result;
     expect(result.status).toBe("aborted");
-    expect(events.map((event) => event.type)).toEqual(["finish"]);
+    expect(events.map((event) => event.type)).toEqual(["step-start", "finish"]);
   });
 
   it.each(["honours signal", "ignores signal"] as const)(

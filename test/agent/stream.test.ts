@@ -27,11 +27,14 @@ describe("agent.stream", () => {
     }).stream("2 + 3?");
     const events = await collect(stream);
     expect(shape(events)).toEqual([
+      "step-start",
       "reasoning-delta",
       "text-delta",
+      "tool-call-delta",
       "tool-call",
       "tool-result",
       "step-finish",
+      "step-start",
       "text-delta",
       "step-finish",
       "finish",
@@ -106,7 +109,7 @@ describe("agent.stream", () => {
     const failure = new Error("service unavailable");
     const stream = new Agent({ model: new ScriptedModel([{ error: failure }]) }).stream("hi");
     const events = await collect(stream);
-    expect(events.map((event) => event.type)).toEqual(["finish"]);
+    expect(events.map((event) => event.type)).toEqual(["step-start", "finish"]);
     expect(await stream.result).toMatchObject({ status: "failed", error: failure });
   });
 });

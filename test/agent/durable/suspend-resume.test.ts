@@ -391,6 +391,7 @@ describe("resume", () => {
       "approval-result",
       "tool-result",
       "step-finish",
+      "step-start",
       "text-delta",
       "step-finish",
       "finish",
