@@ -31,7 +31,7 @@ interface AskedQuestion {
 
 /**
  * Asks a person, through the messaging service, before a destructive action
- * runs (CONTRACT §4). One interaction per action, worded so a person can
+ * runs (docs/contract.md §4). One interaction per action, worded so a person can
  * judge it; only an answer `approve` to the interaction created for the
  * action's exact fingerprint approves, once. Everything else is a refusal
  * with a `code` and a `reason` the model can read: `denied`, `expired`,

@@ -21,7 +21,7 @@ import { SpecCatalog, type SpecReference } from "./spec-catalog.js";
 
 /**
  * Checks a documentation site's `layout.json`, its OpenAPI files and its
- * pages for the five causes of a blank or missing API page (seed 001): a
+ * pages for the five causes of a blank or missing API page (docs/contract.md §3): a
  * spec invalid or absent; page metadata or a navigation entry that does not
  * match an operation exactly; a navigation filter leaving an operation out;
  * an `x-hidden` / `x-excluded` operation that is referenced; an operation

@@ -65,7 +65,7 @@ export interface DocsClientOptions {
 }
 
 /**
- * Client of the documentation-hosting CLI API (seed 001): projects, the
+ * Client of the documentation-hosting CLI API (docs/contract.md §3): projects, the
  * current user, manifests, pulling and pushing files, a single-file edit
  * and a check of the site's configuration.
  *

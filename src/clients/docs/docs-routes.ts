@@ -4,8 +4,8 @@ import { type Route, type RouteOverrides, resolveRoutes } from "../route-table.j
 export type DocsRoute = Route;
 
 /**
- * Where each operation of the documentation CLI service lives (seed 001,
- * CONTRACT §3). Pass `routes` to `DocsClient` to override any of them.
+ * Where each operation of the documentation CLI service lives (docs/contract.md
+ *§3). Pass `routes` to `DocsClient` to override any of them.
  */
 export const docsRoutes = {
   getCurrentUser: { method: "GET", path: "/auth/user" },

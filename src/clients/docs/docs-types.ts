@@ -1,5 +1,5 @@
 /**
- * Answers of the documentation CLI service (seed 001, CONTRACT §3), as
+ * Answers of the documentation CLI service (docs/contract.md §3), as
  * `DocsClient` returns them. The seed shows few fields; every other field the
  * service sends is kept as it comes.
  */

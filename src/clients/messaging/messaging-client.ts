@@ -70,7 +70,7 @@ export interface MessagingClientOptions {
 }
 
 /**
- * Client of the messaging-delivery service (CONTRACT §4): consent links,
+ * Client of the messaging-delivery service (docs/contract.md §4): consent links,
  * durable notifications and interactions, and the human's answer.
  *
  * @example

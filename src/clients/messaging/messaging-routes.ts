@@ -4,7 +4,7 @@ import { type Route, type RouteOverrides, resolveRoutes } from "../route-table.j
 export type MessagingRoute = Route;
 
 /**
- * Where each messaging operation lives (CONTRACT §4). Pass `routes` to
+ * Where each messaging operation lives (docs/contract.md §4). Pass `routes` to
  * `MessagingClient` to override any of them for a service that differs.
  */
 export const messagingRoutes = {

@@ -1,5 +1,5 @@
 /**
- * Answers of the messaging service (CONTRACT §4), as `MessagingClient`
+ * Answers of the messaging service (docs/contract.md §4), as `MessagingClient`
  * returns them: known fields in camelCase, every other field the service sent
  * kept under its wire name. States the service sends that this version does
  * not know are kept as they come (typed `string`), never dropped.

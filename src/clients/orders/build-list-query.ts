@@ -2,7 +2,7 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { QueryValue } from "../../internal/http/http-client.js";
 import type { ListParams } from "./order-types.js";
 
-/** Largest page the service serves (seed 000: `limit` 1 to 100). */
+/** Largest page the service serves (docs/contract.md §2: `limit` 1 to 100). */
 export const maximumPageSize = 100;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The message types that can be held (seed 000, "Callback hold"). This list
+ * The message types that can be held (docs/contract.md §2, "Callback hold"). This list
  * differs from `callbackMessageTypes`: `shipmentEvent` and `inboundReceived`
  * exist only here, and most callback types cannot be held.
  */

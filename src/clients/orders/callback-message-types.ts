@@ -1,5 +1,5 @@
 /**
- * The message types a callback can subscribe to (seed 000, "Callback message
+ * The message types a callback can subscribe to (docs/contract.md §2, "Callback message
  * types"). Holds use a different list: see `callbackHoldTypes`.
  */
 export const callbackMessageTypes = [

@@ -63,7 +63,7 @@ interface CallParts {
 }
 
 /**
- * Client of the order management service (seed 000, CONTRACT §2): tokens,
+ * Client of the order management service (docs/contract.md §2): tokens,
  * callbacks and holds, lists of SKUs, inventory, orders, returns and
  * shipments, and bulk writes split into batches whose per-item results come
  * back in input order.
@@ -508,7 +508,7 @@ export class OrderClient {
     const { body } = await this.#call(name, options, { body: unique, idempotent: true });
     const holds = parseHolds(body);
     this.#logger.info({ operation: name, types: unique }, "callback holds changed");
-    // The answer's shape is assumed (CONTRACT §2); when it differs, ask for the state instead.
+    // The answer's shape is assumed (docs/contract.md §2); when it differs, ask for the state instead.
     return typeof holds === "string" ? this.listCallbackHolds(options) : holds;
   }
 

@@ -4,7 +4,7 @@ import { type Route, type RouteOverrides, resolveRoutes } from "../route-table.j
 export type OrderRoute = Route;
 
 /**
- * Where each order management operation lives (seed 000 and CONTRACT §2).
+ * Where each order management operation lives (docs/contract.md §2).
  * Pass `routes` to `OrderClient` to override any of them for a service that differs.
  */
 export const orderRoutes = {

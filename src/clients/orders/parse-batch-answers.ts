@@ -16,7 +16,7 @@ export function parseBatchResultEntries(body: unknown): BatchAnswerEntry[] | str
 
 /**
  * Reads the answer of `DELETE /callbacks` in any of the forms services use:
- * `{deleted: [...]}` (seed 000), a bare array, or `{results: [...]}`, keyed by `id`.
+ * `{deleted: [...]}` (docs/contract.md §2), a bare array, or `{results: [...]}`, keyed by `id`.
  */
 export function parseDeleteCallbacksEntries(body: unknown): BatchAnswerEntry[] | string {
   const list = Array.isArray(body)

@@ -2,7 +2,7 @@ import { describeBody } from "./describe-body.js";
 import type { Callback } from "./order-types.js";
 
 /**
- * Reads a list of callbacks: a bare array (seed 000), or `{data: [...]}` /
+ * Reads a list of callbacks: a bare array (docs/contract.md §2), or `{data: [...]}` /
  * `{callbacks: [...]}`. Returns a problem string when the body is none of them.
  */
 export function parseCallbacks(body: unknown): Callback[] | string {

@@ -1,6 +1,6 @@
 /**
  * Wire types of the chat-completions convention the reasoning service follows
- * (CONTRACT §1). Fields not named here are kept as they come.
+ * (docs/contract.md §1). Fields not named here are kept as they come.
  */
 
 export type ChatRole = "system" | "user" | "assistant" | "tool" | "function";

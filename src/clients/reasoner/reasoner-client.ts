@@ -18,7 +18,7 @@ import { checkNonEmptyString, describeValue, isPlainObject } from "./validation-
 export type { ReasonerClientOptions } from "./reasoner-client-options.js";
 
 /**
- * Client of the reasoning service (CONTRACT §1): chat completions, whole or
+ * Client of the reasoning service (docs/contract.md §1): chat completions, whole or
  * streamed, with tools. Implements the agent's `Model` interface. Every
  * request is checked before it is sent; a completion has no side effect, so
  * requests retry like reads.

@@ -25,7 +25,7 @@ const setByMethod = ["stream", "stream_options"] as const;
 /**
  * Every problem of a chat request, one sentence each (`temperature 3 is
  * outside 0..2`); empty when the request may be sent. Checks the parameters
- * of CONTRACT §1; other keys pass through unchecked.
+ * of docs/contract.md §1; other keys pass through unchecked.
  */
 export function findChatRequestProblems(
   request: unknown,

@@ -13,7 +13,7 @@ export interface DocsService {
   now(): Date;
 }
 
-/** The CLI endpoints of seed 001, relative to `/cli/v1`. */
+/** The CLI endpoints of docs/contract.md §3, relative to `/cli/v1`. */
 export function docsRoutes(service: DocsService): Route[] {
   return [
     { method: "GET", pattern: "/auth/user", handle: () => ({ body: { ...service.state.user } }) },

@@ -21,7 +21,7 @@ export interface DocsSimulatorOptions {
   now?: () => Date;
 }
 
-/** A running documentation-hosting CLI simulator (CONTRACT §3). */
+/** A running documentation-hosting CLI simulator (docs/contract.md §3). */
 export interface DocsSimulator {
   /** Base URL, `http://127.0.0.1:PORT/cli/v1`. */
   url: string;
@@ -55,7 +55,7 @@ export interface DocsSimulator {
 
 /**
  * Starts an in-memory documentation-hosting CLI service on 127.0.0.1
- * speaking CONTRACT §3: bearer auth, JSON bodies, plain-text errors.
+ * speaking docs/contract.md §3: bearer auth, JSON bodies, plain-text errors.
  *
  * @example
  * const docs = await startDocsSimulator();

@@ -42,7 +42,7 @@ export interface MessagingSimulatorOptions {
   now?: () => Date;
 }
 
-/** A running messaging-delivery simulator (CONTRACT §4). */
+/** A running messaging-delivery simulator (docs/contract.md §4). */
 export interface MessagingSimulator {
   /** Base URL, `http://127.0.0.1:PORT` (routes are under `/v1`). */
   url: string;
@@ -89,7 +89,7 @@ const defaultFailure = "The messaging platform could not deliver the message (si
 
 /**
  * Starts an in-memory messaging-delivery service on 127.0.0.1 speaking
- * CONTRACT §4. Messages move accepted -> sent -> delivered over a few
+ * docs/contract.md §4. Messages move accepted -> sent -> delivered over a few
  * milliseconds; interactions are answered by `answer` after `answerDelayMs`.
  *
  * @example

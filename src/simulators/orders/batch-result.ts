@@ -8,7 +8,7 @@ export interface BatchItemResult {
   error_message?: string;
 }
 
-/** The batch result envelope (seed 000). */
+/** The batch result envelope (docs/contract.md §2). */
 export interface BatchResultEnvelope {
   records_submitted: number;
   records_processed: number;

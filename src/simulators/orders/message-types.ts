@@ -1,4 +1,4 @@
-/** Message types a callback can subscribe to (seed 000); `all` is only a list filter. */
+/** Message types a callback can subscribe to (docs/contract.md §2); `all` is only a list filter. */
 export const callbackMessageTypes = [
   "skuInventoryChange",
   "orderEvent",

@@ -43,7 +43,7 @@ export interface OrdersSimulatorOptions {
   now?: () => Date;
 }
 
-/** A running order-management simulator (CONTRACT §2). */
+/** A running order-management simulator (docs/contract.md §2). */
 export interface OrdersSimulator {
   /** Base URL, `http://127.0.0.1:PORT/{accountSlug}/api/v1` (no trailing slash). */
   url: string;
@@ -82,7 +82,7 @@ export interface OrdersSimulator {
 
 /**
  * Starts an in-memory order-management service on 127.0.0.1 speaking
- * CONTRACT §2, seeded with 12 callbacks (4 on hooks.old-warehouse.example),
+ * docs/contract.md §2, seeded with 12 callbacks (4 on hooks.old-warehouse.example),
  * a shipmentEvent hold, 40 SKUs, 240 orders (ORD-1000..ORD-1239), 25 returns,
  * 30 inbound and ~60 outbound shipments.
  *

@@ -38,7 +38,7 @@ interface Settings {
 
 /**
  * Starts an OpenAI-compatible reasoning service on loopback that plays a
- * scripted model (CONTRACT §1): it checks the bearer key and every request
+ * scripted model (docs/contract.md §1): it checks the bearer key and every request
  * parameter, answers plainly or as SSE chunks, echoes the preferred
  * provider, and can fail on demand.
  *

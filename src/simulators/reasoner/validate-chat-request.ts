@@ -1,5 +1,5 @@
 /**
- * Server-side check of a chat request against CONTRACT §1, written apart
+ * Server-side check of a chat request against docs/contract.md §1, written apart
  * from the client so the two can disagree (and a test then shows which is
  * wrong). The first problem found is reported, as real providers do.
  */
