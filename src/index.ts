@@ -37,6 +37,7 @@ export type {
 } from "./agent/approver.js";
 // Durable runs: suspend at the approval gate, resume elsewhere
 export {
+  RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
   type RunNotResumableHint,
@@ -57,8 +58,11 @@ export {
 } from "./agent/durable/run-state.js";
 export type {
   RunClaim,
+  RunClaimOptions,
   RunList,
   RunListOptions,
+  RunReleaseOptions,
+  RunSaveOptions,
   RunStore,
   RunSummary,
 } from "./agent/durable/run-store.js";

@@ -3,6 +3,7 @@ import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
 import { AgentStream } from "./agent-stream.js";
 import type { ModelCallMode } from "./call-model.js";
+import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunState } from "./durable/run-state.js";
 import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
@@ -140,9 +141,11 @@ export class Agent {
     emit: AgentEventSink,
   ): Promise<RunResult> {
     const { claim, ...loop } = prepared;
+    const stopRenewing = keepClaimRenewed(claim);
     try {
       return await runLoop({ settings: this.#settings, mode, emit, ...loop });
     } finally {
+      stopRenewing();
       await claim?.release().catch(() => {});
     }
   }

@@ -97,6 +97,7 @@ export async function claimNewRun(
     throw error;
   }
   prepared.claim = claim;
+  prepared.journal.claim = claim;
 }
 
 async function checkRunIdFree(

@@ -1,3 +1,5 @@
+import type { RunClaim } from "./durable/run-store.js";
+
 /** Options of one run (`agent.run()`, `agent.stream()`). */
 export interface RunOptions {
   /** Stops the run: the model request, running tools and a pending approval. */
@@ -48,4 +50,13 @@ export interface ResumeOptions {
    * @default false
    */
   takeOver?: boolean | undefined;
+  /**
+   * A claim the caller already holds on this run (e.g. `RunWorker`'s, from
+   * `runStore.claimNext()`): the run is not claimed again, every save is
+   * fenced by it, and it is left for the caller to release. A recovered
+   * claim (its holder died) lets a run marked `running` go on, as
+   * `takeOver` does.
+   * @default the agent claims the run itself when the store can
+   */
+  claim?: RunClaim | undefined;
 }

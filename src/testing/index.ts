@@ -1,4 +1,9 @@
 export {
+  type ConformanceTest,
+  type RunStoreConformanceOptions,
+  runStoreConformance,
+} from "./run-store-conformance.js";
+export {
   type ScriptedApproval,
   ScriptedApprover,
   type ScriptedCheck,

@@ -40,7 +40,7 @@ export class RunNotFoundError extends SwitchyardError {
  */
 export class RunStoreError extends SwitchyardError {
   override readonly name: string = "RunStoreError";
-  /** `save`, `load`, `list`, `delete`, `claim` or `markApprovalUsed`. */
+  /** The store method that failed: `save`, `load`, `list`, `delete`, `claim`, `markApprovalUsed`, ... */
   readonly operation: string;
   readonly runId: string | undefined;
 
@@ -51,6 +51,27 @@ export class RunStoreError extends SwitchyardError {
     super(details.message, options);
     this.operation = details.operation;
     this.runId = details.runId;
+  }
+}
+
+/**
+ * The store refused a save (or a claim's renewal) that would overwrite
+ * another's work: the stored revision is not the one expected (`revision`:
+ * another process saved the run since this one read it), or this process's
+ * claim is no longer the run's current one (`claim`: it expired, or the run
+ * was taken over). Nothing was written; the run stops at once and runs
+ * nothing destructive, and whoever holds the run now goes on with it.
+ */
+export class RunConflictError extends RunStoreError {
+  override readonly name: string = "RunConflictError";
+  readonly reason: "revision" | "claim";
+
+  constructor(
+    details: { operation: string; runId: string; reason: "revision" | "claim"; message: string },
+    options?: { cause?: unknown },
+  ) {
+    super(details, options);
+    this.reason = details.reason;
   }
 }
 

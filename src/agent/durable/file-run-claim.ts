@@ -2,36 +2,47 @@ import { randomBytes } from "node:crypto";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { describeThrown } from "../describe-thrown.js";
-import { RunNotResumableError, RunStoreError } from "./durable-errors.js";
-import type { RunClaim } from "./run-store.js";
+import { RunConflictError, RunNotResumableError, RunStoreError } from "./durable-errors.js";
+import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "./run-store.js";
+
+/** The last token handed out here: tokens grow even within one millisecond. */
+let lastToken = 0;
 
 /** Who holds a claim, as its lock file says. */
-interface ClaimHolder {
+export interface ClaimHolder {
   pid: number;
   hostname: string;
+  owner: string;
   claimedAt: string;
-  token: string;
+  /** This claim's identity: the lock file is this claim's while it holds this id. */
+  id: string;
+  token: number;
 }
 
 /**
  * Claims a run with a lock file created exclusively (`wx`): the first
  * process to create it holds the run; others are refused, naming the
  * holder. `takeOver` replaces the lock of a holder that is gone (a crash
- * leaves its lock behind). Release removes the lock only while it is still
- * this claim's.
+ * leaves its lock behind). The claim never expires; release removes the
+ * lock only while it is still this claim's, then calls `onRelease` (which
+ * records when the run is due again).
  */
 export async function claimWithLockFile(
   runId: string,
   lockFile: string,
-  options: { takeOver?: boolean } = {},
+  options: RunClaimOptions & { onRelease?: (options: RunReleaseOptions) => Promise<void> } = {},
 ): Promise<RunClaim> {
   const holder: ClaimHolder = {
     pid: process.pid,
     hostname: hostname(),
+    owner: options.owner ?? `${hostname()}:${process.pid}`,
     claimedAt: new Date().toISOString(),
-    token: randomBytes(8).toString("hex"),
+    id: randomBytes(8).toString("hex"),
+    token: Math.max(Date.now(), lastToken + 1),
   };
+  lastToken = holder.token;
   const text = `${JSON.stringify(holder)}\n`;
+  let recovered = false;
   try {
     await writeFile(lockFile, text, { flag: "wx", mode: 0o600 });
   } catch (error) {
@@ -46,9 +57,10 @@ export async function claimWithLockFile(
       );
     }
     if (options.takeOver !== true) {
-      const current = await readHolder(lockFile);
+      const current = await readClaimHolder(lockFile);
+      const where = current ? `process ${current.pid} on ${current.hostname}` : undefined;
       const who = current
-        ? `process ${current.pid} on ${current.hostname} since ${current.claimedAt}`
+        ? `${current.owner && current.owner !== `${current.hostname}:${current.pid}` ? `${current.owner} (${where})` : where} since ${current.claimedAt}`
         : "another process";
       throw new RunNotResumableError(
         runId,
@@ -57,20 +69,43 @@ export async function claimWithLockFile(
         { takeOver: true },
       );
     }
-    await writeFile(lockFile, text, { mode: 0o600 });
+    const current = await readClaimHolder(lockFile);
+    const before = typeof current?.token === "number" ? current.token : 0;
+    holder.token = Math.max(holder.token, before + 1);
+    lastToken = holder.token;
+    await writeFile(lockFile, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+    recovered = true;
   }
+  const isCurrent = async () => (await readClaimHolder(lockFile))?.id === holder.id;
   return {
-    release: async () => {
-      const current = await readHolder(lockFile);
-      if (current?.token === holder.token) await unlink(lockFile).catch(() => {});
+    runId,
+    owner: holder.owner,
+    token: holder.token,
+    recovered,
+    expiresAt: undefined,
+    renew: async () => {
+      if (!(await isCurrent())) {
+        throw new RunConflictError({
+          operation: "renew",
+          runId,
+          reason: "claim",
+          message: `The claim on run "${runId}" was lost: another process took the run over (lock ${lockFile}).`,
+        });
+      }
+    },
+    release: async (releaseOptions = {}) => {
+      if (!(await isCurrent())) return;
+      await options.onRelease?.(releaseOptions);
+      await unlink(lockFile).catch(() => {});
     },
   };
 }
 
-async function readHolder(lockFile: string): Promise<ClaimHolder | undefined> {
+/** The holder a lock file names; `undefined` when there is none or it cannot be read. */
+export async function readClaimHolder(lockFile: string): Promise<ClaimHolder | undefined> {
   try {
     const value = JSON.parse(await readFile(lockFile, "utf8")) as Partial<ClaimHolder>;
-    return typeof value.token === "string" ? (value as ClaimHolder) : undefined;
+    return typeof value.pid === "number" ? (value as ClaimHolder) : undefined;
   } catch {
     return undefined;
   }

@@ -1,18 +1,39 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import {
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { describeThrown } from "../describe-thrown.js";
 import { runConcurrently } from "../run-concurrently.js";
-import { RunNotFoundError, RunStateError, RunStoreError } from "./durable-errors.js";
-import { claimWithLockFile } from "./file-run-claim.js";
+import {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+  RunStateError,
+  RunStoreError,
+} from "./durable-errors.js";
+import { claimWithLockFile, readClaimHolder } from "./file-run-claim.js";
 import { parseRunState, serializeRunState } from "./parse-run-state.js";
 import { findRunIdProblem } from "./run-id.js";
+import { comesAfter, readRunListOptions, runListCursor } from "./run-list-page.js";
 import type { RunState } from "./run-state.js";
 import {
   type RunClaim,
+  type RunClaimOptions,
   type RunList,
   type RunListOptions,
+  type RunReleaseOptions,
+  type RunSaveOptions,
   type RunStore,
   type RunSummary,
   summarizeRunState,
@@ -38,9 +59,21 @@ const listConcurrency = 16;
  * torn file. A run being worked on is claimed with a `<runId>.lock` file, so
  * two processes sharing the directory never resume the same run at once.
  * Each approval that let a call run leaves a marker in `used-approvals/`,
- * kept when runs are deleted, so no approval runs its call twice.
- * Made for one machine (or a shared disk); `docs/scaling.md` describes a
- * store for many workers.
+ * kept when runs are deleted, so no approval runs its call twice; each
+ * started call an execution record in `executions/<runId>/`, created
+ * exclusively.
+ *
+ * Compare-and-set and fencing checks are made under a short `<runId>.saving`
+ * lock file, so they hold between processes on one machine.
+ *
+ * What it cannot guarantee, where `PostgresRunStore` does: its claims never
+ * expire (a crashed holder's lock stays until someone resumes with
+ * `takeOver`, and `claimNext` never recovers a `running` run), a holder
+ * fenced out learns it only at its next save, and exclusive creates and
+ * renames on a network file system are only as atomic as its protocol.
+ * Listing and `claimNext` read every state file (fine for thousands of
+ * runs, not millions). Made for one machine; `docs/scaling.md` describes
+ * running workers on many.
  *
  * @example
  * const store = new FileRunStore(); // $SWITCHYARD_STATE_DIR or ./.switchyard
@@ -77,9 +110,20 @@ export class FileRunStore implements RunStore {
     return join(this.#runsDirectory, `${runId}.json`);
   }
 
-  async save(state: RunState): Promise<void> {
+  async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
     const file = this.pathOf(checked.runId);
+    if (options.expectedRevision === undefined && !options.claim) {
+      return this.#write(checked, file);
+    }
+    await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
+    await withSaveLock(`${file.slice(0, -".json".length)}.saving`, checked.runId, async () => {
+      await this.#checkSave(checked.runId, options);
+      await this.#write(checked, file);
+    });
+  }
+
+  async #write(checked: RunState, file: string): Promise<void> {
     const temporary = join(
       this.#runsDirectory,
       `.${checked.runId}.${randomBytes(6).toString("hex")}.tmp`,
@@ -108,6 +152,38 @@ export class FileRunStore implements RunStore {
     }
   }
 
+  /** Refuses a save whose claim is not the lock file's, or whose expected revision is not the stored one. */
+  async #checkSave(runId: string, options: RunSaveOptions): Promise<void> {
+    const { claim, expectedRevision } = options;
+    if (claim) {
+      const holder = await readClaimHolder(this.#lockFileOf(runId));
+      if (holder?.token !== claim.token) {
+        throw new RunConflictError({
+          operation: "save",
+          runId,
+          reason: "claim",
+          message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${holder ? `${holder.owner} took it over` : "it was released"}). Nothing was written; the run stops here.`,
+        });
+      }
+    }
+    if (expectedRevision === undefined) return;
+    let stored: number;
+    try {
+      stored = (await this.load(runId)).revision;
+    } catch (error) {
+      if (!(error instanceof RunNotFoundError)) throw error;
+      stored = 0;
+    }
+    if (stored !== expectedRevision) {
+      throw new RunConflictError({
+        operation: "save",
+        runId,
+        reason: "revision",
+        message: `Run "${runId}" was not saved: the store holds revision ${stored}, not ${expectedRevision}; another process saved it since this one read it. Nothing was written; the run stops here.`,
+      });
+    }
+  }
+
   async load(runId: string): Promise<RunState> {
     const file = this.pathOf(runId);
     let text: string;
@@ -132,8 +208,22 @@ export class FileRunStore implements RunStore {
     return state;
   }
 
+  /** Reads every state file, then returns the page asked for; see {@link RunStore.list}. */
   async list(options: RunListOptions = {}): Promise<RunList> {
-    const wanted = options.status === undefined ? undefined : [options.status].flat();
+    const page = readRunListOptions(options);
+    const { runs, unreadable } = await this.#readAll(page.statuses);
+    const after = page.after;
+    const remaining = after ? runs.filter((run) => comesAfter(run, after)) : runs;
+    const shown = remaining.slice(0, page.limit);
+    const last = shown.at(-1);
+    return {
+      runs: shown,
+      unreadable: after ? [] : unreadable,
+      ...(remaining.length > page.limit && last ? { nextCursor: runListCursor(last) } : {}),
+    };
+  }
+
+  async #readAll(wanted: readonly string[] | undefined): Promise<Omit<RunList, "nextCursor">> {
     let names: string[];
     try {
       names = await readdir(this.#runsDirectory);
@@ -174,9 +264,13 @@ export class FileRunStore implements RunStore {
     return { runs, unreadable };
   }
 
-  /** Claims the run with a lock file beside its state; see {@link RunStore.claim}. */
-  async claim(runId: string, options: { takeOver?: boolean } = {}): Promise<RunClaim> {
-    const file = this.pathOf(runId);
+  /**
+   * Claims the run with a lock file beside its state; see
+   * {@link RunStore.claim}. The claim never expires (`leaseMs` is not
+   * used): after a crash, resume with `takeOver`.
+   */
+  async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
+    this.pathOf(runId);
     try {
       await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 });
     } catch (error) {
@@ -189,7 +283,116 @@ export class FileRunStore implements RunStore {
         { cause: error },
       );
     }
-    return claimWithLockFile(runId, `${file.slice(0, -".json".length)}.lock`, options);
+    return claimWithLockFile(runId, this.#lockFileOf(runId), {
+      ...options,
+      onRelease: (release) => this.#schedule(runId, release),
+    });
+  }
+
+  /**
+   * Claims the suspended run due first (its `nextCheckAt` passed, oldest
+   * update first) that no process holds; see {@link RunStore.claimNext}.
+   * Reads every state file, and never takes a `running` run (claims here do
+   * not expire, so a crashed holder cannot be told from a live one).
+   */
+  async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
+    const { runs } = await this.#readAll(["suspended"]);
+    const now = Date.now();
+    const due: Array<{ runId: string; at: number }> = [];
+    for (const run of runs.reverse()) {
+      const at = await this.#dueTime(run.runId);
+      if (at <= now) due.push({ runId: run.runId, at });
+    }
+    due.sort((first, second) => first.at - second.at);
+    for (const { runId } of due) {
+      try {
+        const claim = await this.claim(runId, { ...options, takeOver: false });
+        const state = await this.load(runId).catch(() => undefined);
+        if (state?.status === "suspended") return claim;
+        await claim.release();
+      } catch (error) {
+        if (!(error instanceof RunNotResumableError)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  #lockFileOf(runId: string): string {
+    return `${this.pathOf(runId).slice(0, -".json".length)}.lock`;
+  }
+
+  #dueFileOf(runId: string): string {
+    return `${this.pathOf(runId).slice(0, -".json".length)}.due`;
+  }
+
+  /** When the run is due: the time in its `.due` file, or at once when there is none. */
+  async #dueTime(runId: string): Promise<number> {
+    try {
+      const at = Date.parse((await readFile(this.#dueFileOf(runId), "utf8")).trim());
+      return Number.isNaN(at) ? 0 : at;
+    } catch {
+      return 0;
+    }
+  }
+
+  async #schedule(runId: string, options: RunReleaseOptions): Promise<void> {
+    const at = options.nextCheckAt;
+    if (at && at.getTime() > Date.now()) {
+      await writeFile(this.#dueFileOf(runId), `${at.toISOString()}\n`, { mode: 0o600 });
+    } else {
+      await unlink(this.#dueFileOf(runId)).catch(() => {});
+    }
+  }
+
+  /**
+   * Creates `executions/<runId>/<sha256 of the call id>.json` exclusively;
+   * see {@link RunStore.recordStart}.
+   */
+  async recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean> {
+    const file = this.#executionFileOf(runId, toolCallId);
+    try {
+      await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
+      const record = { runId, toolCallId, fingerprint, startedAt: new Date().toISOString() };
+      await writeDurably(file, `${JSON.stringify(record)}\n`, "wx");
+      return true;
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") return false;
+      throw new RunStoreError(
+        {
+          operation: "recordStart",
+          runId,
+          message: `Could not record that call "${toolCallId}" of run "${runId}" starts (${file}): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+  }
+
+  /** Adds the tool message to the call's execution record; see {@link RunStore.recordFinish}. */
+  async recordFinish(runId: string, toolCallId: string, content: string): Promise<void> {
+    const file = this.#executionFileOf(runId, toolCallId);
+    try {
+      const record = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+      const finished = { ...record, finishedAt: new Date().toISOString(), content };
+      const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+      await writeDurably(temporary, `${JSON.stringify(finished)}\n`, "wx");
+      await rename(temporary, file);
+    } catch (error) {
+      throw new RunStoreError(
+        {
+          operation: "recordFinish",
+          runId,
+          message: `Could not record how call "${toolCallId}" of run "${runId}" ended (${file}): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+  }
+
+  #executionFileOf(runId: string, toolCallId: string): string {
+    this.pathOf(runId);
+    const name = createHash("sha256").update(toolCallId).digest("hex");
+    return join(this.directory, "executions", runId, `${name}.json`);
   }
 
   /**
@@ -229,6 +432,8 @@ export class FileRunStore implements RunStore {
     const file = this.pathOf(runId);
     try {
       await unlink(file);
+      await rm(join(this.directory, "executions", runId), { recursive: true, force: true });
+      await unlink(this.#dueFileOf(runId)).catch(() => {});
       return true;
     } catch (error) {
       if (errorCode(error) === "ENOENT") return false;
@@ -241,6 +446,61 @@ export class FileRunStore implements RunStore {
         { cause: error },
       );
     }
+  }
+}
+
+/** A save lock older than this was left by a crash, and is removed. */
+const staleSaveLockMs = 10_000;
+
+/**
+ * Runs `body` holding the lock file `lockFile` (created exclusively),
+ * waiting while another save holds it: compare-and-set is a read, a check
+ * and a rename, which must not interleave with another process's.
+ */
+async function withSaveLock<T>(
+  lockFile: string,
+  runId: string,
+  body: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + 2 * staleSaveLockMs;
+  for (;;) {
+    try {
+      await writeFile(lockFile, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
+      break;
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST" || Date.now() > deadline) {
+        throw new RunStoreError(
+          {
+            operation: "save",
+            runId,
+            message: `Could not lock run "${runId}" to save it (${lockFile}): ${describeThrown(error)}`,
+          },
+          { cause: error },
+        );
+      }
+      const since = await stat(lockFile).then(
+        (found) => found.mtimeMs,
+        () => Date.now(),
+      );
+      if (Date.now() - since > staleSaveLockMs) await unlink(lockFile).catch(() => {});
+      else await sleep(2 + Math.random() * 8);
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    await unlink(lockFile).catch(() => {});
+  }
+}
+
+/** Writes a file and flushes it to disk before resolving. */
+async function writeDurably(file: string, text: string, flag: "wx" | "w"): Promise<void> {
+  const handle = await open(file, flag, 0o600);
+  try {
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -33,6 +33,13 @@ export function checkResumeRequest(
       problems.push(`${name} must be true or false.`);
     }
   }
+  const { claim } = options;
+  if (
+    claim !== undefined &&
+    (typeof claim?.runId !== "string" || typeof claim.release !== "function")
+  ) {
+    problems.push("claim must be a RunClaim from the agent's runStore (claim() or claimNext()).");
+  }
   if (
     options.suspendOnApproval === true &&
     typeof settings.approver?.checkApproval !== "function"
@@ -72,7 +79,14 @@ export async function openResumedRun(
 ): Promise<PreparedRun> {
   const { runId, options } = request;
   const store = settings.runStore;
-  const claim = await store?.claim?.(runId, { takeOver: options.takeOver === true });
+  const given = options.claim;
+  if (given && given.runId !== runId) {
+    throw new ConfigurationError(
+      `The claim given is on run "${given.runId}", not "${runId}"; pass the claim of the run resumed.`,
+    );
+  }
+  const claim = given ?? (await store?.claim?.(runId, { takeOver: options.takeOver === true }));
+  const takeOver = options.takeOver === true || claim?.recovered === true;
   try {
     let state = request.given;
     if (store) {
@@ -81,12 +95,13 @@ export async function openResumedRun(
       state = stored ?? state;
     }
     if (!state) throw new RunNotFoundError(runId, "the run store");
-    checkResumable(state, resumeChecks(settings, state, options));
+    checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
     const maxSteps = options.maxSteps ?? state.maxSteps;
     return {
       journal: new RunJournal({
         runId,
         store,
+        claim,
         maxSteps,
         messages: [...state.messages],
         resumeFrom: state,
@@ -95,10 +110,11 @@ export async function openResumedRun(
       signal: options.signal ?? neverAborted,
       suspendOnApproval:
         options.suspendOnApproval ?? typeof settings.approver?.checkApproval === "function",
-      claim,
+      // A claim the caller gave stays the caller's to release.
+      claim: given ? undefined : claim,
     };
   } catch (error) {
-    await claim?.release().catch(() => {});
+    if (!given) await claim?.release().catch(() => {});
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import type {
   ToolModelMessage,
 } from "../model-message.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
-import { RunStoreError } from "./durable-errors.js";
+import { RunConflictError, RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
 import {
   type FinishedCallStatus,
@@ -17,7 +17,7 @@ import {
   runStateFormat,
   runStateVersion,
 } from "./run-state.js";
-import type { RunStore } from "./run-store.js";
+import type { RunClaim, RunStore } from "./run-store.js";
 
 /** Where a run starts from: nothing (a new run) or a saved state. */
 export interface RunJournalOptions {
@@ -27,6 +27,8 @@ export interface RunJournalOptions {
   store: RunStore | undefined;
   maxSteps: number;
   messages: ModelMessage[];
+  /** The claim this process holds on the run; every save is fenced by it. */
+  claim?: RunClaim | undefined;
   /** The caller's labels of a new run (`RunOptions.metadata`). */
   metadata?: Record<string, string> | undefined;
   /** From a saved state; a new run starts empty. */
@@ -53,6 +55,8 @@ export class RunJournal {
   /** Model calls made so far; the open step, when there is one, is the last. */
   stepCount: number;
   readonly #store: RunStore | undefined;
+  /** Set once the run is claimed; saves carry it so a store can refuse a stale holder's. */
+  claim: RunClaim | undefined;
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
   /** Saves made to the store so far, this run's and earlier processes'. */
@@ -72,6 +76,7 @@ export class RunJournal {
     const from = options.resumeFrom;
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
+    this.claim = options.claim;
     const metadata = from ? from.metadata : options.metadata;
     this.#metadata = metadata ? { ...metadata } : undefined;
     this.stepCount = from?.stepCount ?? 0;
@@ -163,12 +168,50 @@ export class RunJournal {
     });
     try {
       await this.#persist();
-      return undefined;
     } catch (error) {
       this.#calls.set(toolCallId, previous);
       this.#storeError ??= error as RunStoreError;
       return error as RunStoreError;
     }
+    return this.#recordStart(toolCallId, starting.fingerprint);
+  }
+
+  /**
+   * The store's execution record, when it keeps them: of two processes
+   * starting the same call, one gets the record and the other a refusal (it
+   * then stops the run; the call's outcome is unknown to it).
+   */
+  async #recordStart(
+    toolCallId: string,
+    fingerprint: string | undefined,
+  ): Promise<RunStoreError | undefined> {
+    const store = this.#store;
+    const runId = this.runId;
+    if (typeof store?.recordStart !== "function" || runId === undefined) return undefined;
+    let error: RunStoreError;
+    try {
+      if (await store.recordStart(runId, toolCallId, fingerprint ?? "")) return undefined;
+      error = new RunConflictError({
+        operation: "recordStart",
+        runId,
+        reason: "claim",
+        message: `Call "${toolCallId}" of run "${runId}" was not run: the run store already holds a record that it started, made by another process. The run stops here; whoever holds the run goes on with it.`,
+      });
+    } catch (thrown) {
+      error =
+        thrown instanceof RunStoreError
+          ? thrown
+          : new RunStoreError(
+              {
+                operation: "recordStart",
+                runId,
+                message: `Could not record that call "${toolCallId}" of run "${runId}" starts: ${redactText(describeThrown(thrown))}`,
+              },
+              { cause: thrown },
+            );
+    }
+    this.#storeError ??= error;
+    return error;
   }
 
   /**
@@ -202,6 +245,9 @@ export class RunJournal {
     }
     if (!wasStarted && record.status !== "awaiting_approval") return;
     try {
+      if (wasStarted && this.runId !== undefined && call.content !== undefined) {
+        await this.#store?.recordFinish?.(this.runId, record.toolCallId, redactText(call.content));
+      }
       await this.#persist();
     } catch (error) {
       this.#storeError ??= error as RunStoreError;
@@ -266,7 +312,7 @@ export class RunJournal {
       if (!store) return this.snapshot();
       const state = this.#snapshotAt(this.#revision + 1);
       try {
-        await store.save(state);
+        await store.save(state, { expectedRevision: this.#revision, claim: this.claim });
         this.#revision = state.revision;
       } catch (error) {
         throw error instanceof RunStoreError

@@ -17,49 +17,141 @@ export interface RunSummary {
   }>;
 }
 
-/** Which runs `list` returns. */
+/** Which runs `list` returns, and which page of them. */
 export interface RunListOptions {
   /** Only runs with this status (or one of these). @default every status */
   status?: RunStateStatus | readonly RunStateStatus[];
+  /** The `nextCursor` of the page before; the listing goes on after it. @default the first page */
+  after?: string | undefined;
+  /** The most runs on one page (1 to 1000). @default 100 */
+  limit?: number | undefined;
 }
 
-/** The runs found, and the stored states that could not be read (never skipped silently). */
+/** One page of runs, and the stored states that could not be read (never skipped silently). */
 export interface RunList {
-  /** Most recently updated first. */
+  /** Most recently updated first (then by run id): a keyset order, stable across pages. */
   runs: RunSummary[];
   unreadable: RunStateError[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  nextCursor?: string;
 }
 
-/** A run claimed by this process; release it when done with the run. */
+/** Options of {@link RunStore.save}. */
+export interface RunSaveOptions {
+  /**
+   * Compare-and-set: the revision the store must hold now (`0`: no state
+   * saved under this id yet). Otherwise the save is refused with
+   * `RunConflictError` (reason `revision`) and nothing is written. The
+   * agent always passes it. @default none: the save replaces whatever is stored
+   */
+  expectedRevision?: number | undefined;
+  /**
+   * The claim this process works on the run under. A store refuses the save
+   * (`RunConflictError`, reason `claim`) once the claim is no longer the
+   * run's current one (it expired, or another process took the run over):
+   * the fencing that stops a stalled worker from writing after another took
+   * over. @default none: the save is not fenced
+   */
+  claim?: RunClaim | undefined;
+}
+
+/** Options of {@link RunStore.claim} and {@link RunStore.claimNext}. */
+export interface RunClaimOptions {
+  /**
+   * Take the run even though another process holds its claim: that process
+   * is gone. Its later saves are refused. @default false
+   */
+  takeOver?: boolean | undefined;
+  /** Who holds the claim, shown to others refused the run. @default `<host name>:<process id>` */
+  owner?: string | undefined;
+  /**
+   * How long the claim lasts unless renewed, in milliseconds, for stores
+   * whose claims expire (a lease). A store that renews claims itself does so
+   * every third of it. @default 60_000
+   */
+  leaseMs?: number | undefined;
+}
+
+/** Options of {@link RunClaim.release}. */
+export interface RunReleaseOptions {
+  /**
+   * When a suspended run is due to be checked again (its pending answers
+   * read) by `claimNext`. @default now: due at once
+   */
+  nextCheckAt?: Date | undefined;
+}
+
+/**
+ * A run claimed by this process: no other process works on it until it is
+ * released (or, in a store whose claims expire, until it expires unrenewed).
+ */
 export interface RunClaim {
-  release(): Promise<void>;
+  readonly runId: string;
+  /** Who holds it (`RunClaimOptions.owner`). */
+  readonly owner: string;
+  /**
+   * The fencing token: larger for each new claim of the same run. A save
+   * under a claim that is no longer current is refused.
+   */
+  readonly token: number;
+  /**
+   * True when the run was taken from a holder that is gone (its claim
+   * expired, or `takeOver`): a run marked `running` may then go on; calls
+   * that holder had started are reported as of unknown outcome.
+   */
+  readonly recovered: boolean;
+  /** When the claim expires unless renewed; `undefined` when it never expires. */
+  readonly expiresAt: Date | undefined;
+  /**
+   * Extends the claim by its lease. Rejects with `RunConflictError`
+   * (reason `claim`) when it was lost. Resolves at once for claims that do
+   * not expire.
+   */
+  renew(): Promise<void>;
+  /** Ends the claim (a lost claim is left as it is); see {@link RunReleaseOptions}. */
+  release(options?: RunReleaseOptions): Promise<void>;
 }
 
 /**
  * Where durable runs are kept between processes. `FileRunStore` is the
- * embedded default; `docs/scaling.md` describes what a store shared by many
- * workers adds (compare-and-set, leases, paging).
+ * embedded default for one machine; `PostgresRunStore`
+ * (`switchyard/postgres`) is shared by workers on many machines
+ * (`docs/scaling.md`). `runStoreConformance()` in `switchyard/testing` is
+ * the suite of this contract, to run against a store of your own.
  *
  * A store saves what it is given, whole: the agent redacts states before
  * saving them, and a store must never write a half state (a reader sees the
  * previous state or the new one).
  */
 export interface RunStore {
-  /** Creates or replaces the run's state. Rejects with `RunStoreError` when it cannot. */
-  save(state: RunState): Promise<void>;
+  /**
+   * Creates or replaces the run's state. Rejects with `RunConflictError`
+   * when `expectedRevision` or the `claim` does not hold, and with
+   * `RunStoreError` when it cannot save.
+   */
+  save(state: RunState, options?: RunSaveOptions): Promise<void>;
   /** The run's state; rejects with `RunNotFoundError`, or `RunStateError` when unreadable. */
   load(runId: string): Promise<RunState>;
+  /** Summaries of the runs, one page at a time; never reads whole conversations when it can avoid it. */
   list(options?: RunListOptions): Promise<RunList>;
-  /** Removes the run; resolves `false` when there was none. */
+  /** Removes the run and its execution records; resolves `false` when there was none. */
   delete(runId: string): Promise<boolean>;
   /**
    * Makes this process the only one working on the run until released, so
-   * two processes never resume the same run at once. Rejects with
-   * `RunNotResumableError` (status `claimed`) when another holds it, unless
-   * `takeOver` says that holder is gone. Optional: the agent claims runs
-   * when the store can; a store shared by several processes should.
+   * two processes never resume the same run at once (the run need not be
+   * saved yet). Rejects with `RunNotResumableError` (status `claimed`) when
+   * another holds it, unless `takeOver` says that holder is gone. Optional:
+   * the agent claims runs when the store can; a store shared by several
+   * processes should.
    */
-  claim?(runId: string, options?: { takeOver?: boolean }): Promise<RunClaim>;
+  claim?(runId: string, options?: RunClaimOptions): Promise<RunClaim>;
+  /**
+   * Claims one run that is due: `suspended` with its check time passed, or
+   * `running` under a claim that expired (its holder died). Resolves
+   * `undefined` when none is. Two callers never get the same run. Optional:
+   * `RunWorker` needs it.
+   */
+  claimNext?(options?: RunClaimOptions): Promise<RunClaim | undefined>;
   /**
    * Records, for good, that the approval given in this interaction let its
    * action run: resolves `true` the first time, `false` when it was recorded
@@ -69,6 +161,16 @@ export interface RunStore {
    * Optional: without it, approvals are remembered only in this process.
    */
   markApprovalUsed?(interactionId: string, fingerprint: string): Promise<boolean>;
+  /**
+   * Records that a call of a tool that is not read-only starts: resolves
+   * `true` for the first record of this run's call, `false` when it was
+   * recorded before, by anyone (the call must then not run; its outcome is
+   * unknown). Of two processes, exactly one gets `true`. Optional, with
+   * {@link RunStore.recordFinish}.
+   */
+  recordStart?(runId: string, toolCallId: string, fingerprint: string): Promise<boolean>;
+  /** Records the tool message of a call recorded by `recordStart`. */
+  recordFinish?(runId: string, toolCallId: string, content: string): Promise<void>;
 }
 
 /** The summary of one state, as `list` gives it. */

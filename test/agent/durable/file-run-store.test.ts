@@ -411,7 +411,7 @@ async function suspendWithStore(directory: string): Promise<{ runId: string; sta
     runStore: new FileRunStore({ directory }),
   }).run("delete cb-1 and cb-2", { suspendOnApproval: true });
   if (result.status !== "suspended" || !result.runId || !result.state) {
-    throw new Error(`the run did not suspend: ${result.status}`);
+    throw new Error(`the run did not suspend: ${result.status} ${result.error?.message}`);
   }
   return { runId: result.runId, state: result.state };
 }

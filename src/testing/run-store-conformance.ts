@@ -1,0 +1,396 @@
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+} from "../agent/durable/durable-errors.js";
+import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
+import type { RunClaim, RunStore } from "../agent/durable/run-store.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+
+/** A test body as `it` takes it. */
+export type ConformanceTest = () => Promise<void>;
+
+/** What {@link runStoreConformance} needs: your test framework's functions and your store. */
+export interface RunStoreConformanceOptions {
+  /** Names the suite in the report (`describe` of vitest, jest, mocha or `node:test`). */
+  describe: (name: string, body: () => void) => unknown;
+  /** Declares one test (`it` or `test` of the same framework). */
+  it: (name: string, body: ConformanceTest) => unknown;
+  /**
+   * Makes an empty store for one test (a new directory, a new schema...).
+   * Each test creates its own, so tests never see each other's runs.
+   */
+  createStore: () => RunStore | Promise<RunStore>;
+  /** Frees a store `createStore` made (closes its pool). @default nothing */
+  closeStore?: ((store: RunStore) => Promise<void> | void) | undefined;
+  /** The suite's name. @default "RunStore conformance" */
+  name?: string | undefined;
+}
+
+/**
+ * The contract of a {@link RunStore}, as tests your store must pass: saves
+ * and loads whole states, compare-and-set saves, claims that exclude each
+ * other and fence a stale holder's saves, claims that expire (for stores
+ * whose claims say they do), at-most-once execution records, approvals used
+ * once, `claimNext` handing each due run to one caller, and listing by
+ * status with keyset paging. The optional methods are tested when the store
+ * has them. Assertions use `node:assert`, so any framework runs it.
+ *
+ * @example
+ * // my-store.test.ts (vitest)
+ * import { describe, it } from "vitest";
+ * import { runStoreConformance } from "switchyard/testing";
+ * runStoreConformance({ describe, it, createStore: () => new MyRunStore() });
+ */
+export function runStoreConformance(options: RunStoreConformanceOptions): void {
+  const { describe, it } = options;
+  const test = (name: string, body: (store: RunStore) => Promise<void>) =>
+    it(name, async () => {
+      const store = await options.createStore();
+      try {
+        await body(store);
+      } finally {
+        await options.closeStore?.(store);
+      }
+    });
+
+  describe(options.name ?? "RunStore conformance", () => {
+    describe("saving and loading", () => {
+      test("loads back exactly the state saved", async (store) => {
+        const saved = runState("run-a", { status: "suspended", revision: 1 });
+        await store.save(saved);
+        assert.deepEqual(await store.load("run-a"), saved);
+      });
+
+      test("rejects loading a run it does not hold with RunNotFoundError", async (store) => {
+        await assert.rejects(store.load("run-missing"), RunNotFoundError);
+      });
+
+      test("replaces a state on save, and forgets it on delete", async (store) => {
+        await store.save(runState("run-a", { revision: 1 }));
+        const second = runState("run-a", { revision: 2, status: "completed" });
+        await store.save(second);
+        assert.deepEqual(await store.load("run-a"), second);
+        assert.equal(await store.delete("run-a"), true);
+        assert.equal(await store.delete("run-a"), false);
+        await assert.rejects(store.load("run-a"), RunNotFoundError);
+      });
+    });
+
+    describe("compare-and-set", () => {
+      test("creates a run only when none is stored under expectedRevision 0", async (store) => {
+        await store.save(runState("run-a", { revision: 1 }), { expectedRevision: 0 });
+        const second = store.save(runState("run-a", { revision: 1, stepCount: 9 }), {
+          expectedRevision: 0,
+        });
+        await assertConflict(second, "revision");
+        assert.equal((await store.load("run-a")).stepCount, 1);
+      });
+
+      test("refuses a save whose expected revision is not the stored one, writing nothing", async (store) => {
+        await store.save(runState("run-a", { revision: 1 }), { expectedRevision: 0 });
+        await store.save(runState("run-a", { revision: 2 }), { expectedRevision: 1 });
+        await assertConflict(
+          store.save(runState("run-a", { revision: 2, stepCount: 7 }), { expectedRevision: 1 }),
+          "revision",
+        );
+        const stored = await store.load("run-a");
+        assert.equal(stored.revision, 2);
+        assert.equal(stored.stepCount, 1);
+      });
+
+      test("of two saves from the same revision, exactly one succeeds", async (store) => {
+        await store.save(runState("run-a", { revision: 1 }), { expectedRevision: 0 });
+        const outcomes = await Promise.allSettled(
+          [5, 6].map((stepCount) =>
+            store.save(runState("run-a", { revision: 2, stepCount }), { expectedRevision: 1 }),
+          ),
+        );
+        assert.equal(outcomes.filter((outcome) => outcome.status === "fulfilled").length, 1);
+        for (const outcome of outcomes) {
+          if (outcome.status === "rejected") assert.ok(outcome.reason instanceof RunConflictError);
+        }
+      });
+    });
+
+    describe("claims", () => {
+      test("lets one process claim a run at a time, and another once released", async (store) => {
+        if (!store.claim) return;
+        await store.save(runState("run-a", { status: "suspended" }));
+        const first = await store.claim("run-a", { owner: "worker-1" });
+        assert.equal(first.runId, "run-a");
+        await assert.rejects(store.claim("run-a", { owner: "worker-2" }), (error: unknown) => {
+          assert.ok(error instanceof RunNotResumableError);
+          assert.equal(error.status, "claimed");
+          return true;
+        });
+        await first.release();
+        const second = await store.claim("run-a", { owner: "worker-2" });
+        assert.ok(second.token > first.token, "a later claim has a larger fencing token");
+        await second.release();
+      });
+
+      test("claims a run not saved yet, so a new run is held from its first save", async (store) => {
+        if (!store.claim) return;
+        const claim = await store.claim("run-new");
+        await assert.rejects(store.claim("run-new"), RunNotResumableError);
+        await store.save(runState("run-new", { revision: 1, status: "running" }), {
+          expectedRevision: 0,
+          claim,
+        });
+        assert.equal((await store.load("run-new")).status, "running");
+        await claim.release();
+      });
+
+      test("fences a holder whose run was taken over: its saves and renewals are refused", async (store) => {
+        if (!store.claim) return;
+        await store.save(runState("run-a", { revision: 1, status: "suspended" }));
+        const stale = await store.claim("run-a", { owner: "worker-1" });
+        const current = await store.claim("run-a", { owner: "worker-2", takeOver: true });
+        assert.equal(current.recovered, true);
+        assert.ok(current.token > stale.token);
+        await assertConflict(
+          store.save(runState("run-a", { revision: 2, stepCount: 4 }), {
+            expectedRevision: 1,
+            claim: stale,
+          }),
+          "claim",
+        );
+        await assertConflict(stale.renew(), "claim");
+        await store.save(runState("run-a", { revision: 2, stepCount: 5 }), {
+          expectedRevision: 1,
+          claim: current,
+        });
+        await stale.release();
+        await assert.rejects(store.claim("run-a"), RunNotResumableError);
+        assert.equal((await store.load("run-a")).stepCount, 5);
+        await current.release();
+      });
+
+      test("ends a claim that is not renewed, when the store's claims expire", async (store) => {
+        if (!store.claim) return;
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const leaseMs = 300;
+        const lapsed = await store.claim("run-a", { leaseMs, owner: "worker-1" });
+        if (lapsed.expiresAt === undefined) {
+          await lapsed.release();
+          return;
+        }
+        await sleep(leaseMs * 3);
+        const next = await store.claim("run-a", { owner: "worker-2" });
+        assert.equal(next.recovered, true, "a claim taken from an expired one is recovered");
+        await assertConflict(
+          store.save(runState("run-a", { revision: 2 }), { expectedRevision: 1, claim: lapsed }),
+          "claim",
+        );
+        await next.release();
+      });
+    });
+
+    describe("claimNext", () => {
+      test("hands each due suspended run to exactly one of many callers", async (store) => {
+        if (!store.claimNext) return;
+        const runIds = Array.from({ length: 12 }, (_, index) => `run-${index}`);
+        for (const runId of runIds) await store.save(runState(runId, { status: "suspended" }));
+        await store.save(runState("run-done", { status: "completed" }));
+        const taken: string[] = [];
+        const held: RunClaim[] = [];
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            for (;;) {
+              const claim = await store.claimNext?.({ leaseMs: 30_000 });
+              if (!claim) return;
+              taken.push(claim.runId);
+              held.push(claim);
+            }
+          }),
+        );
+        assert.deepEqual([...taken].sort(), [...runIds].sort());
+        for (const claim of held) await claim.release();
+      });
+
+      test("leaves a run until its next check time once released with one", async (store) => {
+        if (!store.claimNext) return;
+        await store.save(runState("run-a", { status: "suspended" }));
+        const claim = await store.claimNext();
+        assert.equal(claim?.runId, "run-a");
+        await claim?.release({ nextCheckAt: new Date(Date.now() + 60_000) });
+        assert.equal(await store.claimNext(), undefined);
+        const again = store.claim ? await store.claim("run-a") : undefined;
+        await again?.release({ nextCheckAt: new Date(Date.now() - 1000) });
+        if (again) {
+          const due = await store.claimNext();
+          assert.equal(due?.runId, "run-a");
+          await due?.release();
+        }
+      });
+
+      test("recovers a running run whose claim expired, when the store's claims expire", async (store) => {
+        if (!store.claimNext || !store.claim) return;
+        const leaseMs = 300;
+        const claim = await store.claim("run-a", { leaseMs });
+        await store.save(runState("run-a", { revision: 1, status: "running" }), {
+          expectedRevision: 0,
+          claim,
+        });
+        if (claim.expiresAt === undefined) {
+          await claim.release();
+          return;
+        }
+        assert.equal(await store.claimNext(), undefined, "a held run is not handed out");
+        await sleep(leaseMs * 3);
+        const recovered = await store.claimNext();
+        assert.equal(recovered?.runId, "run-a");
+        assert.equal(recovered?.recovered, true);
+        await recovered?.release();
+      });
+    });
+
+    describe("execution records", () => {
+      test("lets exactly one of many callers start a call", async (store) => {
+        if (!store.recordStart) return;
+        await store.save(runState("run-a", { status: "running" }));
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, () => store.recordStart?.("run-a", "call_1", "sha256:aa")),
+        );
+        assert.equal(outcomes.filter((started) => started === true).length, 1);
+        assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
+        assert.equal(await store.recordStart("run-a", "call_2", "sha256:bb"), true);
+        await store.recordFinish?.("run-a", "call_1", '{"ok":true}');
+        assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
+      });
+    });
+
+    describe("used approvals", () => {
+      test("records an approval's use once, even when asked at once by many", async (store) => {
+        if (!store.markApprovalUsed) return;
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, () => store.markApprovalUsed?.("i_1", "sha256:aa")),
+        );
+        assert.equal(outcomes.filter((first) => first === true).length, 1);
+        assert.equal(await store.markApprovalUsed("i_1", "sha256:aa"), false);
+        assert.equal(await store.markApprovalUsed("i_2", "sha256:aa"), true);
+      });
+
+      test("keeps the record of a used approval when the run is deleted", async (store) => {
+        if (!store.markApprovalUsed) return;
+        await store.save(runState("run-a"));
+        assert.equal(await store.markApprovalUsed("i_9", "sha256:aa"), true);
+        await store.delete("run-a");
+        assert.equal(await store.markApprovalUsed("i_9", "sha256:aa"), false);
+      });
+    });
+
+    describe("listing", () => {
+      test("lists summaries by status, most recently updated first", async (store) => {
+        await store.save(runState("run-a", { status: "suspended", updatedAt: at(1) }));
+        await store.save(runState("run-b", { status: "completed", updatedAt: at(2) }));
+        await store.save(runState("run-c", { status: "suspended", updatedAt: at(3) }));
+        const { runs, unreadable } = await store.list({ status: "suspended" });
+        assert.deepEqual(
+          runs.map((run) => run.runId),
+          ["run-c", "run-a"],
+        );
+        assert.deepEqual(unreadable, []);
+        const [first] = runs;
+        assert.equal(first?.status, "suspended");
+        assert.equal(first?.updatedAt, at(3));
+        assert.deepEqual(first?.pendingCalls, [
+          {
+            toolCallId: "call_1",
+            toolName: "delete_callbacks",
+            phase: "awaiting_approval",
+            interactionId: "i_1",
+          },
+        ]);
+        assert.equal("messages" in (first ?? {}), false, "a summary holds no conversation");
+        const both = await store.list({ status: ["completed", "suspended"] });
+        assert.equal(both.runs.length, 3);
+      });
+
+      test("pages through runs with a cursor, each exactly once, in a stable order", async (store) => {
+        const updatedAt = at(5);
+        const runIds = ["run-e", "run-a", "run-d", "run-b", "run-c"];
+        for (const runId of runIds) await store.save(runState(runId, { updatedAt }));
+        await store.save(runState("run-newest", { updatedAt: at(9) }));
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const listed = await store.list({ limit: 2, ...(after ? { after } : {}) });
+          assert.ok(listed.runs.length <= 2);
+          seen.push(...listed.runs.map((run) => run.runId));
+          after = listed.nextCursor;
+          if (!after) break;
+        }
+        assert.deepEqual(seen, ["run-newest", "run-a", "run-b", "run-c", "run-d", "run-e"]);
+      });
+
+      test("refuses a cursor it did not make, and a limit out of range", async (store) => {
+        await assert.rejects(store.list({ after: "not a cursor" }), ConfigurationError);
+        await assert.rejects(store.list({ limit: 0 }), ConfigurationError);
+      });
+    });
+  });
+}
+
+async function assertConflict(
+  promise: Promise<unknown>,
+  reason: RunConflictError["reason"],
+): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof RunConflictError, `expected a RunConflictError, got ${error}`);
+    assert.equal(error.reason, reason);
+    return true;
+  });
+}
+
+function at(minute: number): string {
+  return new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString();
+}
+
+/** A valid state waiting for one approval answer, with what the test changes. */
+function runState(
+  runId: string,
+  overrides: Partial<RunState> & { status?: RunStateStatus } = {},
+): RunState {
+  return {
+    format: "switchyard.run-state",
+    version: 1,
+    runId,
+    revision: 1,
+    status: "suspended",
+    createdAt: at(0),
+    updatedAt: at(0),
+    maxSteps: 10,
+    stepCount: 1,
+    usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+    messages: [
+      { role: "user", content: "delete cb-1" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "delete_callbacks", arguments: '{"ids":["cb-1"]}' },
+          },
+        ],
+      },
+    ],
+    pendingCalls: [
+      {
+        toolCallId: "call_1",
+        toolName: "delete_callbacks",
+        rawArguments: '{"ids":["cb-1"]}',
+        arguments: { ids: ["cb-1"] },
+        phase: "awaiting_approval",
+        fingerprint: `sha256:${"0".repeat(64)}`,
+        interactionId: "i_1",
+      },
+    ],
+    ...overrides,
+  };
+}
