@@ -1,4 +1,5 @@
 import { usageError } from "./command-error.js";
+import { displayUrl } from "./format-text.js";
 
 /** The four remote services, in the order the command shows them. */
 export const serviceNames = ["reasoner", "orders", "docs", "messaging"] as const;
@@ -81,6 +82,8 @@ export function readServiceSettings(
       }
       return undefined;
     }
+    const shape = urlShapeProblem(service, url);
+    if (shape !== undefined) problems.push(shape);
     const missing = companions.filter((name) => read(name) === undefined);
     if (missing.length > 0) {
       problems.push(
@@ -88,6 +91,7 @@ export function readServiceSettings(
       );
       return undefined;
     }
+    if (shape !== undefined) return undefined;
     return Object.fromEntries([
       ["url", url],
       ...companions.map((name) => [name, read(name) as string]),
@@ -114,4 +118,36 @@ export function readServiceSettings(
     model: read("SWITCHYARD_MODEL"),
     notes,
   };
+}
+
+/**
+ * The mistake in the path of a service address that the clients would only
+ * meet as a 404 from the service, with the address to use instead; undefined
+ * when the path is right or the address is not a URL (the client names that).
+ */
+function urlShapeProblem(service: ServiceName, url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const variable = serviceVariables[service].url;
+  const path = parsed.pathname.replace(/\/+$/, "");
+  const shown = displayUrl(url);
+  if (service === "messaging" && /\/v1$/i.test(path)) {
+    return `${variable} ${shown} ends in /v1, but it is the base address: every route adds /v1 itself. Set it without /v1: ${parsed.origin}${path.replace(/\/v1$/i, "")}`;
+  }
+  if (service === "orders" && !/\/[^/]+\/api\/v1$/.test(path)) {
+    return `${variable} ${shown} has no /{account_slug}/api/v1/ path: set it to https://{host}/{account_slug}/api/v1/, here ${parsed.origin}${suggestOrdersPath(path)}`;
+  }
+  return undefined;
+}
+
+function suggestOrdersPath(path: string): string {
+  const api = path.indexOf("/api/");
+  if (api > 0) return `${path.slice(0, api)}/api/v1/`;
+  if (/\/[^/]+\/api$/.test(path)) return `${path}/v1/`;
+  if (/^\/[^/]+$/.test(path) && path !== "/api") return `${path}/api/v1/`;
+  return "/{account_slug}/api/v1/";
 }

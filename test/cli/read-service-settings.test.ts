@@ -1,6 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { CommandError } from "../../src/cli/command-error.js";
 import { readServiceSettings } from "../../src/cli/read-service-settings.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { createTestIo } from "./cli-test-io.js";
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    readServiceSettings(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).exitCode).toBe(2);
+    return (error as Error).message.split("\n");
+  }
+  throw new Error("expected a usage error");
+}
 
 describe("readServiceSettings", () => {
   it("uses every simulator when nothing is set, and treats empty values as unset", () => {
@@ -64,5 +77,53 @@ describe("readServiceSettings", () => {
     expect(settings.notes).toEqual([
       "SWITCHYARD_DOCS_TOKEN is set but SWITCHYARD_DOCS_URL is not, so the docs simulator is used.",
     ]);
+  });
+
+  it("names the variable and the fix for a messaging URL ending in /v1", () => {
+    expect(
+      problemsOf({
+        SWITCHYARD_MESSAGING_URL: "https://messaging.example.com/v1/",
+        SWITCHYARD_MESSAGING_TOKEN: "msg-token",
+        SWITCHYARD_APPROVER_LINK: "sl_8f2c",
+      }),
+    ).toEqual([
+      "SWITCHYARD_MESSAGING_URL https://messaging.example.com/v1/ ends in /v1, but it is the base address: every route adds /v1 itself. Set it without /v1: https://messaging.example.com",
+    ]);
+  });
+
+  it("names the variable and the fix for an orders URL without /{account_slug}/api/v1/", () => {
+    const orders = (url: string) =>
+      problemsOf({ SWITCHYARD_ORDERS_URL: url, SWITCHYARD_ORDERS_TOKEN: "eyJ.a.b" })[0];
+    expect(orders("https://orders.example.com")).toBe(
+      "SWITCHYARD_ORDERS_URL https://orders.example.com/ has no /{account_slug}/api/v1/ path: set it to https://{host}/{account_slug}/api/v1/, here https://orders.example.com/{account_slug}/api/v1/",
+    );
+    expect(orders("https://orders.example.com/acme")).toMatch(
+      /here https:\/\/orders\.example\.com\/acme\/api\/v1\/$/,
+    );
+    expect(orders("https://orders.example.com/acme/api/v2")).toMatch(
+      /here https:\/\/orders\.example\.com\/acme\/api\/v1\/$/,
+    );
+    expect(orders("https://user:secret@orders.example.com/api/v1")).not.toContain("secret");
+    expect(
+      readServiceSettings({
+        SWITCHYARD_ORDERS_URL: "https://orders.example.com/acme/api/v1",
+        SWITCHYARD_ORDERS_TOKEN: "eyJ.a.b",
+      }).orders?.url,
+    ).toBe("https://orders.example.com/acme/api/v1");
+  });
+
+  it("stops switchyard run with exit status 2 and the fix, before any request", async () => {
+    const test = createTestIo({
+      env: {
+        SWITCHYARD_MESSAGING_URL: "http://127.0.0.1:9/v1",
+        SWITCHYARD_MESSAGING_TOKEN: "msg-token",
+        SWITCHYARD_APPROVER_LINK: "sl_8f2c",
+      },
+    });
+
+    expect(await runCli(["run", "callback-cleanup"], test.io)).toBe(2);
+    expect(test.stderr()).toBe(
+      "switchyard: SWITCHYARD_MESSAGING_URL http://127.0.0.1:9/v1 ends in /v1, but it is the base address: every route adds /v1 itself. Set it without /v1: http://127.0.0.1:9\n",
+    );
   });
 });
