@@ -1,9 +1,9 @@
 import { safeParse, toJSONSchema } from "zod";
 import { zodToJsonSchema } from "zod-to-json-schema";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { compileJsonSchema } from "./compile-json-schema.js";
 import { formatIssues } from "./format-issues.js";
 import type { JsonSchema } from "./json-schema.js";
-import { createJsonSchemaCheck } from "./json-schema-check.js";
 import type { ArgumentsCheck } from "./tool.js";
 import { isZod3Schema, isZod4Schema } from "./zod-schema.js";
 
@@ -57,7 +57,8 @@ export function resolveToolParameters(
   if (typeof parameters === "object" && parameters !== null && !Array.isArray(parameters)) {
     const copy = convert(() => structuredClone(parameters), toolName);
     const jsonSchema = finishSchema(copy, toolName);
-    const check = createJsonSchemaCheck(jsonSchema);
+    // Checked in the dialect the schema declares, though the model is sent it without `$schema`.
+    const check = compileJsonSchema(deepFreeze(copy), { subject: `Tool "${toolName}"` });
     return {
       jsonSchema,
       checkArguments(args) {
