@@ -1,17 +1,16 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  Agent,
-  defineTool,
-  type Model,
-  type ModelCallOptions,
-  type ModelMessage,
-  type ModelRequest,
-  type ModelResponse,
-  type ModelStream,
-  type ModelStreamEvent,
-} from "switchyard";
+import { Agent, defineTool } from "switchyard";
+import type {
+  Model,
+  ModelCallOptions,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelStream,
+  ModelStreamEvent,
+} from "switchyard/model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 

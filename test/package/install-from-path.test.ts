@@ -79,6 +79,9 @@ describe("the package installed from a local path", () => {
         "const model = new ReasonerClient({ url: 'https://reasoner.example/v1/chat/completions', apiKey: 'k' });",
         "const agent = new Agent({ model, tools: [tool] });",
         "export async function main(): Promise<RunResult> { return agent.run('hi'); }",
+        'import type { ModelRequest } from "switchyard/model";',
+        'import { orderToolNames } from "switchyard/tools";',
+        "export const request: ModelRequest = { messages: [{ role: 'user', content: orderToolNames[0] }] };",
       ].join("\n"),
     );
     // zod comes with the package's dependencies; the user's file imports it too.
@@ -93,5 +96,5 @@ describe("the package installed from a local path", () => {
       encoding: "utf8",
     });
     expect(result).toBe("");
-  });
+  }, 180_000); // npm and tsc on a shared machine can take minutes
 });

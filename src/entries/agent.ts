@@ -1,0 +1,45 @@
+/**
+ * `switchyard/agent`: what a run is made of, for code that reads results,
+ * approvals and saved runs closely: step and tool call records, approval
+ * decisions and records, the saved run state and the run store's types.
+ */
+export type { AgentRequestOptions } from "../agent/agent-options.js";
+export type { ApprovalMessagingClient } from "../agent/approval/approval-messaging-client.js";
+export type { ApprovalAuditRecord } from "../agent/approval/audit-record.js";
+export { defaultApprovalTimeoutMs } from "../agent/approval/messaging-approver-options.js";
+export type {
+  ApprovalGateOptions,
+  ApprovalRecord,
+  ApprovedRecord,
+  PendingRecord,
+  RefusedRecord,
+} from "../agent/approval-gate.js";
+export type { ApprovedDecision, PendingDecision, RefusedDecision } from "../agent/approver.js";
+export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";
+export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
+export { isRunId } from "../agent/durable/run-id.js";
+export {
+  type FinishedCallStatus,
+  type PendingCallPhase,
+  type PendingToolCall,
+  type RunStateStatus,
+  runStateFormat,
+  runStateVersion,
+} from "../agent/durable/run-state.js";
+export type {
+  RunClaim,
+  RunClaimOptions,
+  RunList,
+  RunListOptions,
+  RunReleaseOptions,
+  RunSaveOptions,
+  RunSummary,
+} from "../agent/durable/run-store.js";
+export type {
+  RunStatus,
+  RunStep,
+  RunUsage,
+  ToolCallRecordBase,
+  ToolCallStatus,
+} from "../agent/run-result.js";
+export type { AgentInput } from "../agent/start-conversation.js";

@@ -1,0 +1,32 @@
+/**
+ * `switchyard/errors`: every error class Switchyard throws or returns, with
+ * the types of their details. The ones a caller usually catches are in the
+ * main entry too.
+ */
+
+export {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+  type RunNotResumableHint,
+  RunStateError,
+  RunStoreError,
+} from "../agent/durable/durable-errors.js";
+export {
+  InvalidToolInputError,
+  MaxStepsExceededError,
+  ToolExecutionError,
+  ToolTimeoutError,
+} from "../agent/errors.js";
+export { DocsPathNotFoundError } from "../clients/docs/docs-path-not-found-error.js";
+export { DocsTextNotFoundError } from "../clients/docs/docs-text-not-found-error.js";
+export {
+  TokenRotationError,
+  type TokenRotationStep,
+} from "../clients/orders/token-rotation-error.js";
+export {
+  StreamError,
+  type StreamErrorDetails,
+  type StreamErrorKind,
+} from "../clients/reasoner/stream-error.js";
+export * from "../errors/index.js";

@@ -1,0 +1,26 @@
+/**
+ * `switchyard/model`: the protocol the agent speaks to a language model.
+ * Implement `Model` to run an agent on a provider of your own.
+ */
+export type {
+  Model,
+  ModelCallOptions,
+  ModelChoice,
+  ModelRequest,
+  ModelResponse,
+  ModelStream,
+  ModelStreamEvent,
+  ModelUsage,
+} from "../agent/model.js";
+export type {
+  AssistantModelMessage,
+  FunctionModelMessage,
+  ModelMessage,
+  ModelMessageRole,
+  ModelToolCall,
+  ModelToolChoice,
+  ModelToolDefinition,
+  SystemModelMessage,
+  ToolModelMessage,
+  UserModelMessage,
+} from "../agent/model-message.js";

@@ -1,0 +1,32 @@
+/**
+ * `switchyard/reasoner`: the reasoning service's wire format (chat
+ * completions with `extra_body`), its request check and stream error details.
+ */
+export type {
+  ChatAssistantMessage,
+  ChatCallOptions,
+  ChatChoice,
+  ChatCompletion,
+  ChatMessage,
+  ChatRequest,
+  ChatRole,
+  ChatStream,
+  ChatStreamEvent,
+  ChatSystemMessage,
+  ChatToolCall,
+  ChatToolChoice,
+  ChatToolDefinition,
+  ChatToolMessage,
+  ChatUsage,
+  ChatUserMessage,
+  CompressionOptions,
+  ExtraBody,
+  ProviderRouting,
+} from "../clients/reasoner/chat-types.js";
+export type { StreamErrorDetails, StreamErrorKind } from "../clients/reasoner/stream-error.js";
+export {
+  type ExtraBodyMode,
+  findChatRequestProblems,
+  type ValidateChatRequestOptions,
+  validateChatRequest,
+} from "../clients/reasoner/validate-chat-request.js";

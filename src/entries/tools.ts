@@ -1,0 +1,34 @@
+/**
+ * `switchyard/tools`: the parts of a tool and of a tool set, and the names,
+ * arguments and default approvals of the three services' tools.
+ */
+export {
+  type DocsToolArguments,
+  type DocsToolName,
+  defaultDocsToolApprovals,
+  docsToolNames,
+} from "../tools/docs/docs-tool-names.js";
+export type { DocsToolsClient } from "../tools/docs/docs-tools-client.js";
+export type { JsonSchema } from "../tools/json-schema.js";
+export {
+  defaultMessagingToolApprovals,
+  type MessagingToolArguments,
+  type MessagingToolName,
+  messagingToolNames,
+} from "../tools/messaging/messaging-tool-names.js";
+export type { MessagingToolsClient } from "../tools/messaging/messaging-tools-client.js";
+export {
+  defaultOrderToolApprovals,
+  type OrderToolArguments,
+  type OrderToolName,
+  orderToolNames,
+} from "../tools/orders/order-tool-names.js";
+export type { OrderToolsClient } from "../tools/orders/order-tools-client.js";
+export type {
+  ActionDescription,
+  AnyTool,
+  ArgumentsCheck,
+  NeedsApproval,
+} from "../tools/tool.js";
+export { toolNamePattern } from "../tools/tool-name.js";
+export type { ToolApprovalPolicy, ToolSetOptions } from "../tools/tool-set-options.js";
