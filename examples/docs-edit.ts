@@ -3,7 +3,7 @@
  * page (manifest -> pull -> edit -> push) once a person approves.
  *
  *   npx tsx examples/docs-edit.ts
- *   npx tsx examples/docs-edit.ts --task 'In the docs project "Storefront API", on page support.mdx replace 24 hours with one business day.'
+ *   npx tsx examples/docs-edit.ts --task 'In the docs project "Storefront API", on page support.mdx replace one business day with two business days.'
  *
  * The same as `switchyard run docs-edit`.
  */

@@ -340,7 +340,9 @@ async function askApproval(
     approver: environment.approver,
     action,
     signal: environment.signal,
-    logger: context.logger,
+    // The gate's audit line names the tool and the call itself; the call's
+    // logger would bind them a second time, as duplicate keys.
+    logger: environment.logger,
     allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(check ? { check } : {}),

@@ -27,8 +27,7 @@ export interface RunOutcomeOptions {
  */
 export function writeRunOutcome(result: RunResult, options: RunOutcomeOptions): ExitCode {
   const { io, report } = options;
-  const calls = result.steps.reduce((sum, step) => sum + step.toolCalls.length, 0);
-  const summary = `${plural(result.steps.length, "step")}, ${plural(calls, "tool call")}, ${result.usage.totalTokens} tokens, ${formatDuration(report.durationMs)}`;
+  const summary = summarize(result, report.durationMs, options.command === "resume");
   const json = () => io.stdout.write(`${JSON.stringify(buildRunReport(result, report))}\n`);
 
   if (result.status === "suspended" && result.runId !== undefined) {
@@ -73,6 +72,21 @@ function describeWaits(result: RunResult): string[] {
       : [],
   );
   return waiting.length > 0 ? waiting : ["an approval"];
+}
+
+/**
+ * `3 steps, 2 tool calls, 3402 tokens, 0.8s`. Steps and tokens count the
+ * whole run; a resumed run's tool calls and time are only this process's,
+ * and the summary says so, so the step count agrees with the header's.
+ */
+function summarize(result: RunResult, durationMs: number, resumed: boolean): string {
+  const calls = result.steps.reduce((sum, step) => sum + step.toolCalls.length, 0);
+  const steps = plural(result.steps.at(-1)?.stepNumber ?? result.steps.length, "step");
+  const tokens = `${result.usage.totalTokens} tokens`;
+  const toolCalls = plural(calls, "tool call");
+  const time = formatDuration(durationMs);
+  if (resumed) return `${steps}, ${tokens} in all; ${toolCalls}, ${time} in this resume`;
+  return `${steps}, ${toolCalls}, ${tokens}, ${time}`;
 }
 
 function plural(count: number, noun: string): string {

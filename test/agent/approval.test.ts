@@ -225,6 +225,13 @@ describe("the approval gate fails closed", () => {
       }),
     ]);
     expect(capture.text()).not.toContain(secretToken);
+    const rawLine = capture
+      .text()
+      .split("\n")
+      .find((line) => line.includes('"audit":"approval"'));
+    const keys = [...rawLine!.matchAll(/"(\w+)":/g)].map((match) => match[1]);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys).toEqual([...new Set(keys)]);
   });
 
   it("emits approval-request and approval-result events", async () => {

@@ -129,6 +129,13 @@ describe("durable approval waits on the command line, as a user runs them", () =
     const resumed = await runSwitchyard(["resume", runId, "--json"], env);
 
     expect(resumed.code).toBe(0);
+    // One step count: the header's steps so far, plus the step that answers.
+    expect(resumed.stderr).toContain(
+      `switchyard resume ${runId} (callback-cleanup, 2 steps so far)`,
+    );
+    expect(resumed.stderr).toMatch(
+      /run completed \(3 steps, \d+ tokens in all; 1 tool call, [\d.]+s in this resume\)/,
+    );
     const completed = parseJsonLine<RunReport>(resumed.stdout);
     expect(completed).toMatchObject({ status: "completed", runId, example: "callback-cleanup" });
     expect(completed.output).toMatch(/^Deleted 4 callbacks that pointed at/);

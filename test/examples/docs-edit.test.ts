@@ -1,5 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { retiredSupportEmail } from "switchyard/simulators";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { docsEdit } from "../../examples/docs-edit.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";
 
@@ -52,5 +53,27 @@ describe("docs-edit example", () => {
     expect(docs.pushes()).toHaveLength(0);
     expect(result.output).toMatch(/refused/);
     expect(result.output).toMatch(/not changed/);
+  });
+
+  it("carries out the other task its header suggests, on text the page has", async () => {
+    // Its own services: a reset simulator hands out the interaction ids of the
+    // earlier tests again, and the approver remembers those approvals as used.
+    const own = await startExampleHarness("docs-edit");
+    onTestFinished(() => own.close());
+    const { docs } = own.simulators;
+    const header = await readFile(new URL("../../examples/docs-edit.ts", import.meta.url), "utf8");
+    const task = /--task '([^']+)'/.exec(header)?.[1];
+    expect(task).toBeDefined();
+    const find = /replace (.+) with (.+)\.$/.exec(task!)!;
+    const before = docs.file(docs.storefrontId, "support.mdx")!.content;
+    expect(before).toContain(find[1]);
+
+    const result = await docsEdit.createAgent(own.services).run(task!);
+
+    expect(result.status).toBe("completed");
+    expect(docs.file(docs.storefrontId, "support.mdx")!.content).toBe(
+      before.replace(find[1]!, find[2]!),
+    );
+    expect(result.output).toMatch(/support\.mdx was changed/);
   });
 });
