@@ -76,8 +76,14 @@ export {
 } from "./errors/api-error.js";
 export { ConfigurationError } from "./errors/configuration-error.js";
 export { SwitchyardError } from "./errors/switchyard-error.js";
-export { AbortedError, ConnectionError, TimeoutError } from "./errors/transport-errors.js";
+export {
+  AbortedError,
+  ConnectionError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from "./errors/transport-errors.js";
 export { UnexpectedAnswerError } from "./errors/unexpected-answer-error.js";
+export type { TransportOptions } from "./internal/http/transport-options.js";
 // Logging
 export { createLogger } from "./internal/logger.js";
 // Tools and the tool sets over the three services

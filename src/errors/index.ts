@@ -17,6 +17,7 @@ export {
   AbortedError,
   ConnectionError,
   type RequestTarget,
+  ResponseTooLargeError,
   TimeoutError,
 } from "./transport-errors.js";
 export { UnexpectedAnswerError, type UnexpectedAnswerTarget } from "./unexpected-answer-error.js";

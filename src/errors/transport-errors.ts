@@ -46,6 +46,29 @@ export class TimeoutError extends SwitchyardError {
   }
 }
 
+/**
+ * The answer's body was larger than the client's `maxResponseBytes`: it was
+ * cut off while being read (or refused on its `Content-Length`), never held
+ * whole. Not retried: the same request would get the same answer.
+ */
+export class ResponseTooLargeError extends SwitchyardError {
+  override readonly name: string = "ResponseTooLargeError";
+  readonly method: string;
+  readonly url: string;
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(target: RequestTarget, limitBytes: number, options?: { cause?: unknown }) {
+    super(
+      `${target.method} ${target.url} answered with a body larger than ${limitBytes} bytes; it was cut off. Raise maxResponseBytes if such answers are expected`,
+      options,
+    );
+    this.method = target.method;
+    this.url = target.url;
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** The caller's AbortSignal fired. */
 export class AbortedError extends SwitchyardError {
   override readonly name: string = "AbortedError";

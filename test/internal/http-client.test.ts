@@ -19,6 +19,7 @@ import {
 } from "../../src/errors/index.js";
 import { HttpClient } from "../../src/internal/http/http-client.js";
 import { backoffDelayMs, readRetryAfterMs } from "../../src/internal/http/retry-policy.js";
+import { socketError } from "../helpers/socket-error.js";
 
 const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0In0.c2lnbmF0dXJlLXNlY3JldA";
 const base = "https://api.test.example/v1";
@@ -225,7 +226,7 @@ describe("HttpClient retries", () => {
   it("retries connection failures of reads", async () => {
     const scope = nock(base)
       .get("/c")
-      .replyWithError({ code: "ECONNRESET", message: "socket hang up" })
+      .replyWithError(socketError("socket hang up"))
       .get("/c")
       .reply(200, { ok: 1 });
     await expect(client().requestJson({ method: "GET", path: "/c" })).resolves.toEqual({ ok: 1 });
@@ -233,7 +234,7 @@ describe("HttpClient retries", () => {
   });
 
   it("reports a connection failure as ConnectionError naming method and URL", async () => {
-    nock(base).get("/c").times(3).replyWithError({ code: "ECONNRESET", message: "socket hang up" });
+    nock(base).get("/c").times(3).replyWithError(socketError("socket hang up"));
     const error = await client()
       .requestJson({ method: "GET", path: "/c" })
       .catch((caught: unknown) => caught);

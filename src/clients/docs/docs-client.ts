@@ -1,6 +1,11 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { UnexpectedAnswerError } from "../../errors/unexpected-answer-error.js";
 import { HttpClient } from "../../internal/http/http-client.js";
+import {
+  findTransportOptionProblems,
+  pickTransportOptions,
+  type TransportOptions,
+} from "../../internal/http/transport-options.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
 import { fillRoutePath } from "../route-table.js";
@@ -41,27 +46,18 @@ import { type EditFileResult, editDocsFile } from "./edit-file.js";
 import { checkFileEdit, type FileEdit } from "./file-edit.js";
 import type { SiteCheckInput, SiteCheckResult } from "./site-finding.js";
 
-/** Options of `DocsClient`. */
-export interface DocsClientOptions {
+/** Options of `DocsClient`: the CLI API root, its token, and the shared transport options. */
+export interface DocsClientOptions extends TransportOptions {
   /** The CLI API root; its path must end with `/cli/v1`, e.g. `https://docs.example.com/cli/v1`. */
   baseUrl: string;
   /** Bearer access token; a local token does not work against production and the reverse. Never logged. */
   token: string;
-  /** @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch;
-  logger?: Logger;
-  /** Per-attempt timeout in milliseconds. @default 60000 */
-  timeoutMs?: number;
   /** Retries after the first attempt (reads, and any request answered 408/429). @default 2 */
-  maxRetries?: number;
-  /** First backoff delay, doubled per retry. @default 500 */
-  initialRetryDelayMs?: number;
-  /** Ceiling of one backoff delay. @default 8000 */
-  maxRetryDelayMs?: number;
+  maxRetries?: number | undefined;
   /** Overrides of the route table, merged over `docsRoutes`. */
-  routes?: DocsRouteOverrides;
+  routes?: DocsRouteOverrides | undefined;
   /** Shown in logs and errors, e.g. `local` or `production`. */
-  environment?: string;
+  environment?: string | undefined;
 }
 
 /**
@@ -109,6 +105,7 @@ export class DocsClient implements DocsFileAccess {
       if (!(error instanceof ConfigurationError)) throw error;
       problems.push(...error.problems);
     }
+    problems.push(...findTransportOptionProblems(options));
     if (problems.length > 0 || !routes) throw new ConfigurationError(problems);
     this.baseUrl = baseUrl;
     this.routes = routes;
@@ -116,12 +113,8 @@ export class DocsClient implements DocsFileAccess {
     this.#http = new HttpClient({
       baseUrl,
       token: options.token,
-      fetch: options.fetch,
+      ...pickTransportOptions(options),
       logger: this.#logger,
-      timeoutMs: options.timeoutMs,
-      maxRetries: options.maxRetries,
-      initialRetryDelayMs: options.initialRetryDelayMs,
-      maxRetryDelayMs: options.maxRetryDelayMs,
       environment: options.environment,
     });
   }

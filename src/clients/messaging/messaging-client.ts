@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { HttpClient } from "../../internal/http/http-client.js";
+import {
+  pickTransportOptions,
+  type TransportOptions,
+} from "../../internal/http/transport-options.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
 import { fillRoutePath } from "../route-table.js";
@@ -45,26 +49,16 @@ import {
   type WaitOptions,
 } from "./wait-options.js";
 
-/** Options of `MessagingClient`. */
-export interface MessagingClientOptions {
+/** Options of `MessagingClient`: the service, its token, and the shared transport options. */
+export interface MessagingClientOptions extends TransportOptions {
   /** The service address without the `/v1` prefix, e.g. `https://messaging.example.com`. */
   baseUrl: string;
   /** Bearer token, when the service requires one; never logged. */
   token?: string | undefined;
-  /** @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch | undefined;
   /** Receives debug and warning lines under `component: "messaging-client"`. */
   logger?: Logger | undefined;
-  /** Per-attempt timeout in milliseconds. @default 60000 */
-  timeoutMs?: number | undefined;
   /** Retries after the first attempt (reads, 408/429, and `sendMessage` thanks to its idempotency key). @default 2 */
   maxRetries?: number | undefined;
-  /** First retry delay; doubles per retry, with jitter. @default 500 */
-  initialRetryDelayMs?: number | undefined;
-  /** Ceiling of one retry delay. @default 8000 */
-  maxRetryDelayMs?: number | undefined;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string> | undefined;
   /** Overrides for the route table, merged over `messagingRoutes`. */
   routes?: MessagingRouteOverrides | undefined;
 }
@@ -107,12 +101,7 @@ export class MessagingClient {
     this.#http = new HttpClient({
       baseUrl: options.baseUrl,
       token,
-      fetch: options.fetch,
-      timeoutMs: options.timeoutMs,
-      maxRetries: options.maxRetries,
-      initialRetryDelayMs: options.initialRetryDelayMs,
-      maxRetryDelayMs: options.maxRetryDelayMs,
-      headers: options.headers,
+      ...pickTransportOptions(options),
       logger: this.#logger,
     });
     this.baseUrl = this.#http.baseUrl.href;

@@ -1,6 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../../errors/api-error.js";
 import { AbortedError, ConnectionError, TimeoutError } from "../../errors/transport-errors.js";
-import { abortableDelay } from "../../internal/http/abortable-delay.js";
 import { isRetryableStatus, readRetryAfterMs } from "../../internal/http/retry-policy.js";
 import type { PollSchedule } from "./wait-options.js";
 
@@ -74,7 +74,9 @@ export async function pollUntil<T>(options: PollUntilOptions<T>): Promise<PollRe
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
       try {
-        await abortableDelay(Math.min(Math.max(interval, requestedWaitMs), remaining), signal);
+        await sleep(Math.min(Math.max(interval, requestedWaitMs), remaining), undefined, {
+          signal,
+        });
       } catch {
         if (callerSignal?.aborted) throw aborted();
         break;

@@ -1,37 +1,26 @@
-import type { Logger } from "../../internal/logger.js";
+import type { TransportOptions } from "../../internal/http/transport-options.js";
 import type { OrderLocation } from "./order-base-url.js";
 import type { OrderEnvironment } from "./order-environment.js";
 import type { OrderRouteOverrides } from "./order-routes.js";
 
-/** Everything `OrderClient` takes besides the service address. */
-export interface OrderClientSettings {
+/** Everything `OrderClient` takes besides the service address: its token, bulk and route settings, and the shared transport options. */
+export interface OrderClientSettings extends TransportOptions {
   /**
    * The bearer token (`encrypted_token` from `POST /secrets`, a JWT starting
    * with `eyJ`). Without one, only `createToken` may be called.
    */
-  token?: string;
-  /** @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch;
-  logger?: Logger;
-  /** Per-attempt timeout in milliseconds. @default 60000 */
-  timeoutMs?: number;
+  token?: string | undefined;
   /** Retries after the first attempt (reads; writes only on 408/429). @default 2 */
-  maxRetries?: number;
-  /** First backoff delay in milliseconds. @default 500 */
-  initialRetryDelayMs?: number;
-  /** Ceiling of one backoff delay in milliseconds. @default 8000 */
-  maxRetryDelayMs?: number;
+  maxRetries?: number | undefined;
   /** Items per request when a bulk write or delete is split. @default 100 */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Overrides of the route table, merged over `orderRoutes`. */
-  routes?: OrderRouteOverrides;
+  routes?: OrderRouteOverrides | undefined;
   /**
    * Which environment the address belongs to. When omitted: a host containing
    * `sandbox` or a loopback host is `sandbox`, anything else `production`.
    */
-  environment?: OrderEnvironment;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
+  environment?: OrderEnvironment | undefined;
 }
 
 /**

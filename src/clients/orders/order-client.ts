@@ -1,11 +1,11 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { SwitchyardError } from "../../errors/switchyard-error.js";
 import { UnexpectedAnswerError } from "../../errors/unexpected-answer-error.js";
+import { HttpClient, type QueryValue } from "../../internal/http/http-client.js";
 import {
-  HttpClient,
-  type HttpClientOptions,
-  type QueryValue,
-} from "../../internal/http/http-client.js";
+  findTransportOptionProblems,
+  pickTransportOptions,
+} from "../../internal/http/transport-options.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { RequestOptions } from "../request-options.js";
@@ -86,7 +86,6 @@ export class OrderClient {
   /** The route table in use (defaults merged with the `routes` option). */
   readonly routes: Readonly<OrderRoutes>;
   readonly #options: OrderClientOptions;
-  readonly #httpOptions: HttpClientOptions;
   readonly #http: HttpClient;
   readonly #logger: Logger;
   readonly #hasToken: boolean;
@@ -119,6 +118,7 @@ export class OrderClient {
       if (!(error instanceof ConfigurationError)) throw error;
       problems.push(...error.problems);
     }
+    problems.push(...findTransportOptionProblems(options));
     if (problems.length > 0 || baseUrl === undefined || routes === undefined) {
       throw new ConfigurationError(problems);
     }
@@ -134,20 +134,14 @@ export class OrderClient {
     this.#logger = componentLogger(options.logger, "order-client").child({
       environment: this.environment,
     });
-    this.#httpOptions = {
+    this.#http = new HttpClient({
       baseUrl: this.baseUrl,
       baseUrlLabel,
       token: options.token,
-      fetch: options.fetch,
-      timeoutMs: options.timeoutMs,
-      maxRetries: options.maxRetries,
-      initialRetryDelayMs: options.initialRetryDelayMs,
-      maxRetryDelayMs: options.maxRetryDelayMs,
+      ...pickTransportOptions(options),
       logger: this.#logger,
-      headers: options.headers,
       environment: this.environment,
-    };
-    this.#http = new HttpClient(this.#httpOptions);
+    });
   }
 
   /** A client with the same settings bound to another token (e.g. after rotation). */
@@ -553,7 +547,7 @@ export class OrderClient {
   }
 
   #httpWith(secrets: readonly string[]): HttpClient {
-    return new HttpClient({ ...this.#httpOptions, secrets });
+    return this.#http.withSecrets(secrets);
   }
 
   #requireToken(name: OrderRouteName): void {

@@ -1,3 +1,5 @@
+import type { BodyReader } from "../../internal/http/transport.js";
+
 /** How {@link readBodyChunks} ends a read that went wrong. */
 export interface BodyReadOptions {
   /** Longest wait for the next bytes while the reader is waiting on the network. */
@@ -18,16 +20,13 @@ export interface BodyReadOptions {
  * iteration early cancels the body too.
  */
 export async function* readBodyChunks(
-  body: ReadableStream<Uint8Array>,
+  reader: BodyReader,
   options: BodyReadOptions,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const { signal } = options;
-  const reader = body.getReader();
   let reading = false;
   let stopped: "idle" | "aborted" | undefined;
-  const cancel = () => {
-    reader.cancel().catch(() => {});
-  };
+  const cancel = () => reader.cancel();
   const timer = setTimeout(() => {
     if (!reading) return;
     stopped ??= "idle";
@@ -49,7 +48,7 @@ export async function* readBodyChunks(
     for (;;) {
       timer.refresh();
       reading = true;
-      let result: Awaited<ReturnType<typeof reader.read>>;
+      let result: Awaited<ReturnType<BodyReader["read"]>>;
       try {
         result = await reader.read();
       } catch (error) {

@@ -1,9 +1,9 @@
-import type { Logger } from "../../internal/logger.js";
+import type { TransportOptions } from "../../internal/http/transport-options.js";
 import type { CompressionOptions, ProviderRouting } from "./chat-types.js";
 import type { ExtraBodyMode } from "./validate-chat-request.js";
 
-/** Options of {@link ReasonerClient}. */
-export interface ReasonerClientOptions {
+/** Options of {@link ReasonerClient}: the service, request defaults, and the shared transport options. */
+export interface ReasonerClientOptions extends TransportOptions {
   /**
    * The reasoning service's address; requests are POSTed to it exactly, no
    * path appended. `https:` only, except loopback hosts.
@@ -25,26 +25,6 @@ export interface ReasonerClientOptions {
    * @default "extra_body"
    */
   extraBodyMode?: ExtraBodyMode | undefined;
-  /** @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch | undefined;
-  logger?: Logger | undefined;
-  /** Per-attempt wait for the answer (for a stream: for its headers), in ms. @default 60000 */
-  timeoutMs?: number | undefined;
-  /** Re-sends after the first attempt. @default 2 */
-  maxRetries?: number | undefined;
-  /** First backoff delay in ms; doubles per retry, with jitter. @default 500 */
-  initialRetryDelayMs?: number | undefined;
-  /** Ceiling of one backoff delay in ms. @default 8000 */
-  maxRetryDelayMs?: number | undefined;
   /** Longest silence between two chunks of a stream before a TimeoutError, in ms. @default 60000 */
   streamIdleTimeoutMs?: number | undefined;
-  /**
-   * Requests in flight at once (a stream counts until its headers arrive);
-   * more wait their turn. With hundreds of runs in one process and a fast
-   * service, a limit keeps a burst of answers from stalling the event loop.
-   * Unlimited when omitted.
-   */
-  maxConcurrentRequests?: number | undefined;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string> | undefined;
 }

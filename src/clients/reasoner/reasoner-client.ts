@@ -2,6 +2,10 @@ import { createApiError } from "../../errors/api-error.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { SwitchyardError } from "../../errors/switchyard-error.js";
 import { HttpClient } from "../../internal/http/http-client.js";
+import {
+  findTransportOptionProblems,
+  pickTransportOptions,
+} from "../../internal/http/transport-options.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { applyChatDefaults, type ChatDefaults, toWireBody } from "./chat-request-body.js";
@@ -42,9 +46,6 @@ export class ReasonerClient {
   readonly #http: HttpClient;
   readonly #logger: Logger;
   readonly #defaults: ChatDefaults;
-  readonly #maxRetries: number;
-  readonly #initialRetryDelayMs: number;
-  readonly #maxRetryDelayMs: number;
   readonly #streamIdleTimeoutMs: number;
 
   constructor(options: ReasonerClientOptions) {
@@ -55,14 +56,8 @@ export class ReasonerClient {
       baseUrl: options.url,
       baseUrlLabel: "url",
       token: options.apiKey,
-      fetch: options.fetch,
-      timeoutMs: options.timeoutMs,
-      maxRetries: options.maxRetries,
-      initialRetryDelayMs: options.initialRetryDelayMs,
-      maxRetryDelayMs: options.maxRetryDelayMs,
+      ...pickTransportOptions(options),
       logger: this.#logger,
-      headers: options.headers,
-      maxConcurrentRequests: options.maxConcurrentRequests,
     });
     this.url = this.#http.baseUrl.href;
     this.baseUrl = this.url;
@@ -73,9 +68,6 @@ export class ReasonerClient {
       provider: options.provider,
       compression: options.compression,
     };
-    this.#maxRetries = options.maxRetries ?? 2;
-    this.#initialRetryDelayMs = options.initialRetryDelayMs ?? 500;
-    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 8_000;
     this.#streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? 60_000;
   }
 
@@ -143,9 +135,6 @@ export class ReasonerClient {
           http: this.#http,
           body,
           options,
-          maxRetries: this.#maxRetries,
-          initialRetryDelayMs: this.#initialRetryDelayMs,
-          maxRetryDelayMs: this.#maxRetryDelayMs,
           streamIdleTimeoutMs: this.#streamIdleTimeoutMs,
           logger: this.#logger,
         },
@@ -194,15 +183,8 @@ function findOptionProblems(options: ReasonerClientOptions): string[] {
   if (mode !== undefined && mode !== "extra_body" && mode !== "merge") {
     problems.push(`extraBodyMode ${describeValue(mode)} is not "extra_body" or "merge"`);
   }
-  if (options.fetch !== undefined && typeof options.fetch !== "function") {
-    problems.push(`fetch ${describeValue(options.fetch)} is not a function`);
-  }
-  checkInteger(problems, "timeoutMs", options.timeoutMs, 1);
   checkInteger(problems, "streamIdleTimeoutMs", options.streamIdleTimeoutMs, 1);
-  checkInteger(problems, "maxRetries", options.maxRetries, 0);
-  checkInteger(problems, "initialRetryDelayMs", options.initialRetryDelayMs, 0);
-  checkInteger(problems, "maxRetryDelayMs", options.maxRetryDelayMs, 0);
-  checkInteger(problems, "maxConcurrentRequests", options.maxConcurrentRequests, 1);
+  problems.push(...findTransportOptionProblems(options));
   return problems;
 }
 

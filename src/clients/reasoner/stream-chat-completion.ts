@@ -1,12 +1,8 @@
 import { ApiError } from "../../errors/api-error.js";
 import { AbortedError, ConnectionError, TimeoutError } from "../../errors/transport-errors.js";
-import { abortableDelay } from "../../internal/http/abortable-delay.js";
 import type { HttpClient } from "../../internal/http/http-client.js";
-import {
-  backoffDelayMs,
-  isRetryableStatus,
-  readRetryAfterMs,
-} from "../../internal/http/retry-policy.js";
+import { isRetryableStatus } from "../../internal/http/retry-policy.js";
+import { withRetries } from "../../internal/http/with-retries.js";
 import type { Logger } from "../../internal/logger.js";
 import { ChatCompletionAssembler, type StreamSource } from "./assemble-completion.js";
 import type { ChatCallOptions, ChatCompletion, ChatStreamEvent } from "./chat-types.js";
@@ -14,125 +10,180 @@ import { completionToEvents } from "./completion-to-events.js";
 import { parseChatCompletion } from "./parse-chat-completion.js";
 import { readBodyChunks } from "./read-body-chunks.js";
 import { readProviderError } from "./read-provider-error.js";
-import { readSseEvents } from "./read-sse-events.js";
+import { readSseEvents, type SseMessage } from "./read-sse-events.js";
 import { StreamError } from "./stream-error.js";
 
 /** Everything one streamed request needs. */
 export interface StreamChatContext {
+  /** The client's HTTP core; its retry settings space the re-sends. */
   http: HttpClient;
   /** The JSON body, `stream: true` included. */
   body: Record<string, unknown>;
   options: ChatCallOptions | undefined;
-  maxRetries: number;
-  initialRetryDelayMs: number;
-  maxRetryDelayMs: number;
   streamIdleTimeoutMs: number;
   logger: Logger;
+}
+
+/** A stream up to its first events: what is left to read, or how it ended. */
+interface OpenedStream {
+  /** The first events (empty only when the stream ended without any). */
+  events: ChatStreamEvent[];
+  /** Set when the stream is over: the answer as a whole. */
+  completion?: ChatCompletion;
+  /** An error met in the same read as `events`: it surfaces after them. */
+  error?: unknown;
+  /** The rest of the stream, when not over. */
+  rest?: { assembler: ChatCompletionAssembler; batches: AsyncGenerator<SseMessage[], void> };
 }
 
 /**
  * Sends a streamed chat request and yields its normalized events in batches
  * (never empty; one per network read), returning the assembled
- * `chat.completion`. Until the first event is yielded, any
- * failure that may pass (connection, timeout, 408/409/429/5xx, an error
- * event, an empty body) sends the request again, at most `maxRetries` times
- * in all, honouring Retry-After; after it, errors surface as they are.
+ * `chat.completion`. Until the first event is read, any failure that may
+ * pass (connection, timeout, 408/409/429/5xx, an error event, an empty
+ * body) sends the request again, at most `maxRetries` times in all,
+ * honouring Retry-After; after it, errors surface as they are.
  */
 export async function* streamChatCompletion(
   context: StreamChatContext,
   settle: (completion: ChatCompletion) => void = () => {},
 ): AsyncGenerator<ChatStreamEvent[], ChatCompletion, undefined> {
-  const { http, options } = context;
-  const signal = options?.signal;
-  for (let attempt = 1; ; attempt++) {
-    let yielded = false;
-    try {
-      const sent = await http.send({
-        method: "POST",
-        path: "",
-        body: context.body,
-        headers: { accept: "text/event-stream" },
-        idempotent: true,
-        retry: false,
-        signal,
-        timeoutMs: options?.timeoutMs,
-      });
-      // timeoutMs bounds the wait for the answer's headers; from here on the
-      // idle timeout bounds each gap between chunks, however long the answer.
-      sent.done();
-      const target = { method: "POST", url: http.redactUrl(sent.url) };
-      const source: StreamSource = {
-        ...target,
-        redact: (text) => http.redact(text),
-        redactValue: (value) => http.redactValue(value),
-      };
-      const body = sent.response.body;
-      if (!body) {
-        throw new StreamError({ kind: "incomplete", ...target, detail: "the answer had no body" });
-      }
-      const chunks = readBodyChunks(body, {
-        idleTimeoutMs: context.streamIdleTimeoutMs,
-        signal,
-        idleTimeoutError: () =>
-          new TimeoutError(target, context.streamIdleTimeoutMs, {
-            message: `${target.method} ${target.url}: the stream sent nothing for ${context.streamIdleTimeoutMs} ms; raise streamIdleTimeoutMs if the provider pauses longer`,
-          }),
-        abortedError: () => abortedError(target.url, signal),
-        readError: (error) => sent.bodyError(error),
-      });
-      const contentType = sent.response.headers.get("content-type") ?? "";
-      if (contentType.includes("application/json")) {
-        const completion = await readJsonAnswer(chunks, source);
-        settle(completion);
-        yielded = true;
-        yield completionToEvents(completion);
-        return completion;
-      }
-      const assembler = new ChatCompletionAssembler(source);
-      let events: ChatStreamEvent[] = [];
-      let done = false;
-      for await (const messages of readSseEvents(chunks)) {
-        try {
-          for (const message of messages) {
-            done = assembler.accept(message, events);
-            if (done) break;
-          }
-        } catch (error) {
-          // Events of the batch's earlier messages still go out first, as they
-          // would have one by one; the error then surfaces after them.
-          if (events.length > 0) {
-            yielded = true;
-            yield events;
-          }
-          throw error;
-        }
-        if (events.length > 0) {
-          yielded = true;
-          yield events;
-          events = [];
-        }
-        if (done) break;
-      }
-      const completion = assembler.finish(events);
-      settle(completion);
-      if (events.length > 0) {
-        yielded = true;
-        yield events;
-      }
-      return completion;
-    } catch (error) {
-      if (yielded || attempt > context.maxRetries || !mayResend(error)) throw error;
-      const delay = retryDelay(error, attempt, context);
+  const { http } = context;
+  const signal = context.options?.signal;
+  const opened = await withRetries(() => openStream(context), {
+    schedule: http.retrySchedule,
+    shouldRetry: mayResend,
+    onRetry: (error, attempt, delayMs) => {
       context.logger.warn(
-        { attempt, retryInMs: delay, error: http.redact((error as Error).message) },
+        {
+          attempt,
+          retryInMs: delayMs,
+          error: http.redact(error instanceof Error ? error.message : String(error)),
+        },
         "chat stream failed before its first event, sending it again",
       );
-      try {
-        await abortableDelay(delay, signal);
-      } catch {
-        throw abortedError(http.redact(http.buildUrl({ path: "" })), signal);
+    },
+    signal,
+    abortedError: () => abortedError(http.redactUrl(http.buildUrl({ path: "" })), signal),
+  });
+  if (opened.completion) {
+    settle(opened.completion);
+    if (opened.events.length > 0) yield opened.events;
+    return opened.completion;
+  }
+  if (opened.error !== undefined || !opened.rest) {
+    if (opened.events.length > 0) yield opened.events;
+    throw opened.error;
+  }
+  const { assembler, batches } = opened.rest;
+  try {
+    yield opened.events;
+    let events: ChatStreamEvent[] = [];
+    for (;;) {
+      const next = await batches.next();
+      if (next.done) break;
+      const done = acceptBatch(assembler, next.value, events);
+      if (done.error !== undefined) {
+        if (events.length > 0) yield events;
+        throw done.error;
       }
+      if (events.length > 0) {
+        yield events;
+        events = [];
+      }
+      if (done.finished) break;
     }
+    const completion = assembler.finish(events);
+    settle(completion);
+    if (events.length > 0) yield events;
+    return completion;
+  } finally {
+    // Also when the consumer stops early: cancels the body.
+    await batches.return();
+  }
+}
+
+/**
+ * Sends the request and reads until its first events (or its end): the
+ * part of a stream that may be sent again when it fails.
+ */
+async function openStream(context: StreamChatContext): Promise<OpenedStream> {
+  const { http, options } = context;
+  const signal = options?.signal;
+  const sent = await http.send({
+    method: "POST",
+    path: "",
+    body: context.body,
+    headers: { accept: "text/event-stream" },
+    idempotent: true,
+    retry: false,
+    signal,
+    timeoutMs: options?.timeoutMs,
+  });
+  // timeoutMs bounds the wait for the answer's headers; from here on the
+  // idle timeout bounds each gap between chunks, however long the answer.
+  sent.done();
+  const target = { method: "POST", url: http.redactUrl(sent.url) };
+  const source: StreamSource = {
+    ...target,
+    redact: (text) => http.redact(text),
+    redactValue: (value) => http.redactValue(value),
+  };
+  const chunks = readBodyChunks(sent.response.reader(), {
+    idleTimeoutMs: context.streamIdleTimeoutMs,
+    signal,
+    idleTimeoutError: () =>
+      new TimeoutError(target, context.streamIdleTimeoutMs, {
+        message: `${target.method} ${target.url}: the stream sent nothing for ${context.streamIdleTimeoutMs} ms; raise streamIdleTimeoutMs if the provider pauses longer`,
+      }),
+    abortedError: () => abortedError(target.url, signal),
+    readError: (error) => sent.bodyError(error),
+  });
+  const contentType = sent.response.headers.get("content-type") ?? "";
+  if (contentType.includes("application/json")) {
+    const completion = await readJsonAnswer(chunks, source);
+    return { events: completionToEvents(completion), completion };
+  }
+  const assembler = new ChatCompletionAssembler(source);
+  const batches = readSseEvents(chunks);
+  const events: ChatStreamEvent[] = [];
+  try {
+    for (;;) {
+      const next = await batches.next();
+      if (next.done) break;
+      const done = acceptBatch(assembler, next.value, events);
+      if (done.error !== undefined) {
+        // Events of the batch's earlier messages still go out first, as they
+        // would have one by one; the error then surfaces after them.
+        if (events.length > 0) return { events, error: done.error };
+        throw done.error;
+      }
+      if (done.finished) {
+        await batches.return();
+        break;
+      }
+      if (events.length > 0) return { events, rest: { assembler, batches } };
+    }
+    return { events, completion: assembler.finish(events) };
+  } catch (error) {
+    await batches.return().catch(() => {});
+    throw error;
+  }
+}
+
+/** Feeds one read's messages to the assembler; stops at the end of the answer or an error. */
+function acceptBatch(
+  assembler: ChatCompletionAssembler,
+  messages: readonly SseMessage[],
+  events: ChatStreamEvent[],
+): { finished: boolean; error?: unknown } {
+  try {
+    for (const message of messages) {
+      if (assembler.accept(message, events)) return { finished: true };
+    }
+    return { finished: false };
+  } catch (error) {
+    return { finished: false, error };
   }
 }
 
@@ -181,14 +232,6 @@ function mayResend(error: unknown): boolean {
   if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
   if (error instanceof ApiError) return isRetryableStatus(error.status, true);
   return false;
-}
-
-function retryDelay(error: unknown, attempt: number, context: StreamChatContext): number {
-  if (error instanceof ApiError) {
-    const requested = readRetryAfterMs(error.headers);
-    if (requested !== undefined) return requested;
-  }
-  return backoffDelayMs(attempt, context.initialRetryDelayMs, context.maxRetryDelayMs);
 }
 
 function abortedError(url: string, signal: AbortSignal | undefined): AbortedError {

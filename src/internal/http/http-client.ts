@@ -1,45 +1,39 @@
-import pRetry, { AbortError as StopRetrying } from "p-retry";
 import { createApiError } from "../../errors/api-error.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { SwitchyardError } from "../../errors/switchyard-error.js";
-import { AbortedError, ConnectionError, TimeoutError } from "../../errors/transport-errors.js";
+import {
+  AbortedError,
+  ConnectionError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from "../../errors/transport-errors.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { redactText, redactValue } from "../redact.js";
-import { abortableDelay } from "./abortable-delay.js";
+import { createFetchTransport } from "./fetch-transport.js";
+import { createNodeTransport } from "./node-transport.js";
 import { RequestSlots } from "./request-slots.js";
-import { backoffDelayMs, isRetryableStatus, readRetryAfterMs } from "./retry-policy.js";
+import { isRetryableStatus, type RetrySchedule } from "./retry-policy.js";
+import { ResponseTooLargeSignal, type Transport, type TransportResponse } from "./transport.js";
+import {
+  findTransportOptionProblems,
+  type TransportOptions,
+  transportDefaults,
+} from "./transport-options.js";
 import { parseServiceUrl } from "./url-policy.js";
+import { withRetries } from "./with-retries.js";
 
-/** Options every client accepts for its transport. */
-export interface HttpClientOptions {
+/** What the HTTP core takes: the shared transport options and the service's address and credential. */
+export interface HttpClientOptions extends TransportOptions {
   /** Base address; request paths are appended to it. */
   baseUrl: string;
   /** Label of the base URL option in configuration errors. @default "baseUrl" */
-  baseUrlLabel?: string;
+  baseUrlLabel?: string | undefined;
   /** Bearer credential sent as `Authorization: Bearer <token>`; never logged. */
   token?: string | undefined;
-  /** @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch | undefined;
-  /** Per-attempt timeout in milliseconds. @default 60000 */
-  timeoutMs?: number | undefined;
-  /** Retries after the first attempt. @default 2 */
-  maxRetries?: number | undefined;
-  /** First backoff delay; doubles per retry, with jitter. @default 500 */
-  initialRetryDelayMs?: number | undefined;
-  /** Ceiling of one backoff delay. @default 8000 */
-  maxRetryDelayMs?: number | undefined;
-  logger?: Logger | undefined;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string> | undefined;
   /** Shown in logs and errors, e.g. `sandbox` or `production`. */
   environment?: string | undefined;
   /** Further secret values to scrub from errors and logs (the token always is). */
   secrets?: readonly string[] | undefined;
-  /**
-   * Requests of this client in flight at once (from sending to `done()`,
-   * retries included); more wait their turn, in order. Unlimited when omitted.
-   */
-  maxConcurrentRequests?: number | undefined;
 }
 
 export type QueryValue =
@@ -74,7 +68,7 @@ export interface HttpRequest {
 
 /** A successful answer, body not yet read. */
 export interface HttpResponse {
-  response: Response;
+  response: TransportResponse;
   url: string;
   /**
    * Releases the timeout and the link to the caller's signal; call once the
@@ -89,20 +83,22 @@ const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 const userAgent = "switchyard/0.1";
 
 /**
- * The shared transport under every client: bearer auth, JSON bodies,
- * per-attempt timeouts, the caller's AbortSignal, retries through p-retry
- * (honouring Retry-After), typed errors, and secrets kept out of both.
+ * The shared transport under every client: a pooled keep-alive connection
+ * per origin (or the caller's `fetch`), bearer auth, JSON bodies,
+ * per-attempt timeouts, the caller's AbortSignal, retries (honouring
+ * Retry-After), a cap on the size of answers, typed errors, and secrets
+ * kept out of both.
  */
 export class HttpClient {
   readonly baseUrl: URL;
   readonly environment: string | undefined;
   readonly logger: Logger;
+  readonly #options: HttpClientOptions;
   readonly #token: string | undefined;
-  readonly #fetch: typeof globalThis.fetch;
+  readonly #transport: Transport;
   readonly #timeoutMs: number;
-  readonly #maxRetries: number;
-  readonly #initialRetryDelayMs: number;
-  readonly #maxRetryDelayMs: number;
+  readonly #schedule: RetrySchedule;
+  readonly #maxResponseBytes: number;
   readonly #headers: Record<string, string>;
   readonly #secrets: readonly string[];
   readonly #slots: RequestSlots | undefined;
@@ -110,37 +106,42 @@ export class HttpClient {
   #lastRedactedUrl = "";
 
   constructor(options: HttpClientOptions) {
+    const problems = findTransportOptionProblems(options);
+    if (problems.length > 0) throw new ConfigurationError(problems);
     this.baseUrl = parseServiceUrl(options.baseUrl, options.baseUrlLabel ?? "baseUrl");
+    this.#options = options;
     this.environment = options.environment;
     this.logger = options.logger ?? silentLogger();
     this.#token = options.token;
-    const fetchImplementation = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImplementation !== "function") {
-      throw new ConfigurationError(
-        "fetch is not a function: pass a fetch implementation or use Node 20+",
-      );
-    }
-    this.#fetch = fetchImplementation;
-    this.#timeoutMs = checkNonNegativeInteger(options.timeoutMs ?? 60_000, "timeoutMs", 1);
-    this.#maxRetries = checkNonNegativeInteger(options.maxRetries ?? 2, "maxRetries", 0);
-    this.#initialRetryDelayMs = checkNonNegativeInteger(
-      options.initialRetryDelayMs ?? 500,
-      "initialRetryDelayMs",
-      0,
-    );
-    this.#maxRetryDelayMs = checkNonNegativeInteger(
-      options.maxRetryDelayMs ?? 8_000,
-      "maxRetryDelayMs",
-      0,
-    );
+    this.#transport = options.fetch
+      ? createFetchTransport(options.fetch)
+      : createNodeTransport(options.maxConnections ?? transportDefaults.maxConnections);
+    this.#timeoutMs = options.timeoutMs ?? transportDefaults.timeoutMs;
+    this.#schedule = {
+      maxRetries: options.maxRetries ?? transportDefaults.maxRetries,
+      initialRetryDelayMs: options.initialRetryDelayMs ?? transportDefaults.initialRetryDelayMs,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? transportDefaults.maxRetryDelayMs,
+    };
+    this.#maxResponseBytes = options.maxResponseBytes ?? transportDefaults.maxResponseBytes;
     this.#slots =
       options.maxConcurrentRequests === undefined
         ? undefined
-        : new RequestSlots(
-            checkNonNegativeInteger(options.maxConcurrentRequests, "maxConcurrentRequests", 1),
-          );
+        : new RequestSlots(options.maxConcurrentRequests);
     this.#headers = { ...options.headers };
     this.#secrets = [...(options.token ? [options.token] : []), ...(options.secrets ?? [])];
+  }
+
+  /** A client with the same settings that also scrubs `secrets` (per-call values such as a passphrase). */
+  withSecrets(secrets: readonly string[]): HttpClient {
+    return new HttpClient({
+      ...this.#options,
+      secrets: [...(this.#options.secrets ?? []), ...secrets],
+    });
+  }
+
+  /** The retry settings in use, for readers that retry on their own (a stream before its first event). */
+  get retrySchedule(): RetrySchedule {
+    return this.#schedule;
   }
 
   /** Scrubs this client's secrets (and anything token-shaped) from text. */
@@ -167,7 +168,7 @@ export class HttpClient {
 
   /** Sends a request and parses a JSON answer (an empty body gives `undefined`). */
   async requestJson<T>(request: HttpRequest): Promise<T> {
-    const { response, done, bodyError } = await this.send(request);
+    const { response, url, done, bodyError } = await this.send(request);
     try {
       let text: string;
       try {
@@ -180,7 +181,7 @@ export class HttpClient {
         return JSON.parse(text) as T;
       } catch (error) {
         throw new SwitchyardError(
-          `${request.method} ${this.#describeUrl(response.url || this.buildUrl(request))} answered ${response.status} with a body that is not JSON: ${this.redact(text.slice(0, 200))}`,
+          `${request.method} ${this.#describeUrl(url)} answered ${response.status} with a body that is not JSON: ${this.redact(text.slice(0, 200))}`,
           { cause: error },
         );
       }
@@ -219,72 +220,31 @@ export class HttpClient {
     };
   }
 
-  async #sendWithRetries(request: HttpRequest, url: string): Promise<HttpResponse> {
+  #sendWithRetries(request: HttpRequest, url: string): Promise<HttpResponse> {
     const safe =
       safeMethods.has(request.method) ||
       request.idempotent === true ||
       request.idempotencyKey !== undefined;
-    const maxRetries = request.retry === false ? 0 : this.#maxRetries;
-
-    // Most requests succeed at once: the first attempt runs outside p-retry,
-    // whose per-call setup would otherwise be paid on every request.
-    try {
-      return await this.#attempt(request, url, 1);
-    } catch (error) {
-      if (maxRetries === 0 || !isRetryable(error, safe)) throw error;
-      await this.#beforeRetry(request, url, asError(error), 1);
-    }
-    return pRetry(
-      async (retryNumber) => {
-        try {
-          return await this.#attempt(request, url, retryNumber + 1);
-        } catch (error) {
-          if (!isRetryable(error, safe)) throw new StopRetrying(asError(error));
-          throw error;
-        }
+    const schedule =
+      request.retry === false ? { ...this.#schedule, maxRetries: 0 } : this.#schedule;
+    return withRetries((attemptNumber) => this.#attempt(request, url, attemptNumber), {
+      schedule,
+      shouldRetry: (error) => isRetryable(error, safe),
+      onRetry: (error, retryNumber, delayMs) => {
+        this.logger.warn(
+          {
+            method: request.method,
+            url: this.#describeUrl(url),
+            attempt: retryNumber,
+            retryInMs: delayMs,
+            error: this.redact(error instanceof Error ? error.message : String(error)),
+          },
+          "request failed, retrying",
+        );
       },
-      {
-        retries: maxRetries - 1,
-        minTimeout: 0,
-        maxTimeout: 0,
-        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-          if (retriesLeft <= 0) return;
-          await this.#beforeRetry(request, url, error, attemptNumber + 1);
-        },
-      },
-    ).catch((error: unknown) => {
-      throw unwrapStop(error);
+      signal: request.signal,
+      abortedError: () => this.#aborted(request, url),
     });
-  }
-
-  /** Logs a failed attempt and waits out its backoff (or the Retry-After asked for). */
-  async #beforeRetry(
-    request: HttpRequest,
-    url: string,
-    error: Error,
-    attemptNumber: number,
-  ): Promise<void> {
-    const delay = retryDelay(
-      error,
-      attemptNumber,
-      this.#initialRetryDelayMs,
-      this.#maxRetryDelayMs,
-    );
-    this.logger.warn(
-      {
-        method: request.method,
-        url: this.#describeUrl(url),
-        attempt: attemptNumber,
-        retryInMs: delay,
-        error: this.redact(error.message),
-      },
-      "request failed, retrying",
-    );
-    try {
-      await abortableDelay(delay, request.signal);
-    } catch {
-      throw this.#aborted(request, url);
-    }
   }
 
   /** The full URL of a request, with its query string. */
@@ -314,14 +274,16 @@ export class HttpClient {
     // referenced until collected.
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new TimeoutMarker());
-    }, timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const startTimer = () => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new TimeoutMarker());
+      }, timeoutMs);
+    };
     const callerSignal = request.signal;
     const onCallerAbort = () => controller.abort(callerSignal?.reason);
     callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-    const signal = controller.signal;
     const done = () => {
       clearTimeout(timer);
       callerSignal?.removeEventListener("abort", onCallerAbort);
@@ -341,20 +303,34 @@ export class HttpClient {
       body = JSON.stringify(request.body);
       headers["content-type"] = "application/json";
     }
+    // Maps a failure of this attempt (sending, or reading a body) to its typed error.
+    const failure = (error: unknown): Error => {
+      if (error instanceof SwitchyardError) return error;
+      if (request.signal?.aborted) return this.#aborted(request, url);
+      if (timedOut)
+        return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
+      if (error instanceof ResponseTooLargeSignal) {
+        return new ResponseTooLargeError(this.#target(request, url), error.limitBytes, {
+          cause: error,
+        });
+      }
+      return new ConnectionError(this.#target(request, url), { cause: error });
+    };
 
-    let response: Response;
+    let response: TransportResponse;
     try {
-      response = await this.#fetch(url, {
+      response = await this.#transport({
         method: request.method,
+        url,
         headers,
-        body: body ?? null,
-        signal,
+        body,
+        signal: controller.signal,
+        maxResponseBytes: this.#maxResponseBytes,
+        onConnection: startTimer,
       });
     } catch (error) {
       done();
-      if (request.signal?.aborted) throw this.#aborted(request, url);
-      if (timedOut) throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
-      throw new ConnectionError(this.#target(request, url), { cause: error });
+      throw failure(error);
     }
 
     if (logDebug) {
@@ -370,16 +346,16 @@ export class HttpClient {
         "http response",
       );
     }
-    if (response.ok) {
+    if (response.status >= 200 && response.status < 300) {
       const bodyError = (error: unknown): Error => {
-        if (error instanceof SwitchyardError) return error;
-        if (request.signal?.aborted) return this.#aborted(request, url);
-        if (timedOut)
-          return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
-        return new ConnectionError(this.#target(request, url), {
-          cause: error,
-          message: `${request.method} ${this.#describeUrl(url)} failed: the connection broke while reading the answer`,
-        });
+        const typed = failure(error);
+        if (typed instanceof ConnectionError && !(error instanceof SwitchyardError)) {
+          return new ConnectionError(this.#target(request, url), {
+            cause: error,
+            message: `${request.method} ${this.#describeUrl(url)} failed: the connection broke while reading the answer`,
+          });
+        }
+        return typed;
       };
       return { response, url, done, bodyError };
     }
@@ -396,10 +372,7 @@ export class HttpClient {
         ...(this.environment ? { environment: this.environment } : {}),
       });
     } catch (error) {
-      if (error instanceof SwitchyardError) throw error;
-      if (request.signal?.aborted) throw this.#aborted(request, url);
-      if (timedOut) throw new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
-      throw new ConnectionError(this.#target(request, url), { cause: error });
+      throw failure(error);
     } finally {
       done();
     }
@@ -446,15 +419,6 @@ function isNotSent(error: ConnectionError): boolean {
   return false;
 }
 
-function retryDelay(error: Error, attemptNumber: number, initialMs: number, maxMs: number): number {
-  const headers = (error as { headers?: unknown }).headers;
-  if (headers instanceof Headers) {
-    const requested = readRetryAfterMs(headers);
-    if (requested !== undefined) return requested;
-  }
-  return backoffDelayMs(attemptNumber, initialMs, maxMs);
-}
-
 function parseMaybeJson(text: string, headers: Headers): unknown {
   const type = headers.get("content-type") ?? "";
   const trimmed = text.trim();
@@ -466,22 +430,4 @@ function parseMaybeJson(text: string, headers: Headers): unknown {
     }
   }
   return text;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function unwrapStop(error: unknown): unknown {
-  if (error instanceof StopRetrying) return error.originalError;
-  return error;
-}
-
-function checkNonNegativeInteger(value: number, label: string, minimum: number): number {
-  if (!Number.isInteger(value) || value < minimum) {
-    throw new ConfigurationError(
-      `${label} ${String(value)} must be an integer of at least ${minimum}`,
-    );
-  }
-  return value;
 }

@@ -1,4 +1,3 @@
-export { abortableDelay } from "./abortable-delay.js";
 export {
   HttpClient,
   type HttpClientOptions,

@@ -49,3 +49,25 @@ export function backoffDelayMs(
   const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.max(0, retryNumber - 1));
   return Math.round(ceiling * (0.5 + random() * 0.5));
 }
+
+/** What spaces the retries of one client. */
+export interface RetrySchedule {
+  /** Re-sends after the first attempt. */
+  maxRetries: number;
+  initialRetryDelayMs: number;
+  maxRetryDelayMs: number;
+}
+
+/**
+ * The wait before retry `retryNumber` (1 for the first re-send) after
+ * `error`: what the service asked for in `Retry-After-Ms` / `Retry-After`
+ * when the error carries an answer's headers, else the backoff.
+ */
+export function retryDelayMs(error: unknown, retryNumber: number, schedule: RetrySchedule): number {
+  const headers = (error as { headers?: unknown } | undefined)?.headers;
+  if (headers instanceof Headers) {
+    const requested = readRetryAfterMs(headers);
+    if (requested !== undefined) return requested;
+  }
+  return backoffDelayMs(retryNumber, schedule.initialRetryDelayMs, schedule.maxRetryDelayMs);
+}

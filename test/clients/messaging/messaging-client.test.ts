@@ -10,6 +10,7 @@ import {
 } from "../../../src/errors/index.js";
 import { UnexpectedAnswerError } from "../../../src/errors/unexpected-answer-error.js";
 import { errorFamilies } from "../../helpers/error-families.js";
+import { socketError } from "../../helpers/socket-error.js";
 
 const base = "https://messaging.test";
 const token = "msg-token-5f2a9c71";
@@ -192,7 +193,7 @@ describe("MessagingClient endpoints", () => {
     const keys: (string | undefined)[] = [];
     nock(base)
       .post("/v1/messages")
-      .replyWithError({ code: "ECONNRESET", message: "socket hang up" })
+      .replyWithError(socketError("socket hang up"))
       .post("/v1/messages")
       .reply(function () {
         keys.push(this.req.headers["idempotency-key"]);

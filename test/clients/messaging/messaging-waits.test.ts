@@ -8,6 +8,7 @@ import {
   InternalServerError,
   NotFoundError,
 } from "../../../src/errors/index.js";
+import { socketError } from "../../helpers/socket-error.js";
 
 const base = "https://messaging.test";
 const path = "/v1/interactions/i_1";
@@ -122,7 +123,7 @@ describe("waitForInteraction", () => {
       .get(path)
       .reply(503)
       .get(path)
-      .replyWithError({ code: "ECONNRESET", message: "socket hang up" })
+      .replyWithError(socketError("socket hang up"))
       .get(path)
       .reply(200, interaction("answered", { answer: { option_id: "approve" } }));
     const outcome = await makeClient().waitForInteraction("i_1", { timeoutMs: 5_000, ...fast });
@@ -146,7 +147,7 @@ describe("waitForInteraction", () => {
   });
 
   it("returns error, not timeout, when the service is still failing at the deadline", async () => {
-    nock(base).get(path).times(1_000).replyWithError({ code: "ECONNRESET", message: "reset" });
+    nock(base).get(path).times(1_000).replyWithError(socketError("reset"));
     const outcome = await makeClient().waitForInteraction("i_1", {
       timeoutMs: 60,
       maxConsecutiveErrors: 1_000,

@@ -1,0 +1,92 @@
+import {
+  type BodyReader,
+  checkDeclaredLength,
+  ResponseTooLargeSignal,
+  type Transport,
+  type TransportResponse,
+} from "./transport.js";
+
+/**
+ * The transport over a caller's `fetch` (the `fetch` option): for a test
+ * double, a proxy-aware or instrumented fetch. Its pooling is the fetch's
+ * own; the body is read no further than `maxResponseBytes` all the same.
+ */
+export function createFetchTransport(fetchImplementation: typeof globalThis.fetch): Transport {
+  return async (request) => {
+    request.onConnection();
+    const response = await fetchImplementation(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      signal: request.signal,
+    });
+    const tooLarge = checkDeclaredLength(
+      response.headers.get("content-length"),
+      request.maxResponseBytes,
+    );
+    if (tooLarge) {
+      response.body?.cancel().catch(() => {});
+      throw tooLarge;
+    }
+    return new FetchResponse(response, request.maxResponseBytes);
+  };
+}
+
+class FetchResponse implements TransportResponse {
+  readonly #response: Response;
+  readonly #limit: number;
+
+  constructor(response: Response, limit: number) {
+    this.#response = response;
+    this.#limit = limit;
+  }
+
+  get status(): number {
+    return this.#response.status;
+  }
+
+  get headers(): Headers {
+    return this.#response.headers;
+  }
+
+  async text(): Promise<string> {
+    const reader = this.reader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const result = await reader.read();
+      if (result.done) return text + decoder.decode();
+      text += decoder.decode(result.value, { stream: true });
+    }
+  }
+
+  reader(): BodyReader {
+    const body = this.#response.body;
+    if (!body) {
+      return { read: async () => ({ done: true }), cancel: () => {} };
+    }
+    const reader = body.getReader();
+    const limit = this.#limit;
+    let size = 0;
+    const cancel = () => {
+      reader.cancel().catch(() => {});
+    };
+    return {
+      async read() {
+        const result = await reader.read();
+        if (result.done) return { done: true };
+        size += result.value.byteLength;
+        if (size > limit) {
+          cancel();
+          throw new ResponseTooLargeSignal(limit);
+        }
+        return { done: false, value: result.value };
+      },
+      cancel,
+    };
+  }
+
+  cancel(): void {
+    this.#response.body?.cancel().catch(() => {});
+  }
+}
