@@ -88,7 +88,7 @@ function sendOverNodeHttp(
     }
     signal.addEventListener("abort", onAbort, { once: true });
     outgoing.once("socket", () => request.onConnection());
-    outgoing.once("error", (error) => {
+    outgoing.on("error", (error) => {
       stopListening();
       reject(error);
     });
@@ -125,6 +125,9 @@ class NodeResponse implements TransportResponse {
     this.status = incoming.statusCode ?? 0;
     this.#incoming = incoming;
     this.#limit = limit;
+    // A connection that breaks before the body is read must not become an
+    // uncaught "error": whoever reads the body sees the failure.
+    incoming.on("error", () => {});
   }
 
   /** Built on first use: most successful answers never look at them. */
@@ -162,7 +165,7 @@ class NodeResponse implements TransportResponse {
             : Buffer.concat(chunks, size).toString("utf8"),
         );
       });
-      incoming.once("error", reject);
+      incoming.on("error", reject);
       incoming.once("close", () => {
         if (!incoming.complete) reject(new Error("the connection closed before the answer ended"));
       });
