@@ -27,6 +27,8 @@ export interface RefusedRecord {
    */
   code: string;
   reason: string;
+  /** What the person wrote with their answer, when anything (shown to people as theirs). */
+  note?: string;
   interactionId?: string;
 }
 
@@ -100,6 +102,7 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
       fingerprint: record.fingerprint,
       outcome: record.outcome,
       code: record.outcome === "refused" ? record.code : undefined,
+      note: record.outcome === "refused" ? record.note : undefined,
       interactionId: record.interactionId,
       checked: options.check !== undefined ? true : undefined,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
@@ -216,14 +219,17 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     };
   }
   if (outcome === "refused") {
-    const { code, reason } = decision as { code?: unknown; reason?: unknown };
-    return refuse(
-      typeof code === "string" && code !== "" ? code : "denied",
-      typeof reason === "string" && reason.trim() !== ""
-        ? redactText(reason)
-        : "no reason was given",
-      interactionId,
-    );
+    const { code, reason, note } = decision as { code?: unknown; reason?: unknown; note?: unknown };
+    return {
+      ...refuse(
+        typeof code === "string" && code !== "" ? code : "denied",
+        typeof reason === "string" && reason.trim() !== ""
+          ? redactText(reason)
+          : "no reason was given",
+        interactionId,
+      ),
+      ...(typeof note === "string" && note.trim() !== "" ? { note: redactText(note) } : {}),
+    };
   }
   if (outcome === "pending") {
     if (options.allowPending !== true) {

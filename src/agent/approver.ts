@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ActionDescription } from "../tools/tool.js";
+import type { ActionDescription, ToolTarget } from "../tools/tool.js";
 
 /** A tool call waiting at the approval gate. */
 export interface ApprovalAction {
@@ -8,11 +8,13 @@ export interface ApprovalAction {
   /** The parsed, validated arguments the call would run with. */
   arguments: unknown;
   /**
-   * `sha256:` + hex digest of the tool name and the canonical JSON of the
-   * arguments. An approval binds to exactly this value.
+   * `sha256:` + hex digest of the tool name, the canonical JSON of the
+   * arguments and the tool's `target`. An approval binds to exactly this value.
    */
   fingerprint: string;
   description: ActionDescription;
+  /** Where the call acts (service, account, sandbox or production), when the tool says. */
+  target?: ToolTarget;
 }
 
 export interface ApprovalContext {
@@ -34,10 +36,15 @@ export interface ApprovedDecision {
   approvedBy?: string;
 }
 
-/** The call does not run; `reason` is told to the model. */
+/**
+ * The call does not run. `reason` says why, in words fit for the model and
+ * for people alike (no instructions to the model: the agent adds those).
+ */
 export interface RefusedDecision {
   outcome: "refused";
   reason: string;
+  /** What the person wrote with their answer, when they wrote anything (e.g. why they denied). */
+  note?: string;
   /** Short machine-readable cause: `denied`, `expired`, `timeout`, `unavailable`, ... */
   code: string;
   interactionId?: string;

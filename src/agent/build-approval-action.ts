@@ -1,15 +1,13 @@
 import { redactText, redactValue } from "../internal/redact.js";
-import type { ActionDescription, AnyTool, ToolContext } from "../tools/tool.js";
+import type { ActionDescription, ActionDetail, AnyTool, ToolContext } from "../tools/tool.js";
 import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
-const maxDetailLength = 200;
-
 /**
  * The action put to the approver for one tool call: the fingerprint of the
- * tool name and the arguments that will run, and a description, from the
- * tool's `describeAction` or, when it has none or it fails, a generic one
- * listing the arguments. The describer and the approver each get their own
+ * tool name, the arguments that will run and the tool's target, where it
+ * acts, and a description, from the tool's `describeAction` or, when it has
+ * none or it fails, a generic one showing the whole arguments. The describer and the approver each get their own
  * copy of the arguments, so neither can change what runs. Descriptions are
  * redacted: the approver may relay them to a chat service.
  */
@@ -25,6 +23,7 @@ export async function buildApprovalAction(
     arguments: structuredClone(args),
     fingerprint,
     description: await describe(tool, structuredClone(args), context),
+    ...(tool.target ? { target: { ...tool.target } } : {}),
   };
 }
 
@@ -53,18 +52,16 @@ async function describe(
   return genericDescription(tool.name, args);
 }
 
-/** `Run "tool"` and one `name: value` line per top-level argument, secrets redacted. */
+/** `Run the tool "name"` and the whole arguments as indented JSON, secrets redacted. */
 export function genericDescription(toolName: string, args: unknown): ActionDescription {
-  const safe = redactValue(args);
-  const entries =
-    typeof safe === "object" && safe !== null && !Array.isArray(safe)
-      ? Object.entries(safe)
-      : [["arguments", safe] as const];
   return {
     summary: `Run the tool "${toolName}" with the arguments below.`,
-    details: entries.map(
-      ([key, value]) => `${key}: ${truncate(JSON.stringify(value) ?? "undefined")}`,
-    ),
+    details: [
+      {
+        label: "arguments (JSON, as the agent gave them)",
+        text: JSON.stringify(redactValue(args ?? {}), null, 2) ?? "{}",
+      },
+    ],
     irreversible: true,
   };
 }
@@ -73,12 +70,18 @@ function redactDescription(description: ActionDescription): ActionDescription {
   return {
     summary: redactText(description.summary),
     ...(Array.isArray(description.details)
-      ? { details: description.details.map((line) => redactText(String(line))) }
+      ? { details: description.details.map(redactDetail) }
       : {}),
     irreversible: description.irreversible !== false,
   };
 }
 
-function truncate(text: string): string {
-  return text.length > maxDetailLength ? `${text.slice(0, maxDetailLength)}…` : text;
+function redactDetail(detail: ActionDetail | string): ActionDetail | string {
+  if (typeof detail !== "object" || detail === null) return redactText(String(detail));
+  return {
+    label: redactText(String(detail.label ?? "")),
+    ...(typeof detail.value === "string" ? { value: redactText(detail.value) } : {}),
+    ...(typeof detail.text === "string" ? { text: redactText(detail.text) } : {}),
+    ...(detail.writtenByAgent === true ? { writtenByAgent: true } : {}),
+  };
 }

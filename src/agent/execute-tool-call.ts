@@ -133,7 +133,7 @@ async function checkApproveAndRun(
   let notFingerprintable: unknown;
   if (tool.needsApproval !== false) {
     try {
-      frozen = freezeArguments(name, args);
+      frozen = freezeArguments(name, args, tool.target);
     } catch (error) {
       notFingerprintable = error;
     }
@@ -204,7 +204,7 @@ async function startAndRun(
   if (environment.signal.aborted) return aborted(base, name);
   if (tool.readOnly !== true) {
     const notRecorded = await environment.journal.markStarted(base.toolCallId, {
-      fingerprint: approval?.fingerprint ?? fingerprintOrNothing(name, args),
+      fingerprint: approval?.fingerprint ?? fingerprintOrNothing(tool, args),
       arguments: args,
     });
     if (notRecorded) {
@@ -222,7 +222,7 @@ async function startAndRun(
       };
     }
   }
-  if (approval && fingerprintOrNothing(name, args) !== approval.fingerprint) {
+  if (approval && fingerprintOrNothing(tool, args) !== approval.fingerprint) {
     const refused: RefusedRecord = {
       outcome: "refused",
       fingerprint: approval.fingerprint,
@@ -242,9 +242,9 @@ async function startAndRun(
   return runTool(tool, args, base, environment, logger);
 }
 
-function fingerprintOrNothing(toolName: string, args: unknown): string | undefined {
+function fingerprintOrNothing(tool: AnyTool, args: unknown): string | undefined {
   try {
-    return actionFingerprint(toolName, args);
+    return actionFingerprint(tool.name, args, tool.target);
   } catch {
     return undefined;
   }

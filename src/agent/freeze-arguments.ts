@@ -7,21 +7,22 @@ export interface FrozenArguments {
 }
 
 /**
- * A deep-frozen copy of a call's arguments and its fingerprint, so nothing
+ * A deep-frozen copy of a call's arguments and its fingerprint (with the
+ * tool's `target`, where it acts), so nothing
  * that sees the arguments before the call runs (the describer, the approver,
  * its audit hook) can change what runs. Throws a TypeError when the
  * arguments have no faithful JSON form or do not survive the copy (a class
  * instance becomes a plain object): no approval could bind to them.
  */
-export function freezeArguments(toolName: string, args: unknown): FrozenArguments {
-  const fingerprint = actionFingerprint(toolName, args);
+export function freezeArguments(toolName: string, args: unknown, target?: object): FrozenArguments {
+  const fingerprint = actionFingerprint(toolName, args, target);
   let copy: unknown;
   try {
     copy = deepFreeze(structuredClone(args));
   } catch (error) {
     throw new TypeError(`the arguments cannot be copied: ${(error as Error).message}`);
   }
-  if (actionFingerprint(toolName, copy) !== fingerprint) {
+  if (actionFingerprint(toolName, copy, target) !== fingerprint) {
     throw new TypeError(
       "the arguments do not survive a copy unchanged (a class instance with toJSON?); use plain objects and arrays",
     );

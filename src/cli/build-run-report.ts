@@ -25,7 +25,11 @@ export interface RunReportToolCall {
   arguments: unknown;
   /** What the model was told: the tool's result when it succeeded. */
   result?: unknown;
-  /** Why it did not succeed: the code and words the model was told (none while awaiting approval). */
+  /**
+   * Why it did not succeed: the code and what happened (none while awaiting
+   * approval). For a refused approval, the refusal's reason, never the
+   * instructions the model was given with it.
+   */
   error?: { code: string; message: string };
 }
 
@@ -37,7 +41,10 @@ export interface RunReportApproval {
   outcome: ApprovalRecord["outcome"];
   /** Why it was refused: `denied`, `timeout`, ... */
   code?: string;
+  /** Why it was refused, in words. */
   reason?: string;
+  /** What the person wrote with their answer, when anything. */
+  note?: string;
   interactionId?: string;
   approvedBy?: string;
   /** `sha256:` fingerprint of the tool name and arguments the decision binds to. */
@@ -147,6 +154,12 @@ function describeToolCall(step: number, call: ToolCallRecord): RunReportToolCall
   };
   if (call.status === "succeeded") {
     report.result = redactValue(content ?? call.content);
+  } else if (call.status === "refused" && call.approval?.outcome === "refused") {
+    // What the person decided, not the instructions the model was given with it.
+    report.error = {
+      code: "approval_refused",
+      message: redactText(`Not run: ${call.approval.reason}`),
+    };
   } else if (call.status !== "awaiting_approval") {
     const told = (content ?? {}) as { error?: unknown; message?: unknown };
     report.error = {
@@ -176,7 +189,11 @@ function describeApproval(
     tool: call.toolName,
     outcome: approval.outcome,
     ...(approval.outcome === "refused"
-      ? { code: approval.code, reason: redactText(approval.reason) }
+      ? {
+          code: approval.code,
+          reason: redactText(approval.reason),
+          ...(approval.note !== undefined ? { note: redactText(approval.note) } : {}),
+        }
       : {}),
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.outcome === "approved" && approval.approvedBy !== undefined

@@ -1,7 +1,9 @@
 import type { AgentEvent } from "../agent/agent-events.js";
+import { describeActionLines, formatTarget } from "../agent/approval/approval-message-text.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { redactText } from "../internal/redact.js";
+import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
 import type { TerminalAware } from "./cli-io.js";
 import { formatDuration, truncate } from "./format-text.js";
 
@@ -73,7 +75,9 @@ export class ProgressRenderer {
         this.#text(event.delta);
         return;
       case "tool-call":
-        this.line(`  -> ${event.toolName} ${truncate(redactText(event.rawArguments), 100)}`);
+        this.line(
+          `  -> ${event.toolName} ${truncate(escapeUntrustedText(redactText(event.rawArguments)), 100)}`,
+        );
         return;
       case "approval-request":
         this.#approvalRequested(event.toolCallId, event.action);
@@ -83,10 +87,14 @@ export class ProgressRenderer {
         const after = wait ? ` after ${formatDuration(this.#now() - wait.startedAt)}` : "";
         const { approval } = event;
         if (approval.outcome === "approved") {
-          const by = approval.approvedBy ? ` by ${approval.approvedBy}` : "";
+          const by = approval.approvedBy ? ` by ${escapeUntrustedText(approval.approvedBy)}` : "";
           this.line(`  approved${by}${after}`);
         } else if (approval.outcome === "refused") {
-          this.line(`  refused (${approval.code})${after}: ${truncate(approval.reason, 200)}`);
+          const reason = truncate(escapeUntrustedText(approval.reason), 200);
+          this.line(`  refused (${escapeUntrustedText(approval.code)})${after}: ${reason}`);
+          if (approval.note !== undefined) {
+            this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
+          }
         } else {
           this.line(`  approval pending (interaction ${approval.interactionId})`);
         }
@@ -148,12 +156,15 @@ export class ProgressRenderer {
   }
 
   #approvalRequested(toolCallId: string, action: ApprovalAction): void {
-    const { summary, details = [], irreversible } = action.description;
+    const { summary, irreversible } = action.description;
     const undo = irreversible === false ? "" : " (cannot be undone)";
-    this.line(`  ? approval needed for ${action.toolName}: ${truncate(summary, 200)}${undo}`);
+    const shownSummary = truncate(escapeUntrustedText(redactText(summary)), 200);
+    this.line(`  ? approval needed for ${action.toolName}: ${shownSummary}${undo}`);
     if (this.#approvalDetails) {
-      for (const detail of details.slice(0, 5)) this.line(`      - ${truncate(detail, 120)}`);
-      if (details.length > 5) this.line(`      - and ${details.length - 5} more`);
+      if (action.target) this.line(`      where: ${formatTarget(action.target)}`);
+      const lines = describeActionLines(action.description);
+      for (const line of lines.slice(0, 5)) this.line(`      ${truncate(line, 160)}`);
+      if (lines.length > 5) this.line(`      ... and ${lines.length - 5} more lines`);
     }
     this.#waits.set(toolCallId, { toolName: action.toolName, startedAt: this.#now() });
     this.#startTimer();

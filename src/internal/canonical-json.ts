@@ -51,14 +51,17 @@ function sortKeys(value: unknown, path: string): unknown {
 }
 
 /**
- * `sha256:<hex>` of the tool name and the canonical JSON of its arguments:
- * what an approval binds to. Any change of arguments changes it.
+ * `sha256:<hex>` of the tool name, the canonical JSON of its arguments and,
+ * when the tool has one, the canonical JSON of where it acts (service,
+ * account, environment): what an approval binds to. Any change of arguments
+ * or of target changes it.
  */
-export function actionFingerprint(toolName: string, args: unknown): string {
-  const digest = createHash("sha256")
+export function actionFingerprint(toolName: string, args: unknown, target?: object): string {
+  const hash = createHash("sha256")
     .update(toolName)
     .update("\n")
-    .update(canonicalJson(args ?? {}))
-    .digest("hex");
+    .update(canonicalJson(args ?? {}));
+  if (target !== undefined) hash.update("\n").update(canonicalJson(target));
+  const digest = hash.digest("hex");
   return `sha256:${digest}`;
 }

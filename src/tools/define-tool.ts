@@ -1,7 +1,7 @@
 import type { $ZodType, output as ZodOutput } from "zod/v4/core";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { JsonSchema } from "./json-schema.js";
-import type { ActionDescription, NeedsApproval, Tool, ToolContext } from "./tool.js";
+import type { ActionDescription, NeedsApproval, Tool, ToolContext, ToolTarget } from "./tool.js";
 import { findToolNameProblem } from "./tool-name.js";
 import { type ResolvedToolParameters, resolveToolParameters } from "./tool-parameters.js";
 import { findTimeoutProblem } from "./tool-timeout.js";
@@ -36,6 +36,12 @@ export interface ToolDefinition<Args, Result> {
    * defineTool({ name: "export_orders", timeoutMs: 300_000, ... }) // a slow export gets 5 minutes
    */
   timeoutMs?: number | undefined;
+   * Where the calls act (service, account, sandbox or production): named in
+   * the approval question and part of the fingerprint an approval binds to.
+   */
+  target?: ToolTarget | undefined;
+  /** Set by tool sets when their default approval was turned off; see `Tool`. */
+  defaultApprovalTurnedOff?: boolean | undefined;
   /** Words for the approver; when absent a generic description lists the arguments. */
   describeAction?:
     | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
@@ -83,7 +89,7 @@ export function defineTool(
   if (typeof definition.execute !== "function") {
     problems.push(`Tool "${name}": execute must be a function.`);
   }
-  const { needsApproval = false, describeAction, readOnly = false, timeoutMs } = definition;
+  const { needsApproval = false, describeAction, readOnly = false, timeoutMs, target } = definition;
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     problems.push(
       `Tool "${name}": needsApproval must be a boolean or a function of the arguments.`,
@@ -94,6 +100,14 @@ export function defineTool(
   }
   const timeoutProblem = findTimeoutProblem(timeoutMs);
   if (timeoutProblem) problems.push(`Tool "${name}": ${timeoutProblem}`);
+  if (
+    target !== undefined &&
+    (typeof target !== "object" || target === null || typeof target.service !== "string")
+  ) {
+    problems.push(
+      `Tool "${name}": target must be an object such as { service: "orders", account: "acme", environment: "sandbox" } when given.`,
+    );
+  }
   if (describeAction !== undefined && typeof describeAction !== "function") {
     problems.push(`Tool "${name}": describeAction must be a function when given.`);
   }
@@ -117,6 +131,18 @@ export function defineTool(
     readOnly,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),
+    ...(target ? { target: Object.freeze(pickTarget(target)) } : {}),
+    ...(definition.defaultApprovalTurnedOff === true ? { defaultApprovalTurnedOff: true } : {}),
   };
   return Object.freeze(tool);
+}
+
+// Only the known fields, strings only: the target is hashed into every fingerprint.
+function pickTarget(target: ToolTarget): ToolTarget {
+  const picked: ToolTarget = { service: target.service };
+  for (const key of ["address", "account", "environment"] as const) {
+    const value = target[key];
+    if (typeof value === "string" && value !== "") picked[key] = value;
+  }
+  return picked;
 }

@@ -15,16 +15,66 @@ export interface ToolContext {
 export type NeedsApproval<Args> = boolean | ((args: Args) => boolean | Promise<boolean>);
 
 /**
+ * One line (or block) of an approval question. `label` is the tool's own
+ * words; the untrusted part (anything from the arguments or from a service)
+ * goes in `value` or `text`, never in `label`, so it is shown escaped and
+ * quoted and cannot pose as part of the question.
+ *
+ * @example
+ * { label: "order_shipped events to", value: "https://hooks.example.com/a" }
+ * { label: "change message", value: message, writtenByAgent: true }
+ * { label: "changes to the page", text: unifiedDiff }
+ */
+export interface ActionDetail {
+  /** The tool's own words, e.g. `order` or `new content`: never text from the model or a service. */
+  label: string;
+  /** An untrusted value shown on the label's line, quoted, control characters written out. */
+  value?: string | undefined;
+  /** Untrusted text of several lines (a page, a diff), shown whole, line by line behind a `|` gutter. */
+  text?: string | undefined;
+  /** The value or text is the model's own words (a change message, a note): the person is told so. */
+  writtenByAgent?: boolean | undefined;
+}
+
+/**
  * How a pending action reads to the person asked to approve it: what will
- * happen, to what, and whether it can be undone.
+ * happen, to what, and whether it can be undone. Describe the whole effect:
+ * every item affected, every value written.
  */
 export interface ActionDescription {
-  /** One sentence: what will happen. */
+  /**
+   * One sentence in the tool's own words: what will happen. Shown escaped but
+   * not quoted, so it must hold no text from the arguments or a service (put
+   * that in `details`).
+   */
   summary: string;
-  /** The things affected, one line each (e.g. callback URL and type, not only the id). */
-  details?: string[];
+  /**
+   * The things affected, each an {@link ActionDetail}. A plain string is
+   * taken as untrusted and shown quoted on its own line.
+   */
+  details?: Array<ActionDetail | string>;
   /** True when the action cannot be undone. @default true */
   irreversible?: boolean;
+}
+
+/**
+ * Where a tool's calls act, as the approval question names it: the service,
+ * the account and the environment. It is part of the fingerprint an approval
+ * binds to, so an approval given for the sandbox never lets the same call
+ * run in production.
+ *
+ * @example
+ * { service: "orders", address: "sandbox.example.com", account: "acme", environment: "sandbox" }
+ */
+export interface ToolTarget {
+  /** The service, e.g. `orders`, `docs`, `messaging`. */
+  service: string;
+  /** The service's host, e.g. `sandbox.example.com`. */
+  address?: string | undefined;
+  /** The account (tenant) the calls act on, e.g. `acme`. */
+  account?: string | undefined;
+  /** `sandbox` or `production`, where the service has both. */
+  environment?: string | undefined;
 }
 
 /** The result of checking a model's arguments against the tool's schema. */
@@ -58,6 +108,13 @@ export interface Tool<Args = unknown, Result = unknown> {
   readonly readOnly?: boolean;
   /** Milliseconds one call may take; overrides the agent's `toolTimeoutMs`. */
   readonly timeoutMs?: number;
+  /** Where the calls act; named in the approval question and part of the fingerprint. */
+  readonly target?: ToolTarget;
+  /**
+   * True when a tool set's default approval was turned off for this tool
+   * (`runWithoutApproval`): the agent logs a warning once.
+   */
+  readonly defaultApprovalTurnedOff?: boolean;
   /** Words for the approver; when absent a generic description is built from the arguments. */
   describeAction?: (
     args: Args,

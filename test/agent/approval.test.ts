@@ -152,10 +152,15 @@ describe("the approval gate fails closed", () => {
         ids: ["cb-1", "cb-2"],
       }),
     });
-    // The generic description lists the arguments, secrets redacted.
+    // The generic description shows the whole arguments, secrets redacted.
     expect(action.description).toEqual({
       summary: 'Run the tool "delete_callbacks" with the arguments below.',
-      details: ['ids: ["cb-1","cb-2"]', 'token: "[redacted]"'],
+      details: [
+        {
+          label: "arguments (JSON, as the agent gave them)",
+          text: JSON.stringify({ ids: ["cb-1", "cb-2"], token: "[redacted]" }, null, 2),
+        },
+      ],
       irreversible: true,
     });
     expect(context.signal).toBeInstanceOf(AbortSignal);

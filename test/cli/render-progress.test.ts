@@ -84,7 +84,7 @@ describe("ProgressRenderer", () => {
         "  <- list_callbacks: ok callbacks: 2 items, total: 2, omitted: 0",
         "step 2",
         "  ? approval needed for delete_callbacks: Delete 1 callback (cannot be undone)",
-        "      - https://hooks.old-warehouse.example/acme/orders (orderEvent)",
+        '      - "https://hooks.old-warehouse.example/acme/orders (orderEvent)"',
         "  still waiting for approval of delete_callbacks: 10s",
         "  refused (denied) after 12s: No.",
         "",

@@ -1,4 +1,7 @@
+import { maximumMessageTextLength } from "../../clients/messaging/messaging-requests.js";
 import { redactText } from "../../internal/redact.js";
+import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
+import type { ActionDescription, ActionDetail, ToolTarget } from "../../tools/tool.js";
 import type { ApprovalAction } from "../approver.js";
 
 /** The answers an approval question offers; only `approve` lets the action run. */
@@ -7,45 +10,161 @@ export const approvalOptions = [
   { id: "deny", label: "Deny" },
 ] as const;
 
-/** Detail lines shown before the rest is summarised as `... and N more`. */
-export const maxDetailLines = 100;
+/** Options of {@link buildApprovalMessageText}. */
+export interface ApprovalMessageTextOptions {
+  /**
+   * The longest text the messaging service takes. A longer question shows
+   * its first part and says so. @default maximumMessageTextLength (4000)
+   */
+  maxLength?: number | undefined;
+}
 
-const maxLineLength = 300;
 const maxSummaryLength = 500;
+const maxLineLength = 600;
+// Room kept for the notice that says only the first part is shown.
+const noticeReserve = 320;
 
 /**
- * The question a person reads before approving: what will happen, to what
- * (one line per affected thing, at most `maxDetailLines`), whether it can be
- * undone, which tool, and how to answer. Secrets are scrubbed; the
- * description already comes redacted, this is a second line of defence
- * because the text leaves the process.
+ * The question a person reads before approving: what will happen, where
+ * (service, address, account, sandbox or production), to what (every
+ * detail the tool gave), whether it can be undone, which tool, and how to
+ * answer.
+ *
+ * The summary and the labels are the tool's words. Everything else (values
+ * from the arguments or from a service) is shown quoted, or behind a `|`
+ * gutter for text of several lines, with control characters, ANSI escapes,
+ * bidirectional overrides and zero-width characters written out
+ * (`escapeUntrustedText`), so no value can pose as a line of the question.
+ * What the model wrote (a change message) is labelled as the agent's words.
+ * Secrets are scrubbed from every part.
+ *
+ * When the whole does not fit in `maxLength`, the question shows the first
+ * lines and says plainly that the rest is left out and that approving
+ * approves all of it (the fingerprint covers the whole action).
  *
  * @example
- * Approval needed: Delete 2 callbacks.
- * - https://hooks.example.com/a (order_shipped)
- * - https://hooks.example.com/b (order_cancelled)
+ * Approval needed: Delete 2 callbacks: deliveries to these URLs stop at once.
+ * Where: orders service at sandbox.example.com, account acme, environment: sandbox
+ * - order_shipped events to: "https://hooks.example.com/a"
+ * - order_cancelled events to: "https://hooks.example.com/b"
  * This cannot be undone.
  * Tool: delete_callbacks
  * Reply approve or deny.
  */
-export function buildApprovalMessageText(action: ApprovalAction): string {
+export function buildApprovalMessageText(
+  action: ApprovalAction,
+  options: ApprovalMessageTextOptions = {},
+): string {
+  const maxLength = options.maxLength ?? maximumMessageTextLength;
   const { description } = action;
-  const summary = oneLine(String(description?.summary ?? ""), maxSummaryLength);
-  const details = Array.isArray(description?.details) ? description.details : [];
-  const lines = [`Approval needed: ${summary || `run the tool "${action.toolName}".`}`];
-  for (const detail of details.slice(0, maxDetailLines)) {
-    lines.push(`- ${oneLine(String(detail), maxLineLength)}`);
+  const summary = cut(
+    escapeUntrustedText(redactText(String(description?.summary ?? "")).trim()),
+    maxSummaryLength,
+  );
+  const head = [`Approval needed: ${summary || "run the tool below."}`];
+  if (action.target) head.push(`Where: ${formatTarget(action.target)}`);
+  const foot = [
+    ...(description?.irreversible !== false ? ["This cannot be undone."] : []),
+    `Tool: ${escapeUntrustedText(action.toolName)}`,
+    "Reply approve or deny.",
+  ];
+  const body = describeActionLines(description);
+  const whole = [...head, ...body, ...foot].join("\n");
+  if (whole.length <= maxLength && !body.cutLines) return whole;
+
+  let room = maxLength - [...head, ...foot].join("\n").length - noticeReserve;
+  const shown: string[] = [];
+  for (const line of body) {
+    if (line.length + 1 > room) break;
+    shown.push(line);
+    room -= line.length + 1;
   }
-  if (details.length > maxDetailLines)
-    lines.push(`... and ${details.length - maxDetailLines} more`);
-  if (description?.irreversible !== false) lines.push("This cannot be undone.");
-  lines.push(`Tool: ${oneLine(action.toolName, maxLineLength)}`);
-  lines.push("Reply approve or deny.");
-  return redactText(lines.join("\n"));
+  const notice =
+    shown.length === body.length
+      ? "[Some long lines are cut above. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]"
+      : `[This question is too long for one message: only the first ${shown.length} of ${body.length} lines are shown. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]`;
+  return [...head, ...shown, notice, ...foot].join("\n");
 }
 
-// A detail must stay one line: a line break inside it could pose as a line of the question.
-function oneLine(text: string, maxLength: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > maxLength ? `${flat.slice(0, maxLength - 1)}…` : flat;
+/** The lines of an action's details, and whether a line had to be cut to `maxLineLength`. */
+type DetailLines = string[] & { cutLines?: boolean };
+
+/**
+ * The lines showing an action's details, as the approval question and the
+ * command line show them: one `- label: "value"` line per value, a block
+ * behind `  | ` per text, every untrusted part escaped and secrets scrubbed.
+ */
+export function describeActionLines(description: ActionDescription | undefined): DetailLines {
+  const details = Array.isArray(description?.details) ? description.details : [];
+  const lines: DetailLines = [];
+  const push = (line: string) => {
+    if (line.length > maxLineLength) lines.cutLines = true;
+    lines.push(cut(line, maxLineLength));
+  };
+  for (const detail of details) {
+    if (typeof detail === "string") {
+      const line = valueLine("- ", detail);
+      if (line.cut) lines.cutLines = true;
+      lines.push(line.text);
+      continue;
+    }
+    if (typeof detail !== "object" || detail === null) continue;
+    const { value, text } = detail as ActionDetail;
+    const label = `- ${escapeUntrustedText(redactText(String(detail.label ?? "")))}${detail.writtenByAgent === true ? " (the agent's words)" : ""}`;
+    if (typeof value === "string") {
+      const line = valueLine(`${label}: `, value);
+      if (line.cut) lines.cutLines = true;
+      lines.push(line.text);
+    } else if (typeof text === "string") {
+      if (text === "") {
+        push(`${label}: (empty)`);
+        continue;
+      }
+      push(`${label}:`);
+      const textLines = redactText(text).split(/\r?\n/);
+      if (textLines.length > 1 && textLines.at(-1) === "") textLines.pop();
+      for (const line of textLines) push(`  | ${escapeUntrustedText(line)}`);
+    } else push(label);
+  }
+  return lines;
+}
+
+/**
+ * Where an action happens, in words: `orders service at
+ * sandbox.example.com, account acme, environment: sandbox` (production is
+ * written in capitals, so it stands out).
+ */
+export function formatTarget(target: ToolTarget): string {
+  const parts = [`${escapeUntrustedText(target.service)} service`];
+  if (target.address) parts[0] += ` at ${escapeUntrustedText(target.address)}`;
+  if (target.account) parts.push(`account ${escapeUntrustedText(target.account)}`);
+  if (target.environment) {
+    const environment = escapeUntrustedText(target.environment);
+    parts.push(`environment: ${environment === "production" ? "PRODUCTION" : environment}`);
+  }
+  return parts.join(", ");
+}
+
+// `label: "value"`, the value cut (inside its quotes, never in an escape) when the line would be too long.
+function valueLine(prefix: string, value: string): { text: string; cut: boolean } {
+  const redacted = redactText(value);
+  const room = maxLineLength - prefix.length;
+  const whole = quoteUntrustedValue(redacted);
+  if (whole.length <= room) return { text: `${prefix}${whole}`, cut: false };
+  let kept = Math.min(redacted.length, room);
+  let quoted = whole;
+  for (;;) {
+    if (/[\ud800-\udbff]/.test(redacted.charAt(kept - 1))) kept -= 1;
+    quoted = quoteUntrustedValue(redacted.slice(0, kept));
+    if (quoted.length <= room || kept === 0) break;
+    kept = Math.floor(kept * 0.8);
+  }
+  const left = redacted.length - kept;
+  return { text: `${prefix}${quoted}… (${left} more characters not shown)`, cut: true };
+}
+
+function cut(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  const end = /[\ud800-\udbff]/.test(text.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
+  return `${text.slice(0, end)}… (${text.length - end} more characters on this line)`;
 }

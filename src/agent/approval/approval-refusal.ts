@@ -2,12 +2,18 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import { redactText } from "../../internal/redact.js";
 import type { RefusedDecision } from "../approver.js";
 
-/** A refusal with its reason scrubbed of secrets: the model reads it. */
-export function refusal(code: string, reason: string, interactionId?: string): RefusedDecision {
+/** A refusal with its reason (and the person's note) scrubbed of secrets: the model reads it. */
+export function refusal(
+  code: string,
+  reason: string,
+  interactionId?: string,
+  note?: string,
+): RefusedDecision {
   return {
     outcome: "refused",
     code,
     reason: redactText(reason),
+    ...(note !== undefined ? { note: redactText(note) } : {}),
     ...(interactionId !== undefined ? { interactionId } : {}),
   };
 }

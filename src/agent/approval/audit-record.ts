@@ -20,8 +20,10 @@ export interface ApprovalAuditRecord {
   outcome: ApprovalDecision["outcome"];
   /** Why it was refused (`denied`, `timeout`, ...); absent unless refused. */
   code?: string;
-  /** The refusal reason as the model reads it; absent unless refused. */
+  /** Why it was refused, in words (what happened, never instructions to the model); absent unless refused. */
   reason?: string;
+  /** What the person wrote with their answer, when anything. */
+  note?: string;
   /** ISO 8601: when the approval was asked, or when the check of an earlier one began. */
   requestedAt: string;
   /** ISO 8601: when this decision was reached. */
@@ -43,7 +45,11 @@ export function buildAuditRecord(
     ...(interactionId !== undefined ? { interactionId } : {}),
     outcome: decision.outcome,
     ...(decision.outcome === "refused"
-      ? { code: decision.code, reason: redactText(decision.reason) }
+      ? {
+          code: decision.code,
+          reason: redactText(decision.reason),
+          ...(decision.note !== undefined ? { note: redactText(decision.note) } : {}),
+        }
       : {}),
     requestedAt: times.requestedAt.toISOString(),
     decidedAt: times.decidedAt.toISOString(),

@@ -21,7 +21,7 @@ export type InteractionVerdict =
   | { outcome: "approved" }
   | { outcome: "pending" }
   | { outcome: "failed" }
-  | { outcome: "refused"; code: string; reason: string };
+  | { outcome: "refused"; code: string; reason: string; note?: string };
 
 const offeredOptionIds: ReadonlySet<string> = new Set(approvalOptions.map((option) => option.id));
 
@@ -89,11 +89,13 @@ function judgeAnswer(interaction: Interaction, tool: string): InteractionVerdict
   const text = interaction.answer?.text?.trim();
   if (optionId === "approve") return { outcome: "approved" };
   if (optionId === "deny") {
-    const note = text ? ` Their note: "${redactText(text).slice(0, 500)}".` : "";
+    // The reason states what happened; what the model should do next is the agent's to add.
+    const note = text ? redactText(text).slice(0, 500) : undefined;
     return {
       outcome: "refused",
       code: "denied",
-      reason: `The approver denied ${tool}.${note} Do not run it again unless the user asks.`,
+      reason: `The approver denied ${tool}.${note ? ` Their note: "${note}".` : ""}`,
+      ...(note ? { note } : {}),
     };
   }
   const given =

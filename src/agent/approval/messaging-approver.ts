@@ -337,7 +337,7 @@ export class MessagingApprover implements Approver {
         );
       }
       default:
-        return refusal(verdict.code, verdict.reason, interactionId);
+        return refusal(verdict.code, verdict.reason, interactionId, verdict.note);
     }
   }
 

@@ -2,6 +2,14 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { RequestOptions } from "../request-options.js";
 import { isPlainObject } from "./wire-record.js";
 
+/**
+ * The longest message `text` this library sends (and its messaging simulator
+ * takes), in UTF-16 code units. The service's own limit is not documented;
+ * chat channels cut or refuse longer messages, so an approval question
+ * longer than this shows its first part and says so.
+ */
+export const maximumMessageTextLength = 4000;
+
 /** What `createSubscriptionLink` sends. */
 export interface CreateSubscriptionLinkInput {
   /** Shown to the subscriber or kept for your records, e.g. `ops on-call`. */
@@ -102,6 +110,10 @@ export function buildSendMessageBody(input: SendMessageInput): SendMessageBody {
   }
   if (typeof text !== "string" || text.trim() === "") {
     problems.push("text must be a non-empty string: write what the subscriber should read");
+  } else if (text.length > maximumMessageTextLength) {
+    problems.push(
+      `text is ${text.length} characters long, more than the ${maximumMessageTextLength} a message may hold: shorten it or send it in parts`,
+    );
   }
   if (kind === "interaction") problems.push(...checkOptions(options));
   if (kind === "notification" && options !== undefined) {

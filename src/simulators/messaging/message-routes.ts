@@ -1,3 +1,4 @@
+import { maximumMessageTextLength } from "../../clients/messaging/messaging-requests.js";
 import { canonicalJson } from "../../internal/canonical-json.js";
 import { describeJsonValue, isJsonObject } from "../http/json-values.js";
 import type { Route } from "../http/route.js";
@@ -7,7 +8,6 @@ import { findLink, isPositiveInteger } from "./link-routes.js";
 import type { MessagingService } from "./messaging-service.js";
 import type { InteractionRecord, MessageOption, MessageRecord } from "./messaging-state.js";
 
-const maximumTextLength = 4000;
 const maximumOptions = 10;
 
 /** A `POST /v1/messages` body that passed validation. */
@@ -118,8 +118,10 @@ function readMessageRequest(service: MessagingService, body: unknown): MessageRe
   if (kind !== "notification" && kind !== "interaction") {
     throw invalid(`kind must be "notification" or "interaction"; got ${describeJsonValue(kind)}.`);
   }
-  if (typeof text !== "string" || text.trim() === "" || text.length > maximumTextLength) {
-    throw invalid(`text must be a non-empty string of at most ${maximumTextLength} characters.`);
+  if (typeof text !== "string" || text.trim() === "" || text.length > maximumMessageTextLength) {
+    throw invalid(
+      `text must be a non-empty string of at most ${maximumMessageTextLength} characters.`,
+    );
   }
   if (expires_in_s !== undefined && !isPositiveInteger(expires_in_s)) {
     throw invalid(
