@@ -2,6 +2,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
 import { AgentStream } from "./agent-stream.js";
+import { ungatedToolNames, warnApprovalsTurnedOff } from "./approval/ungated-tools.js";
 import type { ModelCallMode } from "./call-model.js";
 import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
@@ -44,9 +45,24 @@ const ignoreEvents: AgentEventSink = () => {};
  */
 export class Agent {
   readonly #settings: AgentSettings;
+  readonly #ungatedTools: readonly string[];
 
   constructor(options: AgentOptions) {
     this.#settings = resolveAgentOptions(options);
+    this.#ungatedTools = ungatedToolNames(this.#settings.tools.values());
+    warnApprovalsTurnedOff(this.#settings.tools.values(), this.#settings.logger);
+  }
+
+  /**
+   * The names of the tools whose calls may change something and run without
+   * asking anyone: not `readOnly`, `needsApproval: false`. Assert your
+   * policy on it in your own tests.
+   *
+   * @example
+   * expect(agent.ungatedTools).toEqual(["create_orders", "release_callback_holds"]);
+   */
+  get ungatedTools(): readonly string[] {
+    return this.#ungatedTools;
   }
 
   /** The tools, by name. */

@@ -248,16 +248,33 @@ describe("delete_callbacks behind a MessagingApprover: every refusal deletes not
       results: retiredIds.map((id) => ({ id, status: "success" })),
     });
     expect(result.output).toBe("Deleted 2 callbacks.");
+    // The fingerprint covers where the call acts: this client's host, account and environment.
+    const target = orderTools(makeOrderClient()).find(
+      (tool) => tool.name === "delete_callbacks",
+    )?.target;
+    expect(target).toMatchObject({ service: "orders", environment: "production" });
     expect(sentFingerprint(sent)).toBe(
-      actionFingerprint("delete_callbacks", { callback_ids: retiredIds }),
+      actionFingerprint("delete_callbacks", { callback_ids: retiredIds }, target),
+    );
+    expect(sentFingerprint(sent)).not.toBe(
+      actionFingerprint(
+        "delete_callbacks",
+        { callback_ids: retiredIds },
+        { ...target, environment: "sandbox" },
+      ),
     );
     const question = String(sent[0]?.text);
     expect(question).toContain(
       "Approval needed: Delete 2 callbacks: deliveries to these URLs stop at once and queued events are discarded",
     );
-    expect(question).toContain("- https://hooks.old-warehouse.example/acme/orders (orderEvent)");
     expect(question).toContain(
-      "- https://hooks.old-warehouse.example/acme/asn (inboundShipmentEvent)",
+      "Where: orders service at orders.test.example, account acme, environment: PRODUCTION",
+    );
+    expect(question).toContain(
+      '- orderEvent callback to: "https://hooks.old-warehouse.example/acme/orders"',
+    );
+    expect(question).toContain(
+      '- inboundShipmentEvent callback to: "https://hooks.old-warehouse.example/acme/asn"',
     );
     expect(question).toContain("This cannot be undone.");
     expect(nock.pendingMocks()).toEqual([]);

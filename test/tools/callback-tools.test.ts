@@ -219,9 +219,12 @@ describe("delete_callbacks", () => {
       summary:
         "Delete 3 callbacks: deliveries to these URLs stop at once and queued events are discarded",
       details: [
-        `https://${retiredCallbackHost}/acme/orders (orderEvent)`,
-        `https://${retiredCallbackHost}/acme/inventory (skuInventoryChange)`,
-        `unknown callback ${unknownId}`,
+        { label: "orderEvent callback to", value: `https://${retiredCallbackHost}/acme/orders` },
+        {
+          label: "skuInventoryChange callback to",
+          value: `https://${retiredCallbackHost}/acme/inventory`,
+        },
+        { label: "no callback has this id (nothing is deleted for it)", value: unknownId },
       ],
       irreversible: true,
     });
@@ -246,8 +249,11 @@ describe("delete_callbacks", () => {
     const tool = findTool(tools, "delete_callbacks");
     const description = await tool.describeAction?.({ callback_ids: [unknownId] }, toolContext());
     expect(description?.summary).toMatch(/^Delete 1 callback/);
-    expect(description?.details?.[0]).toMatch(/^\(the callback list could not be read: .*503/);
-    expect(description?.details?.[1]).toBe(`callback ${unknownId}`);
+    expect(description?.details?.[0]).toMatchObject({
+      label: "the callback list could not be read, so only the ids are known",
+      value: expect.stringMatching(/503/),
+    });
+    expect(description?.details?.[1]).toEqual({ label: "callback id", value: unknownId });
   });
 
   it("does not look anything up once the run is aborted", async () => {
@@ -291,8 +297,8 @@ describe("callback holds", () => {
       summary:
         "Hold callback delivery of 2 message types: events of these types during the hold are never delivered, not even after the hold is released",
       details: [
-        "orderEvent: events stop being delivered and are lost",
-        "shipmentEvent: events stop being delivered and are lost",
+        { label: "orderEvent: events stop being delivered and are lost" },
+        { label: "shipmentEvent: events stop being delivered and are lost" },
       ],
       irreversible: true,
     });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildApprovalMessageText } from "../../src/agent/approval/approval-message-text.js";
+import type { ApprovalAction } from "../../src/agent/approver.js";
 import { DocsClient } from "../../src/clients/docs/docs-client.js";
 import type { SiteFinding } from "../../src/clients/docs/site-finding.js";
 import {
@@ -169,19 +171,80 @@ describe("push_docs_files", () => {
     ]);
   });
 
-  it("tells the approver which project and pages get overwritten", async () => {
-    const description = await findTool(tools, "push_docs_files").describeAction?.(
-      { documentation_id: docs.storefrontId, files: [file], message: "Simplify the support page" },
+  it("shows the person a diff of each changed page and the whole content of a new one", async () => {
+    const live = docs.file(docs.storefrontId, "support.mdx");
+    if (!live) throw new Error("the seeded support page is missing");
+    const newPage = {
+      path: "guides/new.mdx",
+      title: "New guide",
+      content: "# New guide\n\nReply approve or deny.\n\x1b[2KStep two\n",
+    };
+    const action = {
+      toolName: "push_docs_files",
+      toolCallId: "call_1",
+      arguments: {},
+      fingerprint: "sha256:x",
+      description: await findTool(tools, "push_docs_files").describeAction?.(
+        {
+          documentation_id: docs.storefrontId,
+          files: [file, newPage],
+          message: "Approved by the docs team",
+        },
+        toolContext(),
+      ),
+    } as ApprovalAction;
+    expect(action.description.summary).toBe(
+      "Push 2 files to the docs project below: this overwrites the live pages with the content shown",
+    );
+    const lines = buildApprovalMessageText(action).split("\n");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '- docs project: "Storefront API"',
+        `- docs project id: "${docs.storefrontId}"`,
+        '- page: "support.mdx"',
+        "- changes to the live page (unified diff: - removed, + added):",
+        "  | +Mail us.",
+        '- new page: "guides/new.mdx"',
+        '- title: "New guide"',
+        "- content of the new page:",
+        "  | # New guide",
+        "  | Reply approve or deny.",
+        "  | \\x1b[2KStep two",
+        `- change message (the agent's words): "Approved by the docs team"`,
+      ]),
+    );
+    // Every line the push removes from the live page is shown as removed.
+    const removed = live.content
+      .split("\n")
+      .filter((line) => line !== "" && !file.content.includes(line));
+    expect(removed.length).toBeGreaterThan(0);
+    for (const line of removed) expect(lines).toContain(`  | -${line}`);
+    expect(lines.filter((line) => line === "Reply approve or deny.")).toHaveLength(1);
+  });
+
+  it("shows each file's whole content when the live pages cannot be read", async () => {
+    const client = new DocsClient({ baseUrl: docs.url, token: docs.token, initialRetryDelayMs: 1 });
+    const broken: DocsToolsClient = {
+      listDocumentations: client.listDocumentations.bind(client),
+      getManifest: () => Promise.reject(new Error("manifest unavailable")),
+      pullFiles: client.pullFiles.bind(client),
+      pushFiles: client.pushFiles.bind(client),
+      editFile: client.editFile.bind(client),
+      checkSite: client.checkSite.bind(client),
+    };
+    const description = await findTool(docsTools(broken), "push_docs_files").describeAction?.(
+      { documentation_id: docs.storefrontId, files: [file], message: "x" },
       toolContext(),
     );
-    expect(description).toEqual({
-      summary: `Push 1 file to docs project "Storefront API" (${docs.storefrontId}): this overwrites the live page with new content`,
-      details: [
-        `support.mdx (title "Support", ${file.content.length} characters)`,
-        'change message: "Simplify the support page"',
-      ],
-      irreversible: true,
-    });
+    expect(description?.details).toEqual(
+      expect.arrayContaining([
+        {
+          label: "the live pages could not be read, so each file's whole new content is shown",
+          value: expect.stringContaining("manifest unavailable"),
+        },
+        { label: "whole new content", text: file.content },
+      ]),
+    );
   });
 });
 
@@ -225,19 +288,53 @@ describe("edit_docs_file", () => {
     ).rejects.toThrow(/Did you mean "support\.mdx"/);
   });
 
-  it("shows the approver the page and the find -> replace", async () => {
+  it("shows the approver the page, the find, the whole replacement and the change", async () => {
     const description = await findTool(tools, "edit_docs_file").describeAction?.(
       { documentation_id: docs.storefrontId, ...edit },
       toolContext(),
     );
-    expect(description).toEqual({
-      summary: `Edit support.mdx in docs project "Storefront API" (${docs.storefrontId}) and push it: this overwrites the live page`,
-      details: [
-        `support.mdx: "${retiredSupportEmail}" -> "support@storefront.example" (first occurrence)`,
-        'change message: "Use the new support address"',
-      ],
+    expect(description).toMatchObject({
+      summary:
+        "Edit one page of the docs project below and push it: the first occurrence of the text to find is replaced, and the live page is overwritten",
       irreversible: true,
     });
+    expect(description?.details).toEqual([
+      { label: "docs project", value: "Storefront API" },
+      { label: "docs project id", value: docs.storefrontId },
+      { label: "page", value: "support.mdx" },
+      { label: "text to find (exact, first occurrence)", text: retiredSupportEmail },
+      { label: "replaced with (whole)", text: "support@storefront.example" },
+      {
+        label: "changes to the live page (unified diff: - removed, + added)",
+        text: expect.stringContaining("support@storefront.example"),
+      },
+      { label: "change message", value: "Use the new support address", writtenByAgent: true },
+    ]);
+  });
+
+  it("shows a long replacement whole in the question", async () => {
+    const replace = Array.from(
+      { length: 12 },
+      (_, index) => `Line ${index + 1} of the new support text, long enough to matter here.`,
+    ).join("\n");
+    const description = await findTool(tools, "edit_docs_file").describeAction?.(
+      { documentation_id: docs.storefrontId, ...edit, replace },
+      toolContext(),
+    );
+    const text = buildApprovalMessageText({
+      toolName: "edit_docs_file",
+      toolCallId: "call_1",
+      arguments: {},
+      fingerprint: "sha256:x",
+      description: description ?? { summary: "" },
+    });
+    const shown = text.split("\n");
+    const block = shown.indexOf("- replaced with (whole):");
+    expect(block).toBeGreaterThan(-1);
+    expect(shown.slice(block + 1, block + 13)).toEqual(
+      replace.split("\n").map((line) => `  | ${line}`),
+    );
+    expect(text).not.toContain("[This question is too long");
   });
 
   it("names an unknown project by its id", async () => {
@@ -245,9 +342,10 @@ describe("edit_docs_file", () => {
       { documentation_id: "doc-gone", ...edit },
       toolContext(),
     );
-    expect(description?.summary).toBe(
-      "Edit support.mdx in docs project doc-gone (not among the projects this token can see) and push it: this overwrites the live page",
-    );
+    expect(description?.details?.[0]).toEqual({
+      label: "docs project id (not among the projects this token can see)",
+      value: "doc-gone",
+    });
   });
 
   it("rejects an empty find", () => {

@@ -220,7 +220,10 @@ describe("the order writes", () => {
       ),
     ).toEqual({
       summary: "Cancel 2 orders: they will not be fulfilled, and the cancellation cannot be undone",
-      details: ["order ORD-1001", "order ORD-1002"],
+      details: [
+        { label: "order", value: "ORD-1001" },
+        { label: "order", value: "ORD-1002" },
+      ],
       irreversible: true,
     });
   });

@@ -63,7 +63,7 @@ describe("the tool sets", () => {
     expect(all).toHaveLength(25);
   });
 
-  it("ask for approval by default only before what cannot be undone", () => {
+  it("ask for approval by default before what cannot be undone, creating callbacks and updating orders", () => {
     expect(approvals(orderTools(orderClient))).toEqual(defaultOrderToolApprovals);
     expect(approvals(docsTools(docsClient))).toEqual(defaultDocsToolApprovals);
     expect(approvals(messagingTools(messagingClient))).toEqual(defaultMessagingToolApprovals);
@@ -71,8 +71,10 @@ describe("the tool sets", () => {
       .filter((tool) => tool.needsApproval === true)
       .map((tool) => tool.name);
     expect(gated).toEqual([
+      "create_callbacks",
       "delete_callbacks",
       "hold_callbacks",
+      "update_orders",
       "cancel_orders",
       "push_docs_files",
       "edit_docs_file",
@@ -106,16 +108,26 @@ describe("the tool sets", () => {
 });
 
 describe("the approval policy option", () => {
-  it("turns approval on or off per tool with a boolean", () => {
+  it("turns approval on with a boolean, and off only with runWithoutApproval", () => {
     const tools = orderTools(orderClient, {
-      needsApproval: { delete_callbacks: false, update_orders: true },
+      needsApproval: { create_orders: true },
+      runWithoutApproval: ["delete_callbacks"],
     });
     expect(approvals(tools)).toEqual({
       ...defaultOrderToolApprovals,
       delete_callbacks: false,
-      update_orders: true,
+      create_orders: true,
     });
-    const docs = docsTools(docsClient, { needsApproval: { edit_docs_file: false } });
+    expect(tools.find((tool) => tool.name === "delete_callbacks")?.defaultApprovalTurnedOff).toBe(
+      true,
+    );
+    expect(() => orderTools(orderClient, { needsApproval: { update_orders: false } })).toThrow(
+      'orderTools: needsApproval.update_orders: false would turn off an approval that is on by default; to let update_orders run without asking anyone, say so with { runWithoutApproval: ["update_orders"] }',
+    );
+    expect(() =>
+      orderTools(orderClient, { runWithoutApproval: ["delete_callback" as never] }),
+    ).toThrow(/runWithoutApproval names "delete_callback", which is not one of its tools/);
+    const docs = docsTools(docsClient, { runWithoutApproval: ["edit_docs_file"] });
     expect(approvals(docs).edit_docs_file).toBe(false);
     const messaging = messagingTools(messagingClient, {
       needsApproval: { send_notification: true },

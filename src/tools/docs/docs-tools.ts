@@ -1,6 +1,8 @@
 import type { AnyTool } from "../tool.js";
 import {
   checkToolSetClient,
+  clientTarget,
+  finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
 } from "../tool-set-options.js";
@@ -42,7 +44,7 @@ export function docsTools(docsClient: DocsToolsClient, options?: DocsToolsOption
     defaultDocsToolApprovals,
     options,
   );
-  return [
+  const tools = [
     listDocumentationsTool(docsClient, policy.list_documentations),
     getDocsManifestTool(docsClient, policy.get_docs_manifest),
     pullDocsFilesTool(docsClient, policy.pull_docs_files),
@@ -50,4 +52,5 @@ export function docsTools(docsClient: DocsToolsClient, options?: DocsToolsOption
     editDocsFileTool(docsClient, policy.edit_docs_file),
     checkSiteConfigTool(docsClient, policy.check_site_config),
   ];
+  return finishToolSet(tools, defaultDocsToolApprovals, options, clientTarget("docs", docsClient));
 }

@@ -1,6 +1,8 @@
 import type { AnyTool } from "../tool.js";
 import {
   checkToolSetClient,
+  clientTarget,
+  finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
 } from "../tool-set-options.js";
@@ -48,10 +50,16 @@ export function messagingTools(
     defaultMessagingToolApprovals,
     options,
   );
-  return [
+  const tools = [
     sendNotificationTool(messagingClient, policy.send_notification),
     getMessageStatusTool(messagingClient, policy.get_message_status),
     cancelMessageTool(messagingClient, policy.cancel_message),
     getInteractionTool(messagingClient, policy.get_interaction),
   ];
+  return finishToolSet(
+    tools,
+    defaultMessagingToolApprovals,
+    options,
+    clientTarget("messaging", messagingClient),
+  );
 }

@@ -79,9 +79,22 @@ export function createCallbacksTool(
 ): Tool<OrderToolArguments["create_callbacks"], CreateCallbacksResult> {
   return defineTool({
     name: "create_callbacks",
-    description: `Registers callbacks (webhook subscriptions): each {url, message_type, api_version?}. url must be an absolute https address; message_type one of ${callbackMessageTypes.join(", ")} (hold types such as shipmentEvent are not callback types). 1 to ${maximumNewCallbacksPerCall} per call; the service registers all or none, and refuses a url already registered for the same message_type. Returns {created: [{id, url, message_type, api_version, created_at}], count}. If it fails, list_callbacks before trying again: some may have been registered.`,
+    description: `Registers callbacks (webhook subscriptions): each {url, message_type, api_version?}. url must be an absolute https address; message_type one of ${callbackMessageTypes.join(", ")} (hold types such as shipmentEvent are not callback types). 1 to ${maximumNewCallbacksPerCall} per call; the service registers all or none, and refuses a url already registered for the same message_type. A callback sends every future event of its type, with the order data, to its url, so a human is asked to approve the call first (unless its hosts are ones the application trusts). Returns {created: [{id, url, message_type, api_version, created_at}], count}. If it fails, list_callbacks before trying again: some may have been registered. If the result has error "approval_refused", nothing was registered: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: createCallbacksParameters,
     needsApproval,
+    describeAction: ({ callbacks }) => ({
+      summary:
+        callbacks.length === 1
+          ? "Register 1 callback: every future event of its type, with the order data, is sent to this address"
+          : `Register ${callbacks.length} callbacks: every future event of their types, with the order data, is sent to these addresses`,
+      details: callbacks.flatMap((callback) => [
+        { label: `${callback.message_type} events to`, value: callback.url },
+        ...(callback.api_version !== undefined
+          ? [{ label: "  in API version", value: callback.api_version }]
+          : []),
+      ]),
+      irreversible: true,
+    }),
     execute: async ({ callbacks }, { signal }) => {
       const created = await client.createCallbacks(
         callbacks.map((callback) => ({

@@ -45,7 +45,9 @@ export function holdCallbacksTool(
     needsApproval,
     describeAction: ({ message_types }) => ({
       summary: `Hold callback delivery of ${message_types.length === 1 ? "1 message type" : `${message_types.length} message types`}: events of ${message_types.length === 1 ? "this type" : "these types"} during the hold are never delivered, not even after the hold is released`,
-      details: message_types.map((type) => `${type}: events stop being delivered and are lost`),
+      details: message_types.map((type) => ({
+        label: `${type}: events stop being delivered and are lost`,
+      })),
       irreversible: true,
     }),
     execute: async ({ message_types }, { signal }) =>

@@ -56,20 +56,22 @@ export interface OrderToolArguments {
 }
 
 /**
- * Which order tools need a human's approval unless `needsApproval` says
+ * Which order tools need a human's approval unless the options say
  * otherwise: the destructive ones (deleting callbacks, holding callbacks,
- * whose held events are lost, and cancelling orders).
+ * whose held events are lost, and cancelling orders), creating callbacks (a
+ * callback sends every future event of its type, with the order data, to
+ * any https address) and updating orders.
  */
 export const defaultOrderToolApprovals: Readonly<Record<OrderToolName, boolean>> = Object.freeze({
   list_callbacks: false,
-  create_callbacks: false,
+  create_callbacks: true,
   delete_callbacks: true,
   list_callback_holds: false,
   hold_callbacks: true,
   release_callback_holds: false,
   list_orders: false,
   create_orders: false,
-  update_orders: false,
+  update_orders: true,
   cancel_orders: true,
   list_skus: false,
   list_inventory: false,

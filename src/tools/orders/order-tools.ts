@@ -1,9 +1,12 @@
 import type { AnyTool } from "../tool.js";
 import {
   checkToolSetClient,
+  clientTarget,
+  finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
 } from "../tool-set-options.js";
+import { compileCallbackHostPatterns } from "./callback-host-patterns.js";
 import { createCallbacksTool, deleteCallbacksTool, listCallbacksTool } from "./callback-tools.js";
 import {
   holdCallbacksTool,
@@ -16,7 +19,18 @@ import { type OrderToolsClient, orderToolsClientMethods } from "./order-tools-cl
 import { cancelOrdersTool, createOrdersTool, updateOrdersTool } from "./order-write-tools.js";
 
 /** Options of `orderTools`. */
-export type OrderToolsOptions = ToolSetOptions<OrderToolArguments>;
+export interface OrderToolsOptions extends ToolSetOptions<OrderToolArguments> {
+  /**
+   * Callback hosts trusted to receive the order service's events: a
+   * create_callbacks call whose every URL is `https:` to one of these hosts
+   * needs no approval. `hooks.example.com` is that host; `*.example.com` is
+   * any host under `example.com`. Other creations still ask.
+   *
+   * @example
+   * orderTools(orders, { allowedCallbackHosts: ["hooks.example.com", "*.internal.example.com"] })
+   */
+  allowedCallbackHosts?: readonly string[] | undefined;
+}
 
 /**
  * The order-management tools, over one `OrderClient`: list_callbacks,
@@ -26,8 +40,13 @@ export type OrderToolsOptions = ToolSetOptions<OrderToolArguments>;
  * list_inbound_shipments and list_outbound_shipments. Token and secret
  * operations are not offered to the model.
  *
- * delete_callbacks, hold_callbacks and cancel_orders need a human's approval
- * (`defaultOrderToolApprovals`); `options.needsApproval` changes that per tool.
+ * create_callbacks, delete_callbacks, hold_callbacks, update_orders and
+ * cancel_orders need a human's approval (`defaultOrderToolApprovals`);
+ * `options.needsApproval` adds approval or decides per call,
+ * `options.allowedCallbackHosts` lets callbacks to trusted hosts be created
+ * without a question, and `options.runWithoutApproval` turns a default
+ * approval off. Every tool names the client's host, account and environment
+ * in its approval question, and the environment is part of the fingerprint.
  *
  * @throws ConfigurationError when the client lacks a method or an option is wrong.
  *
@@ -51,7 +70,14 @@ export function orderTools(orderClient: OrderToolsClient, options?: OrderToolsOp
     options,
   );
   const client = orderClient;
-  return [
+  const createPolicy = policy.create_callbacks;
+  if (options?.allowedCallbackHosts !== undefined && createPolicy !== false) {
+    const allowed = compileCallbackHostPatterns("orderTools", options.allowedCallbackHosts);
+    policy.create_callbacks = async (args) =>
+      !args.callbacks.every((callback) => allowed(callback.url)) &&
+      (typeof createPolicy === "function" ? await createPolicy(args) : createPolicy);
+  }
+  const tools = [
     listCallbacksTool(client, policy.list_callbacks),
     createCallbacksTool(client, policy.create_callbacks),
     deleteCallbacksTool(client, policy.delete_callbacks),
@@ -68,4 +94,11 @@ export function orderTools(orderClient: OrderToolsClient, options?: OrderToolsOp
     listRecordsTool("list_inbound_shipments", client, policy.list_inbound_shipments),
     listRecordsTool("list_outbound_shipments", client, policy.list_outbound_shipments),
   ];
+  const environment = (orderClient as { environment?: unknown }).environment;
+  return finishToolSet(
+    tools,
+    defaultOrderToolApprovals,
+    options,
+    clientTarget("orders", orderClient, { accountInPath: true, environment }),
+  );
 }

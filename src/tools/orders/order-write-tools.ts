@@ -1,7 +1,7 @@
 import type { BatchResult } from "../../clients/orders/order-types.js";
 import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
-import type { NeedsApproval, Tool } from "../tool.js";
+import type { ActionDetail, NeedsApproval, Tool } from "../tool.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
 import {
   cancelOrdersParameters,
@@ -44,9 +44,24 @@ export function updateOrdersTool(
 ): Tool<OrderToolArguments["update_orders"], OrderBatchResult> {
   return defineTool({
     name: "update_orders",
-    description: `Updates existing orders: each item is {customer_identifier, ...the fields to change}, with at least one field to change. 1 to ${maximumOrdersPerCall} orders per call. ${outcomeText}`,
+    description: `Updates existing orders: each item is {customer_identifier, ...the fields to change}, with at least one field to change. 1 to ${maximumOrdersPerCall} orders per call. A human is asked to approve the call first (unless the application turned that off). ${outcomeText} If the result has error "approval_refused", nothing was changed: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: updateOrdersParameters,
     needsApproval,
+    describeAction: ({ orders }) => {
+      const details: ActionDetail[] = [];
+      for (const { customer_identifier, ...changes } of orders) {
+        details.push({ label: "order", value: customer_identifier });
+        details.push({ label: "new values (JSON)", text: JSON.stringify(changes) });
+      }
+      return {
+        summary:
+          orders.length === 1
+            ? "Update 1 order: the fields below are overwritten with the new values"
+            : `Update ${orders.length} orders: the fields below are overwritten with the new values`,
+        details,
+        irreversible: true,
+      };
+    },
     execute: async ({ orders }, { signal }) =>
       toOrderBatchResult(await client.updateOrders(orders, { signal })),
   });
@@ -69,7 +84,7 @@ export function cancelOrdersTool(
           identifiers.length === 1
             ? "Cancel 1 order: it will not be fulfilled, and the cancellation cannot be undone"
             : `Cancel ${identifiers.length} orders: they will not be fulfilled, and the cancellation cannot be undone`,
-        details: identifiers.map((identifier) => `order ${identifier}`),
+        details: identifiers.map((identifier) => ({ label: "order", value: identifier })),
         irreversible: true,
       };
     },
