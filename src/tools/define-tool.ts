@@ -36,6 +36,7 @@ export interface ToolDefinition<Args, Result> {
    * defineTool({ name: "export_orders", timeoutMs: 300_000, ... }) // a slow export gets 5 minutes
    */
   timeoutMs?: number | undefined;
+  /**
    * Where the calls act (service, account, sandbox or production): named in
    * the approval question and part of the fingerprint an approval binds to.
    */

@@ -70,6 +70,9 @@ describe("runExample against the simulators it starts", () => {
       "approvals  always denied by the messaging simulator (no terminal to ask at; --approve approve to approve)\n",
     );
     expect(test.stderr()).not.toContain("--approve deny");
+    // People see the outcome, not the instructions written for the model.
+    expect(test.stdout()).not.toMatch(/Do not|unless the user asks/);
+    expect(test.stderr()).not.toMatch(/Do not|unless the user asks/);
   });
 
   it("names --approve in the header only when it was given", async () => {
@@ -99,6 +102,8 @@ describe("runExample against the simulators it starts", () => {
     expect(exitCode).toBe(0);
     expect(test.stderr()).toContain("Delete 4 callbacks");
     expect(test.stderr()).toContain("refused (denied)");
+    expect(test.stderr()).toContain('their note: "the new host is not live yet"');
+    expect(test.stderr()).not.toMatch(/Do not|unless the user asks/);
     expect(test.stdout()).toMatch(/^Nothing was deleted.*the new host is not live yet/s);
   });
 

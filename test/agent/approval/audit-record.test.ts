@@ -53,11 +53,14 @@ describe("MessagingApprover audit records", () => {
       requestedAt: expect.any(String),
       decidedAt: expect.any(String),
     });
+    // The person's outcome and note, not the instructions the model is given with them.
     expect(records[1]).toMatchObject({
       outcome: "refused",
       code: "denied",
-      reason: expect.any(String),
+      reason: 'The approver denied "delete_callbacks". Their note: "no".',
+      note: "no",
     });
+    expect(JSON.stringify(records)).not.toMatch(/Do not|unless the user asks/);
     for (const record of records) {
       expect(Date.parse(record.decidedAt)).toBeGreaterThanOrEqual(Date.parse(record.requestedAt));
     }
