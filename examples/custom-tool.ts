@@ -41,9 +41,17 @@ export function applyDiscountTool(orders: OrderClient) {
     }),
     // Every call goes to the approver; the approver decides who has to say yes.
     needsApproval: true,
+    // Where the call acts: named in the question, and part of what an approval binds to,
+    // so a sandbox approval never lets the same call run in production.
+    target: { service: "orders", environment: orders.environment },
+    // The summary is our words; what the model chose goes in values, which the
+    // question shows quoted, with control characters written out.
     describeAction: ({ customer_identifier, percent, reason }) => ({
-      summary: `Give order ${customer_identifier} a ${percent}% discount`,
-      details: [`reason: ${reason}`],
+      summary: `Give one order a ${percent}% discount`,
+      details: [
+        { label: "order", value: customer_identifier },
+        { label: "reason shown to the customer", value: reason, writtenByAgent: true },
+      ],
       // A discount can be changed back, unlike a deleted callback.
       irreversible: false,
     }),
