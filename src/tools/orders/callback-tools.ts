@@ -72,7 +72,7 @@ export function listCallbacksTool(
   });
 }
 
-/** create_callbacks: registers callbacks, all or none. */
+/** create_callbacks: registers callbacks, all or none; needs approval by default (unless the hosts are allowed). */
 export function createCallbacksTool(
   client: OrderToolsClient,
   needsApproval: NeedsApproval<OrderToolArguments["create_callbacks"]>,

@@ -37,7 +37,7 @@ export function createOrdersTool(
   });
 }
 
-/** update_orders: changes fields of existing orders. */
+/** update_orders: changes fields of existing orders; needs approval by default. */
 export function updateOrdersTool(
   client: OrderToolsClient,
   needsApproval: NeedsApproval<OrderToolArguments["update_orders"]>,
