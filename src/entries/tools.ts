@@ -26,9 +26,11 @@ export {
 export type { OrderToolsClient } from "../tools/orders/order-tools-client.js";
 export type {
   ActionDescription,
+  ActionDetail,
   AnyTool,
   ArgumentsCheck,
   NeedsApproval,
+  ToolTarget,
 } from "../tools/tool.js";
 export { toolNamePattern } from "../tools/tool-name.js";
 export type { ToolApprovalPolicy, ToolSetOptions } from "../tools/tool-set-options.js";

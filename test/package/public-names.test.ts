@@ -138,6 +138,7 @@ const publicNames: Record<string, string[]> = {
   ],
   "./tools": [
     "ActionDescription",
+    "ActionDetail",
     "AnyTool",
     "ArgumentsCheck",
     "DocsToolArguments",
@@ -153,6 +154,7 @@ const publicNames: Record<string, string[]> = {
     "OrderToolsClient",
     "ToolApprovalPolicy",
     "ToolSetOptions",
+    "ToolTarget",
     "defaultDocsToolApprovals",
     "defaultMessagingToolApprovals",
     "defaultOrderToolApprovals",
