@@ -6,7 +6,7 @@ import type { RunResult, RunStep, ToolCallRecord } from "./run-result.js";
  * What `agent.stream()` yields, in order. Each event but `finish` carries the
  * step (model call) it belongs to, from 1.
  */
-export type AgentEvent =
+export type AgentEvent<Output = string> =
   /** A model call is about to be made for this step. */
   | { type: "step-start"; stepNumber: number }
   /** A piece of the model's answer text, as it streams. */
@@ -56,7 +56,7 @@ export type AgentEvent =
   /** A step ended; its tool messages are in the conversation. Not emitted for a step the run suspends in. */
   | { type: "step-finish"; stepNumber: number; step: RunStep }
   /** The run ended; the same result `stream().result` resolves to. Always the last event. */
-  | { type: "finish"; result: RunResult };
+  | { type: "finish"; result: RunResult<Output> };
 
 /** Receives the loop's events; a no-op for `run()`. */
-export type AgentEventSink = (event: AgentEvent) => void;
+export type AgentEventSink = (event: AgentEvent<unknown>) => void;

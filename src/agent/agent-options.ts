@@ -6,14 +6,25 @@ import { findToolNameProblem } from "../tools/tool-name.js";
 import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
+import {
+  type AgentLoopOptions,
+  type LoopSettings,
+  loopOptionNames,
+  resolveLoopOptions,
+} from "./loop-options.js";
 import type { Model, ModelRequest } from "./model.js";
 import type { ModelToolDefinition } from "./model-message.js";
+import type { OutputSchema } from "./structured-output.js";
 
 /** Request fields sent on every model call besides the conversation and the tools. */
 export type AgentRequestOptions = Omit<ModelRequest, "messages" | "tools">;
 
-/** How to build an `Agent`. */
-export interface AgentOptions {
+/**
+ * How to build an `Agent`. `Schema` is the type of the `output` schema, when
+ * one is given (see `AgentLoopOptions`).
+ */
+export interface AgentOptions<Schema extends OutputSchema | undefined = undefined>
+  extends AgentLoopOptions<Schema> {
   /** The reasoning service, e.g. a `ReasonerClient`, or a `ScriptedModel` in tests. */
   model: Model;
   /** The tools the model may call; names must be unique. @default [] */
@@ -58,7 +69,7 @@ export interface AgentOptions {
 }
 
 /** The options with defaults applied and the per-run work done once. */
-export interface AgentSettings {
+export interface AgentSettings extends LoopSettings {
   model: Model;
   tools: ReadonlyMap<string, AnyTool>;
   toolDefinitions: readonly ModelToolDefinition[];
@@ -83,13 +94,16 @@ const knownOptions = new Set([
   "logger",
   "requestOptions",
   "runStore",
+  ...loopOptionNames,
 ]);
 
 /**
  * Checks every option and returns the settings, or throws one
  * ConfigurationError listing every problem found.
  */
-export function resolveAgentOptions(options: AgentOptions): AgentSettings {
+export function resolveAgentOptions(
+  options: AgentOptions<OutputSchema | undefined>,
+): AgentSettings {
   if (typeof options !== "object" || options === null) {
     throw new ConfigurationError("Agent options must be an object with at least a model.");
   }
@@ -124,6 +138,12 @@ export function resolveAgentOptions(options: AgentOptions): AgentSettings {
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   if (toolTimeoutMs > maxTimerMs) problems.push(`toolTimeoutMs must be at most ${maxTimerMs}.`);
   checkRequestOptions(requestOptions, problems);
+  const loop = resolveLoopOptions(options, problems);
+  if (loop.output && typeof requestOptions === "object" && "response_format" in requestOptions) {
+    problems.push(
+      "requestOptions.response_format and output both set the answer's form; keep one (output also parses and validates the answer).",
+    );
+  }
   const tools = collectTools(options.tools ?? [], problems);
   if (problems.length > 0) throw new ConfigurationError(problems);
 
@@ -152,6 +172,7 @@ export function resolveAgentOptions(options: AgentOptions): AgentSettings {
     logger: componentLogger(options.logger, "agent"),
     requestOptions: { ...requestOptions },
     runStore,
+    ...loop,
   };
 }
 

@@ -15,21 +15,24 @@ import type { RunResult } from "./run-result.js";
  * }
  * const result = await stream.result;
  */
-export class AgentStream implements AsyncIterable<AgentEvent> {
+export class AgentStream<Output = string> implements AsyncIterable<AgentEvent<Output>> {
   /** Resolves when the run ends, however it ends; never rejects. */
-  readonly result: Promise<RunResult>;
-  readonly #buffer: AgentEvent[] = [];
+  readonly result: Promise<RunResult<Output>>;
+  readonly #buffer: AgentEvent<Output>[] = [];
   #closed = false;
   #detached = false;
   #iterated = false;
-  #waiting: ((result: IteratorResult<AgentEvent>) => void) | undefined;
+  #waiting: ((result: IteratorResult<AgentEvent<Output>>) => void) | undefined;
 
   /** @internal Built by `Agent.stream()`, which hands the loop `push` as its event sink. */
-  constructor(start: (push: (event: AgentEvent) => void) => Promise<RunResult>) {
-    this.result = start((event) => this.#push(event)).finally(() => this.#close());
+  constructor(start: (push: (event: AgentEvent<unknown>) => void) => Promise<RunResult<unknown>>) {
+    // The loop is untyped in its output; the agent's schema types it.
+    this.result = start((event) => this.#push(event as AgentEvent<Output>)).finally(() =>
+      this.#close(),
+    ) as Promise<RunResult<Output>>;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<AgentEvent<Output>> {
     if (this.#iterated) {
       throw new ConfigurationError(
         "An agent stream can be iterated once; keep the events you need as they come.",
@@ -46,7 +49,7 @@ export class AgentStream implements AsyncIterable<AgentEvent> {
     };
   }
 
-  #push(event: AgentEvent): void {
+  #push(event: AgentEvent<Output>): void {
     if (this.#closed || this.#detached) return;
     const waiting = this.#waiting;
     if (waiting) {
@@ -64,7 +67,7 @@ export class AgentStream implements AsyncIterable<AgentEvent> {
     waiting?.({ done: true, value: undefined });
   }
 
-  #next(): Promise<IteratorResult<AgentEvent>> {
+  #next(): Promise<IteratorResult<AgentEvent<Output>>> {
     const event = this.#buffer.shift();
     if (event) return Promise.resolve({ done: false, value: event });
     if (this.#closed || this.#detached) return Promise.resolve({ done: true, value: undefined });

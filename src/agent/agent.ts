@@ -7,12 +7,14 @@ import type { ModelCallMode } from "./call-model.js";
 import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunState } from "./durable/run-state.js";
+import { resolveRunLoopOverrides } from "./loop-options.js";
 import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
 import { claimNewRun, type PreparedRun, prepareRun } from "./prepare-run.js";
 import { runLoop } from "./run-loop.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { emptyUsage, type RunResult } from "./run-result.js";
 import type { AgentInput } from "./start-conversation.js";
+import type { OutputOf, OutputSchema } from "./structured-output.js";
 
 export type { ResumeOptions, RunOptions } from "./run-options.js";
 
@@ -43,11 +45,11 @@ const ignoreEvents: AgentEventSink = () => {};
  * // later, maybe in another process, with an agent built the same way:
  * const resumed = await agent.resume(runId);
  */
-export class Agent {
+export class Agent<Schema extends OutputSchema | undefined = undefined> {
   readonly #settings: AgentSettings;
   readonly #ungatedTools: readonly string[];
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<Schema>) {
     this.#settings = resolveAgentOptions(options);
     this.#ungatedTools = ungatedToolNames(this.#settings.tools.values());
     warnApprovalsTurnedOff(this.#settings.tools.values(), this.#settings.logger);
@@ -83,10 +85,20 @@ export class Agent {
    * only with a ConfigurationError for bad input or options (such as a
    * `runId` already in the run store), or when the store cannot claim the run.
    */
-  async run(input: AgentInput, options: RunOptions = {}): Promise<RunResult> {
-    const prepared = prepareRun(this.#settings, input, options);
-    await claimNewRun(this.#settings, prepared, options.runId !== undefined);
-    return this.#loop(prepared, "complete", ignoreEvents);
+  run(input: AgentInput, options?: RunOptions): Promise<RunResult<OutputOf<Schema>>>;
+  /** With an `output` schema for this run: `result.output` is typed from it. */
+  run<RunSchema extends OutputSchema>(
+    input: AgentInput,
+    options: RunOptions<RunSchema> & { output: RunSchema },
+  ): Promise<RunResult<OutputOf<RunSchema>>>;
+  async run(
+    input: AgentInput,
+    options: RunOptions<OutputSchema | undefined> = {},
+  ): Promise<RunResult<unknown>> {
+    const settings = resolveRunLoopOverrides(this.#settings, options);
+    const prepared = prepareRun(settings, input, options as RunOptions);
+    await claimNewRun(settings, prepared, options.runId !== undefined);
+    return this.#loop(settings, prepared, "complete", ignoreEvents);
   }
 
   /**
@@ -96,15 +108,26 @@ export class Agent {
    * rejects with later (a `runId` already taken) ends the run `failed`
    * before it starts.
    */
-  stream(input: AgentInput, options: RunOptions = {}): AgentStream {
-    const prepared = prepareRun(this.#settings, input, options);
+  stream(input: AgentInput, options?: RunOptions): AgentStream<OutputOf<Schema>>;
+  /** With an `output` schema for this run: `result.output` is typed from it. */
+  stream<RunSchema extends OutputSchema>(
+    input: AgentInput,
+    options: RunOptions<RunSchema> & { output: RunSchema },
+  ): AgentStream<OutputOf<RunSchema>>;
+  stream(
+    input: AgentInput,
+    options: RunOptions<OutputSchema | undefined> = {},
+    // biome-ignore lint/suspicious/noExplicitAny: the overloads type the output; the loop does not.
+  ): AgentStream<any> {
+    const settings = resolveRunLoopOverrides(this.#settings, options);
+    const prepared = prepareRun(settings, input, options as RunOptions);
     return new AgentStream(async (emit) => {
       try {
-        await claimNewRun(this.#settings, prepared, options.runId !== undefined);
+        await claimNewRun(settings, prepared, options.runId !== undefined);
       } catch (error) {
-        return endBeforeStart(prepared.journal.messages, error as Error, emit);
+        return endBeforeStart(settings, prepared.journal.messages, error as Error, emit);
       }
-      return this.#loop(prepared, "stream", emit);
+      return this.#loop(settings, prepared, "stream", emit);
     });
   }
 
@@ -125,10 +148,23 @@ export class Agent {
    * for an id, an approver without `checkApproval()`, bad options).
    * Otherwise resolves like `run()`, possibly `suspended` again.
    */
-  async resume(stateOrRunId: RunState | string, options: ResumeOptions = {}): Promise<RunResult> {
-    const request = checkResumeRequest(this.#settings, stateOrRunId, options);
-    const prepared = await openResumedRun(this.#settings, request);
-    return this.#loop(prepared, "complete", ignoreEvents);
+  resume(
+    stateOrRunId: RunState | string,
+    options?: ResumeOptions,
+  ): Promise<RunResult<OutputOf<Schema>>>;
+  /** With an `output` schema for the rest of the run: `result.output` is typed from it. */
+  resume<RunSchema extends OutputSchema>(
+    stateOrRunId: RunState | string,
+    options: ResumeOptions<RunSchema> & { output: RunSchema },
+  ): Promise<RunResult<OutputOf<RunSchema>>>;
+  async resume(
+    stateOrRunId: RunState | string,
+    options: ResumeOptions<OutputSchema | undefined> = {},
+  ): Promise<RunResult<unknown>> {
+    const settings = resolveRunLoopOverrides(this.#settings, options);
+    const request = checkResumeRequest(settings, stateOrRunId, options as ResumeOptions);
+    const prepared = await openResumedRun(settings, request);
+    return this.#loop(settings, prepared, "complete", ignoreEvents);
   }
 
   /**
@@ -138,28 +174,40 @@ export class Agent {
    * cannot be resumed; what `resume()` finds later in the store (a claim
    * held elsewhere, another revision) ends the run `failed` before it starts.
    */
-  resumeStream(state: RunState, options: ResumeOptions = {}): AgentStream {
-    const request = checkResumeRequest(this.#settings, state, options);
+  resumeStream(state: RunState, options?: ResumeOptions): AgentStream<OutputOf<Schema>>;
+  /** With an `output` schema for the rest of the run: `result.output` is typed from it. */
+  resumeStream<RunSchema extends OutputSchema>(
+    state: RunState,
+    options: ResumeOptions<RunSchema> & { output: RunSchema },
+  ): AgentStream<OutputOf<RunSchema>>;
+  resumeStream(
+    state: RunState,
+    options: ResumeOptions<OutputSchema | undefined> = {},
+    // biome-ignore lint/suspicious/noExplicitAny: the overloads type the output; the loop does not.
+  ): AgentStream<any> {
+    const settings = resolveRunLoopOverrides(this.#settings, options);
+    const request = checkResumeRequest(settings, state, options as ResumeOptions);
     return new AgentStream(async (emit) => {
       let prepared: PreparedRun;
       try {
-        prepared = await openResumedRun(this.#settings, request);
+        prepared = await openResumedRun(settings, request);
       } catch (error) {
-        return endBeforeStart(request.given?.messages ?? [], error as Error, emit);
+        return endBeforeStart(settings, request.given?.messages ?? [], error as Error, emit);
       }
-      return this.#loop(prepared, "stream", emit);
+      return this.#loop(settings, prepared, "stream", emit);
     });
   }
 
   async #loop(
+    settings: AgentSettings,
     prepared: PreparedRun,
     mode: ModelCallMode,
     emit: AgentEventSink,
-  ): Promise<RunResult> {
+  ): Promise<RunResult<unknown>> {
     const { claim, ...loop } = prepared;
     const stopRenewing = keepClaimRenewed(claim);
     try {
-      return await runLoop({ settings: this.#settings, mode, emit, ...loop });
+      return await runLoop({ settings, mode, emit, ...loop });
     } finally {
       stopRenewing();
       await claim?.release().catch(() => {});
@@ -169,13 +217,14 @@ export class Agent {
 
 /** The result of a stream that could not start; `finish` is still its last event. */
 function endBeforeStart(
+  settings: AgentSettings,
   messages: readonly ModelMessage[],
   error: Error,
   emit: AgentEventSink,
-): RunResult {
-  const result: RunResult = {
+): RunResult<unknown> {
+  const result: RunResult<unknown> = {
     status: "failed",
-    output: "",
+    output: settings.output ? undefined : "",
     messages: [...messages],
     steps: [],
     usage: emptyUsage(),

@@ -70,3 +70,27 @@ export class ToolTimeoutError extends ToolExecutionError {
     this.timeoutMs = details.timeoutMs;
   }
 }
+
+/**
+ * The model's final answer did not parse or match the `output` schema, also
+ * after being sent back with the problems as many times as `outputRetries`
+ * allows. Found in `RunResult.error` of a `failed` run.
+ */
+export class InvalidOutputError extends SwitchyardError {
+  override readonly name: string = "InvalidOutputError";
+  /** The model's last answer, as it sent it. */
+  readonly text: string;
+  /** One `path: message` line per problem of the last answer, as the model was told them. */
+  readonly issues: readonly string[];
+  /** Answers read, the first one included. */
+  readonly attempts: number;
+
+  constructor(details: { text: string; issues: readonly string[]; attempts: number }) {
+    super(
+      `The model's answer did not match the output schema after ${details.attempts} attempt(s): ${redactText(details.issues.join("; "))}`,
+    );
+    this.text = redactText(details.text);
+    this.issues = [...details.issues];
+    this.attempts = details.attempts;
+  }
+}

@@ -42,6 +42,10 @@ export interface ToolCallEnvironment {
   journal: RunJournal;
   /** Ask the approver with `allowPending`; a pending answer leaves the call `awaiting_approval`. */
   suspendOnApproval: boolean;
+  /** The agent's callback for each settled call. */
+  onToolCallSettled?:
+    | ((record: ToolCallRecord, context: { stepNumber: number }) => void | Promise<void>)
+    | undefined;
 }
 
 /**

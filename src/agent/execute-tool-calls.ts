@@ -1,3 +1,5 @@
+import { redactText } from "../internal/redact.js";
+import { describeThrown } from "./describe-thrown.js";
 import { executeToolCall, type ToolCallEnvironment } from "./execute-tool-call.js";
 import { followSignal } from "./follow-signal.js";
 import type { ModelToolCall } from "./model-message.js";
@@ -41,9 +43,21 @@ export async function executeToolCalls(
         );
       }
       emit({ type: "tool-result", stepNumber, toolCall: record });
+      await notifySettled(environment, record);
       return record;
     });
   } finally {
     step?.release();
+  }
+}
+
+/** The agent's `onToolCallSettled`, awaited; what it throws is logged, not the call's outcome. */
+async function notifySettled(environment: ToolCallEnvironment, record: ToolCallRecord) {
+  const { onToolCallSettled, stepNumber, logger } = environment;
+  if (!onToolCallSettled) return;
+  try {
+    await onToolCallSettled(record, { stepNumber });
+  } catch (error) {
+    logger.warn({ error: redactText(describeThrown(error)) }, "onToolCallSettled threw; ignored");
   }
 }

@@ -1,3 +1,4 @@
+import type { JsonSchema } from "../tools/json-schema.js";
 import type {
   AssistantModelMessage,
   ModelMessage,
@@ -47,7 +48,21 @@ export interface ModelRequest {
   max_tokens?: number;
   presence_penalty?: number;
   frequency_penalty?: number;
+  /** The form of the answer; the agent sets a `json_schema` one for structured output. */
+  response_format?: ModelResponseFormat;
 }
+
+/**
+ * The form a model should answer in: plain text, any JSON object, or JSON
+ * matching a schema (`strict`: the provider enforces it exactly).
+ */
+export type ModelResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      json_schema: { name: string; description?: string; schema: JsonSchema; strict?: boolean };
+    };
 
 /** How one call may be cut short. */
 export interface ModelCallOptions {

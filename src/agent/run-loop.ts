@@ -1,16 +1,22 @@
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import { AbortedError } from "../errors/transport-errors.js";
+import { redactText } from "../internal/redact.js";
+import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { AgentSettings } from "./agent-options.js";
 import { callModel, type ModelCallMode } from "./call-model.js";
+import { describeThrown } from "./describe-thrown.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { RunState } from "./durable/run-state.js";
+import { InvalidOutputError } from "./errors.js";
 import { executeToolCalls } from "./execute-tool-calls.js";
-import type { ModelRequest, ModelResponse, ModelUsage } from "./model.js";
-import type { AssistantModelMessage, ModelToolCall, ModelToolDefinition } from "./model-message.js";
+import type { ModelResponse, ModelUsage } from "./model.js";
+import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
+import { prepareStepRequest } from "./prepare-step.js";
 import { addUsage, type RunResult, type RunStatus, type RunStep } from "./run-result.js";
-import { decideStop, runAbortedError } from "./stop-conditions.js";
+import { anyStopConditionHolds, decideStop, runAbortedError } from "./stop-conditions.js";
+import { outputCorrectionMessage } from "./structured-output.js";
 import { toolMessages } from "./tool-messages.js";
 
 /** One run's inputs: the agent's settings and what this run was given. */
@@ -30,6 +36,8 @@ export interface RunLoopOptions {
 /** What settling one step's tool calls needs. */
 interface StepInput {
   stepNumber: number;
+  /** The tools offered for this step, when `prepareStep` narrowed them. */
+  tools?: ReadonlyMap<string, AnyTool>;
   message: AssistantModelMessage;
   calls: readonly ModelToolCall[];
   finishReason: string | null;
@@ -44,12 +52,15 @@ interface StepInput {
  * settles the calls of the step it stopped in. Never rejects; the last
  * event emitted is always `finish`.
  */
-export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
+export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknown>> {
   const { settings, journal, signal, emit } = options;
   const { messages } = journal;
   const steps: RunStep[] = [];
+  // The parsed answer of a structured run, and the answers read so far.
+  let structured: unknown;
+  let outputAttempts = 0;
 
-  const finish = async (status: RunStatus, error?: Error): Promise<RunResult> => {
+  const finish = async (status: RunStatus, error?: Error): Promise<RunResult<unknown>> => {
     let finalStatus = status;
     let finalError = error;
     let state: RunState | undefined;
@@ -62,9 +73,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
         state = journal.snapshot();
       }
     }
-    const result: RunResult = {
+    const result: RunResult<unknown> = {
       status: finalStatus,
-      output: steps.at(-1)?.message.content ?? "",
+      output: settings.output ? structured : (steps.at(-1)?.message.content ?? ""),
       messages: [...messages],
       steps,
       usage: { ...journal.usage },
@@ -83,9 +94,10 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
   };
 
   /** Settles a step's tool calls; returns the result when the run ends with it. */
-  const settleStep = async (step: StepInput): Promise<RunResult | undefined> => {
+  const settleStep = async (step: StepInput): Promise<RunResult<unknown> | undefined> => {
     const records = await executeToolCalls(step.calls, {
-      tools: settings.tools,
+      tools: step.tools ?? settings.tools,
+      onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
       signal,
       logger: settings.logger,
@@ -124,13 +136,43 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
 
     messages.push(...journal.closeStep());
     emit({ type: "step-finish", stepNumber: step.stepNumber, step: runStep });
+    if (settings.onStepFinish) {
+      await callObserver(settings, "onStepFinish", () => settings.onStepFinish?.(runStep));
+    }
+    const askedForTools = (step.message.tool_calls?.length ?? 0) > 0;
+    if (!askedForTools && settings.output && !signal.aborted) {
+      const answer = settings.output.read(step.message.content);
+      outputAttempts++;
+      if (answer.success) {
+        structured = answer.value;
+      } else if (outputAttempts > settings.outputRetries || step.stepNumber >= options.maxSteps) {
+        const text = step.message.content ?? "";
+        const attempts = outputAttempts;
+        return finish("failed", new InvalidOutputError({ text, issues: answer.issues, attempts }));
+      } else {
+        messages.push({ role: "user", content: outputCorrectionMessage(answer.issues) });
+        return saveRunning();
+      }
+    }
+    if (
+      askedForTools &&
+      !signal.aborted &&
+      (await anyStopConditionHolds(settings.stopWhen, steps))
+    ) {
+      return finish("completed");
+    }
     const stop = decideStop({
       signal,
-      askedForTools: (step.message.tool_calls?.length ?? 0) > 0,
+      askedForTools,
       stepNumber: step.stepNumber,
       maxSteps: options.maxSteps,
     });
     if (stop) return finish(stop.status, stop.error);
+    return saveRunning();
+  };
+
+  /** Saves a persistent run between steps; the result when that fails. */
+  const saveRunning = async (): Promise<RunResult<unknown> | undefined> => {
     if (journal.persistent) {
       try {
         await journal.save("running");
@@ -158,10 +200,16 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
       emit({ type: "step-start", stepNumber });
       let completion: ModelResponse;
+      let step: Awaited<ReturnType<typeof prepareStepRequest>>;
+      try {
+        step = await prepareStepRequest(settings, { stepNumber, steps, messages });
+      } catch (error) {
+        return await finish("failed", asError(error));
+      }
       try {
         completion = await callModel({
           model: settings.model,
-          request: buildRequest(settings, messages),
+          request: step.request,
           mode: options.mode,
           signal,
           stepNumber,
@@ -185,6 +233,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
       journal.openStep(message);
       const ended = await settleStep({
         stepNumber,
+        tools: step.tools,
         message,
         calls: message.tool_calls ?? [],
         finishReason: choice.finish_reason ?? null,
@@ -200,14 +249,17 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult> {
   }
 }
 
-function buildRequest(settings: AgentSettings, messages: RunJournal["messages"]): ModelRequest {
-  return {
-    ...settings.requestOptions,
-    messages: [...messages],
-    ...(settings.toolDefinitions.length > 0
-      ? { tools: settings.toolDefinitions as ModelToolDefinition[] }
-      : {}),
-  };
+/** Calls a user's callback; what it throws is logged, not the run's failure. */
+async function callObserver(
+  settings: AgentSettings,
+  name: string,
+  call: () => void | Promise<void>,
+): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    settings.logger.warn({ error: redactText(describeThrown(error)) }, `${name} threw; ignored`);
+  }
 }
 
 function asError(error: unknown): Error {

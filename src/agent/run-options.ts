@@ -1,7 +1,21 @@
 import type { RunClaim } from "./durable/run-store.js";
+import type { StopWhen } from "./stop-conditions.js";
+import type { OutputSchema } from "./structured-output.js";
+
+/** Options of one run or resume that override the agent's loop options. */
+export interface RunLoopOverrides<Schema extends OutputSchema | undefined = undefined> {
+  /**
+   * This run's structured output, over the agent's `output`; `result.output`
+   * is typed from it. See `AgentLoopOptions.output`.
+   */
+  output?: Schema;
+  /** This run's stop conditions, instead of the agent's `stopWhen`. */
+  stopWhen?: StopWhen | undefined;
+}
 
 /** Options of one run (`agent.run()`, `agent.stream()`). */
-export interface RunOptions {
+export interface RunOptions<Schema extends OutputSchema | undefined = undefined>
+  extends RunLoopOverrides<Schema> {
   /** Stops the run: the model request, running tools and a pending approval. */
   signal?: AbortSignal | undefined;
   /** Overrides the agent's `maxSteps` for this run. */
@@ -31,7 +45,8 @@ export interface RunOptions {
 }
 
 /** Options of `agent.resume()` and `agent.resumeStream()`. */
-export interface ResumeOptions {
+export interface ResumeOptions<Schema extends OutputSchema | undefined = undefined>
+  extends RunLoopOverrides<Schema> {
   /** Stops the resumed run. */
   signal?: AbortSignal | undefined;
   /** Overrides the step budget saved with the run (model calls in all, not from now). */

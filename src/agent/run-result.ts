@@ -76,10 +76,14 @@ export interface RunStep {
  * error, an abort or the step budget: it resolves with the status, the
  * partial conversation and `error`.
  */
-export interface RunResult {
+export interface RunResult<Output = string> {
   status: RunStatus;
-  /** The text of the last assistant message; `""` when there is none. */
-  output: string;
+  /**
+   * The text of the last assistant message; `""` when there is none. With
+   * an `output` schema: the parsed, validated answer of a `completed` run,
+   * `undefined` otherwise (and when `stopWhen` ended it).
+   */
+  output: Output;
   /**
    * The whole conversation: the instructions' system message, the input, and
    * every assistant and tool message. Each tool call has its tool message, so

@@ -1,6 +1,7 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { AbortedError } from "../errors/transport-errors.js";
 import { MaxStepsExceededError } from "./errors.js";
-import type { RunStatus } from "./run-result.js";
+import type { RunStatus, RunStep } from "./run-result.js";
 
 /** Why the loop stops after a step, with the error the result carries. */
 export interface StopDecision {
@@ -30,4 +31,82 @@ export function decideStop(state: {
 /** The error of an aborted run; the signal's reason is its cause. */
 export function runAbortedError(signal: AbortSignal): AbortedError {
   return new AbortedError("The run was aborted by the caller", { cause: signal.reason });
+}
+
+/** What a stop condition is shown after a step whose tool calls have settled. */
+export interface StopConditionContext {
+  /** The steps of this `run()` or `resume()` so far, the step just settled last. */
+  steps: readonly RunStep[];
+}
+
+/**
+ * Decides, after a step whose tool calls have settled, whether the run ends
+ * there (status `completed`) instead of calling the model again.
+ */
+export type StopCondition = (context: StopConditionContext) => boolean | Promise<boolean>;
+
+/** One condition, or several of which any may hold. */
+export type StopWhen = StopCondition | readonly StopCondition[];
+
+/**
+ * Holds once the run has made `count` model calls (counted over the whole
+ * run, a resumed one included).
+ *
+ * @example
+ * new Agent({ model, tools, stopWhen: stepCountIs(3) });
+ */
+export function stepCountIs(count: number): StopCondition {
+  if (!Number.isInteger(count) || count < 1) {
+    throw new ConfigurationError(
+      `stepCountIs() takes a positive integer; got ${JSON.stringify(count) ?? String(count)}.`,
+    );
+  }
+  return ({ steps }) => (steps.at(-1)?.stepNumber ?? 0) >= count;
+}
+
+/**
+ * Holds when the last step ran one of these tools successfully (a call that
+ * was refused, invalid or failed does not count: the model may try again).
+ *
+ * @example
+ * // End as soon as the model has filed its report; no summary turn after it.
+ * new Agent({ model, tools: [fileReport, ...], stopWhen: hasToolCall("file_report") });
+ */
+export function hasToolCall(...toolNames: string[]): StopCondition {
+  if (toolNames.length === 0 || toolNames.some((name) => typeof name !== "string")) {
+    throw new ConfigurationError("hasToolCall() takes one or more tool names.");
+  }
+  const names = new Set(toolNames);
+  return ({ steps }) =>
+    steps
+      .at(-1)
+      ?.toolCalls.some((call) => call.status === "succeeded" && names.has(call.toolName)) ?? false;
+}
+
+/** The conditions of a `stopWhen` option, or a problem when it is not one. */
+export function readStopWhen(
+  stopWhen: unknown,
+  problems: string[],
+  label = "stopWhen",
+): readonly StopCondition[] {
+  if (stopWhen === undefined) return [];
+  const conditions = Array.isArray(stopWhen) ? stopWhen : [stopWhen];
+  if (conditions.some((condition) => typeof condition !== "function")) {
+    problems.push(
+      `${label} must be a stop condition (e.g. stepCountIs(3), hasToolCall("file_report")) or an array of them.`,
+    );
+    return [];
+  }
+  return conditions as StopCondition[];
+}
+
+/** True when any condition holds after the steps so far. */
+export async function anyStopConditionHolds(
+  conditions: readonly StopCondition[],
+  steps: readonly RunStep[],
+): Promise<boolean> {
+  for (const condition of conditions) {
+    if (await condition({ steps })) return true;
+  }
+  return false;
 }

@@ -24,10 +24,28 @@ export function resolveToolParameters(
   parameters: unknown,
   toolName: string,
 ): ResolvedToolParameters {
+  return resolveObjectSchema(parameters, {
+    subject: `Tool "${toolName}": parameters`,
+    owner: `Tool "${toolName}"`,
+  });
+}
+
+/**
+ * The one conversion of a schema users give (tool parameters, structured
+ * output): zod 4, zod 3 or JSON Schema describing an object, to a frozen
+ * JSON Schema and a checker that parses (zod transforms apply). `subject`
+ * starts each problem of the schema's form (`Tool "x": parameters`,
+ * `output`), `owner` each problem the JSON Schema validator finds.
+ */
+export function resolveObjectSchema(
+  parameters: unknown,
+  names: { subject: string; owner: string },
+): ResolvedToolParameters {
+  const { subject, owner } = names;
   if (isZod4Schema(parameters)) {
     const jsonSchema = finishSchema(
-      convert(() => toJSONSchema(parameters, { io: "input" }), toolName),
-      toolName,
+      convert(() => toJSONSchema(parameters, { io: "input" }), subject),
+      subject,
     );
     return {
       jsonSchema,
@@ -41,8 +59,8 @@ export function resolveToolParameters(
   }
   if (isZod3Schema(parameters)) {
     const jsonSchema = finishSchema(
-      convert(() => zodToJsonSchema(parameters as never, { $refStrategy: "none" }), toolName),
-      toolName,
+      convert(() => zodToJsonSchema(parameters as never, { $refStrategy: "none" }), subject),
+      subject,
     );
     return {
       jsonSchema,
@@ -55,10 +73,10 @@ export function resolveToolParameters(
     };
   }
   if (typeof parameters === "object" && parameters !== null && !Array.isArray(parameters)) {
-    const copy = convert(() => structuredClone(parameters), toolName);
-    const jsonSchema = finishSchema(copy, toolName);
+    const copy = convert(() => structuredClone(parameters), subject);
+    const jsonSchema = finishSchema(copy, subject);
     // Checked in the dialect the schema declares, though the model is sent it without `$schema`.
-    const check = compileJsonSchema(deepFreeze(copy), { subject: `Tool "${toolName}"` });
+    const check = compileJsonSchema(deepFreeze(copy), { subject: owner });
     return {
       jsonSchema,
       checkArguments(args) {
@@ -68,28 +86,28 @@ export function resolveToolParameters(
     };
   }
   throw new ConfigurationError(
-    `Tool "${toolName}": parameters must be a zod schema or a JSON Schema object; got ${describe(parameters)}.`,
+    `${subject} must be a zod schema or a JSON Schema object; got ${describe(parameters)}.`,
   );
 }
 
-function convert(produce: () => unknown, toolName: string): Record<string, unknown> {
+function convert(produce: () => unknown, subject: string): Record<string, unknown> {
   try {
     return produce() as Record<string, unknown>;
   } catch (error) {
     throw new ConfigurationError(
-      `Tool "${toolName}": parameters cannot be expressed as JSON Schema (${(error as Error).message}); use types JSON can carry, e.g. an ISO string instead of a Date.`,
+      `${subject} cannot be expressed as JSON Schema (${(error as Error).message}); use types JSON can carry, e.g. an ISO string instead of a Date.`,
       { cause: error },
     );
   }
 }
 
-function finishSchema(schema: Record<string, unknown>, toolName: string): JsonSchema {
+function finishSchema(schema: Record<string, unknown>, subject: string): JsonSchema {
   const { $schema: _ignored, ...rest } = schema;
   if (rest.type !== "object") {
     throw new ConfigurationError(
-      `Tool "${toolName}": parameters must describe an object (JSON Schema type "object"), got ${
+      `${subject} must describe an object (JSON Schema type "object"), got ${
         rest.type === undefined ? "no type" : `type ${JSON.stringify(rest.type)}`
-      }; wrap the arguments in z.object({ ... }) or { type: "object", properties: { ... } }.`,
+      }; wrap the fields in z.object({ ... }) or { type: "object", properties: { ... } }.`,
     );
   }
   return deepFreeze(rest);

@@ -220,3 +220,36 @@ describe("reasoner simulator request validation", () => {
     );
   });
 });
+
+describe("reasoner simulator response_format", () => {
+  const schema = { type: "object", properties: { total: { type: "number" } } };
+
+  it("accepts text, json_object and json_schema formats", async () => {
+    await accepted({ messages: user, response_format: { type: "text" } });
+    await accepted({ messages: user, response_format: { type: "json_object" } });
+    await accepted({
+      messages: user,
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: "report", schema, strict: true },
+      },
+    });
+  });
+
+  it("names the bad part of a malformed response_format", async () => {
+    expect((await rejected({ messages: user, response_format: { type: "xml" } })).param).toBe(
+      "response_format.type",
+    );
+    expect(
+      (await rejected({ messages: user, response_format: { type: "json_schema" } })).param,
+    ).toBe("response_format.json_schema");
+    const badName = { type: "json_schema", json_schema: { name: "a report", schema } };
+    expect((await rejected({ messages: user, response_format: badName })).param).toBe(
+      "response_format.json_schema.name",
+    );
+    const badStrict = { type: "json_schema", json_schema: { name: "r", schema, strict: "yes" } };
+    expect((await rejected({ messages: user, response_format: badStrict })).param).toBe(
+      "response_format.json_schema.strict",
+    );
+  });
+});

@@ -90,6 +90,15 @@ export interface ExtraBody {
   [key: string]: unknown;
 }
 
+/** `response_format`: plain text, any JSON object, or JSON matching a schema. */
+export type ChatResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      json_schema: { name: string; description?: string; schema: JsonSchema; strict?: boolean };
+    };
+
 /** A request as the caller builds it; `stream` is set by the method called. */
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -103,6 +112,8 @@ export interface ChatRequest {
   max_tokens?: number;
   presence_penalty?: number;
   frequency_penalty?: number;
+  /** Ask for JSON matching a schema (structured output), any JSON object, or text. */
+  response_format?: ChatResponseFormat;
   extra_body?: ExtraBody;
 }
 

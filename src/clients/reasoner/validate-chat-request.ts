@@ -3,6 +3,7 @@ import type { ChatRequest } from "./chat-types.js";
 import { checkMessages } from "./validate-chat-messages.js";
 import { checkToolsAndChoice } from "./validate-chat-tools.js";
 import { checkExtraBody } from "./validate-extra-body.js";
+import { checkResponseFormat } from "./validate-response-format.js";
 import {
   checkNonEmptyString,
   checkNumberInRange,
@@ -46,6 +47,7 @@ export function findChatRequestProblems(
   checkStop(problems, request.stop);
   checkNumberInRange(problems, "presence_penalty", request.presence_penalty, -2, 2);
   checkNumberInRange(problems, "frequency_penalty", request.frequency_penalty, -2, 2);
+  checkResponseFormat(problems, request.response_format);
   checkExtraBody(problems, request.extra_body);
   for (const key of setByMethod) {
     if (request[key] !== undefined) {

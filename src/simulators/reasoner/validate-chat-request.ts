@@ -36,6 +36,7 @@ export function validateChatRequest(body: unknown): RequestProblem | undefined {
     checkStop(body.stop) ??
     checkTools(body.tools) ??
     checkToolChoice(body.tool_choice, body.tools) ??
+    checkResponseFormat(body.response_format) ??
     checkExtraBody(body)
   );
 }
@@ -292,6 +293,44 @@ function checkToolChoice(choice: unknown, tools: unknown): Check {
     );
   }
   return undefined;
+}
+
+function checkResponseFormat(format: unknown): Check {
+  if (format === undefined) return undefined;
+  if (
+    !isObject(format) ||
+    !["text", "json_object", "json_schema"].includes(format.type as string)
+  ) {
+    return problem(
+      `'response_format.type' must be "text", "json_object" or "json_schema"; got ${describe(isObject(format) ? format.type : format)}.`,
+      "invalid_value",
+      "response_format.type",
+    );
+  }
+  if (format.type !== "json_schema") return undefined;
+  const spec = format.json_schema;
+  if (!isObject(spec)) {
+    return problem(
+      "'response_format.json_schema' is required with type \"json_schema\": {name, schema, strict?}.",
+      "missing_required_parameter",
+      "response_format.json_schema",
+    );
+  }
+  if (typeof spec.name !== "string" || !toolNamePattern.test(spec.name)) {
+    return problem(
+      `'response_format.json_schema.name' must be 1 to 64 letters, digits, _ or -; got ${describe(spec.name)}.`,
+      "invalid_value",
+      "response_format.json_schema.name",
+    );
+  }
+  if (spec.schema !== undefined && !isObject(spec.schema)) {
+    return problem(
+      `'response_format.json_schema.schema' must be a JSON Schema object; got ${describe(spec.schema)}.`,
+      "invalid_type",
+      "response_format.json_schema.schema",
+    );
+  }
+  return checkOptionalBoolean(spec, "strict", "response_format.json_schema");
 }
 
 function checkExtraBody(body: Body): Check {
