@@ -40,6 +40,7 @@ export type { RunState } from "./agent/durable/run-state.js";
 export type { RunStore } from "./agent/durable/run-store.js";
 // Errors a caller catches
 export {
+  InvalidOutputError,
   InvalidToolInputError,
   MaxStepsExceededError,
   ToolExecutionError,
@@ -48,6 +49,8 @@ export {
 export type { Model } from "./agent/model.js";
 export type { ModelMessage } from "./agent/model-message.js";
 export type { RunResult, ToolCallRecord } from "./agent/run-result.js";
+// Loop control
+export { hasToolCall, stepCountIs } from "./agent/stop-conditions.js";
 // Clients
 export { DocsClient, type DocsClientOptions } from "./clients/docs/docs-client.js";
 export { DocsPathNotFoundError } from "./clients/docs/docs-path-not-found-error.js";

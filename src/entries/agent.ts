@@ -35,6 +35,13 @@ export type {
   RunSaveOptions,
   RunSummary,
 } from "../agent/durable/run-store.js";
+export type { AgentLoopOptions } from "../agent/loop-options.js";
+export type {
+  PrepareStep,
+  PrepareStepContext,
+  StepPreparation,
+} from "../agent/prepare-step.js";
+export type { RunLoopOverrides } from "../agent/run-options.js";
 export type {
   RunStatus,
   RunStep,
@@ -43,3 +50,9 @@ export type {
   ToolCallStatus,
 } from "../agent/run-result.js";
 export type { AgentInput } from "../agent/start-conversation.js";
+export type {
+  StopCondition,
+  StopConditionContext,
+  StopWhen,
+} from "../agent/stop-conditions.js";
+export type { OutputOf, OutputSchema } from "../agent/structured-output.js";

@@ -13,6 +13,7 @@ export {
   RunStoreError,
 } from "../agent/durable/durable-errors.js";
 export {
+  InvalidOutputError,
   InvalidToolInputError,
   MaxStepsExceededError,
   ToolExecutionError,

@@ -8,6 +8,7 @@ export type {
   ModelChoice,
   ModelRequest,
   ModelResponse,
+  ModelResponseFormat,
   ModelStream,
   ModelStreamEvent,
   ModelUsage,
