@@ -2,11 +2,12 @@ import type { CliIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
 
 /** The values of `--approve`. */
-export const approvalModes = ["ask", "approve", "deny"] as const;
+export const approvalModes = ["ask", "browser", "approve", "deny"] as const;
 
 /**
  * How the messaging simulator answers approval requests: `ask` the person at
- * the terminal, always `approve`, or always `deny`.
+ * the terminal, let the person answer on the simulator's inbox page in a
+ * `browser`, always `approve`, or always `deny`.
  */
 export type ApprovalMode = (typeof approvalModes)[number];
 

@@ -33,7 +33,7 @@ const approveOption: OptionSpec = {
   type: "string",
   valueName: approvalModes.join("|"),
   description:
-    "How the messaging simulator answers approval requests: ask at this terminal, or always approve or deny. Default: ask on a terminal, deny otherwise.",
+    "How the messaging simulator answers approval requests: ask at this terminal, wait for the answer given on its inbox page in a browser (the address is printed), or always approve or deny. Default: ask on a terminal, deny otherwise.",
 };
 
 const jsonReportOption: OptionSpec = {
@@ -73,7 +73,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "run",
     usage:
-      "switchyard run <example> [--task TEXT] [--approve ask|approve|deny] [--no-wait] [--json]",
+      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--json]",
     summary: "Run an example agent against the simulators or your services.",
     options: runOptions,
     notes: [
@@ -158,7 +158,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "sim",
-    usage: "switchyard sim [--approve ask|approve|deny] [--scenario NAME] [--port N]",
+    usage: "switchyard sim [--approve ask|browser|approve|deny] [--scenario NAME] [--port N]",
     summary: "Start all four simulators and print their addresses and tokens until stopped.",
     options: [
       approveOption,

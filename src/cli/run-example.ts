@@ -89,9 +89,12 @@ export async function runExample(
     // When asked here, the question itself lists what the approval is about.
     progress = new ProgressRenderer({ stream: io.stderr, approvalDetails: mode !== "ask" });
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
+    // In the browser the person answers on the simulator's inbox page: the simulator itself never does.
     const answer: AnswerMode = answerer
       ? askThroughProgress(answerer, progress, io)
-      : (mode as Exclude<ApprovalMode, "ask">);
+      : mode === "browser"
+        ? "never"
+        : (mode as Exclude<ApprovalMode, "ask" | "browser">);
     const state = noWait ? openStateDirectory(io.env) : undefined;
     resolved = await resolveServices({
       settings,
@@ -157,6 +160,9 @@ function describeApprovals(
     return noWait ? `${who}; the run stops at the first question (--no-wait)` : who;
   }
   if (simulatedMode === "ask") return "asked at this terminal (through the messaging simulator)";
+  if (simulatedMode === "browser") {
+    return "answered in a browser, on the messaging simulator's inbox page (--approve browser)";
+  }
   const answered = `always ${simulatedMode === "approve" ? "approved" : "denied"} by the messaging simulator`;
   if (how.requested) return `${answered} (--approve ${simulatedMode})`;
   return `${answered} (no terminal to ask at; --approve approve to approve)`;

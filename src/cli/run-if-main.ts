@@ -53,7 +53,7 @@ async function runExampleFromArguments(
         commandHelp(
           {
             name: "run",
-            usage: `npx tsx ${script} [--task TEXT] [--approve ask|approve|deny] [--no-wait] [--json]`,
+            usage: `npx tsx ${script} [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--json]`,
             summary: `${example.description} The same as: switchyard run ${example.name}`,
             options: runOptions,
             notes: [`Default task: ${example.defaultTask}`],

@@ -12,7 +12,10 @@ export interface RunHeader {
   approvals: string;
 }
 
-/** Writes to stderr what is about to run: the command, the task, where each service is, who approves. */
+/**
+ * Writes to stderr what is about to run: the command, the task, where each
+ * service is, who approves, and with a messaging simulator its inbox page.
+ */
 export function writeRunHeader(io: CliIo, header: RunHeader): void {
   const lines = [header.title, `task: ${header.task}`];
   for (const service of serviceNames) {
@@ -20,6 +23,10 @@ export function writeRunHeader(io: CliIo, header: RunHeader): void {
     const source = origin.simulated ? "simulator" : serviceVariables[service].url;
     lines.push(`  ${service.padEnd(10)} ${source} ${origin.url}`);
   }
-  lines.push(`  approvals  ${header.approvals}`, "");
+  lines.push(`  approvals  ${header.approvals}`);
+  const messaging = header.resolved.simulators.messaging;
+  if (messaging)
+    lines.push(`  inbox      ${messaging.inboxUrl}  (approval questions, in a browser)`);
+  lines.push("");
   io.stderr.write(`${lines.join("\n")}\n`);
 }

@@ -127,7 +127,7 @@ describe("parseCommandLine", () => {
       "switchyard resume takes one run id, got 2 words (run_1 run_2); switchyard runs lists them.",
     );
     expect(usageMessage(["sim", "-x"])).toBe(
-      "Unknown option -x for switchyard sim; its options are --approve ask|approve|deny, --scenario NAME, --port N, --help.",
+      "Unknown option -x for switchyard sim; its options are --approve ask|browser|approve|deny, --scenario NAME, --port N, --help.",
     );
   });
 });

@@ -110,7 +110,7 @@ describe("messaging simulator: service basics", () => {
     }
   });
 
-  it("creates pending links that the subscriber activates by opening them", async () => {
+  it("creates pending links that the subscriber activates by accepting on their page", async () => {
     const simulator = await start();
     const created = await call(simulator, "POST", "/v1/subscription-links", { label: "finance" });
     expect(created.status).toBe(201);
@@ -125,9 +125,25 @@ describe("messaging simulator: service basics", () => {
     expect(JSON.stringify(refused.body)).toContain("pending");
     const opened = await fetch(String(created.body.url));
     expect(opened.status).toBe(200);
+    const consent = await opened.text();
+    expect(consent).toContain(">Accept</button>");
+    // Opening the page is not consent: pressing Accept is.
+    expect((await call(simulator, "GET", `/v1/subscription-links/${id}`)).body).toMatchObject({
+      state: "pending",
+    });
+    const token = /name="token" value="([^"]+)"/.exec(consent)![1]!;
+    const accepted = await fetch(String(created.body.url), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: simulator.url },
+      body: new URLSearchParams({ token, consent: "accept" }),
+      redirect: "manual",
+    });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get("location")).toBe(`/subscribe/${id}`);
     expect((await call(simulator, "GET", `/v1/subscription-links/${id}`)).body).toMatchObject({
       state: "active",
     });
+    expect(await (await fetch(String(created.body.url))).text()).toContain(`/inbox/${id}`);
     expect(
       (await send(simulator, { subscription_link_id: id, kind: "notification", text: "hi" }))
         .status,

@@ -20,7 +20,7 @@ export function examplesCommand(
   ]);
   lines.push(
     "",
-    "Run one with: switchyard run <example> [--task TEXT] [--approve ask|approve|deny] [--no-wait] [--json]",
+    "Run one with: switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--json]",
     "or on its own: npx tsx examples/<example>.ts",
     "",
   );

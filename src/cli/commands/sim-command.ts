@@ -39,7 +39,8 @@ export async function simCommand(
   const mode = simulatedApprovalMode(args.approve, io);
   const answerer: TerminalAnswerer | undefined =
     mode === "ask" ? terminalAnswerer({ input: io.stdin, output: io.stderr }) : undefined;
-  const answer: AnswerMode = answerer ?? (mode as Exclude<typeof mode, "ask">);
+  const answer: AnswerMode =
+    answerer ?? (mode === "browser" ? "never" : (mode as Exclude<typeof mode, "ask" | "browser">));
   const port = (offset: number) => (args.port === undefined ? {} : { port: args.port + offset });
   const stopped = untilStopped();
   try {
@@ -66,7 +67,9 @@ export async function simCommand(
     const approvals =
       mode === "ask"
         ? "asked at this terminal"
-        : `always ${mode === "approve" ? "approved" : "denied"}`;
+        : mode === "browser"
+          ? "answered on the inbox page"
+          : `always ${mode === "approve" ? "approved" : "denied"}`;
     const exports: [string, string | undefined][] = [
       [serviceVariables.reasoner.url, reasoner.url],
       [serviceVariables.reasoner.secret, reasoner.apiKey],
@@ -85,6 +88,7 @@ export async function simCommand(
         `  orders     ${orders.url}  token ${orders.token}`,
         `  docs       ${docs.url}  token ${docs.token}`,
         `  messaging  ${messaging.url}  token ${messaging.token ?? "(none)"}  approver link ${messaging.approverLinkId}  approvals ${approvals}`,
+        `  inbox      ${messaging.inboxUrl}  (approval questions, in a browser)`,
         "",
         "Point a run at them from another shell:",
         ...exports

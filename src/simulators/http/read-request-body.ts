@@ -1,17 +1,20 @@
 import type { IncomingMessage } from "node:http";
 import { SimulatorHttpError } from "./simulator-http-error.js";
 
-/** What a request body held: nothing, parsed JSON, or text that is not JSON. */
+/** What a request body held: nothing, parsed JSON, an HTML form's fields, or text that is not JSON. */
 export type RequestBody =
   | { kind: "empty" }
   | { kind: "json"; value: unknown }
+  | { kind: "form"; value: URLSearchParams }
   | { kind: "malformed"; text: string; problem: string };
 
 /** The largest body a simulator reads; larger ones get 413. */
 export const maximumBodyBytes = 5 * 1024 * 1024;
 
 /**
- * Reads the whole body and parses it as JSON when it has any content.
+ * Reads the whole body and parses it as JSON when it has any content, or as
+ * form fields when it was sent as `application/x-www-form-urlencoded` (an
+ * HTML form of the simulators' pages).
  * Malformed JSON is returned as such (not thrown) so the request can still be
  * logged and routed before the 400 is sent.
  */
@@ -31,6 +34,10 @@ export async function readRequestBody(request: IncomingMessage): Promise<Request
     chunks.push(buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
+  const contentType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+  if (contentType === "application/x-www-form-urlencoded") {
+    return { kind: "form", value: new URLSearchParams(text) };
+  }
   if (text.trim() === "") return { kind: "empty" };
   try {
     return { kind: "json", value: JSON.parse(text) };

@@ -10,15 +10,18 @@ export interface RouteContext {
   query: URLSearchParams;
   /** Parsed JSON body, or undefined when the request had none. */
   body: unknown;
+  /** The fields of an HTML form post, or undefined when the body was not one. */
+  form: URLSearchParams | undefined;
   headers: IncomingHttpHeaders;
   request: IncomingMessage;
 }
 
-/** What a route handler answers. `body` is sent as JSON, `text` as plain text. */
+/** What a route handler answers. `body` is sent as JSON, `text` as plain text, `html` as a page. */
 export interface RouteResponse {
   status?: number;
   body?: unknown;
   text?: string;
+  html?: string;
   headers?: Record<string, string>;
 }
 

@@ -40,3 +40,27 @@ export function sendEmpty(
   response.writeHead(status, headers);
   response.end();
 }
+
+/**
+ * Writes an HTML page that runs no script and loads nothing: styles inline,
+ * forms posting only to the page's own origin, never framed by another site.
+ */
+export function sendHtml(
+  response: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "text/html; charset=utf-8",
+    "content-length": String(Buffer.byteLength(html)),
+    "content-security-policy":
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "x-content-type-options": "nosniff",
+    // Not no-referrer: with it a browser sends "Origin: null" on the page's own form posts.
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+  });
+  response.end(html);
+}

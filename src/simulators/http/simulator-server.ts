@@ -5,7 +5,7 @@ import { matchRoute } from "./match-route.js";
 import { type RequestBody, readRequestBody } from "./read-request-body.js";
 import { type RecordedRequest, recordRequest } from "./request-log.js";
 import type { Route, RouteContext, RouteResponse } from "./route.js";
-import { sendEmpty, sendJson, sendText } from "./send-response.js";
+import { sendEmpty, sendHtml, sendJson, sendText } from "./send-response.js";
 import { SimulatorHttpError } from "./simulator-http-error.js";
 
 /** How a simulator's HTTP server behaves. */
@@ -87,7 +87,7 @@ export async function startSimulatorServer(
       path: path ?? pathname,
       pathname,
       query: url.searchParams,
-      body: body.kind === "json" ? body.value : body.kind === "malformed" ? body.text : undefined,
+      body: recordedBody(body),
     });
     requests.push(entry);
     response.on("finish", () => {
@@ -143,6 +143,7 @@ export async function startSimulatorServer(
       params: match.params,
       query: url.searchParams,
       body: body.kind === "json" ? body.value : undefined,
+      form: body.kind === "form" ? body.value : undefined,
       headers: request.headers,
       request,
     };
@@ -220,9 +221,18 @@ function relativePath(pathname: string, basePath: string): string | undefined {
   return undefined;
 }
 
+function recordedBody(body: RequestBody): unknown {
+  if (body.kind === "json") return body.value;
+  if (body.kind === "form") return Object.fromEntries(body.value);
+  if (body.kind === "malformed") return body.text;
+  return undefined;
+}
+
 function sendAnswer(response: ServerResponse, answer: RouteResponse): void {
   const status = answer.status ?? 200;
-  if (answer.text !== undefined) {
+  if (answer.html !== undefined) {
+    sendHtml(response, status, answer.html, answer.headers);
+  } else if (answer.text !== undefined) {
     sendText(response, status, answer.text, answer.headers);
   } else if (answer.body === undefined) {
     sendEmpty(response, status, answer.headers);

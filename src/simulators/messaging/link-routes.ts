@@ -6,9 +6,8 @@ import type { MessagingService } from "./messaging-service.js";
 import type { SubscriptionLink } from "./messaging-state.js";
 
 /**
- * `POST /v1/subscription-links`, `GET /v1/subscription-links/{id}`, and the
- * public `GET /subscribe/{id}` page a subscriber opens to give consent
- * (which activates a pending link).
+ * `POST /v1/subscription-links` and `GET /v1/subscription-links/{id}`. The
+ * consent page a subscriber opens is in `approval-page-routes.ts`.
  */
 export function linkRoutes(service: MessagingService): Route[] {
   return [
@@ -21,21 +20,6 @@ export function linkRoutes(service: MessagingService): Route[] {
       method: "GET",
       pattern: "/v1/subscription-links/:linkId",
       handle: ({ params }) => ({ body: { ...findLink(service, params.linkId) } }),
-    },
-    {
-      method: "GET",
-      pattern: "/subscribe/:linkId",
-      public: true,
-      handle: ({ params }) => {
-        const link = findLink(service, params.linkId);
-        if (link.state === "pending") {
-          link.state = "active";
-          link.activated_at = toRfc3339(service.now());
-          return { text: "You are subscribed. You can close this page." };
-        }
-        if (link.state === "active") return { text: "You are already subscribed." };
-        return { status: 410, text: `This subscription link is ${link.state}; ask for a new one.` };
-      },
     },
   ];
 }

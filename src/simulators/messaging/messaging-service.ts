@@ -10,5 +10,7 @@ export interface MessagingService {
   features: readonly string[];
   /** `http://127.0.0.1:PORT`, known once the server listens; links point below it. */
   origin: string;
+  /** The secret each form of the simulator's pages carries, so another site cannot post them. */
+  formToken: string;
   now(): Date;
 }

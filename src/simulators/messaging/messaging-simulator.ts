@@ -7,6 +7,7 @@ import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { startSimulatorServer } from "../http/simulator-server.js";
 import { toRfc3339 } from "../http/timestamps.js";
 import { type AnswerMode, answerFunctionFor } from "./answer-mode.js";
+import { approvalPageRoutes } from "./approval-page-routes.js";
 import { createSeededMessagingState } from "./create-seeded-messaging-state.js";
 import { linkRoutes } from "./link-routes.js";
 import { MessageLifecycle } from "./message-lifecycle.js";
@@ -52,6 +53,13 @@ export interface MessagingSimulator {
   token: string | undefined;
   /** Id of the seeded active subscription link of the approver. */
   approverLinkId: string;
+  /**
+   * The approver's inbox page, `http://127.0.0.1:PORT/inbox/{approverLinkId}`:
+   * a person answers the link's interactions there in a browser.
+   */
+  inboxUrl: string;
+  /** The inbox page of any subscription link. */
+  inboxUrlOf(linkId: string): string;
   /** Every request received (live array); headers exclude `authorization`. */
   readonly requests: RecordedRequest[];
   /** The next matching request(s) get this answer instead. */
@@ -112,6 +120,7 @@ export async function startMessagingSimulator(
     random: new SeededRandom(seed),
     features: [...(options.features ?? defaultMessagingFeatures)],
     origin: "",
+    formToken: randomBytes(18).toString("base64url"),
     now,
     lifecycle: new MessageLifecycle({
       deliveryStepMs: nonNegative(options.deliveryStepMs, 10, "deliveryStepMs"),
@@ -126,7 +135,7 @@ export async function startMessagingSimulator(
     ...(options.port === undefined ? {} : { port: options.port }),
     basePath: "",
     errorFormat: "json",
-    routes: [...messageRoutes(service), ...linkRoutes(service)],
+    routes: [...messageRoutes(service), ...linkRoutes(service), ...approvalPageRoutes(service)],
     authenticate: ({ headers }) => {
       if (token === undefined) return undefined;
       const presented = readBearerToken(headers);
@@ -149,6 +158,7 @@ export async function startMessagingSimulator(
   seedState();
   const approverLinkId = service.state.links[0]?.subscription_link_id ?? "";
 
+  const inboxUrlOf = (linkId: string) => `${server.origin}/inbox/${encodeURIComponent(linkId)}`;
   const link = (linkId: string): SubscriptionLink => {
     const found = service.state.links.find(
       (candidate) => candidate.subscription_link_id === linkId,
@@ -175,6 +185,8 @@ export async function startMessagingSimulator(
     port: server.port,
     token,
     approverLinkId,
+    inboxUrl: inboxUrlOf(approverLinkId),
+    inboxUrlOf,
     requests: server.requests,
     failNext: server.failNext,
     clearRequests: server.clearRequests,

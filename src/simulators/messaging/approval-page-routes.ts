@@ -1,0 +1,144 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Route, RouteContext } from "../http/route.js";
+import { SimulatorHttpError } from "../http/simulator-http-error.js";
+import { toRfc3339 } from "../http/timestamps.js";
+import { findLink } from "./link-routes.js";
+import type { MessagingService } from "./messaging-service.js";
+import { renderConsentPage, renderInboxPage } from "./render-approval-pages.js";
+import { freeTextOptionId } from "./terminal-answerer.js";
+
+const maximumNoteLength = 2000;
+
+/**
+ * The pages a person uses, in a browser, without a bearer token: the consent
+ * page of a subscription link (`GET /subscribe/{id}`; pressing Accept posts
+ * to it and activates a pending link) and the link's inbox
+ * (`GET /inbox/{id}`; pressing an option posts the answer to
+ * `/inbox/{id}/interactions/{interaction_id}`). Forms work without
+ * JavaScript: each post answers with a redirect back to the page. A post
+ * must carry the simulator's form token and, when the browser sends an
+ * Origin, come from the simulator's own origin, so another site cannot
+ * answer for the person.
+ */
+export function approvalPageRoutes(service: MessagingService): Route[] {
+  const context = () => ({ formToken: service.formToken });
+  return [
+    {
+      method: "GET",
+      pattern: "/subscribe/:linkId",
+      public: true,
+      handle: ({ params }) => {
+        const link = findLink(service, params.linkId);
+        return {
+          status: link.state === "pending" || link.state === "active" ? 200 : 410,
+          html: renderConsentPage(link, context()),
+        };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/subscribe/:linkId",
+      public: true,
+      handle: (request) => {
+        checkFormPost(service, request);
+        const link = findLink(service, request.params.linkId);
+        if (link.state === "pending") {
+          link.state = "active";
+          link.activated_at = toRfc3339(service.now());
+        }
+        return seeOther(`/subscribe/${encodeURIComponent(link.subscription_link_id)}`);
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/inbox/:linkId",
+      public: true,
+      handle: ({ params }) => {
+        const link = findLink(service, params.linkId);
+        const interactions = service.state.interactions.filter(
+          (interaction) => interaction.subscription_link_id === link.subscription_link_id,
+        );
+        return { html: renderInboxPage(link, interactions, context()) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/inbox/:linkId/interactions/:interactionId",
+      public: true,
+      handle: (request) => {
+        const form = checkFormPost(service, request);
+        const link = findLink(service, request.params.linkId);
+        const interaction = service.state.interactions.find(
+          (candidate) =>
+            candidate.interaction_id === request.params.interactionId &&
+            candidate.subscription_link_id === link.subscription_link_id,
+        );
+        if (!interaction) {
+          throw new SimulatorHttpError(
+            404,
+            "interaction_not_found",
+            `Interaction ${request.params.interactionId ?? ""} is not in this inbox.`,
+          );
+        }
+        const optionId = form.get("option_id") ?? "";
+        const note = (form.get("note") ?? "").trim();
+        const offered =
+          interaction.options.length === 0
+            ? optionId === freeTextOptionId && note !== ""
+            : interaction.options.some((option) => option.id === optionId);
+        if (!offered) {
+          throw new SimulatorHttpError(
+            400,
+            "invalid_answer",
+            interaction.options.length === 0
+              ? "Type an answer before sending it."
+              : `"${optionId}" is not one of this question's options.`,
+          );
+        }
+        if (note.length > maximumNoteLength) {
+          throw new SimulatorHttpError(
+            400,
+            "invalid_answer",
+            `The note is longer than ${maximumNoteLength} characters.`,
+          );
+        }
+        // An answer to a question no longer pending changes nothing: the page shows its outcome.
+        service.lifecycle.answer(interaction, optionId, note === "" ? undefined : note);
+        return seeOther(
+          `/inbox/${encodeURIComponent(link.subscription_link_id)}#interaction-${encodeURIComponent(interaction.interaction_id)}`,
+        );
+      },
+    },
+  ];
+}
+
+/** The form's fields, once the post is known to come from the simulator's own page. */
+function checkFormPost(service: MessagingService, request: RouteContext): URLSearchParams {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== service.origin) {
+    throw new SimulatorHttpError(
+      403,
+      "cross_site_post",
+      `A form from ${origin} cannot post to this page; use the page at ${service.origin}.`,
+    );
+  }
+  const token = request.form?.get("token");
+  if (token === undefined || token === null || !sameText(token, service.formToken)) {
+    throw new SimulatorHttpError(
+      403,
+      "invalid_form_token",
+      "This form is not from this page (its token is missing or stale); reload the page and try again.",
+    );
+  }
+  return request.form!;
+}
+
+function sameText(given: string, expected: string): boolean {
+  const left = Buffer.from(given);
+  const right = Buffer.from(expected);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function seeOther(location: string) {
+  return { status: 303, headers: { location } };
+}

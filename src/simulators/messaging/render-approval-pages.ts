@@ -1,0 +1,161 @@
+import { escapeUntrustedLines, escapeUntrustedText } from "../../internal/untrusted-text.js";
+import type { InteractionRecord, SubscriptionLink } from "./messaging-state.js";
+import { freeTextOptionId } from "./terminal-answerer.js";
+
+/** What every page needs: the form token that proves a post came from the page. */
+export interface PageContext {
+  formToken: string;
+}
+
+/**
+ * The consent page of a subscription link: who it is for and its state;
+ * an Accept button while it is pending, the way to the inbox once active.
+ */
+export function renderConsentPage(link: SubscriptionLink, context: PageContext): string {
+  const label = link.label === undefined ? "" : ` (${escapeUntrustedText(link.label)})`;
+  const id = escapeHtml(link.subscription_link_id);
+  const inbox = `/inbox/${encodeURIComponent(link.subscription_link_id)}`;
+  let body: string;
+  if (link.state === "pending") {
+    body = `<p>Accept to receive notifications and approval questions on this link${escapeHtml(label)}. Questions then appear in your inbox, where you answer them.</p>
+<form method="post" action="/subscribe/${encodeURIComponent(link.subscription_link_id)}">
+${tokenField(context)}<button type="submit" name="consent" value="accept">Accept</button>
+</form>`;
+  } else if (link.state === "active") {
+    body = `<p class="outcome">You are subscribed${escapeHtml(label)}.</p>
+<p><a href="${inbox}">Open your inbox</a> to answer approval questions.</p>`;
+  } else {
+    body = `<p class="outcome">This subscription link is ${escapeHtml(link.state)}; ask for a new one.</p>`;
+  }
+  return page(
+    `Subscription ${id}`,
+    `<h1>Subscription</h1>\n<p class="muted">Link ${id}</p>\n${body}`,
+  );
+}
+
+/**
+ * The inbox of a subscription link: its interactions, newest first, each with
+ * its text (escaped as untrusted text, then as HTML), its options as buttons
+ * with an optional note while it is pending, and its outcome once it has one.
+ * While nothing waits for an answer the page reloads itself every few
+ * seconds, so a new question shows up; it never reloads under a person typing.
+ */
+export function renderInboxPage(
+  link: SubscriptionLink,
+  interactions: readonly InteractionRecord[],
+  context: PageContext,
+): string {
+  const label = link.label === undefined ? "" : ` (${escapeUntrustedText(link.label)})`;
+  const newestFirst = [...interactions].reverse();
+  const waiting = newestFirst.some((interaction) => interaction.state === "pending");
+  const items =
+    newestFirst.length === 0
+      ? `<p class="muted">No questions yet. This page looks again every few seconds.</p>`
+      : newestFirst.map((interaction) => renderInteraction(link, interaction, context)).join("\n");
+  const notice =
+    link.state === "active"
+      ? ""
+      : `<p class="outcome">This link is ${escapeHtml(link.state)}: nothing new reaches it.</p>\n`;
+  return page(
+    "Approval inbox",
+    `<h1>Approval inbox</h1>\n<p class="muted">Link ${escapeHtml(link.subscription_link_id)}${escapeHtml(label)}</p>\n${notice}${items}`,
+    waiting ? undefined : 3,
+  );
+}
+
+function renderInteraction(
+  link: SubscriptionLink,
+  interaction: InteractionRecord,
+  context: PageContext,
+): string {
+  const id = escapeHtml(interaction.interaction_id);
+  const text = escapeHtml(escapeUntrustedLines(interaction.text));
+  const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
+<p class="muted">Interaction ${id} · ${escapeHtml(interaction.created_at)}</p>
+<div class="text">${text}</div>`;
+  if (interaction.state === "pending") {
+    const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
+    const buttons =
+      interaction.options.length === 0
+        ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
+        : interaction.options
+            .map(
+              (option) =>
+                `<button type="submit" name="option_id" value="${escapeHtml(option.id)}" class="option-${escapeHtml(option.id)}">${escapeHtml(escapeUntrustedText(option.label))}</button>`,
+            )
+            .join("\n");
+    const noteLabel = interaction.options.length === 0 ? "Your answer" : "Note (optional)";
+    return `${head}
+<form method="post" action="${action}">
+${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="2000"></textarea></label>
+<div class="options">${buttons}</div>
+</form>
+</article>`;
+  }
+  return `${head}\n${renderOutcome(interaction)}\n</article>`;
+}
+
+function renderOutcome(interaction: InteractionRecord): string {
+  if (interaction.state === "answered" && interaction.answer) {
+    const { option_id: optionId, text, answered_at: answeredAt } = interaction.answer;
+    const option = interaction.options.find((candidate) => candidate.id === optionId);
+    const chosen = option
+      ? `${escapeUntrustedText(option.label)} [${escapeUntrustedText(option.id)}]`
+      : escapeUntrustedText(optionId);
+    const note = text === undefined ? "" : `<br>Note: ${escapeHtml(escapeUntrustedText(text))}`;
+    return `<p class="outcome answered">Answered: ${escapeHtml(chosen)} at ${escapeHtml(answeredAt)}${note}</p>`;
+  }
+  const words: Record<string, string> = {
+    expired: "Expired before anyone answered.",
+    canceled: "Withdrawn by the sender before anyone answered.",
+    failed: "Could not be delivered.",
+  };
+  return `<p class="outcome ${escapeHtml(interaction.state)}">${escapeHtml(words[interaction.state] ?? interaction.state)}</p>`;
+}
+
+function tokenField(context: PageContext): string {
+  return `<input type="hidden" name="token" value="${escapeHtml(context.formToken)}">\n`;
+}
+
+function page(title: string, content: string, refreshSeconds?: number): string {
+  const refresh =
+    refreshSeconds === undefined ? "" : `\n<meta http-equiv="refresh" content="${refreshSeconds}">`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
+<title>${escapeHtml(title)} · Switchyard messaging simulator</title>
+<style>
+body { font: 15px/1.45 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1d2330; }
+h1 { font-size: 1.4rem; margin-bottom: 0.2rem; }
+.muted { color: #667085; font-size: 0.85rem; }
+.interaction { border: 1px solid #d0d5dd; border-radius: 8px; padding: 0.8rem 1rem; margin: 1rem 0; }
+.interaction.pending { border-color: #f79009; background: #fffcf5; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 0.9rem; }
+form { margin-top: 0.8rem; }
+textarea { width: 100%; box-sizing: border-box; font: inherit; }
+.options { display: flex; gap: 0.5rem; margin-top: 0.5rem; }
+button { font: inherit; padding: 0.35rem 1.1rem; border-radius: 6px; border: 1px solid #98a2b3; background: #fff; cursor: pointer; }
+button.option-approve { background: #067647; border-color: #067647; color: #fff; }
+button.option-deny { background: #b42318; border-color: #b42318; color: #fff; }
+.outcome { font-weight: 600; }
+</style>
+</head>
+<body>
+${content}
+<p class="muted">Served by the Switchyard messaging simulator. Text from the sender is shown with control and invisible characters written out.</p>
+</body>
+</html>
+`;
+}
+
+/** `text` safe inside HTML text and double-quoted attribute values. */
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}

@@ -1,0 +1,121 @@
+import { type MessagingSimulator, startMessagingSimulator } from "switchyard/simulators";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+let messaging: MessagingSimulator;
+beforeEach(async () => {
+  // Nobody answers but the person on the page.
+  messaging = await startMessagingSimulator({ answer: "never", deliveryStepMs: 1 });
+});
+afterEach(() => messaging.close());
+
+async function ask(text: string, key: string, options = ["approve", "deny"]): Promise<string> {
+  const response = await fetch(`${messaging.url}/v1/messages`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${messaging.token}`,
+      "content-type": "application/json",
+      "idempotency-key": key,
+    },
+    body: JSON.stringify({
+      subscription_link_id: messaging.approverLinkId,
+      kind: "interaction",
+      text,
+      options: options.map((id) => ({ id, label: id[0]!.toUpperCase() + id.slice(1) })),
+    }),
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { interaction_id: string }).interaction_id;
+}
+
+async function inbox(): Promise<{ response: Response; html: string }> {
+  const response = await fetch(messaging.inboxUrl);
+  return { response, html: await response.text() };
+}
+
+function formToken(html: string): string {
+  return /name="token" value="([^"]+)"/.exec(html)![1]!;
+}
+
+function post(interactionId: string, fields: Record<string, string>, headers = {}) {
+  return fetch(`${messaging.inboxUrl}/interactions/${interactionId}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+}
+
+describe("the messaging simulator's inbox page", () => {
+  it("shows each question with its options as buttons, then its outcome once answered", async () => {
+    const first = await ask("Delete 4 callbacks?", "first");
+    const second = await ask("Hold orderEvent callbacks?", "second");
+
+    const { response, html } = await inbox();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toContain("form-action 'self'");
+    // Newest first, each answerable while pending; no reload under a person choosing.
+    expect(html.indexOf(second)).toBeLessThan(html.indexOf(first));
+    expect(html.match(/<button type="submit" name="option_id" value="approve"/g)).toHaveLength(2);
+    expect(html).not.toContain('http-equiv="refresh"');
+
+    const answered = await post(first, {
+      token: formToken(html),
+      option_id: "deny",
+      note: "  not before Monday ",
+    });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.get("location")).toBe(
+      `/inbox/${messaging.approverLinkId}#interaction-${first}`,
+    );
+    expect(messaging.interaction(first)).toMatchObject({
+      state: "answered",
+      answer: { option_id: "deny", text: "not before Monday" },
+    });
+    const after = (await inbox()).html;
+    expect(after).toMatch(/Answered: Deny \[deny\] at [^<]+<br>Note: not before Monday/);
+    expect(after.match(/name="option_id"/g)).toHaveLength(2);
+  });
+
+  it("shows untrusted text escaped, as at the terminal, and never as HTML", async () => {
+    await ask(
+      'Delete <img src=x onerror="alert(1)"> at https://a.example/\u202egpj.exe\x1b[2K\nline two',
+      "hostile",
+    );
+
+    const { html } = await inbox();
+    expect(html).toContain(
+      "Delete &lt;img src=x onerror=&quot;alert(1)&quot;&gt; at https://a.example/\\u202egpj.exe\\x1b[2K\nline two",
+    );
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain("\u202e");
+    expect(html).not.toContain("\x1b");
+  });
+
+  it("refuses a post without the page's token or from another site, answering nothing", async () => {
+    const interactionId = await ask("Delete 4 callbacks?", "guarded");
+    const token = formToken((await inbox()).html);
+
+    const noToken = await post(interactionId, { option_id: "approve" });
+    const wrongToken = await post(interactionId, { option_id: "approve", token: "guess" });
+    const otherSite = await post(
+      interactionId,
+      { option_id: "approve", token },
+      { origin: "https://evil.example" },
+    );
+    const unknownOption = await post(interactionId, { option_id: "maybe", token });
+
+    expect([noToken.status, wrongToken.status, otherSite.status, unknownOption.status]).toEqual([
+      403, 403, 403, 400,
+    ]);
+    expect(messaging.interaction(interactionId)?.state).toBe("pending");
+    expect(await otherSite.text()).toContain("https://evil.example cannot post");
+  });
+
+  it("reloads itself while nothing waits, so a new question shows up", async () => {
+    const { html } = await inbox();
+
+    expect(html).toContain("No questions yet");
+    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+  });
+});
