@@ -109,7 +109,7 @@ describe("parseCommandLine", () => {
       "--json takes no value; write --json alone.",
     );
     expect(usageMessage(["run", "order-report", "--approve", "yes"])).toBe(
-      '--approve must be one of ask, approve, deny; got "yes".',
+      '--approve must be one of ask, browser, approve, deny; got "yes".',
     );
     expect(usageMessage(["run", "order-report", "Summarise", "orders"])).toMatch(
       /^switchyard run takes one example name, got 3 words/,
