@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger } from "../internal/logger.js";
+import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
@@ -66,6 +67,28 @@ export interface AgentOptions<Schema extends OutputSchema | undefined = undefine
    * the result.
    */
   runStore?: RunStore | undefined;
+  /**
+   * Secret values the agent must never let through, besides those it learns
+   * by itself (the keys and tokens of its model's, tools' and approver's
+   * clients, and `stateKey`): removed from what the model reads, saved run
+   * states, log records and the errors in results.
+   */
+  secrets?: readonly string[] | undefined;
+  /**
+   * Longest tool message (a result or an error) sent to the model, in
+   * characters. A longer one is cut, with a note saying how much was left
+   * out and which paging parameters of the tool get the rest.
+   * @default 32000
+   */
+  maxToolResultChars?: number | undefined;
+  /**
+   * Seals durable run states: each saved or returned state carries an
+   * HMAC-SHA256 made with this key, and a resume refuses a state whose seal
+   * does not match (edited by hand, or an older copy put back). At least 32
+   * characters; keep it out of the state directory. Without it, states are
+   * not sealed. The command line reads it from `SWITCHYARD_STATE_KEY`.
+   */
+  stateKey?: string | undefined;
 }
 
 /** The options with defaults applied and the per-run work done once. */
@@ -81,7 +104,14 @@ export interface AgentSettings extends LoopSettings {
   logger: Logger;
   requestOptions: AgentRequestOptions;
   runStore: RunStore | undefined;
+  /** Every secret this agent knows of, applied at each boundary. */
+  secrets: SecretRegistry;
+  maxToolResultChars: number;
+  stateKey: string | undefined;
 }
+
+/** The shortest `stateKey` accepted. */
+export const minimumStateKeyLength = 32;
 
 const knownOptions = new Set([
   "model",
@@ -95,6 +125,9 @@ const knownOptions = new Set([
   "requestOptions",
   "runStore",
   ...loopOptionNames,
+  "secrets",
+  "maxToolResultChars",
+  "stateKey",
 ]);
 
 /**
@@ -145,7 +178,36 @@ export function resolveAgentOptions(
     );
   }
   const tools = collectTools(options.tools ?? [], problems);
+  const maxToolResultChars = positiveInteger(
+    options.maxToolResultChars,
+    32_000,
+    "maxToolResultChars",
+    problems,
+  );
+  if (maxToolResultChars < 1_000) {
+    problems.push(
+      "maxToolResultChars must be at least 1000, so a cut result still says something.",
+    );
+  }
+  const { stateKey } = options;
+  if (
+    stateKey !== undefined &&
+    (typeof stateKey !== "string" || stateKey.length < minimumStateKeyLength)
+  ) {
+    problems.push(
+      `stateKey must be a string of at least ${minimumStateKeyLength} characters (e.g. 32 random bytes as hex); a short key is guessable.`,
+    );
+  }
+  const given = options.secrets ?? [];
+  if (!Array.isArray(given) || given.some((value) => typeof value !== "string")) {
+    problems.push("secrets must be an array of strings.");
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
+  const secrets = new SecretRegistry()
+    .add(...given, stateKey)
+    .include(secretsOf(model))
+    .include(secretsOf(approver));
+  for (const tool of tools.values()) secrets.include(secretsOf(tool));
 
   const toolDefinitions = Object.freeze(
     [...tools.values()].map(
@@ -169,10 +231,13 @@ export function resolveAgentOptions(
     maxSteps,
     toolConcurrency,
     toolTimeoutMs,
-    logger: componentLogger(options.logger, "agent"),
+    logger: componentLogger(options.logger, "agent", secrets),
     requestOptions: { ...requestOptions },
     runStore,
     ...loop,
+    secrets,
+    maxToolResultChars,
+    stateKey,
   };
 }
 

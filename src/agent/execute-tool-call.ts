@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
-import { redactedMarker, redactText } from "../internal/redact.js";
+import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import {
@@ -46,6 +46,10 @@ export interface ToolCallEnvironment {
   onToolCallSettled?:
     | ((record: ToolCallRecord, context: { stepNumber: number }) => void | Promise<void>)
     | undefined;
+  /** Every secret the agent knows of. */
+  secrets: SecretRegistry;
+  /** Longest tool message sent to the model. */
+  maxToolResultChars: number;
 }
 
 /**
@@ -167,7 +171,8 @@ async function checkApproveAndRun(
   const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
   const approval = await askApproval(tool, frozen, context, environment, {
     prior,
-    canSuspend: !holdsSecret(decoded) && !holdsSecret(frozen.args),
+    canSuspend:
+      !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets),
   });
   if (approval.outcome === "pending") {
     return { ...withArguments, approval, status: "awaiting_approval", content: "" };

@@ -67,6 +67,7 @@ export function prepareRun(
       runId: durable ? (options.runId ?? newRunId()) : undefined,
       store: runStore,
       maxSteps,
+      secrets: settings.secrets,
       messages,
       metadata,
     }),

@@ -62,14 +62,14 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
 
   const finish = async (status: RunStatus, error?: Error): Promise<RunResult<unknown>> => {
     let finalStatus = status;
-    let finalError = error;
+    let finalError = error === undefined ? undefined : settings.secrets.redactError(error);
     let state: RunState | undefined;
     if (journal.durable) {
       try {
         state = await journal.save(status, error);
       } catch (storeError) {
         finalStatus = "failed";
-        finalError = storeError as Error;
+        finalError = settings.secrets.redactError(storeError as Error);
         state = journal.snapshot();
       }
     }
@@ -107,6 +107,8 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       emit,
       journal,
       suspendOnApproval: options.suspendOnApproval,
+      secrets: settings.secrets,
+      maxToolResultChars: settings.maxToolResultChars,
     });
     const awaiting = records.some((record) => record.status === "awaiting_approval");
     if (awaiting && signal.aborted) {

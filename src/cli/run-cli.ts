@@ -9,14 +9,17 @@ import { exitCodes } from "./exit-codes.js";
 import { commandHelp, generalHelp } from "./help-text.js";
 import { parseCommandLine } from "./parse-arguments.js";
 import { readPackageVersion } from "./read-package-version.js";
+import { redactCliOutput } from "./redact-cli-output.js";
 import { reportError } from "./report-error.js";
 
 /**
  * The `switchyard` command: reads `argv` (without `node` and the script),
  * runs the command, and resolves to the exit status. Never rejects: problems
- * are written to stderr as one line each.
+ * are written to stderr as one line each. No secret of the environment is
+ * ever written.
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo = processIo()): Promise<number> {
+  const io = redactCliOutput(given);
   try {
     const line = parseCommandLine(argv);
     switch (line.command) {

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { attachSecrets, secretsOf } from "../internal/redact.js";
 import type { AnyTool, NeedsApproval, ToolTarget } from "./tool.js";
 
 /**
@@ -177,4 +178,14 @@ export function clientTarget(
     target.environment = extra.environment;
   }
   return target;
+}
+
+/**
+ * The tools of a set, each carrying its client's secrets (token, phrases,
+ * callback tokens), so an agent given them redacts those secrets too.
+ */
+export function withClientSecrets(client: unknown, tools: AnyTool[]): AnyTool[] {
+  const secrets = secretsOf(client);
+  for (const tool of tools) attachSecrets(tool, secrets);
+  return tools;
 }

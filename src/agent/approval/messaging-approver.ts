@@ -2,7 +2,7 @@ import type { AcceptedMessage, Interaction } from "../../clients/messaging/messa
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
 import { AbortedError } from "../../errors/transport-errors.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
-import { redactValue } from "../../internal/redact.js";
+import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -60,6 +60,8 @@ export class MessagingApprover implements Approver {
 
   constructor(options: MessagingApproverOptions) {
     this.#options = resolveMessagingApproverOptions(options);
+    // An agent using this approver redacts its client's token too.
+    attachSecrets(this, secretsOf(this.#options.client));
     this.#readiness = new ApproverReadiness(this.#options.client, this.#options.subscriptionLinkId);
   }
 

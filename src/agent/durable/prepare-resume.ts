@@ -103,6 +103,7 @@ export async function openResumedRun(
         store,
         claim,
         maxSteps,
+        secrets: settings.secrets,
         messages: [...state.messages],
         resumeFrom: state,
       }),

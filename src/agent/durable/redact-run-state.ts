@@ -1,5 +1,11 @@
 import { canonicalJson } from "../../internal/canonical-json.js";
-import { isSecretKey, redactedMarker, redactText, redactValue } from "../../internal/redact.js";
+import {
+  isSecretKey,
+  redactedMarker,
+  redactText,
+  redactValue,
+  type SecretRegistry,
+} from "../../internal/redact.js";
 import type { ModelMessage } from "../model-message.js";
 import type { RunState } from "./run-state.js";
 
@@ -7,16 +13,17 @@ import type { RunState } from "./run-state.js";
  * A copy of the state with secrets removed, as it may be saved or shown:
  * secret-named fields and secret-shaped strings everywhere, including inside
  * the JSON text of tool-call arguments, which plain value redaction would
- * pass over as an opaque string.
+ * pass over as an opaque string. `secrets` are the agent's registered ones.
  */
-export function redactRunState(state: RunState): RunState {
-  const redacted = redactValue(state) as RunState;
+export function redactRunState(state: RunState, secrets?: SecretRegistry): RunState {
+  const known = secrets?.values() ?? [];
+  const redacted = redactValue(state, known) as RunState;
   return {
     ...redacted,
-    messages: redacted.messages.map(redactToolCallArguments),
+    messages: redacted.messages.map((message) => redactToolCallArguments(message, known)),
     pendingCalls: redacted.pendingCalls.map((call) => ({
       ...call,
-      rawArguments: redactArgumentsText(call.rawArguments),
+      rawArguments: redactArgumentsText(call.rawArguments, known),
     })),
   };
 }
@@ -25,17 +32,21 @@ export function redactRunState(state: RunState): RunState {
  * True when redaction would change `value`: it holds a secret, so a run
  * state cannot keep it faithfully.
  */
-export function holdsSecret(value: unknown): boolean {
-  return canonicalJson(redactValue(value)) !== canonicalJson(value);
+export function holdsSecret(value: unknown, secrets?: SecretRegistry): boolean {
+  const known = secrets?.values() ?? [];
+  return canonicalJson(redactValue(value, known)) !== canonicalJson(value);
 }
 
-function redactToolCallArguments(message: ModelMessage): ModelMessage {
+function redactToolCallArguments(message: ModelMessage, known: readonly string[]): ModelMessage {
   if (message.role !== "assistant" || !message.tool_calls) return message;
   return {
     ...message,
     tool_calls: message.tool_calls.map((call) => ({
       ...call,
-      function: { ...call.function, arguments: redactArgumentsText(call.function.arguments) },
+      function: {
+        ...call.function,
+        arguments: redactArgumentsText(call.function.arguments, known),
+      },
     })),
   };
 }
@@ -45,18 +56,19 @@ function redactToolCallArguments(message: ModelMessage): ModelMessage {
  * it holds none. JSON encoded twice (a string holding JSON) is unwrapped as
  * the agent decodes it; text that does not parse is scrubbed as text.
  */
-function redactArgumentsText(text: string): string {
+function redactArgumentsText(text: string, known: readonly string[]): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return redactUnparsedText(text);
+    return redactUnparsedText(text, known);
   }
   if (typeof parsed === "string") {
-    const inner = redactArgumentsText(parsed);
+    const inner = redactArgumentsText(parsed, known);
     return inner === parsed ? text : JSON.stringify(inner);
   }
-  return holdsSecret(parsed) ? JSON.stringify(redactValue(parsed)) : text;
+  const redacted = redactValue(parsed, known);
+  return canonicalJson(redacted) !== canonicalJson(parsed) ? JSON.stringify(redacted) : text;
 }
 
 // A `"key": value` pair in JSON-like text, its quotes possibly escaped
@@ -65,8 +77,8 @@ const keyValuePattern =
   /(\\*")([^"\\]{1,100})(\\*"\s*:\s*)(\\*"(?:[^"\\]|\\(?!"))*(?:\\*")?|[^,}\]\s]+)/g;
 
 /** Text that is not JSON: secret-shaped strings and the values of secret-named keys removed. */
-function redactUnparsedText(text: string): string {
-  return redactText(text).replace(
+function redactUnparsedText(text: string, known: readonly string[]): string {
+  return redactText(text, known).replace(
     keyValuePattern,
     (pair, open: string, key: string, separator: string) =>
       isSecretKey(key) ? `${open}${key}${separator}${open}${redactedMarker}${open}` : pair,

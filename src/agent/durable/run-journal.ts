@@ -1,4 +1,4 @@
-import { redactText } from "../../internal/redact.js";
+import { SecretRegistry } from "../../internal/redact.js";
 import { describeThrown } from "../describe-thrown.js";
 import type {
   AssistantModelMessage,
@@ -31,6 +31,8 @@ export interface RunJournalOptions {
   claim?: RunClaim | undefined;
   /** The caller's labels of a new run (`RunOptions.metadata`). */
   metadata?: Record<string, string> | undefined;
+  /** The agent's secrets, removed from every state saved or returned. */
+  secrets?: SecretRegistry | undefined;
   /** From a saved state; a new run starts empty. */
   resumeFrom?: Pick<
     RunState,
@@ -59,6 +61,7 @@ export class RunJournal {
   claim: RunClaim | undefined;
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
+  readonly #secrets: SecretRegistry;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
@@ -73,6 +76,7 @@ export class RunJournal {
     this.#store = options.runId === undefined ? undefined : options.store;
     this.maxSteps = options.maxSteps;
     this.messages = options.messages;
+    this.#secrets = options.secrets ?? new SecretRegistry();
     const from = options.resumeFrom;
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
@@ -286,24 +290,32 @@ export class RunJournal {
   }
 
   #snapshotAt(revision: number): RunState {
-    return redactRunState({
-      format: runStateFormat,
-      version: runStateVersion,
-      runId: this.runId ?? "",
-      revision,
-      status: this.#status,
-      ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}),
-      createdAt: this.#createdAt,
-      updatedAt: new Date().toISOString(),
-      maxSteps: this.maxSteps,
-      stepCount: this.stepCount,
-      usage: { ...this.usage },
-      messages: this.messages,
-      pendingCalls: [...this.#calls.values()],
-      ...(this.#error
-        ? { error: { name: this.#error.name, message: redactText(this.#error.message) } }
-        : {}),
-    });
+    return redactRunState(
+      {
+        format: runStateFormat,
+        version: runStateVersion,
+        runId: this.runId ?? "",
+        revision,
+        status: this.#status,
+        ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}),
+        createdAt: this.#createdAt,
+        updatedAt: new Date().toISOString(),
+        maxSteps: this.maxSteps,
+        stepCount: this.stepCount,
+        usage: { ...this.usage },
+        messages: this.messages,
+        pendingCalls: [...this.#calls.values()],
+        ...(this.#error
+          ? {
+              error: {
+                name: this.#error.name,
+                message: this.#secrets.redactText(this.#error.message),
+              },
+            }
+          : {}),
+      },
+      this.#secrets,
+    );
   }
 
   #persist(): Promise<RunState> {
@@ -321,7 +333,7 @@ export class RunJournal {
               {
                 operation: "save",
                 runId: state.runId,
-                message: `Could not save run "${state.runId}": ${redactText(describeThrown(error))}`,
+                message: `Could not save run "${state.runId}": ${this.#secrets.redactText(describeThrown(error))}`,
               },
               { cause: error },
             );

@@ -7,6 +7,7 @@ import {
   type TransportOptions,
 } from "../../internal/http/transport-options.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { attachSecrets, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
 import { fillRoutePath } from "../route-table.js";
 import { type CheckSiteOptions, checkDocsSite } from "./check-site.js";
@@ -109,8 +110,13 @@ export class DocsClient implements DocsFileAccess {
     if (problems.length > 0 || !routes) throw new ConfigurationError(problems);
     this.baseUrl = baseUrl;
     this.routes = routes;
-    this.#logger = componentLogger(options.logger, "docs-client");
+    this.#logger = componentLogger(
+      options.logger,
+      "docs-client",
+      attachSecrets(this, new SecretRegistry().add(options.token)),
+    );
     this.#http = new HttpClient({
+      secrets: secretsOf(this),
       baseUrl,
       token: options.token,
       ...pickTransportOptions(options),

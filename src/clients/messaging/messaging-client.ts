@@ -6,6 +6,7 @@ import {
   type TransportOptions,
 } from "../../internal/http/transport-options.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { attachSecrets, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
 import { fillRoutePath } from "../route-table.js";
 import {
@@ -97,8 +98,13 @@ export class MessagingClient {
       );
     }
     this.routes = Object.freeze(resolveMessagingRoutes(options.routes));
-    this.#logger = componentLogger(options.logger, "messaging-client");
+    this.#logger = componentLogger(
+      options.logger,
+      "messaging-client",
+      attachSecrets(this, new SecretRegistry().add(token)),
+    );
     this.#http = new HttpClient({
+      secrets: secretsOf(this),
       baseUrl: options.baseUrl,
       token,
       ...pickTransportOptions(options),

@@ -8,6 +8,7 @@ import {
 } from "../../internal/http/transport-options.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { attachSecrets, SecretRegistry } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
 import { buildListQuery } from "./build-list-query.js";
 import type { CallbackHoldType } from "./callback-hold-types.js";
@@ -89,6 +90,8 @@ export class OrderClient {
   readonly #http: HttpClient;
   readonly #logger: Logger;
   readonly #hasToken: boolean;
+  /** The token, and every secret phrase and callback token this client was given. */
+  readonly #secrets: SecretRegistry;
 
   constructor(options: OrderClientOptions) {
     if (typeof options !== "object" || options === null) {
@@ -131,7 +134,9 @@ export class OrderClient {
     this.routes = routes;
     this.#options = options;
     this.#hasToken = options.token !== undefined;
-    this.#logger = componentLogger(options.logger, "order-client").child({
+    this.#secrets = new SecretRegistry().add(options.token);
+    attachSecrets(this, this.#secrets);
+    this.#logger = componentLogger(options.logger, "order-client", this.#secrets).child({
       environment: this.environment,
     });
     this.#http = new HttpClient({
@@ -141,6 +146,7 @@ export class OrderClient {
       ...pickTransportOptions(options),
       logger: this.#logger,
       environment: this.environment,
+      secrets: this.#secrets,
     });
   }
 
@@ -546,8 +552,14 @@ export class OrderClient {
     );
   }
 
+  /**
+   * The transport, once `secrets` (a phrase, callback tokens) are registered
+   * with this client: from now on they are scrubbed from its errors and logs,
+   * and from those of every agent using its tools.
+   */
   #httpWith(secrets: readonly string[]): HttpClient {
-    return this.#http.withSecrets(secrets);
+    this.#secrets.add(...secrets);
+    return this.#http;
   }
 
   #requireToken(name: OrderRouteName): void {

@@ -1,9 +1,8 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { Logger } from "../../internal/logger.js";
-import { redactText } from "../../internal/redact.js";
+import { SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
 import type { OrderClient } from "./order-client.js";
-import { scrubError } from "./scrub-error.js";
 import { describeSecretPhraseProblem } from "./secret-phrase.js";
 import { TokenRotationError, type TokenRotationStep } from "./token-rotation-error.js";
 
@@ -60,11 +59,13 @@ export async function rotateToken(
   ].filter((problem): problem is string => problem !== undefined);
   if (problems.length > 0) throw new ConfigurationError(problems);
 
-  const secrets = [newSecretPhrase, oldSecretPhrase];
+  const secrets = new SecretRegistry()
+    .add(newSecretPhrase, oldSecretPhrase)
+    .include(secretsOf(client));
   const fail = (step: TokenRotationStep, message: string, cause: unknown): TokenRotationError => {
-    const scrubbed = scrubError(cause, secrets);
-    logger.warn({ step, error: redactText(scrubbed.message, secrets) }, "token rotation failed");
-    return new TokenRotationError(step, `${message}: ${redactText(scrubbed.message, secrets)}`, {
+    const scrubbed = secrets.redactError(asError(cause));
+    logger.warn({ step, error: scrubbed.message }, "token rotation failed");
+    return new TokenRotationError(step, `${message}: ${scrubbed.message}`, {
       cause: scrubbed,
       environment: client.environment,
     });
@@ -76,7 +77,7 @@ export async function rotateToken(
   } catch (error) {
     throw fail("create", "could not create the new token; nothing changed", error);
   }
-  secrets.push(token);
+  secrets.add(token);
   logger.info({ step: "create" }, "token rotation: new token created");
 
   const route = client.routes.listCallbackHolds;
@@ -110,13 +111,24 @@ export async function rotateToken(
   try {
     await verified.deleteSecretPhrase(oldSecretPhrase, options);
   } catch (error) {
-    const scrubbed = scrubError(error, secrets);
+    const scrubbed = secrets.redactError(asError(error));
     logger.warn(
-      { step: "delete-old-phrase", error: redactText(scrubbed.message, secrets) },
+      { step: "delete-old-phrase", error: scrubbed.message },
       "token rotation: the old phrase could not be deleted, so the old token still works",
     );
     return { token, verifiedWith, oldPhraseDeleted: false, oldPhraseError: scrubbed };
   }
   logger.info({ step: "delete-old-phrase" }, "token rotation: old phrase deleted");
   return { token, verifiedWith, oldPhraseDeleted: true };
+}
+
+function asError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  let text: string;
+  try {
+    text = typeof thrown === "string" ? thrown : (JSON.stringify(thrown) ?? String(thrown));
+  } catch {
+    text = String(thrown);
+  }
+  return new Error(text);
 }

@@ -8,6 +8,7 @@ import {
 } from "../../internal/http/transport-options.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { attachSecrets, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import { applyChatDefaults, type ChatDefaults, toWireBody } from "./chat-request-body.js";
 import type { ChatCallOptions, ChatCompletion, ChatRequest, ChatStream } from "./chat-types.js";
 import { createChatStream } from "./create-chat-stream.js";
@@ -51,8 +52,13 @@ export class ReasonerClient {
   constructor(options: ReasonerClientOptions) {
     const problems = findOptionProblems(options);
     if (problems.length > 0) throw new ConfigurationError(problems);
-    this.#logger = componentLogger(options.logger, "reasoner-client");
+    this.#logger = componentLogger(
+      options.logger,
+      "reasoner-client",
+      attachSecrets(this, new SecretRegistry().add(options.apiKey)),
+    );
     this.#http = new HttpClient({
+      secrets: secretsOf(this),
       baseUrl: options.url,
       baseUrlLabel: "url",
       token: options.apiKey,

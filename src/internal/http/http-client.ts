@@ -7,8 +7,8 @@ import {
   ResponseTooLargeError,
   TimeoutError,
 } from "../../errors/transport-errors.js";
-import { type Logger, silentLogger } from "../logger.js";
-import { redactText, redactValue } from "../redact.js";
+import { type Logger, redactingLogger, silentLogger } from "../logger.js";
+import { SecretRegistry } from "../redact.js";
 import { createFetchTransport } from "./fetch-transport.js";
 import { createNodeTransport } from "./node-transport.js";
 import { RequestSlots } from "./request-slots.js";
@@ -32,8 +32,11 @@ export interface HttpClientOptions extends TransportOptions {
   token?: string | undefined;
   /** Shown in logs and errors, e.g. `sandbox` or `production`. */
   environment?: string | undefined;
-  /** Further secret values to scrub from errors and logs (the token always is). */
-  secrets?: readonly string[] | undefined;
+  /**
+   * Further secrets to scrub from errors and logs (the token always is): the
+   * owning client's registry, or plain values.
+   */
+  secrets?: SecretRegistry | readonly string[] | undefined;
 }
 
 export type QueryValue =
@@ -100,7 +103,8 @@ export class HttpClient {
   readonly #schedule: RetrySchedule;
   readonly #maxResponseBytes: number;
   readonly #headers: Record<string, string>;
-  readonly #secrets: readonly string[];
+  /** The secrets scrubbed from this transport's errors and logs. */
+  readonly secrets: SecretRegistry;
   readonly #slots: RequestSlots | undefined;
   #lastUrl: string | undefined;
   #lastRedactedUrl = "";
@@ -111,7 +115,12 @@ export class HttpClient {
     this.baseUrl = parseServiceUrl(options.baseUrl, options.baseUrlLabel ?? "baseUrl");
     this.#options = options;
     this.environment = options.environment;
-    this.logger = options.logger ?? silentLogger();
+    this.secrets =
+      options.secrets instanceof SecretRegistry
+        ? options.secrets
+        : new SecretRegistry().add(...(options.secrets ?? []));
+    this.secrets.add(options.token);
+    this.logger = options.logger ? redactingLogger(options.logger, this.secrets) : silentLogger();
     this.#token = options.token;
     this.#transport = options.fetch
       ? createFetchTransport(options.fetch)
@@ -128,14 +137,13 @@ export class HttpClient {
         ? undefined
         : new RequestSlots(options.maxConcurrentRequests);
     this.#headers = { ...options.headers };
-    this.#secrets = [...(options.token ? [options.token] : []), ...(options.secrets ?? [])];
   }
 
   /** A client with the same settings that also scrubs `secrets` (per-call values such as a passphrase). */
   withSecrets(secrets: readonly string[]): HttpClient {
     return new HttpClient({
       ...this.#options,
-      secrets: [...(this.#options.secrets ?? []), ...secrets],
+      secrets: new SecretRegistry().add(...secrets).include(this.secrets),
     });
   }
 
@@ -146,7 +154,7 @@ export class HttpClient {
 
   /** Scrubs this client's secrets (and anything token-shaped) from text. */
   redact(text: string): string {
-    return redactText(text, this.#secrets);
+    return this.secrets.redactText(text);
   }
 
   /**
@@ -163,7 +171,7 @@ export class HttpClient {
 
   /** Scrubs secrets from any value, at any depth. */
   redactValue<T>(value: T): T {
-    return redactValue(value, this.#secrets) as T;
+    return this.secrets.redactValue(value);
   }
 
   /** Sends a request and parses a JSON answer (an empty body gives `undefined`). */
@@ -182,7 +190,7 @@ export class HttpClient {
       } catch (error) {
         throw new SwitchyardError(
           `${request.method} ${this.#describeUrl(url)} answered ${response.status} with a body that is not JSON: ${this.redact(text.slice(0, 200))}`,
-          { cause: error },
+          { cause: this.secrets.redactError(error) },
         );
       }
     } finally {
@@ -304,8 +312,9 @@ export class HttpClient {
       headers["content-type"] = "application/json";
     }
     // Maps a failure of this attempt (sending, or reading a body) to its typed error.
-    const failure = (error: unknown): Error => {
-      if (error instanceof SwitchyardError) return error;
+    const failure = (thrown: unknown): Error => {
+      if (thrown instanceof SwitchyardError) return thrown;
+      const error = this.secrets.redactError(thrown);
       if (request.signal?.aborted) return this.#aborted(request, url);
       if (timedOut)
         return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
@@ -351,7 +360,7 @@ export class HttpClient {
         const typed = failure(error);
         if (typed instanceof ConnectionError && !(error instanceof SwitchyardError)) {
           return new ConnectionError(this.#target(request, url), {
-            cause: error,
+            cause: this.secrets.redactError(error),
             message: `${request.method} ${this.#describeUrl(url)} failed: the connection broke while reading the answer`,
           });
         }
@@ -366,7 +375,7 @@ export class HttpClient {
         status: response.status,
         method: request.method,
         url: this.#describeUrl(url),
-        headers: response.headers,
+        headers: this.secrets.redactHeaders(response.headers),
         body: parseMaybeJson(bodyText, response.headers),
         bodyText,
         ...(this.environment ? { environment: this.environment } : {}),
@@ -386,7 +395,7 @@ export class HttpClient {
     return new AbortedError(
       `${request.method} ${this.#describeUrl(url)} was aborted by the caller`,
       {
-        cause: request.signal?.reason,
+        cause: this.secrets.redactError(request.signal?.reason),
       },
     );
   }

@@ -5,6 +5,7 @@ import {
   finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
+  withClientSecrets,
 } from "../tool-set-options.js";
 import {
   getDocsManifestTool,
@@ -52,5 +53,8 @@ export function docsTools(docsClient: DocsToolsClient, options?: DocsToolsOption
     editDocsFileTool(docsClient, policy.edit_docs_file),
     checkSiteConfigTool(docsClient, policy.check_site_config),
   ];
-  return finishToolSet(tools, defaultDocsToolApprovals, options, clientTarget("docs", docsClient));
+  return withClientSecrets(
+    docsClient,
+    finishToolSet(tools, defaultDocsToolApprovals, options, clientTarget("docs", docsClient)),
+  );
 }

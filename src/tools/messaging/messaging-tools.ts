@@ -5,6 +5,7 @@ import {
   finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
+  withClientSecrets,
 } from "../tool-set-options.js";
 import {
   cancelMessageTool,
@@ -56,10 +57,13 @@ export function messagingTools(
     cancelMessageTool(messagingClient, policy.cancel_message),
     getInteractionTool(messagingClient, policy.get_interaction),
   ];
-  return finishToolSet(
-    tools,
-    defaultMessagingToolApprovals,
-    options,
-    clientTarget("messaging", messagingClient),
+  return withClientSecrets(
+    messagingClient,
+    finishToolSet(
+      tools,
+      defaultMessagingToolApprovals,
+      options,
+      clientTarget("messaging", messagingClient),
+    ),
   );
 }

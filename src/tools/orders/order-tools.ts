@@ -5,6 +5,7 @@ import {
   finishToolSet,
   resolveApprovalPolicy,
   type ToolSetOptions,
+  withClientSecrets,
 } from "../tool-set-options.js";
 import { compileCallbackHostPatterns } from "./callback-host-patterns.js";
 import { createCallbacksTool, deleteCallbacksTool, listCallbacksTool } from "./callback-tools.js";
@@ -95,10 +96,13 @@ export function orderTools(orderClient: OrderToolsClient, options?: OrderToolsOp
     listRecordsTool("list_outbound_shipments", client, policy.list_outbound_shipments),
   ];
   const environment = (orderClient as { environment?: unknown }).environment;
-  return finishToolSet(
-    tools,
-    defaultOrderToolApprovals,
-    options,
-    clientTarget("orders", orderClient, { accountInPath: true, environment }),
+  return withClientSecrets(
+    orderClient,
+    finishToolSet(
+      tools,
+      defaultOrderToolApprovals,
+      options,
+      clientTarget("orders", orderClient, { accountInPath: true, environment }),
+    ),
   );
 }
