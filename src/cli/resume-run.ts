@@ -26,6 +26,7 @@ import {
   serviceNames,
   serviceVariables,
 } from "./read-service-settings.js";
+import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
 import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
@@ -66,7 +67,7 @@ export async function resumeRun(
   examples: readonly ExampleDefinition[],
   options: ResumeRunOptions = {},
 ): Promise<ExitCode> {
-  const io = options.io ?? processIo();
+  const io = redactCliOutput(options.io ?? processIo());
   const { signal, release: removeSignalHandlers } = commandSignal(options, io);
   const takeOver = options.takeOver === true;
   let resolved: ResolvedServices | undefined;

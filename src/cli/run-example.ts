@@ -16,6 +16,7 @@ import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { openStateDirectory } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
+import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
 import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
@@ -68,7 +69,7 @@ export async function runExample(
   example: ExampleDefinition,
   options: RunExampleOptions = {},
 ): Promise<ExitCode> {
-  const io = options.io ?? processIo();
+  const io = redactCliOutput(options.io ?? processIo());
   const { signal, release: removeSignalHandlers } = commandSignal(options, io);
   const noWait = options.noWait === true;
   let answerer: TerminalAnswerer | undefined;

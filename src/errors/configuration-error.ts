@@ -1,3 +1,4 @@
+import { redactText } from "../internal/redact.js";
 import { SwitchyardError } from "./switchyard-error.js";
 
 /**
@@ -11,7 +12,9 @@ export class ConfigurationError extends SwitchyardError {
   readonly problems: readonly string[];
 
   constructor(problems: string | readonly string[], options?: { cause?: unknown }) {
-    const list = typeof problems === "string" ? [problems] : [...problems];
+    const list = (typeof problems === "string" ? [problems] : [...problems]).map((problem) =>
+      redactText(problem),
+    );
     super(
       list.length === 1 ? list[0]! : `${list.length} problems:\n- ${list.join("\n- ")}`,
       options,

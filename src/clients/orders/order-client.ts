@@ -8,7 +8,7 @@ import {
 } from "../../internal/http/transport-options.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
-import { attachSecrets, SecretRegistry } from "../../internal/redact.js";
+import { attachSecrets, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
 import { buildListQuery } from "./build-list-query.js";
 import type { CallbackHoldType } from "./callback-hold-types.js";
@@ -152,7 +152,10 @@ export class OrderClient {
 
   /** A client with the same settings bound to another token (e.g. after rotation). */
   withToken(token: string): OrderClient {
-    return new OrderClient({ ...this.#options, token });
+    const next = new OrderClient({ ...this.#options, token });
+    // The new client keeps scrubbing what this one was given (old token, phrases).
+    secretsOf(next)?.include(this.#secrets);
+    return next;
   }
 
   // Tokens
