@@ -40,7 +40,8 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
       case "resume":
         return await resumeCommand(line.runId, line.arguments, io, examples);
       case "sim":
-        return await simCommand(line.arguments, io, untilStopSignal);
+        // The simulators' own keys and tokens are printed on purpose, to be copied.
+        return await simCommand(line.arguments, given, untilStopSignal);
     }
   } catch (error) {
     return reportError(error, io);
