@@ -209,7 +209,7 @@ export class RunJournal {
               {
                 operation: "recordStart",
                 runId,
-                message: `Could not record that call "${toolCallId}" of run "${runId}" starts: ${redactText(describeThrown(thrown))}`,
+                message: `Could not record that call "${toolCallId}" of run "${runId}" starts: ${this.#secrets.redactText(describeThrown(thrown))}`,
               },
               { cause: thrown },
             );
@@ -250,7 +250,11 @@ export class RunJournal {
     if (!wasStarted && record.status !== "awaiting_approval") return;
     try {
       if (wasStarted && this.runId !== undefined && call.content !== undefined) {
-        await this.#store?.recordFinish?.(this.runId, record.toolCallId, redactText(call.content));
+        await this.#store?.recordFinish?.(
+          this.runId,
+          record.toolCallId,
+          this.#secrets.redactText(call.content),
+        );
       }
       await this.#persist();
     } catch (error) {
