@@ -163,7 +163,10 @@ export class ProgressRenderer {
     if (this.#approvalDetails) {
       if (action.target) this.line(`      where: ${formatTarget(action.target)}`);
       const lines = describeActionLines(action.description);
-      for (const line of lines.slice(0, 5)) this.line(`      ${truncate(line, 160)}`);
+      // Already escaped, one line each; cut without collapsing a page's indentation.
+      for (const line of lines.slice(0, 5)) {
+        this.line(`      ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`);
+      }
       if (lines.length > 5) this.line(`      ... and ${lines.length - 5} more lines`);
     }
     this.#waits.set(toolCallId, { toolName: action.toolName, startedAt: this.#now() });
