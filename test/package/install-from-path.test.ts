@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,13 +8,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const repository = fileURLToPath(new URL("../../", import.meta.url));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
+/** Every file under `directory`, relative paths. */
+function listFiles(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
+}
+
 /**
- * A user's project installs Switchyard from a local path and imports it by
- * name: the `exports` map, the built files and the type declarations must
- * all line up.
+ * A user's project installs Switchyard as it would be published (the
+ * tarball `npm pack` makes) together with zod, and imports it by name: the
+ * `exports` map, the built files and the type declarations must all line
+ * up, and the package must carry what a published package owes its users.
  */
-describe("the package installed from a local path", () => {
+describe("the package installed from its tarball", () => {
   let project: string;
+  let installed: string;
 
   beforeAll(() => {
     execFileSync(npm, ["run", "build"], { cwd: repository, stdio: "pipe" });
@@ -23,11 +32,54 @@ describe("the package installed from a local path", () => {
       join(project, "package.json"),
       JSON.stringify({ name: "user-project", version: "1.0.0", type: "module", private: true }),
     );
-    execFileSync(npm, ["install", "--no-audit", "--no-fund", "--offline", repository], {
-      cwd: project,
-      stdio: "pipe",
-    });
+    const tarball = execFileSync(
+      npm,
+      ["pack", "--ignore-scripts", "--silent", "--pack-destination", project],
+      { cwd: repository, encoding: "utf8" },
+    )
+      .trim()
+      .split("\n")
+      .pop() as string;
+    // As a user would: `npm install switchyard zod`. The tarball's
+    // dependencies come from npm's cache, or the registry when not cached.
+    execFileSync(
+      npm,
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        join(project, tarball),
+        join(repository, "node_modules", "zod"),
+      ],
+      { cwd: project, stdio: "pipe" },
+    );
+    installed = join(project, "node_modules", "switchyard");
   }, 180_000);
+
+  it("ships a LICENSE and no source map pointing at sources it does not ship", () => {
+    const files = listFiles(installed);
+    expect(files).toContain("LICENSE");
+    expect(files.filter((file) => file.endsWith(".map"))).toEqual([]);
+    expect(files.some((file) => file.endsWith(".js"))).toBe(true);
+  });
+
+  it("resolves zod to the user's own copy (a peer dependency), not one of its own", () => {
+    expect(existsSync(join(project, "node_modules", "zod", "package.json"))).toBe(true);
+    expect(existsSync(join(installed, "node_modules", "zod"))).toBe(false);
+    const script = [
+      'import { z } from "zod";',
+      'import { defineTool } from "switchyard";',
+      "const tool = defineTool({ name: 'echo', description: 'Echo', parameters: z.object({ text: z.string().describe('What to echo') }), execute: async ({ text }) => text });",
+      "console.log(JSON.stringify(tool.parameters));",
+    ].join("\n");
+    writeFileSync(join(project, "zod-user.mjs"), script);
+    const output = execFileSync(process.execPath, ["zod-user.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(output).toContain("What to echo");
+  });
 
   afterAll(() => {
     if (project) rmSync(project, { recursive: true, force: true });
@@ -83,12 +135,6 @@ describe("the package installed from a local path", () => {
         'import { orderToolNames } from "switchyard/tools";',
         "export const request: ModelRequest = { messages: [{ role: 'user', content: orderToolNames[0] }] };",
       ].join("\n"),
-    );
-    // zod comes with the package's dependencies; the user's file imports it too.
-    execFileSync(
-      npm,
-      ["install", "--no-audit", "--no-fund", "--offline", join(repository, "node_modules", "zod")],
-      { cwd: project, stdio: "pipe" },
     );
     const tsc = join(repository, "node_modules", "typescript", "bin", "tsc");
     const result = execFileSync(process.execPath, [tsc, "-p", "."], {
