@@ -1,5 +1,5 @@
 /** The figures the bench can run, in the order it runs them. */
-export const figureKeys = ["step", "stream", "scale", "fanout", "bulk"] as const;
+export const figureKeys = ["step", "stream", "scale", "fanout", "bulk", "import"] as const;
 
 /** One figure's key, as `--only` takes it. */
 export type FigureKey = (typeof figureKeys)[number];
@@ -17,6 +17,8 @@ export interface BenchSizes {
   bulkCallbacks: number;
   bulkWarmup: number;
   bulkRuns: number;
+  /** Fresh processes of each kind for the import-time figure. */
+  importRuns: number;
 }
 
 /** What the command line asked for. */
@@ -39,6 +41,7 @@ const fullSizes: BenchSizes = {
   bulkCallbacks: 1000,
   bulkWarmup: 1,
   bulkRuns: 10,
+  importRuns: 20,
 };
 
 const quickSizes: BenchSizes = {
@@ -50,6 +53,7 @@ const quickSizes: BenchSizes = {
   scaleRepetitions: 1,
   fanOutRuns: 1,
   bulkRuns: 3,
+  importRuns: 6,
 };
 
 /** Usage text for a bad argument. */

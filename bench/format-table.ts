@@ -9,8 +9,8 @@ export function formatTable(machine: MachineInfo, figures: readonly Figure[]): s
     `${figure.value} ${figure.unit}`,
     figure.baseline === undefined ? "" : `${figure.baseline} ${figure.unit}`,
     figure.ratio === undefined ? "" : figure.ratio.toFixed(3),
-    figure.target,
-    figure.met === null ? "-" : figure.met ? "yes" : "NO",
+    figure.target ?? "",
+    figure.met === undefined ? "" : figure.met ? "yes" : "NO",
   ]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column]!.length)),

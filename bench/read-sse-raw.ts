@@ -35,7 +35,7 @@ interface Chunk {
  * provider (split tool calls with an `index`, first choice only) and checks
  * nothing, which is what makes it the floor.
  */
-export async function readSseRaw(body: ReadableStream<Uint8Array>): Promise<RawStreamAnswer> {
+export async function readSseRaw(body: AsyncIterable<Uint8Array>): Promise<RawStreamAnswer> {
   const contentParts: string[] = [];
   const calls: { id: string; name: string; parts: string[] }[] = [];
   const parser = createParser({

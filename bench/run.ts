@@ -1,14 +1,16 @@
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only step,stream,scale,fanout,bulk]`:
- * what the library costs on top of the network, measured against a
- * hand-written `fetch` loop in the same run, with the simulators in a
- * separate process on loopback. Prints a table, or with `--json` one object
- * `{ machine, figures }` on stdout; progress goes to stderr.
+ * `npm run bench [-- --json] [-- --quick] [-- --only step,stream,scale,fanout,bulk,import]`:
+ * what the library costs on top of the network, measured against
+ * hand-written loops (over `fetch`, and over a pooled `node:http` Agent) in
+ * the same run, with the simulators in a separate process on loopback.
+ * Prints a table, or with `--json` one object `{ machine, figures, targets }`
+ * on stdout; progress goes to stderr.
  */
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { measureBulkDelete } from "./bulk-delete.js";
 import type { Figure, FigureResult } from "./figure.js";
 import { formatTable } from "./format-table.js";
+import { measureImportTime } from "./import-time.js";
 import { readMachineInfo } from "./machine-info.js";
 import { spawnTsProcess } from "./spawn-ts-process.js";
 import { type SimulatorProcess, startSimulatorProcess } from "./start-simulator-process.js";
@@ -25,8 +27,6 @@ try {
 }
 
 const { sizes } = options;
-/** The client setting that keeps 1,000 runs' answers from stalling the loop; see docs/performance.md. */
-const scaleRequestLimit = 16;
 const machine = readMachineInfo();
 const figures: Figure[] = [];
 const startedAt = performance.now();
@@ -81,11 +81,12 @@ try {
         measureScaleInChild(simulators, "baseline"),
       );
       await step("scale, default client (separate process)", () => measureScaleInChild(simulators));
-      await step(`scale, maxConcurrentRequests ${scaleRequestLimit} (separate process)`, () =>
-        measureScaleInChild(simulators, scaleRequestLimit),
-      );
     } else if (key === "fanout") {
       await step("tool fan-out", () => measureToolFanOut({ runs: sizes.fanOutRuns }));
+    } else if (key === "import") {
+      await step("import time (builds the package first)", () =>
+        measureImportTime({ runs: sizes.importRuns }),
+      );
     } else {
       await step("bulk delete", () =>
         measureBulkDelete({
@@ -103,10 +104,37 @@ try {
 }
 process.stderr.write(`bench done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s\n`);
 
+for (const figure of figures) {
+  if (figure.met === false) figure.whyMissed = whyMissed(figure.name);
+}
+const withTargets = figures.filter((figure) => figure.met !== undefined);
+const targets = {
+  met: withTargets.filter((figure) => figure.met).length,
+  missed: withTargets.filter((figure) => !figure.met).map((figure) => figure.name),
+};
+
 if (options.json) {
-  process.stdout.write(`${JSON.stringify({ machine, figures }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ machine, figures, targets }, null, 2)}\n`);
 } else {
   process.stdout.write(`${formatTable(machine, figures)}\n`);
 }
 // Keep-alive sockets of the clients would hold the process open.
 process.exit(0);
+
+/**
+ * What stands in the way of a missed target, as docs/performance.md shows
+ * it with its profile ("Why ... is missed"). Load on the shared machine is
+ * the first suspect for any wall-time figure: compare within one run.
+ */
+function whyMissed(name: string): string {
+  if (name.startsWith("agent step overhead")) {
+    return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the step target is missed"';
+  }
+  if (name.startsWith("import(")) {
+    return 'zod (~1 MB, 105 files) and pino load with the main entry; see docs/performance.md, "Import time"';
+  }
+  if (name.startsWith("scale")) {
+    return 'see docs/performance.md, "The 1,000 concurrent runs figure"; wall-time figures suffer most from the machine\'s load';
+  }
+  return "see docs/performance.md";
+}

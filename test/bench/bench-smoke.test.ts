@@ -3,6 +3,7 @@ import { parseBenchOptions } from "../../bench/bench-options.js";
 import { measureBulkDelete } from "../../bench/bulk-delete.js";
 import type { Figure, FigureResult } from "../../bench/figure.js";
 import { formatTable } from "../../bench/format-table.js";
+import { measureImportTime } from "../../bench/import-time.js";
 import { readMachineInfo } from "../../bench/machine-info.js";
 import { measureScale } from "../../bench/scale.js";
 import { spawnTsProcess } from "../../bench/spawn-ts-process.js";
@@ -31,11 +32,21 @@ function expectFigureShape(figure: Figure): void {
   expect(typeof figure.name).toBe("string");
   expect(Number.isFinite(figure.value)).toBe(true);
   expect(typeof figure.unit).toBe("string");
-  expect(typeof figure.target).toBe("string");
-  expect(figure.met === null || typeof figure.met === "boolean").toBe(true);
+  // A target and a verdict come together, or neither (a figure for information).
+  expect(typeof figure.target === "string").toBe(typeof figure.met === "boolean");
+  if (figure.met !== false) expect(figure.whyMissed).toBeUndefined();
   if (figure.baseline !== undefined) expect(Number.isFinite(figure.baseline)).toBe(true);
   if (figure.ratio !== undefined) expect(Number.isFinite(figure.ratio)).toBe(true);
-  const allowed = new Set(["name", "value", "unit", "baseline", "ratio", "target", "met"]);
+  const allowed = new Set([
+    "name",
+    "value",
+    "unit",
+    "baseline",
+    "ratio",
+    "target",
+    "met",
+    "whyMissed",
+  ]);
   expect(Object.keys(figure).filter((key) => !allowed.has(key))).toEqual([]);
 }
 
@@ -54,14 +65,19 @@ describe("bench figures at minimal sizes", () => {
       warmup: 0,
       runs: 2,
     });
-    expectShape(result, 4);
+    expectShape(result, 6);
+    // Two runs of each of six contenders: the fetch floor, the pooled floor
+    // and the library, whole and streamed.
     expect(result.counts).toEqual({
       libraryRuns: 4,
       libraryRunsCompleted: 4,
-      baselineRuns: 4,
+      baselineRuns: 8,
       toolCalls: 4,
     });
-    expect(result.figures.filter((figure) => figure.target === "ratio <= 1.10")).toHaveLength(2);
+    expect(result.figures.filter((figure) => figure.target === "ratio <= 1.00")).toHaveLength(2);
+    expect(
+      result.figures.filter((figure) => figure.name.endsWith("against the pooled floor")),
+    ).toHaveLength(2);
   });
 
   it("stream reading assembles the same answer as the hand-written reader", async () => {
@@ -113,6 +129,15 @@ describe("bench figures at minimal sizes", () => {
     expect(result.figures.map((figure) => figure.baseline)).toEqual([20, 10]);
   });
 
+  it("import time starts fresh processes, bare and importing the built entry", async () => {
+    // A module of its own, not dist/, which another test rebuilds meanwhile.
+    const entry = "data:text/javascript,export default 1";
+    const result = await measureImportTime({ runs: 2, build: false, entry });
+    expectShape(result, 1);
+    expect(result.counts).toEqual({ processes: 4 });
+    expect(result.figures[0]).toMatchObject({ unit: "ms", target: "< 120 ms" });
+  });
+
   it("bulk delete sends ceil(n / batch) requests and deletes every callback", async () => {
     const result = await measureBulkDelete({
       ordersUrl: simulators.ordersUrl,
@@ -135,6 +160,7 @@ describe("bench command line and output", () => {
     expect(options).toMatchObject({ json: true, quick: true, only: ["step", "bulk"] });
     expect(() => parseBenchOptions(["--only", "steps"])).toThrow(/step, stream, scale/);
     expect(() => parseBenchOptions(["--fast"])).toThrow(/unknown argument "--fast"/);
+    expect(parseBenchOptions(["--only", "import"]).only).toEqual(["import"]);
   });
 
   it("prints the machine and one row per figure", () => {
@@ -149,12 +175,15 @@ describe("bench command line and output", () => {
         met: false,
       },
       { name: "b", value: 2, unit: "MB", target: "< 300 MB", met: true },
+      { name: "c", value: 3, unit: "ms" },
     ];
     const table = formatTable(readMachineInfo(), figures).split("\n");
     expect(table[0]).toMatch(/cores, .* GiB, Node v\d+/);
-    expect(table.slice(-2)).toEqual([
+    expect(table.slice(-3)).toEqual([
       expect.stringMatching(/^a\s+1\.5 ms\s+1 ms\s+1\.500\s+ratio <= 1\.10\s+NO$/),
       expect.stringMatching(/^b\s+2 MB\s+< 300 MB\s+yes$/),
+      // No target, no verdict: nothing after the value.
+      expect.stringMatching(/^c\s+3 ms$/),
     ]);
   });
 });
