@@ -1,11 +1,15 @@
 import { safeParse, toJSONSchema } from "zod";
-import { zodToJsonSchema } from "zod-to-json-schema";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { loadOnFirstUse } from "../internal/load-on-first-use.js";
 import { compileJsonSchema } from "./compile-json-schema.js";
 import { formatIssues } from "./format-issues.js";
 import type { JsonSchema } from "./json-schema.js";
 import type { ArgumentsCheck } from "./tool.js";
 import { isZod3Schema, isZod4Schema } from "./zod-schema.js";
+
+/** The zod 3 converter, loaded only when a zod 3 schema comes. */
+const loadZodToJsonSchema =
+  loadOnFirstUse<typeof import("zod-to-json-schema")>("zod-to-json-schema");
 
 /** A tool's parameters turned into what the model sees and what checks its arguments. */
 export interface ResolvedToolParameters {
@@ -59,7 +63,10 @@ export function resolveObjectSchema(
   }
   if (isZod3Schema(parameters)) {
     const jsonSchema = finishSchema(
-      convert(() => zodToJsonSchema(parameters as never, { $refStrategy: "none" }), subject),
+      convert(
+        () => loadZodToJsonSchema().zodToJsonSchema(parameters as never, { $refStrategy: "none" }),
+        subject,
+      ),
       subject,
     );
     return {

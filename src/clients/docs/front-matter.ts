@@ -1,4 +1,6 @@
-import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
+import { loadOnFirstUse } from "../../internal/load-on-first-use.js";
+
+const loadYaml = loadOnFirstUse<typeof import("yaml")>("yaml");
 
 /** What `parseFrontMatter` read from a page. */
 export interface FrontMatter {
@@ -41,8 +43,8 @@ export function parseFrontMatter(content: string): FrontMatter {
   }
   const rawLines = text.split("\n");
   const body = rawLines.slice(closing + 1).join("\n");
-  const lineCounter = new LineCounter();
-  const document = parseDocument(lines.slice(1, closing).join("\n"), { lineCounter });
+  const lineCounter = new (loadYaml().LineCounter)();
+  const document = loadYaml().parseDocument(lines.slice(1, closing).join("\n"), { lineCounter });
   const firstError = document.errors[0];
   if (firstError) {
     const position = firstError.linePos?.[0];
@@ -58,7 +60,7 @@ export function parseFrontMatter(content: string): FrontMatter {
     };
   }
   if (document.contents === null) return { present: true, data: {}, body, keyLines: {} };
-  if (!isMap(document.contents)) {
+  if (!loadYaml().isMap(document.contents)) {
     return {
       present: true,
       data: {},
@@ -69,7 +71,7 @@ export function parseFrontMatter(content: string): FrontMatter {
   }
   const keyLines: Record<string, number> = {};
   for (const pair of document.contents.items) {
-    if (isScalar(pair.key) && pair.key.range) {
+    if (loadYaml().isScalar(pair.key) && pair.key.range) {
       keyLines[String(pair.key.value)] = lineCounter.linePos(pair.key.range[0]).line + 1;
     }
   }

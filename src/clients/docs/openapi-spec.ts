@@ -1,4 +1,7 @@
-import { parseDocument } from "yaml";
+import { loadOnFirstUse } from "../../internal/load-on-first-use.js";
+
+const loadYaml = loadOnFirstUse<typeof import("yaml")>("yaml");
+
 import { operationMethods } from "./operation-reference.js";
 import { finding, type SiteFinding } from "./site-finding.js";
 import { createLineLocator, formatKey, type KeyPath, type LineLocator } from "./source-lines.js";
@@ -55,7 +58,7 @@ export function loadOpenApiSpec(
   let value: unknown = source;
   const text = typeof source === "string" ? source : undefined;
   if (text !== undefined) {
-    const document = parseDocument(text);
+    const document = loadYaml().parseDocument(text);
     const error = document.errors[0];
     if (error) {
       const line = error.linePos?.[0]?.line;

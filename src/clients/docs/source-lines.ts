@@ -1,4 +1,7 @@
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import type { LineCounter, Node } from "yaml";
+import { loadOnFirstUse } from "../../internal/load-on-first-use.js";
+
+const loadYaml = loadOnFirstUse<typeof import("yaml")>("yaml");
 
 /** A key path inside a JSON or YAML document, e.g. `["paths", "/pets", "get"]`. */
 export type KeyPath = readonly (string | number)[];
@@ -12,8 +15,8 @@ export function createLineLocator(text: string | undefined): LineLocator {
   let parsed: { contents: unknown; lineCounter: LineCounter } | undefined | null;
   return (path) => {
     if (parsed === undefined) {
-      const lineCounter = new LineCounter();
-      const document = parseDocument(text, { lineCounter });
+      const lineCounter = new (loadYaml().LineCounter)();
+      const document = loadYaml().parseDocument(text, { lineCounter });
       parsed = document.errors.length > 0 ? null : { contents: document.contents, lineCounter };
     }
     if (parsed === null) return undefined;
@@ -36,14 +39,14 @@ function findOffset(root: unknown, path: KeyPath): number | undefined {
   let node = root;
   let offset: number | undefined;
   for (const segment of path) {
-    if (isMap(node)) {
+    if (loadYaml().isMap(node)) {
       const pair = node.items.find(
-        (item) => isScalar(item.key) && String(item.key.value) === String(segment),
+        (item) => loadYaml().isScalar(item.key) && String(item.key.value) === String(segment),
       );
       if (!pair) return undefined;
       offset = (pair.key as Node).range?.[0];
       node = pair.value;
-    } else if (isSeq(node) && typeof segment === "number") {
+    } else if (loadYaml().isSeq(node) && typeof segment === "number") {
       const item = node.items[segment];
       if (item === undefined) return undefined;
       offset = (item as Node).range?.[0];

@@ -139,7 +139,7 @@ async function openStream(context: StreamChatContext): Promise<OpenedStream> {
     abortedError: () => abortedError(target.url, signal),
     readError: (error) => sent.bodyError(error),
   });
-  const contentType = sent.response.headers.get("content-type") ?? "";
+  const contentType = sent.response.header("content-type") ?? "";
   if (contentType.includes("application/json")) {
     const completion = await readJsonAnswer(chunks, source);
     return { events: completionToEvents(completion), completion };

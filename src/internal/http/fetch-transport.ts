@@ -49,6 +49,10 @@ class FetchResponse implements TransportResponse {
     return this.#response.headers;
   }
 
+  header(name: string): string | undefined {
+    return this.#response.headers.get(name) ?? undefined;
+  }
+
   async text(): Promise<string> {
     const reader = this.reader();
     const decoder = new TextDecoder();

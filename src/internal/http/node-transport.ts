@@ -143,6 +143,11 @@ class NodeResponse implements TransportResponse {
     return this.#headers;
   }
 
+  header(name: string): string | undefined {
+    const value = this.#incoming.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
   text(): Promise<string> {
     const incoming = this.#incoming;
     const limit = this.#limit;

@@ -28,6 +28,8 @@ export interface TransportRequest {
 export interface TransportResponse {
   readonly status: number;
   readonly headers: Headers;
+  /** One header's value (lower-case name), without building `headers`. */
+  header(name: string): string | undefined;
   /** The whole body as UTF-8 text. */
   text(): Promise<string>;
   /** The body as it arrives, chunk by chunk. */
