@@ -91,7 +91,10 @@ export async function* streamChatCompletion(
         yield events;
         events = [];
       }
-      if (done.finished) break;
+      if (done.finished) {
+        await drain(batches);
+        break;
+      }
     }
     const completion = assembler.finish(events);
     settle(completion);
@@ -159,7 +162,7 @@ async function openStream(context: StreamChatContext): Promise<OpenedStream> {
         throw done.error;
       }
       if (done.finished) {
-        await batches.return();
+        await drain(batches);
         break;
       }
       if (events.length > 0) return { events, rest: { assembler, batches } };
@@ -168,6 +171,18 @@ async function openStream(context: StreamChatContext): Promise<OpenedStream> {
   } catch (error) {
     await batches.return().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Reads what is left of a finished answer (after `[DONE]`, usually only the
+ * end of the chunked body) so that its connection goes back to the pool
+ * instead of being destroyed: a cancelled body costs a new connection for
+ * the next request. Bounded by the idle timeout and `maxResponseBytes`.
+ */
+async function drain(batches: AsyncGenerator<SseMessage[], void>): Promise<void> {
+  while (!(await batches.next()).done) {
+    // Events after the end of the answer are ignored.
   }
 }
 
