@@ -131,7 +131,7 @@ function whyMissed(name: string): string {
     return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the step target is missed"';
   }
   if (name.startsWith("import(")) {
-    return 'zod (~1 MB, 105 files) and pino load with the main entry; see docs/performance.md, "Import time"';
+    return 'zod (95 files, 854 KB, half of what loads) and pino load with the main entry; see docs/performance.md, "Import time"';
   }
   if (name.startsWith("scale")) {
     return 'see docs/performance.md, "The 1,000 concurrent runs figure"; wall-time figures suffer most from the machine\'s load';
