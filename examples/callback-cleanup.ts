@@ -46,6 +46,7 @@ export const callbackCleanup: ExampleDefinition = {
       logger: services.logger,
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
+      stateKey: services.stateKey,
     }),
 };
 

@@ -151,6 +151,7 @@ export const customTool: ExampleDefinition = {
       approver: new DiscountApprover(services.approver),
       logger: services.logger,
       runStore: services.runStore,
+      stateKey: services.stateKey,
     });
   },
 };

@@ -37,6 +37,7 @@ export const docsEdit: ExampleDefinition = {
       logger: services.logger,
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
+      stateKey: services.stateKey,
     }),
 };
 

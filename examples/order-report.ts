@@ -32,6 +32,7 @@ export const orderReport: ExampleDefinition = {
       logger: services.logger,
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
+      stateKey: services.stateKey,
     }),
 };
 

@@ -108,6 +108,11 @@ export interface AgentSettings extends LoopSettings {
   secrets: SecretRegistry;
   maxToolResultChars: number;
   stateKey: string | undefined;
+  /**
+   * This agent's record of the approvals its durable runs used
+   * (`<runId>\n<interactionId>`), for runs whose store cannot record them.
+   */
+  usedApprovals: Set<string>;
 }
 
 /** The shortest `stateKey` accepted. */
@@ -238,6 +243,7 @@ export function resolveAgentOptions(
     secrets,
     maxToolResultChars,
     stateKey,
+    usedApprovals: new Set(),
   };
 }
 

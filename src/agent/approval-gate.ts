@@ -61,21 +61,12 @@ export interface ApprovalGateOptions {
    */
   check?: { interactionId: string; fingerprint: string };
   /**
-   * Records that an approval let its call run (the run store's
-   * `markApprovalUsed`); `false` means it was used before. Without it, a
-   * durable run's approvals are remembered in this process only.
+   * Records that an approval let its call run (the run journal's
+   * `markApprovalUsed`, backed by the run store); `false` means it was used
+   * before. Without it, nothing is recorded.
    */
   markUsed?: ((interactionId: string, fingerprint: string) => Promise<boolean>) | undefined;
 }
-
-/**
- * The approvals of durable runs that let a call run in this process, as
- * `<runId>\n<interactionId>`, for runs whose store cannot record them (or
- * that have none): resuming the same saved state twice must not run an
- * approved call twice. Keyed by run too, as approvers number interactions
- * their own way and only a resumed state can bring an approval back.
- */
-const usedInProcess = new Set<string>();
 
 /**
  * Asks the approver about one action, failing closed: anything but an
@@ -83,9 +74,9 @@ const usedInProcess = new Set<string>();
  * including no approver, an approver that throws, a malformed answer, and an
  * abort while waiting. With `check`, reads an earlier question's answer
  * instead of asking (refused when the approver cannot, or when the recorded
- * fingerprint is not the action's). In a durable run, an approval naming an
- * interaction lets its call run once: its use is recorded (`markUsed`, or
- * in this process) and a second use is refused as `already_used`. Logs one
+ * fingerprint is not the action's). An approval naming an interaction lets
+ * its call run once: its use is recorded (`markUsed`) and a second use is
+ * refused as `already_used`. Logs one
  * audit line per decision, without arguments.
  */
 export async function passApprovalGate(
@@ -115,7 +106,7 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
 async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const record = await decideOnce(options);
   if (record.outcome !== "approved" || record.interactionId === undefined) return record;
-  if (options.runId === undefined) return record;
+  if (!options.markUsed) return record;
   const { interactionId, fingerprint } = record;
   const refuse = (code: string, reason: string): RefusedRecord => ({
     outcome: "refused",
@@ -125,19 +116,13 @@ async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
     interactionId,
   });
   let firstUse: boolean;
-  if (options.markUsed) {
-    try {
-      firstUse = (await options.markUsed(interactionId, fingerprint)) === true;
-    } catch (error) {
-      return refuse(
-        "approval_not_recorded",
-        `the approval could not be recorded as used, so the call was not run (it runs only once that record is kept): ${redactText(describeThrown(error))}`,
-      );
-    }
-  } else {
-    const key = `${options.runId}\n${interactionId}`;
-    firstUse = !usedInProcess.has(key);
-    usedInProcess.add(key);
+  try {
+    firstUse = (await options.markUsed(interactionId, fingerprint)) === true;
+  } catch (error) {
+    return refuse(
+      "approval_not_recorded",
+      `the approval could not be recorded as used, so the call was not run (it runs only once that record is kept): ${redactText(describeThrown(error))}`,
+    );
   }
   if (firstUse) return record;
   return refuse(

@@ -355,7 +355,7 @@ async function askApproval(
     allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(check ? { check } : {}),
-    markUsed: journal.approvalRecorder,
+    markUsed: journal.markApprovalUsed,
   });
   emit({
     type: "approval-result",

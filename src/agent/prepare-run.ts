@@ -68,6 +68,8 @@ export function prepareRun(
       store: runStore,
       maxSteps,
       secrets: settings.secrets,
+      stateKey: settings.stateKey,
+      agentUsedApprovals: settings.usedApprovals,
       messages,
       metadata,
     }),

@@ -25,6 +25,8 @@ export interface CreateExampleServicesOptions {
   approvalTimeoutMs?: number | undefined;
   /** Handed to the examples as `services.runStore`, for durable runs. @default none */
   runStore?: RunStore | undefined;
+  /** Handed to the examples as `services.stateKey`. @default none */
+  stateKey?: string | undefined;
   /** Names a service in configuration problems. @default "<name> service" */
   describeService?: ((service: ServiceName) => string) | undefined;
 }
@@ -111,5 +113,6 @@ export function createExampleServices(
     approverLinkId: messaging.approverLinkId,
     logger,
     ...(options.runStore ? { runStore: options.runStore } : {}),
+    ...(options.stateKey ? { stateKey: options.stateKey } : {}),
   };
 }

@@ -43,6 +43,12 @@ export interface ExampleServices {
    * two processes never resume the run at once.
    */
   runStore?: RunStore | undefined;
+  /**
+   * The key sealing saved runs, from `SWITCHYARD_STATE_KEY`; give it to the
+   * agent (`stateKey: services.stateKey`) so a run edited or put back in the
+   * state directory is refused on resume.
+   */
+  stateKey?: string | undefined;
 }
 
 /**

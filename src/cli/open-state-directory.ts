@@ -27,3 +27,12 @@ export function openStateDirectory(env: CliIo["env"]): StateDirectory {
     records: new CliRunRecords(directory),
   };
 }
+
+/**
+ * `SWITCHYARD_STATE_KEY`, the key sealing saved runs (see `docs/security.md`),
+ * or `undefined` when unset or blank.
+ */
+export function stateKeyOf(env: CliIo["env"]): string | undefined {
+  const key = env.SWITCHYARD_STATE_KEY?.trim();
+  return key ? key : undefined;
+}

@@ -39,6 +39,8 @@ export interface ResolveServicesOptions {
   approvalTimeoutMs?: number | undefined;
   /** Given to the examples, for durable runs. */
   runStore?: RunStore | undefined;
+  /** Given to the examples, to seal durable runs (`SWITCHYARD_STATE_KEY`). */
+  stateKey?: string | undefined;
 }
 
 /** The services of one run; `close()` stops the simulators it started. */
@@ -81,6 +83,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
       logger: options.logger,
       approvalTimeoutMs: options.approvalTimeoutMs,
       runStore: options.runStore,
+      stateKey: options.stateKey,
       describeService: (service) =>
         settings[service] === undefined
           ? `the ${service} simulator`

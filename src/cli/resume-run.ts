@@ -19,7 +19,7 @@ import { followRun } from "./follow-run.js";
 import { displayUrl } from "./format-text.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
-import { openStateDirectory, type StateDirectory } from "./open-state-directory.js";
+import { openStateDirectory, type StateDirectory, stateKeyOf } from "./open-state-directory.js";
 import {
   readServiceSettings,
   type ServiceSettings,
@@ -102,6 +102,7 @@ export async function resumeRun(
       logger: createRunLogger(io.env, io.stderr),
       approvalTimeoutMs: options.approvalTimeoutMs,
       runStore: directory.store,
+      stateKey: stateKeyOf(io.env),
     });
     writeRunHeader(io, {
       title: `switchyard resume ${runId} (${example.name}, ${saved.stepCount} ${saved.stepCount === 1 ? "step" : "steps"} so far)`,

@@ -14,7 +14,7 @@ import type { ExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
-import { openStateDirectory } from "./open-state-directory.js";
+import { openStateDirectory, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
@@ -104,6 +104,7 @@ export async function runExample(
       logger: createRunLogger(io.env, io.stderr),
       approvalTimeoutMs: options.approvalTimeoutMs,
       ...(state ? { runStore: state.store } : {}),
+      stateKey: stateKeyOf(io.env),
     });
     writeRunHeader(io, {
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  access,
   mkdir,
   open,
   readdir,
@@ -395,6 +396,29 @@ export class FileRunStore implements RunStore {
     return join(this.directory, "executions", runId, `${name}.json`);
   }
 
+  /** True when `used-approvals/` holds the marker of this interaction; see {@link RunStore.isApprovalUsed}. */
+  async isApprovalUsed(interactionId: string): Promise<boolean> {
+    const file = this.#usedApprovalFile(interactionId);
+    try {
+      await access(file);
+      return true;
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return false;
+      throw new RunStoreError(
+        {
+          operation: "isApprovalUsed",
+          message: `Could not read whether the approval in interaction "${interactionId}" was used (${file}): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+  }
+
+  #usedApprovalFile(interactionId: string): string {
+    const name = createHash("sha256").update(interactionId).digest("hex");
+    return join(this.#usedApprovalsDirectory, `${name}.json`);
+  }
+
   /**
    * Creates `used-approvals/<sha256 of the interaction id>.json` if it does
    * not exist (an exclusive create, so two processes cannot both succeed);
@@ -402,8 +426,7 @@ export class FileRunStore implements RunStore {
    */
   async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
     const directory = this.#usedApprovalsDirectory;
-    const name = createHash("sha256").update(interactionId).digest("hex");
-    const file = join(directory, `${name}.json`);
+    const file = this.#usedApprovalFile(interactionId);
     let handle: Awaited<ReturnType<typeof open>> | undefined;
     try {
       await mkdir(directory, { recursive: true, mode: 0o700 });

@@ -118,6 +118,17 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
   const messages = checkStateMessages(fields.messages, problems);
   const pendingCalls = checkPendingCalls(fields.pendingCalls, problems);
   const error = readError(fields.error, problems);
+  const usedApprovals = fields.usedApprovals;
+  if (
+    usedApprovals !== undefined &&
+    (!Array.isArray(usedApprovals) || usedApprovals.some((id) => typeof id !== "string"))
+  ) {
+    problems.push("usedApprovals must be an array of interaction ids when present");
+  }
+  const seal = fields.seal;
+  if (seal !== undefined && typeof seal !== "string") {
+    problems.push("seal must be a string when present");
+  }
   const state: RunState = {
     format: runStateFormat,
     version: runStateVersion,
@@ -133,6 +144,8 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     messages,
     pendingCalls,
     ...(error ? { error } : {}),
+    ...(Array.isArray(usedApprovals) ? { usedApprovals: [...(usedApprovals as string[])] } : {}),
+    ...(typeof seal === "string" ? { seal } : {}),
   };
   if (problems.length === 0) checkOpenStep(state, problems);
   return state;

@@ -4,11 +4,13 @@ import { neverAborted } from "../never-aborted.js";
 import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
 import type { ResumeOptions } from "../run-options.js";
 import { checkResumable } from "./check-resumable.js";
+import { checkStateIsLatest } from "./check-state-is-latest.js";
 import { RunNotFoundError, RunNotResumableError } from "./durable-errors.js";
 import { parseRunState } from "./parse-run-state.js";
 import { findRunIdProblem } from "./run-id.js";
 import { RunJournal } from "./run-journal.js";
 import type { RunState } from "./run-state.js";
+import { checkRunStateSeal } from "./seal-run-state.js";
 
 /** A resume whose options were checked: the run's id, and its state when one was given. */
 export interface ResumeRequest {
@@ -60,6 +62,9 @@ export function checkResumeRequest(
   if (problems.length > 0) throw new ConfigurationError(problems);
   if (typeof stateOrRunId === "string") return { runId: stateOrRunId, given: undefined, options };
   const given = parseRunState(stateOrRunId);
+  if (settings.stateKey !== undefined) {
+    checkRunStateSeal(given, settings.stateKey, "the state given");
+  }
   checkResumable(given, resumeChecks(settings, given, options));
   return { runId: given.runId, given, options };
 }
@@ -95,6 +100,11 @@ export async function openResumedRun(
       state = stored ?? state;
     }
     if (!state) throw new RunNotFoundError(runId, "the run store");
+    if (settings.stateKey !== undefined) {
+      const source = store ? `run "${runId}" in the run store` : "the state given";
+      checkRunStateSeal(state, settings.stateKey, source);
+      await checkStateIsLatest(state, store, source);
+    }
     checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
     const maxSteps = options.maxSteps ?? state.maxSteps;
     return {
@@ -104,6 +114,8 @@ export async function openResumedRun(
         claim,
         maxSteps,
         secrets: settings.secrets,
+        stateKey: settings.stateKey,
+        agentUsedApprovals: settings.usedApprovals,
         messages: [...state.messages],
         resumeFrom: state,
       }),

@@ -18,6 +18,7 @@ import {
   runStateVersion,
 } from "./run-state.js";
 import type { RunClaim, RunStore } from "./run-store.js";
+import { sealRunState } from "./seal-run-state.js";
 
 /** Where a run starts from: nothing (a new run) or a saved state. */
 export interface RunJournalOptions {
@@ -33,10 +34,17 @@ export interface RunJournalOptions {
   metadata?: Record<string, string> | undefined;
   /** The agent's secrets, removed from every state saved or returned. */
   secrets?: SecretRegistry | undefined;
+  /** Seals every state saved or returned (`AgentOptions.stateKey`). */
+  stateKey?: string | undefined;
+  /**
+   * The agent's own record of used approvals (`<runId>\n<interactionId>`),
+   * for durable runs whose store cannot record them.
+   */
+  agentUsedApprovals?: Set<string> | undefined;
   /** From a saved state; a new run starts empty. */
   resumeFrom?: Pick<
     RunState,
-    "createdAt" | "stepCount" | "usage" | "pendingCalls" | "revision" | "metadata"
+    "createdAt" | "stepCount" | "usage" | "pendingCalls" | "revision" | "metadata" | "usedApprovals"
   >;
 }
 
@@ -62,6 +70,10 @@ export class RunJournal {
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
   readonly #secrets: SecretRegistry;
+  readonly #stateKey: string | undefined;
+  readonly #agentUsedApprovals: Set<string> | undefined;
+  /** The interactions whose approval let a call of this run run, kept in its state. */
+  readonly #usedApprovals: Set<string>;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
@@ -77,7 +89,10 @@ export class RunJournal {
     this.maxSteps = options.maxSteps;
     this.messages = options.messages;
     this.#secrets = options.secrets ?? new SecretRegistry();
+    this.#stateKey = options.stateKey;
+    this.#agentUsedApprovals = options.agentUsedApprovals;
     const from = options.resumeFrom;
+    this.#usedApprovals = new Set(from?.usedApprovals ?? []);
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
     this.claim = options.claim;
@@ -139,17 +154,32 @@ export class RunJournal {
   }
 
   /**
-   * The store's record of used approvals (`markApprovalUsed`), bound to it;
-   * `undefined` when the store has none (or the run has no store).
+   * Records that the approval given in an interaction lets its call run, and
+   * says whether this is its first use (`false`: refuse the call as
+   * `already_used`). The one home of "an approval runs its action once", with
+   * the store: the run's state keeps the approvals it used (so deleting the
+   * store's records does not free them), and the store's `markApprovalUsed`
+   * records each use for good (so an older copy of the state put back does
+   * not either). A durable run whose store cannot record uses falls back on
+   * the agent's own record; a run without an id on its own list.
    */
-  get approvalRecorder():
-    | ((interactionId: string, fingerprint: string) => Promise<boolean>)
-    | undefined {
+  readonly markApprovalUsed = async (
+    interactionId: string,
+    fingerprint: string,
+  ): Promise<boolean> => {
+    if (this.#usedApprovals.has(interactionId)) return false;
     const store = this.#store;
-    if (typeof store?.markApprovalUsed !== "function") return undefined;
-    return (interactionId, fingerprint) =>
-      store.markApprovalUsed?.(interactionId, fingerprint) ?? Promise.resolve(false);
-  }
+    let firstUse = true;
+    if (typeof store?.markApprovalUsed === "function") {
+      firstUse = (await store.markApprovalUsed(interactionId, fingerprint)) === true;
+    } else if (this.runId !== undefined && this.#agentUsedApprovals) {
+      const key = `${this.runId}\n${interactionId}`;
+      firstUse = !this.#agentUsedApprovals.has(key);
+      this.#agentUsedApprovals.add(key);
+    }
+    if (firstUse) this.#usedApprovals.add(interactionId);
+    return firstUse;
+  };
 
   /**
    * Records, and saves when the store is set, that a call of a tool that is
@@ -294,7 +324,7 @@ export class RunJournal {
   }
 
   #snapshotAt(revision: number): RunState {
-    return redactRunState(
+    const state = redactRunState(
       {
         format: runStateFormat,
         version: runStateVersion,
@@ -317,9 +347,13 @@ export class RunJournal {
               },
             }
           : {}),
+        ...(this.#usedApprovals.size > 0 ? { usedApprovals: [...this.#usedApprovals] } : {}),
       },
       this.#secrets,
     );
+    return this.#stateKey !== undefined && this.runId !== undefined
+      ? sealRunState(state, this.#stateKey)
+      : state;
   }
 
   #persist(): Promise<RunState> {

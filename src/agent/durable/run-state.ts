@@ -105,4 +105,14 @@ export interface RunState {
   pendingCalls: PendingToolCall[];
   /** Why the run stopped, for `failed`, `aborted` and `max_steps`. */
   error?: { name: string; message: string };
+  /**
+   * The interactions whose approval let a call of this run run: each lets
+   * its action run once, so a resume refuses to use one again.
+   */
+  usedApprovals?: string[];
+  /**
+   * `hmac-sha256:<hex>` over the rest of the state, when the agent has a
+   * `stateKey`; a resume with the key refuses a state it does not match.
+   */
+  seal?: string;
 }

@@ -162,6 +162,12 @@ export interface RunStore {
    */
   markApprovalUsed?(interactionId: string, fingerprint: string): Promise<boolean>;
   /**
+   * True when `markApprovalUsed` recorded this interaction; reads only.
+   * Optional: with it, a resume under a `stateKey` refuses an older copy of
+   * a state put back, waiting for an answer that was already used.
+   */
+  isApprovalUsed?(interactionId: string): Promise<boolean>;
+  /**
    * Records that a call of a tool that is not read-only starts: resolves
    * `true` for the first record of this run's call, `false` when it was
    * recorded before, by anyone (the call must then not run; its outcome is
