@@ -122,8 +122,12 @@ export async function resumeRun(
       throw describeRefusal(error, runId);
     }
     const { result, durationMs, approvalWaits } = await followRun(stream, progress);
-    if (result.status === "failed" && result.error instanceof RunNotResumableError) {
-      // Refused before anything ran (another process holds the run): nothing to save or report.
+    if (
+      result.status === "failed" &&
+      (result.error instanceof RunNotResumableError || result.error instanceof RunStateError)
+    ) {
+      // Refused before anything ran (another process holds the run, or its
+      // seal does not match): nothing to save or report.
       throw describeRefusal(result.error, runId);
     }
     await keepRunState(directory.store, result, { io, example: example.name });
@@ -225,6 +229,12 @@ function describeRefusal(error: unknown, runId: string): unknown {
     return usageError(`Run "${runId}" cannot be resumed: ${error.problems.join(" ")}`, {
       cause: error,
     });
+  }
+  if (error instanceof RunStateError) {
+    return usageError(
+      `Run "${runId}" cannot be resumed: ${error.problems.join("; ")}. Check who changed the state directory; delete the run to drop it.`,
+      { cause: error },
+    );
   }
   if (!(error instanceof RunNotResumableError)) return error;
   // The agent words its hint for library callers; say it as a command.

@@ -155,6 +155,28 @@ describe("durable approval waits on the command line, as a user runs them", () =
     expect(deletionsReceived()).toHaveLength(1);
   });
 
+  it("with SWITCHYARD_STATE_KEY, resume refuses a saved run edited by hand", async () => {
+    const directory = await stateDirectory();
+    const env = {
+      ...environment(directory),
+      SWITCHYARD_STATE_KEY: "cli-state-key-0123456789abcdef0123456789",
+    };
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait", "--json"], env);
+    expect(started.code).toBe(0);
+    const { runId, approvals } = parseJsonLine<RunReport>(started.stdout);
+    const file = join(directory, "runs", `${runId!}.json`);
+    const saved = JSON.parse(await readFile(file, "utf8")) as { seal?: string; maxSteps: number };
+    expect(saved.seal).toMatch(/^hmac-sha256:/);
+    expect(started.stdout + started.stderr).not.toContain(env.SWITCHYARD_STATE_KEY);
+    await writeFile(file, JSON.stringify({ ...saved, maxSteps: saved.maxSteps + 50 }));
+    simulators.messaging.answerInteraction(approvals[0]!.interactionId!, "approve");
+
+    const resumed = await switchyard(["resume", runId!], env);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("its seal does not match its content");
+    expect(deletionsReceived()).toHaveLength(0);
+  });
+
   it("resume after a denial deletes nothing and reports the refusal", async () => {
     const env = environment(await stateDirectory());
     const before = simulators.orders.callbacks();
