@@ -62,6 +62,7 @@ export {
 export { OrderClient } from "./clients/orders/order-client.js";
 export type { OrderClientOptions } from "./clients/orders/order-client-options.js";
 export { TokenRotationError } from "./clients/orders/token-rotation-error.js";
+export type { KnownModel } from "./clients/reasoner/known-model.js";
 export { ReasonerClient } from "./clients/reasoner/reasoner-client.js";
 export type { ReasonerClientOptions } from "./clients/reasoner/reasoner-client-options.js";
 export { StreamError } from "./clients/reasoner/stream-error.js";

@@ -14,7 +14,13 @@ import type { ModelResponse, ModelUsage } from "./model.js";
 import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
 import { prepareStepRequest } from "./prepare-step.js";
-import { addUsage, type RunResult, type RunStatus, type RunStep } from "./run-result.js";
+import {
+  addUsage,
+  type RunResult,
+  type RunStatus,
+  type RunStep,
+  runOutcome,
+} from "./run-result.js";
 import { anyStopConditionHolds, decideStop, runAbortedError } from "./stop-conditions.js";
 import { outputCorrectionMessage } from "./structured-output.js";
 import { toolMessages } from "./tool-messages.js";
@@ -74,12 +80,11 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       }
     }
     const result: RunResult<unknown> = {
-      status: finalStatus,
+      ...runOutcome(finalStatus, finalError),
       output: settings.output ? structured : (steps.at(-1)?.message.content ?? ""),
       messages: [...messages],
       steps,
       usage: { ...journal.usage },
-      ...(finalError ? { error: finalError } : {}),
       ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
       ...(state ? { state } : {}),
     };

@@ -1,3 +1,4 @@
+import { SwitchyardError } from "../errors/switchyard-error.js";
 import type { AbortedError } from "../errors/transport-errors.js";
 import type { ApprovalRecord, PendingRecord } from "./approval-gate.js";
 import type { RunState } from "./durable/run-state.js";
@@ -72,12 +73,32 @@ export interface RunStep {
 }
 
 /**
+ * How a run ended, with the error when it did not complete: `failed`,
+ * `aborted` and `max_steps` always carry one, `completed` and `suspended`
+ * never, so `result.error.message` type-checks once the status is checked.
+ */
+export type RunOutcome =
+  | { status: "completed" | "suspended"; error?: undefined }
+  | {
+      status: "failed" | "aborted" | "max_steps";
+      /**
+       * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`,
+       * the model's error (an `ApiError`, `ConnectionError`, ...), or a
+       * `RunStoreError` when the run's state could not be saved.
+       */
+      error: Error;
+    };
+
+/**
  * What a run returns, however it ended. A run never rejects for a model
  * error, an abort or the step budget: it resolves with the status, the
  * partial conversation and `error`.
+ *
+ * @example
+ * const result = await agent.run(task);
+ * if (result.status === "failed") console.error(result.error.message);
  */
-export interface RunResult<Output = string> {
-  status: RunStatus;
+export type RunResult<Output = string> = RunOutcome & {
   /**
    * The text of the last assistant message; `""` when there is none. With
    * an `output` schema: the parsed, validated answer of a `completed` run,
@@ -98,12 +119,6 @@ export interface RunResult<Output = string> {
    */
   steps: RunStep[];
   usage: RunUsage;
-  /**
-   * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`,
-   * the model's error (an `ApiError`, `ConnectionError`, ...), or a
-   * `RunStoreError` when the run's state could not be saved.
-   */
-  error?: Error;
   /** The run's id, when it is durable (a run store, `suspendOnApproval`, or a resume). */
   runId?: string;
   /**
@@ -112,6 +127,18 @@ export interface RunResult<Output = string> {
    * (status `failed`, `RunStoreError`), it is the state that could not be saved.
    */
   state?: RunState;
+};
+
+/**
+ * The outcome for a status and the error the loop has for it. A status that
+ * needs an error and has none (a bug) still gets one, naming the status.
+ */
+export function runOutcome(status: RunStatus, error: Error | undefined): RunOutcome {
+  if (status === "completed" || status === "suspended") return { status };
+  return {
+    status,
+    error: error ?? new SwitchyardError(`The run ended "${status}" without saying why`),
+  };
 }
 
 /** Zero usage, the start of a sum. */

@@ -43,6 +43,7 @@ export type {
 } from "../agent/prepare-step.js";
 export type { RunLoopOverrides } from "../agent/run-options.js";
 export type {
+  RunOutcome,
   RunStatus,
   RunStep,
   RunUsage,

@@ -23,6 +23,7 @@ export type {
   ExtraBody,
   ProviderRouting,
 } from "../clients/reasoner/chat-types.js";
+export type { KnownModel, ModelName } from "../clients/reasoner/known-model.js";
 export type { StreamErrorDetails, StreamErrorKind } from "../clients/reasoner/stream-error.js";
 export {
   type ExtraBodyMode,

@@ -6,7 +6,8 @@ import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { collect, forever, toolMessages, untilAborted } from "./fixtures.js";
 
-const promptly = 2_000;
+// The model and the tools here never settle on their own (`forever()`): a run
+// that resolves at all did not wait for them. No test measures time.
 
 function hangingTool(behaviour: "honours signal" | "ignores signal") {
   const seen = { started: 0, signalFired: false };
@@ -36,9 +37,7 @@ describe("aborting a run", () => {
         return forever();
       },
     ]);
-    const started = Date.now();
     const result = await new Agent({ model }).run("go", { signal: controller.signal });
-    expect(Date.now() - started).toBeLessThan(promptly);
     expect(requestSignal?.aborted).toBe(true);
     expect(result.status).toBe("aborted");
     expect(result.error).toBeInstanceOf(AbortedError);
@@ -62,7 +61,7 @@ describe("aborting a run", () => {
   });
 
   it.each(["honours signal", "ignores signal"] as const)(
-    "during a tool that %s: its signal fires and the run ends promptly",
+    "during a tool that %s: its signal fires and the run ends without waiting for it",
     async (behaviour) => {
       const controller = new AbortController();
       const { tool, seen } = hangingTool(behaviour);
@@ -71,11 +70,9 @@ describe("aborting a run", () => {
         { text: "never" },
       ]);
       setTimeout(() => controller.abort(), 50);
-      const started = Date.now();
       const result = await new Agent({ model, tools: [tool] }).run("go", {
         signal: controller.signal,
       });
-      expect(Date.now() - started).toBeLessThan(promptly);
       expect(seen).toEqual({ started: 2, signalFired: true });
       expect(result.status).toBe("aborted");
       expect(result.error).toBeInstanceOf(AbortedError);

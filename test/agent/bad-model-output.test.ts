@@ -151,10 +151,10 @@ describe("nothing the model sends crashes the run", () => {
       { toolCalls: [{ name: "add_numbers" }] },
       { text: "recovered" },
     ]);
-    const started = Date.now();
+    // The tool never settles: the run resolving at all shows it was not awaited.
     const result = await new Agent({ model, tools: [stubborn], toolTimeoutMs: 50 }).run("go");
     expect(result.steps[0]?.toolCalls[0]?.status).toBe("timed_out");
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.output).toBe("recovered");
   });
 
   it("handles every problem of one answer and still runs the good call", async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { collect, sleep, toolMessages } from "./fixtures.js";
+import { collect, forever, sleep, toolMessages } from "./fixtures.js";
 
 function slowTool() {
   let inFlight = 0;
@@ -29,15 +29,12 @@ const callsOf = (delays: number[]) => ({
 });
 
 describe("tool calls of one answer", () => {
-  it("run concurrently: four 200 ms tools take well under the serial 800 ms", async () => {
+  it("run concurrently: all four are in flight at once", async () => {
     const { tool, stats } = slowTool();
-    const model = new ScriptedModel([callsOf([200, 200, 200, 200]), { text: "done" }]);
-    const started = Date.now();
+    const model = new ScriptedModel([callsOf([50, 50, 50, 50]), { text: "done" }]);
     const result = await new Agent({ model, tools: [tool] }).run("go");
-    const elapsed = Date.now() - started;
     expect(result.status).toBe("completed");
     expect(stats.maxInFlight).toBe(4);
-    expect(elapsed).toBeLessThan(600);
   });
 
   it("run at most toolConcurrency at a time", async () => {
@@ -178,17 +175,26 @@ describe("a wide fan-out", () => {
   });
 
   it("still stops every running tool when the caller aborts", async () => {
-    const { tool, stats } = slowTool();
-    const model = new ScriptedModel([callsOf(Array(20).fill(5_000)), { text: "never" }]);
+    // Tools that ignore their signal and never settle: the run can only
+    // resolve by not waiting for them.
+    let started = 0;
+    const stubborn = defineTool({
+      name: "slow",
+      description: "Never returns.",
+      parameters: z.object({ n: z.number(), ms: z.number() }),
+      execute: () => {
+        started++;
+        return forever();
+      },
+    });
+    const model = new ScriptedModel([callsOf(Array(20).fill(0)), { text: "never" }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const started = Date.now();
-    const result = await new Agent({ model, tools: [tool], toolConcurrency: 20 }).run("go", {
+    const result = await new Agent({ model, tools: [stubborn], toolConcurrency: 20 }).run("go", {
       signal: controller.signal,
     });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(result.status).toBe("aborted");
-    expect(stats.maxInFlight).toBe(20);
+    expect(started).toBe(20);
     expect(result.steps[0]?.toolCalls.every((call) => call.status === "aborted")).toBe(true);
   });
 });

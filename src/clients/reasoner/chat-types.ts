@@ -3,6 +3,8 @@
  * (docs/contract.md §1). Fields not named here are kept as they come.
  */
 
+import type { ModelName } from "./known-model.js";
+
 export type ChatRole = "system" | "user" | "assistant" | "tool" | "function";
 
 /** One function call the model asked for. `arguments` is the raw JSON text. */
@@ -102,7 +104,7 @@ export type ChatResponseFormat =
 /** A request as the caller builds it; `stream` is set by the method called. */
 export interface ChatRequest {
   messages: ChatMessage[];
-  model?: string;
+  model?: ModelName;
   tools?: ChatToolDefinition[];
   tool_choice?: ChatToolChoice;
   temperature?: number;

@@ -1,5 +1,6 @@
 import type { TransportOptions } from "../../internal/http/transport-options.js";
 import type { CompressionOptions, ProviderRouting } from "./chat-types.js";
+import type { ModelName } from "./known-model.js";
 import type { ExtraBodyMode } from "./validate-chat-request.js";
 
 /** Options of {@link ReasonerClient}: the service, request defaults, and the shared transport options. */
@@ -12,8 +13,11 @@ export interface ReasonerClientOptions extends TransportOptions {
   url: string;
   /** Sent as `Authorization: Bearer <apiKey>`; never logged or shown in errors. */
   apiKey: string;
-  /** Model used when a request names none; omitted means the organisation's default. */
-  model?: string | undefined;
+  /**
+   * Model used when a request names none; omitted means the organisation's
+   * default. The documented names complete; other strings are accepted.
+   */
+  model?: ModelName | undefined;
   /** Provider routing merged under each request's `extra_body.provider`. */
   provider?: ProviderRouting | undefined;
   /** Token compression merged under each request's `extra_body.compression`. */

@@ -162,13 +162,12 @@ describe("idle timeout", () => {
     const { fetch, calls } = fakeFetch(() =>
       sseResponse([encoder.encode(`${roleChunk}${chunk({ content: "Bon" })}`)], { stall: true }),
     );
-    const started = Date.now();
+    // The stream stalls forever: only the idle timeout can end the read.
     const error = await rejection(
       makeClient(fetch, { streamIdleTimeoutMs: 50 }).stream(simpleRequest).finalCompletion(),
     );
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as TimeoutError).timeoutMs).toBe(50);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(calls).toHaveLength(1);
   });
 
