@@ -1,6 +1,6 @@
 import type { ChatCompletion, ChatStreamEvent, ChatUsage } from "./chat-types.js";
 import { ChoiceAssembler } from "./choice-assembler.js";
-import { normalizeUsage } from "./normalize-usage.js";
+import { findUsage } from "./normalize-usage.js";
 import { describeProviderError, readProviderError } from "./read-provider-error.js";
 import type { SseMessage } from "./read-sse-events.js";
 import { StreamError, type StreamErrorKind } from "./stream-error.js";
@@ -13,6 +13,9 @@ export interface StreamSource {
   redact(text: string): string;
   redactValue<T>(value: T): T;
 }
+
+/** Beyond this, lines outside events that never read as JSON are dropped. */
+const maxOutsideText = 64 * 1024;
 
 const ownKeys = new Set(["id", "object", "created", "model", "choices", "usage", "error"]);
 
@@ -32,6 +35,10 @@ export class ChatCompletionAssembler {
   #created: number | undefined;
   #model: string | undefined;
   #usage: ChatUsage | undefined;
+  /** Lines outside any event, gathered until they read as JSON. */
+  #outsideLines: string[] = [];
+  /** The last text outside any event that was not a provider error. */
+  #strayText: string | undefined;
 
   constructor(source: StreamSource) {
     this.#source = source;
@@ -44,6 +51,11 @@ export class ChatCompletionAssembler {
    */
   accept(message: SseMessage, events: ChatStreamEvent[]): boolean {
     const { data } = message;
+    if (message.outsideEvent) {
+      this.#acceptOutsideLine(data);
+      return false;
+    }
+    this.#outsideLines = [];
     if (message.event === "error") throw this.#errorEvent(data);
     if (data.length < 16) {
       const trimmed = data.trim();
@@ -66,18 +78,7 @@ export class ChatCompletionAssembler {
     if (!isPlainObject(chunk)) {
       throw this.#error("malformed", `data is not a chunk object: ${this.#snippet(data)}`);
     }
-    const providerError = readProviderError(chunk);
-    if (providerError) {
-      throw new StreamError({
-        kind: "provider_error",
-        method: this.#source.method,
-        url: this.#source.url,
-        detail: this.#source.redact(providerError.message),
-        code: providerError.code,
-        type: providerError.type,
-        body: this.#scrub(chunk.error),
-      });
-    }
+    if (readProviderError(chunk)) throw this.#providerError(chunk.error);
     this.#readMetadata(chunk);
     const { choices } = chunk;
     if (Array.isArray(choices)) {
@@ -139,9 +140,7 @@ export class ChatCompletionAssembler {
       this.#created = chunk.created;
     }
     if (this.#model === undefined && typeof chunk.model === "string") this.#model = chunk.model;
-    if (chunk.usage !== undefined && chunk.usage !== null) {
-      this.#usage = normalizeUsage(chunk.usage) ?? this.#usage;
-    }
+    this.#usage = findUsage(chunk) ?? this.#usage;
     for (const key in chunk) {
       if (!ownKeys.has(key) && !(key in this.#extras)) this.#extras[key] = chunk[key];
     }
@@ -154,9 +153,39 @@ export class ChatCompletionAssembler {
     } catch {
       // A plain-text error event: its text is the message.
     }
-    const report = describeProviderError(
+    return this.#providerError(
       isPlainObject(parsed) && parsed.error !== undefined ? parsed.error : parsed,
+      parsed,
     );
+  }
+
+  /**
+   * Takes a line outside any event. Lines are gathered until they read as
+   * JSON (an error may be printed over several lines); a provider error
+   * among them is thrown. Other text is kept to explain a stream that then
+   * ends early.
+   */
+  #acceptOutsideLine(line: string): void {
+    if (this.#outsideLines.length === 0 && !/^\s*[[{]/.test(line)) {
+      this.#strayText = line;
+      return;
+    }
+    this.#outsideLines.push(line);
+    const text = this.#outsideLines.join("\n");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      if (text.length > maxOutsideText) this.#outsideLines = [];
+      return;
+    }
+    this.#outsideLines = [];
+    if (readProviderError(value)) throw this.#providerError((value as { error: unknown }).error);
+    this.#strayText = text;
+  }
+
+  #providerError(error: unknown, body: unknown = error): StreamError {
+    const report = describeProviderError(error);
     return new StreamError({
       kind: "provider_error",
       method: this.#source.method,
@@ -164,13 +193,19 @@ export class ChatCompletionAssembler {
       detail: this.#source.redact(report.message === "" ? "(empty error event)" : report.message),
       code: report.code,
       type: report.type,
-      body: this.#scrub(parsed),
+      body: this.#scrub(body),
     });
   }
 
   #error(kind: StreamErrorKind, detail: string, cause?: unknown): StreamError {
+    // What the provider wrote outside any event may be the only word on why.
+    const stray = this.#outsideLines.length > 0 ? this.#outsideLines.join("\n") : this.#strayText;
+    const said =
+      kind === "incomplete" && stray !== undefined
+        ? `${detail}; it also sent, outside any event: ${this.#snippet(stray)}`
+        : detail;
     return new StreamError(
-      { kind, method: this.#source.method, url: this.#source.url, detail },
+      { kind, method: this.#source.method, url: this.#source.url, detail: said },
       cause === undefined ? undefined : { cause },
     );
   }

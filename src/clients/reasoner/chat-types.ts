@@ -30,6 +30,8 @@ export interface ChatAssistantMessage {
   role: "assistant";
   content: string | null;
   tool_calls?: ChatToolCall[];
+  /** The single call of a legacy answer, from before `tool_calls`; `arguments` is JSON text. */
+  function_call?: { name: string; arguments: string };
   /** Reasoning text the provider streamed or returned, when it did. */
   reasoning?: string;
   refusal?: string | null;

@@ -1,4 +1,5 @@
 import type { ChatAssistantMessage, ChatChoice, ChatStreamEvent } from "./chat-types.js";
+import { readContentParts } from "./read-content-parts.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
 import { isPlainObject } from "./validation-checks.js";
 
@@ -14,6 +15,8 @@ export class ChoiceAssembler {
   readonly #reasoningParts: string[] = [];
   readonly #refusalParts: string[] = [];
   readonly #toolCalls = new ToolCallAssembler();
+  /** A legacy `function_call`, streamed as name then argument fragments. */
+  #functionCall: { name: string; argumentParts: string[] } | undefined;
 
   constructor(index: number) {
     this.index = index;
@@ -23,19 +26,26 @@ export class ChoiceAssembler {
   accept(choice: Record<string, unknown>, events: ChatStreamEvent[]): void {
     const delta = choice.delta;
     if (isPlainObject(delta)) {
-      const content = delta.content;
-      if (typeof content === "string" && content !== "") {
-        this.#contentParts.push(content);
-        events.push({ type: "text-delta", choiceIndex: this.index, delta: content });
+      let content = delta.content;
+      let reasoning = readReasoning(delta);
+      if (Array.isArray(content)) {
+        // Typed parts: thinking comes before the answer within one delta.
+        const parts = readContentParts(content);
+        content = parts.text;
+        reasoning = (reasoning ?? "") + parts.reasoning || undefined;
       }
-      const reasoning = readReasoning(delta);
       if (reasoning !== undefined) {
         this.#reasoningParts.push(reasoning);
         events.push({ type: "reasoning-delta", choiceIndex: this.index, delta: reasoning });
       }
+      if (typeof content === "string" && content !== "") {
+        this.#contentParts.push(content);
+        events.push({ type: "text-delta", choiceIndex: this.index, delta: content });
+      }
       if (typeof delta.refusal === "string" && delta.refusal !== "") {
         this.#refusalParts.push(delta.refusal);
       }
+      if (isPlainObject(delta.function_call)) this.#acceptFunctionCall(delta.function_call);
       const toolCalls = delta.tool_calls;
       if (Array.isArray(toolCalls)) {
         for (const fragment of toolCalls) this.#toolCalls.accept(fragment, this.index, events);
@@ -43,6 +53,18 @@ export class ChoiceAssembler {
     }
     if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
       this.finishReason = choice.finish_reason;
+    }
+  }
+
+  #acceptFunctionCall(fragment: Record<string, unknown>): void {
+    this.#functionCall ??= { name: "", argumentParts: [] };
+    const call = this.#functionCall;
+    if (call.name === "" && typeof fragment.name === "string") call.name = fragment.name;
+    const args = fragment.arguments;
+    if (typeof args === "string") {
+      if (args !== "") call.argumentParts.push(args);
+    } else if (isPlainObject(args)) {
+      call.argumentParts.push(JSON.stringify(args));
     }
   }
 
@@ -58,6 +80,13 @@ export class ChoiceAssembler {
     if (this.#reasoningParts.length > 0) message.reasoning = this.#reasoningParts.join("");
     if (hasToolCalls) message.tool_calls = this.#toolCalls.toToolCalls();
     if (this.#refusalParts.length > 0) message.refusal = this.#refusalParts.join("");
+    if (this.#functionCall) {
+      message.function_call = {
+        name: this.#functionCall.name,
+        arguments: this.#functionCall.argumentParts.join(""),
+      };
+      if (message.content === "") message.content = null;
+    }
     return { index: this.index, message, finish_reason: this.finishReason ?? null };
   }
 }

@@ -6,7 +6,8 @@ import type {
   ChatToolCall,
 } from "./chat-types.js";
 import { generateToolCallId } from "./generate-tool-call-id.js";
-import { normalizeUsage } from "./normalize-usage.js";
+import { findUsage } from "./normalize-usage.js";
+import { readContentParts } from "./read-content-parts.js";
 import { isPlainObject } from "./validation-checks.js";
 
 /** Where an answer came from, for error messages; `snippet` shows its body safely. */
@@ -35,7 +36,7 @@ export function parseChatCompletion(value: unknown, source: AnswerSource): ChatC
     model: typeof value.model === "string" ? value.model : "",
     choices,
   };
-  const usage = normalizeUsage(value.usage);
+  const usage = findUsage(value);
   if (usage) completion.usage = usage;
   else delete completion.usage;
   return completion;
@@ -46,17 +47,29 @@ function parseChoice(choice: unknown, position: number, source: AnswerSource): C
     throw malformed(source, `has no message in choices[${position}]`);
   }
   const message = choice.message;
+  const parts = Array.isArray(message.content) ? readContentParts(message.content) : undefined;
   const normalized: ChatAssistantMessage = {
     ...message,
     role: "assistant",
-    content: typeof message.content === "string" ? message.content : null,
+    content: typeof message.content === "string" ? message.content : (parts?.text ?? null),
   };
   if (typeof message.reasoning !== "string") {
     if (typeof message.reasoning_content === "string") {
       normalized.reasoning = message.reasoning_content;
+    } else if (parts?.reasoning) {
+      normalized.reasoning = parts.reasoning;
     } else {
       delete normalized.reasoning;
     }
+  }
+  if (isPlainObject(message.function_call)) {
+    const { name, arguments: args } = message.function_call;
+    normalized.function_call = {
+      name: typeof name === "string" ? name : "",
+      arguments: encodeArguments(args),
+    };
+  } else {
+    delete normalized.function_call;
   }
   if (Array.isArray(message.tool_calls)) {
     normalized.tool_calls = message.tool_calls.map(parseToolCall);
@@ -82,9 +95,14 @@ function parseToolCall(call: unknown): ChatToolCall {
     function: {
       ...fn,
       name: typeof fn.name === "string" ? fn.name : "",
-      arguments: typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args),
+      arguments: encodeArguments(args),
     },
   };
+}
+
+/** Arguments as JSON text: some providers send an object instead of the text. */
+function encodeArguments(args: unknown): string {
+  return typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args);
 }
 
 function malformed(source: AnswerSource, problem: string): SwitchyardError {

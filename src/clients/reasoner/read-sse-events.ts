@@ -10,6 +10,12 @@ export interface SseMessage {
    * so its data may be cut short.
    */
   truncated: boolean;
+  /**
+   * A line outside any event, which the SSE format does not define and a
+   * parser drops (`data` holds the whole line): some providers and proxies
+   * write an error there as bare JSON.
+   */
+  outsideEvent: boolean;
 }
 
 /**
@@ -27,7 +33,22 @@ export async function* readSseEvents(
   let flushing = false;
   const parser = createParser({
     onEvent: (message) => {
-      pending.push({ event: message.event, data: message.data, truncated: flushing });
+      pending.push({
+        event: message.event,
+        data: message.data,
+        truncated: flushing,
+        outsideEvent: false,
+      });
+    },
+    onError: (error) => {
+      if (error.type === "unknown-field" && error.line !== undefined) {
+        pending.push({
+          event: undefined,
+          data: error.line,
+          truncated: flushing,
+          outsideEvent: true,
+        });
+      }
     },
   });
   for await (const chunk of chunks) {

@@ -73,7 +73,18 @@ function checkAssistantMessage(
   label: string,
   message: Record<string, unknown>,
 ): void {
-  const { content, tool_calls: toolCalls } = message;
+  const { content, tool_calls: toolCalls, function_call: functionCall } = message;
+  if (functionCall !== undefined) {
+    if (
+      !isPlainObject(functionCall) ||
+      typeof functionCall.name !== "string" ||
+      typeof functionCall.arguments !== "string"
+    ) {
+      problems.push(
+        `${label}.function_call ${describeValue(functionCall)} is not {name, arguments} with string arguments (JSON text)`,
+      );
+    }
+  }
   if (toolCalls !== undefined) {
     if (!Array.isArray(toolCalls)) {
       problems.push(`${label}.tool_calls ${describeValue(toolCalls)} is not an array`);
@@ -83,7 +94,8 @@ function checkAssistantMessage(
       });
     }
   }
-  const hasToolCalls = Array.isArray(toolCalls) && toolCalls.length > 0;
+  const hasToolCalls =
+    (Array.isArray(toolCalls) && toolCalls.length > 0) || isPlainObject(functionCall);
   if (content === undefined || content === null) {
     if (!hasToolCalls) {
       problems.push(`${label} (assistant) has neither content nor tool_calls`);

@@ -33,12 +33,20 @@ const groups: { expected: string; fixtures: string[] }[] = [
       "usage-no-choices.sse",
       "keep-alive-comments.sse",
       "crlf.sse",
+      "usage-in-choice.sse",
+      "arguments-object.sse",
     ],
   },
   {
     expected: "reasoning.expected.json",
-    fixtures: ["reasoning-content.sse", "reasoning-field.sse"],
+    fixtures: [
+      "reasoning-content.sse",
+      "reasoning-field.sse",
+      "content-parts-thinking.sse",
+      "content-parts-reasoning.sse",
+    ],
   },
+  { expected: "usage-x-groq.expected.json", fixtures: ["usage-x-groq.sse"] },
   { expected: "two-choices.expected.json", fixtures: ["two-choices.sse"] },
 ];
 
@@ -131,6 +139,12 @@ describe("failing stream fixtures", () => {
       kind: "provider_error",
       code: 429,
       detail: "Rate limit exceeded upstream: vendorB",
+    },
+    {
+      name: "bare-json-error.sse",
+      kind: "provider_error",
+      code: 503,
+      detail: "Upstream model vendorB/2.5-max is overloaded; retry in 30 s",
     },
     { name: "truncated.sse", kind: "incomplete", code: undefined, detail: "finish_reason" },
     { name: "malformed.sse", kind: "malformed", code: undefined, detail: "not JSON" },
