@@ -5,7 +5,8 @@ import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
  * string or null, every tool call with an id (unique within the message: a
  * repeated id is replaced, since each tool message answers one id), a name
  * and string arguments (objects some providers send are re-encoded),
- * `tool_calls` absent when empty.
+ * `tool_calls` absent when empty. A legacy `function_call` is kept, made
+ * the same way, when there are no tool calls.
  */
 export function normalizeAssistantMessage(
   message: unknown,
@@ -14,7 +15,7 @@ export function normalizeAssistantMessage(
   const source = (
     typeof message === "object" && message !== null ? message : {}
   ) as Partial<AssistantModelMessage>;
-  const { tool_calls: rawCalls, ...rest } = source;
+  const { tool_calls: rawCalls, function_call: rawLegacy, ...rest } = source;
   const normalized: AssistantModelMessage = {
     ...rest,
     role: "assistant",
@@ -25,6 +26,10 @@ export function normalizeAssistantMessage(
     : [];
   if (calls.length > 1) makeIdsUnique(calls, stepNumber);
   if (calls.length > 0) normalized.tool_calls = calls;
+  // A legacy answer's single call; with tool calls beside it, those win.
+  else if (typeof rawLegacy === "object" && rawLegacy !== null) {
+    normalized.function_call = normalizeCall({ function: rawLegacy }, stepNumber, 0).function;
+  }
   return normalized;
 }
 

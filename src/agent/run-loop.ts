@@ -14,6 +14,7 @@ import type { ModelResponse, ModelUsage } from "./model.js";
 import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
 import { prepareStepRequest } from "./prepare-step.js";
+import { requestedToolCalls } from "./requested-tool-calls.js";
 import {
   addUsage,
   type RunResult,
@@ -146,7 +147,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     if (settings.onStepFinish) {
       await callObserver(settings, "onStepFinish", () => settings.onStepFinish?.(runStep));
     }
-    const askedForTools = (step.message.tool_calls?.length ?? 0) > 0;
+    const askedForTools = step.calls.length > 0;
     if (!askedForTools && settings.output && !signal.aborted) {
       const answer = settings.output.read(step.message.content);
       outputAttempts++;
@@ -242,7 +243,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
         stepNumber,
         tools: step.tools,
         message,
-        calls: message.tool_calls ?? [],
+        calls: requestedToolCalls(message),
         finishReason: choice.finish_reason ?? null,
         usage: completion.usage,
       });

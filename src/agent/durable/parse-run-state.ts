@@ -1,3 +1,4 @@
+import { requestedToolCalls } from "../requested-tool-calls.js";
 import { checkPendingCalls } from "./check-pending-calls.js";
 import { checkStateMessages, isObject } from "./check-state-messages.js";
 import { RunStateError } from "./durable-errors.js";
@@ -157,7 +158,7 @@ function checkOpenStep(state: RunState, problems: string[]): void {
   if (pendingCalls.length > 0) {
     const last = messages.at(-1);
     const askedIds =
-      last?.role === "assistant" ? (last.tool_calls ?? []).map((call) => call.id) : [];
+      last?.role === "assistant" ? requestedToolCalls(last).map((call) => call.id) : [];
     const pendingIds = pendingCalls.map((call) => call.toolCallId);
     if (askedIds.join("\n") !== pendingIds.join("\n")) {
       problems.push(

@@ -38,16 +38,25 @@ export function holdsSecret(value: unknown, secrets?: SecretRegistry): boolean {
 }
 
 function redactToolCallArguments(message: ModelMessage, known: readonly string[]): ModelMessage {
-  if (message.role !== "assistant" || !message.tool_calls) return message;
+  if (message.role !== "assistant") return message;
+  const { tool_calls: calls, function_call: legacy } = message;
+  if (!calls && !legacy) return message;
   return {
     ...message,
-    tool_calls: message.tool_calls.map((call) => ({
-      ...call,
-      function: {
-        ...call.function,
-        arguments: redactArgumentsText(call.function.arguments, known),
-      },
-    })),
+    ...(calls
+      ? {
+          tool_calls: calls.map((call) => ({
+            ...call,
+            function: {
+              ...call.function,
+              arguments: redactArgumentsText(call.function.arguments, known),
+            },
+          })),
+        }
+      : {}),
+    ...(legacy
+      ? { function_call: { ...legacy, arguments: redactArgumentsText(legacy.arguments, known) } }
+      : {}),
   };
 }
 

@@ -2,10 +2,12 @@ import { SecretRegistry } from "../../internal/redact.js";
 import { describeThrown } from "../describe-thrown.js";
 import type {
   AssistantModelMessage,
+  FunctionModelMessage,
   ModelMessage,
   ModelToolCall,
   ToolModelMessage,
 } from "../model-message.js";
+import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-calls.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunConflictError, RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
@@ -131,7 +133,7 @@ export class RunJournal {
   /** Starts a step: every call the model asked for is `requested`. */
   openStep(message: AssistantModelMessage): void {
     this.#calls = new Map(
-      (message.tool_calls ?? []).map((call) => [
+      requestedToolCalls(message).map((call) => [
         call.id,
         {
           toolCallId: call.id,
@@ -147,7 +149,7 @@ export class RunJournal {
   unfinishedCalls(): { message: AssistantModelMessage; calls: ModelToolCall[] } | undefined {
     const message = this.messages.at(-1);
     if (!this.hasOpenStep || message?.role !== "assistant") return undefined;
-    const calls = (message.tool_calls ?? []).filter(
+    const calls = requestedToolCalls(message).filter(
       (call) => this.#calls.get(call.id)?.phase !== "finished",
     );
     return { message, calls };
@@ -296,13 +298,14 @@ export class RunJournal {
    * Ends the open step: its tool messages, in the order the model asked for
    * the calls. Call only when every call is finished.
    */
-  closeStep(): ToolModelMessage[] {
+  closeStep(): Array<ToolModelMessage | FunctionModelMessage> {
+    const asked = this.messages.at(-1);
+    const legacy = asked?.role === "assistant" && asksLegacyFunctionCall(asked);
     const toolMessages = [...this.#calls.values()].map(
-      (call): ToolModelMessage => ({
-        role: "tool",
-        tool_call_id: call.toolCallId,
-        content: call.content ?? "",
-      }),
+      (call): ToolModelMessage | FunctionModelMessage =>
+        legacy
+          ? { role: "function", name: call.toolName, content: call.content ?? "" }
+          : { role: "tool", tool_call_id: call.toolCallId, content: call.content ?? "" },
     );
     this.#calls = new Map();
     return toolMessages;

@@ -20,7 +20,10 @@ export function buildCompletion(
     system_fingerprint: "switchyard-simulator",
     choices: answers.map((answer, index) => {
       const message: Record<string, unknown> = { role: "assistant", content: answer.content };
-      if (answer.toolCalls.length > 0) {
+      const [legacyCall] = answer.legacyFunctionCall ? answer.toolCalls : [];
+      if (legacyCall) {
+        message.function_call = { name: legacyCall.name, arguments: legacyCall.argumentText };
+      } else if (answer.toolCalls.length > 0) {
         message.tool_calls = answer.toolCalls.map((call) => ({
           id: call.id,
           type: "function",

@@ -54,7 +54,14 @@ export function buildStreamEvents(
       events.push(delta(index, { content: piece }));
       if (position === 0) events.push(comment);
     }
-    for (const [callIndex, call] of answer.toolCalls.entries()) {
+    const [legacyCall] = answer.legacyFunctionCall ? answer.toolCalls : [];
+    if (legacyCall) {
+      events.push(delta(index, { function_call: { name: legacyCall.name, arguments: "" } }));
+      for (const fragment of legacyCall.argumentPieces ?? splitArguments(legacyCall.argumentText)) {
+        events.push(delta(index, { function_call: { arguments: fragment } }));
+      }
+    }
+    for (const [callIndex, call] of legacyCall ? [] : answer.toolCalls.entries()) {
       const head = { id: call.id, type: "function" };
       const fragments = call.argumentPieces ?? splitArguments(call.argumentText);
       if (style.toolCalls === "whole") {

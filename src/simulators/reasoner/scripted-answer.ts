@@ -36,6 +36,11 @@ export interface ScriptedAnswer {
   toolCalls?: ScriptedToolCall[];
   /** Reasoning text, shown when the stream style carries reasoning. */
   reasoning?: string;
+  /**
+   * Answer the single tool call the legacy way, as `function_call` (before
+   * `tool_calls` existed), finishing with `function_call`.
+   */
+  legacyFunctionCall?: boolean;
   /** Defaults to `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string;
 }

@@ -16,6 +16,8 @@ export interface ShapedAnswer {
   contentPieces?: string[];
   toolCalls: ShapedToolCall[];
   reasoning?: string;
+  /** The single call is sent as a legacy `function_call`. */
+  legacyFunctionCall?: boolean;
   finishReason: string;
 }
 
@@ -74,11 +76,14 @@ export function shapeAnswer(
     }
   }
 
+  const legacy = answer.legacyFunctionCall === true && toolCalls.length === 1;
   const shaped: ShapedAnswer = {
     content,
     toolCalls,
-    finishReason: finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+    finishReason:
+      finishReason ?? (toolCalls.length > 0 ? (legacy ? "function_call" : "tool_calls") : "stop"),
   };
+  if (legacy) shaped.legacyFunctionCall = true;
   if (contentPieces) shaped.contentPieces = contentPieces;
   if (answer.reasoning !== undefined) shaped.reasoning = answer.reasoning;
   return shaped;
