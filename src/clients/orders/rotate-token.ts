@@ -2,9 +2,24 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { Logger } from "../../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { RequestOptions } from "../request-options.js";
-import type { OrderClient } from "./order-client.js";
+import type { OrderEnvironment } from "./order-environment.js";
+import type { OrderRoutes } from "./order-routes.js";
 import { describeSecretPhraseProblem } from "./secret-phrase.js";
 import { TokenRotationError, type TokenRotationStep } from "./token-rotation-error.js";
+
+/**
+ * What a rotation uses of an order client; `OrderClient` is one. Kept here
+ * so this file does not import the client that calls it.
+ */
+export interface TokenRotationClient {
+  readonly environment: OrderEnvironment;
+  readonly routes: Readonly<OrderRoutes>;
+  createToken(secretPhrase: string, options?: RequestOptions): Promise<string>;
+  /** The same client bound to another token. */
+  withToken(token: string): TokenRotationClient;
+  listCallbackHolds(options?: RequestOptions): Promise<unknown>;
+  deleteSecretPhrase(secretPhrase: string, options?: RequestOptions): Promise<unknown>;
+}
 
 /** What `OrderClient.rotateToken` needs. */
 export interface RotateTokenRequest {
@@ -39,7 +54,7 @@ export interface TokenRotationResult {
  * `TokenRotationError` and keeps the old phrase, so the old token keeps working.
  */
 export async function rotateToken(
-  client: OrderClient,
+  client: TokenRotationClient,
   logger: Logger,
   request: RotateTokenRequest,
   options?: RequestOptions,
@@ -82,7 +97,7 @@ export async function rotateToken(
 
   const route = client.routes.listCallbackHolds;
   const verifiedWith = `${route.method} ${route.path}`;
-  let verified: OrderClient;
+  let verified: TokenRotationClient;
   try {
     verified = client.withToken(token);
     await verified.listCallbackHolds(options);
