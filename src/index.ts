@@ -18,9 +18,6 @@ export { Agent, type ResumeOptions, type RunOptions } from "./agent/agent.js";
 export type { AgentEvent } from "./agent/agent-events.js";
 export type { AgentOptions } from "./agent/agent-options.js";
 export type { AgentStream } from "./agent/agent-stream.js";
-// Approvers
-export { MessagingApprover } from "./agent/approval/messaging-approver.js";
-export type { MessagingApproverOptions } from "./agent/approval/messaging-approver-options.js";
 export type {
   ApprovalAction,
   ApprovalContext,
@@ -51,6 +48,9 @@ export type { ModelMessage } from "./agent/model-message.js";
 export type { RunResult, ToolCallRecord } from "./agent/run-result.js";
 // Loop control
 export { hasToolCall, stepCountIs } from "./agent/stop-conditions.js";
+// Approvers
+export { MessagingApprover } from "./approvers/messaging/messaging-approver.js";
+export type { MessagingApproverOptions } from "./approvers/messaging/messaging-approver-options.js";
 // Clients
 export { DocsClient, type DocsClientOptions } from "./clients/docs/docs-client.js";
 export { DocsPathNotFoundError } from "./clients/docs/docs-path-not-found-error.js";

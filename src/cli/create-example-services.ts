@@ -1,5 +1,5 @@
-import { MessagingApprover } from "../agent/approval/messaging-approver.js";
 import type { RunStore } from "../agent/durable/run-store.js";
+import { MessagingApprover } from "../approvers/messaging/messaging-approver.js";
 import { DocsClient } from "../clients/docs/docs-client.js";
 import { MessagingClient } from "../clients/messaging/messaging-client.js";
 import { OrderClient } from "../clients/orders/order-client.js";

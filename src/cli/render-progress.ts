@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/agent-events.js";
-import { describeActionLines, formatTarget } from "../agent/approval/approval-message-text.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
+import { describeActionLines, formatTarget } from "../approvers/messaging/approval-message-text.js";
 import { redactText } from "../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
 import type { TerminalAware } from "./cli-io.js";

@@ -4,9 +4,6 @@
  * decisions and records, the saved run state and the run store's types.
  */
 export type { AgentRequestOptions } from "../agent/agent-options.js";
-export type { ApprovalMessagingClient } from "../agent/approval/approval-messaging-client.js";
-export type { ApprovalAuditRecord } from "../agent/approval/audit-record.js";
-export { defaultApprovalTimeoutMs } from "../agent/approval/messaging-approver-options.js";
 export type {
   ApprovalGateOptions,
   ApprovalRecord,
@@ -57,3 +54,6 @@ export type {
   StopWhen,
 } from "../agent/stop-conditions.js";
 export type { OutputOf, OutputSchema } from "../agent/structured-output.js";
+export type { ApprovalMessagingClient } from "../approvers/messaging/approval-messaging-client.js";
+export type { ApprovalAuditRecord } from "../approvers/messaging/audit-record.js";
+export { defaultApprovalTimeoutMs } from "../approvers/messaging/messaging-approver-options.js";

@@ -1,5 +1,5 @@
 import nock from "nock";
-import { MessagingApprover } from "../../src/agent/approval/messaging-approver.js";
+import { MessagingApprover } from "../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildApprovalMessageText } from "../../src/agent/approval/approval-message-text.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
+import { buildApprovalMessageText } from "../../src/approvers/messaging/approval-message-text.js";
 import { DocsClient } from "../../src/clients/docs/docs-client.js";
 import type { SiteFinding } from "../../src/clients/docs/site-finding.js";
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { buildApprovalMessageText } from "../../src/agent/approval/approval-message-text.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
+import { buildApprovalMessageText } from "../../src/approvers/messaging/approval-message-text.js";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { actionFingerprint } from "../../src/internal/canonical-json.js";

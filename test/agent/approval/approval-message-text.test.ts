@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildApprovalMessageText } from "../../../src/agent/approval/approval-message-text.js";
+import { buildApprovalMessageText } from "../../../src/approvers/messaging/approval-message-text.js";
 import { maximumMessageTextLength } from "../../../src/clients/messaging/messaging-requests.js";
 import { deleteCallbacksAction } from "./approval-test-helpers.js";
 

@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import nock from "nock";
 import { pino } from "pino";
-import { MessagingApprover } from "../../../src/agent/approval/messaging-approver.js";
-import type { MessagingApproverOptions } from "../../../src/agent/approval/messaging-approver-options.js";
 import type { ApprovalAction, ApprovalContext } from "../../../src/agent/approver.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
+import type { MessagingApproverOptions } from "../../../src/approvers/messaging/messaging-approver-options.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { actionFingerprint } from "../../../src/internal/canonical-json.js";
 import { silentLogger } from "../../../src/internal/logger.js";

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAuditRecord } from "../../../src/agent/approval/audit-record.js";
+import type { ApprovalAuditRecord } from "../../../src/approvers/messaging/audit-record.js";
 import {
   answered,
   base,

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import { MessagingApprover } from "../../../src/agent/approval/messaging-approver.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
 import {

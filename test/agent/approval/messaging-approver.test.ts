@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MessagingApprover } from "../../../src/agent/approval/messaging-approver.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { AbortedError, ConfigurationError } from "../../../src/errors/index.js";
 import {
   answered,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
-import { MessagingApprover } from "../../../src/agent/approval/messaging-approver.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
 import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
 import {

@@ -1,8 +1,8 @@
+import type { ApprovalAction } from "../../agent/approver.js";
 import { maximumMessageTextLength } from "../../clients/messaging/messaging-requests.js";
 import { redactText } from "../../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
 import type { ActionDescription, ActionDetail, ToolTarget } from "../../tools/tool.js";
-import type { ApprovalAction } from "../approver.js";
 
 /** The answers an approval question offers; only `approve` lets the action run. */
 export const approvalOptions = [

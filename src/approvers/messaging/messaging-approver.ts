@@ -1,15 +1,15 @@
-import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
-import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
-import { AbortedError } from "../../errors/transport-errors.js";
-import { componentLogger, type Logger } from "../../internal/logger.js";
-import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import type {
   ApprovalAction,
   ApprovalContext,
   ApprovalDecision,
   Approver,
   RefusedDecision,
-} from "../approver.js";
+} from "../../agent/approver.js";
+import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
+import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
+import { AbortedError } from "../../errors/transport-errors.js";
+import { componentLogger, type Logger } from "../../internal/logger.js";
+import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
 import { alreadyUsedRefusal, formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";

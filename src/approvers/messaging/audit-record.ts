@@ -1,6 +1,6 @@
+import type { ApprovalAction, ApprovalDecision } from "../../agent/approver.js";
 import type { Logger } from "../../internal/logger.js";
 import { redactText } from "../../internal/redact.js";
-import type { ApprovalAction, ApprovalDecision } from "../approver.js";
 
 /**
  * What an approver decided about one action, for the audit trail. It never

@@ -1,6 +1,6 @@
+import type { RefusedDecision } from "../../agent/approver.js";
 import { AbortedError } from "../../errors/transport-errors.js";
 import { redactText } from "../../internal/redact.js";
-import type { RefusedDecision } from "../approver.js";
 
 /** A refusal with its reason (and the person's note) scrubbed of secrets: the model reads it. */
 export function refusal(

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { findCycles, type ImportGraph, readImportGraph } from "../helpers/import-graph.js";
+
+// The folders are the architecture: agent -> tools -> clients -> internal,
+// with errors at the bottom, and no cycles. What each folder of src/ may
+// import besides itself; the entry points, the command and the approvers
+// over the services sit on top.
+const mayImport: Record<string, readonly string[]> = {
+  errors: [],
+  internal: ["errors"],
+  clients: ["internal", "errors"],
+  tools: ["clients", "internal", "errors"],
+  agent: ["tools", "internal", "errors"],
+  approvers: ["agent", "tools", "clients", "internal", "errors"],
+  testing: ["agent", "tools", "internal", "errors"],
+  simulators: ["clients", "internal", "errors"],
+  entries: ["approvers", "agent", "tools", "clients", "internal", "errors"],
+  "index.ts": ["approvers", "agent", "tools", "clients", "internal", "errors"],
+  cli: [
+    "index.ts",
+    "entries",
+    "approvers",
+    "agent",
+    "tools",
+    "clients",
+    "internal",
+    "errors",
+    "simulators",
+    "testing",
+  ],
+};
+
+const root = new URL("../../", import.meta.url).pathname;
+const folderOf = (file: string) => file.split("/")[1] ?? file;
+
+function layeringProblems(graph: ImportGraph): string[] {
+  const problems: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    const allowed = mayImport[from];
+    if (!allowed) {
+      problems.push(`${file}: src/${from} has no place in the layering; add it to mayImport`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to !== from && !allowed.includes(to)) {
+        problems.push(
+          `${file} imports ${target}: src/${from} may import only ${allowed.join(", ") || "itself"}`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+describe("the import graph of src/", () => {
+  const graph = readImportGraph(root);
+
+  it("has no cycles", () => {
+    expect(findCycles(graph).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("points one way: agent -> tools -> clients -> internal, and the agent never imports a client", () => {
+    expect(layeringProblems(graph)).toEqual([]);
+  });
+
+  it("is read whole: every folder, with the imports the layering is about", () => {
+    expect(graph.size).toBeGreaterThan(200);
+    expect(graph.get("src/agent/run-loop.ts")).toContain("src/agent/call-model.ts");
+    expect(new Set([...graph.keys()].map(folderOf))).toEqual(new Set(Object.keys(mayImport)));
+  });
+});
+
+describe("the checks themselves", () => {
+  it("name a cycle, with the path that closes it", () => {
+    const graph: ImportGraph = new Map([
+      ["src/clients/a.ts", ["src/clients/b.ts"]],
+      ["src/clients/b.ts", ["src/clients/c.ts", "src/internal/d.ts"]],
+      ["src/clients/c.ts", ["src/clients/a.ts"]],
+      ["src/internal/d.ts", []],
+    ]);
+    expect(findCycles(graph)).toEqual([
+      ["src/clients/a.ts", "src/clients/b.ts", "src/clients/c.ts", "src/clients/a.ts"],
+    ]);
+  });
+
+  it("name an import against the layering", () => {
+    const graph: ImportGraph = new Map([
+      ["src/agent/loop.ts", ["src/clients/reasoner/client.ts", "src/tools/tool.ts"]],
+      ["src/clients/reasoner/client.ts", []],
+      ["src/tools/tool.ts", []],
+    ]);
+    expect(layeringProblems(graph)).toEqual([
+      "src/agent/loop.ts imports src/clients/reasoner/client.ts: src/agent may import only tools, internal, errors",
+    ]);
+  });
+});
