@@ -13,12 +13,10 @@ import {
   loopOptionNames,
   resolveLoopOptions,
 } from "./loop-options.js";
-import type { Model, ModelRequest } from "./model.js";
+import type { Model } from "./model.js";
 import type { ModelToolDefinition } from "./model-message.js";
+import type { AgentRequestOptions } from "./prepare-step.js";
 import type { OutputSchema } from "./structured-output.js";
-
-/** Request fields sent on every model call besides the conversation and the tools. */
-export type AgentRequestOptions = Omit<ModelRequest, "messages" | "tools">;
 
 /**
  * How to build an `Agent`. `Schema` is the type of the `output` schema, when

@@ -1,9 +1,23 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { AnyTool } from "../tools/tool.js";
-import type { AgentRequestOptions, AgentSettings } from "./agent-options.js";
-import type { ModelRequest } from "./model.js";
+import type { ModelRequest, ModelResponseFormat } from "./model.js";
 import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
 import type { RunStep } from "./run-result.js";
+
+/** Request fields sent on every model call besides the conversation and the tools. */
+export type AgentRequestOptions = Omit<ModelRequest, "messages" | "tools">;
+
+/**
+ * The settings a step's request is made from (`AgentSettings` has them);
+ * named here so this file does not import the options that import it.
+ */
+export interface StepRequestSettings {
+  tools: ReadonlyMap<string, AnyTool>;
+  toolDefinitions: readonly ModelToolDefinition[];
+  requestOptions: AgentRequestOptions;
+  prepareStep: PrepareStep | undefined;
+  output: { responseFormat: ModelResponseFormat } | undefined;
+}
 
 /** What `prepareStep` is shown before a model call. */
 export interface PrepareStepContext {
@@ -129,10 +143,7 @@ export function applyStepPreparation(
  * ConfigurationError for a preparation that cannot be applied.
  */
 export async function prepareStepRequest(
-  settings: Pick<
-    AgentSettings,
-    "tools" | "toolDefinitions" | "requestOptions" | "prepareStep" | "output"
-  >,
+  settings: StepRequestSettings,
   context: Omit<PrepareStepContext, "toolNames">,
 ): Promise<{ request: ModelRequest; tools: ReadonlyMap<string, AnyTool> }> {
   const defaults: PreparedStep = {

@@ -3,7 +3,6 @@
  * approvals and saved runs closely: step and tool call records, approval
  * decisions and records, the saved run state and the run store's types.
  */
-export type { AgentRequestOptions } from "../agent/agent-options.js";
 export type {
   ApprovalGateOptions,
   ApprovalRecord,
@@ -34,6 +33,7 @@ export type {
 } from "../agent/durable/run-store.js";
 export type { AgentLoopOptions } from "../agent/loop-options.js";
 export type {
+  AgentRequestOptions,
   PrepareStep,
   PrepareStepContext,
   StepPreparation,

@@ -1,6 +1,6 @@
 import type { ChatAssistantMessage, ChatChoice, ChatStreamEvent } from "./chat-types.js";
 import { readContentParts } from "./read-content-parts.js";
-import { ToolCallAssembler } from "./tool-call-assembler.js";
+import { appendArguments, ToolCallAssembler } from "./tool-call-assembler.js";
 import { isPlainObject } from "./validation-checks.js";
 
 /**
@@ -60,12 +60,7 @@ export class ChoiceAssembler {
     this.#functionCall ??= { name: "", argumentParts: [] };
     const call = this.#functionCall;
     if (call.name === "" && typeof fragment.name === "string") call.name = fragment.name;
-    const args = fragment.arguments;
-    if (typeof args === "string") {
-      if (args !== "") call.argumentParts.push(args);
-    } else if (isPlainObject(args)) {
-      call.argumentParts.push(JSON.stringify(args));
-    }
+    appendArguments(call.argumentParts, fragment.arguments);
   }
 
   /** Emits held-back tool call events and returns the finished choice. */

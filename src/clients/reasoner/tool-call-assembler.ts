@@ -48,12 +48,7 @@ export class ToolCallAssembler {
     if (isPlainObject(fn)) {
       // Providers that repeat the name on every fragment must not double it.
       if (call.name === "" && typeof fn.name === "string") call.name = fn.name;
-      const args = fn.arguments;
-      if (typeof args === "string") {
-        if (args !== "") call.argumentParts.push(args);
-      } else if (isPlainObject(args)) {
-        call.argumentParts.push(JSON.stringify(args));
-      }
+      appendArguments(call.argumentParts, fn.arguments);
     }
     this.#last = call;
     if (call.name !== "") this.#emit(call, choiceIndex, events);
@@ -120,5 +115,17 @@ export class ToolCallAssembler {
       name: call.name,
       argumentsDelta,
     });
+  }
+}
+
+/**
+ * Adds one streamed fragment of a call's arguments: JSON text as it comes,
+ * or an object (some providers send one) encoded as JSON text.
+ */
+export function appendArguments(parts: string[], fragment: unknown): void {
+  if (typeof fragment === "string") {
+    if (fragment !== "") parts.push(fragment);
+  } else if (isPlainObject(fragment)) {
+    parts.push(JSON.stringify(fragment));
   }
 }
