@@ -28,6 +28,12 @@ export interface ToolDefinition<Args, Result> {
    */
   readOnly?: boolean | undefined;
   /**
+   * True when calling the tool again with the same arguments changes
+   * nothing more (see `Tool.idempotent`).
+   * @default false
+   */
+  idempotent?: boolean | undefined;
+  /**
    * Time one call of this tool may take before its signal fires and the
    * model is told it timed out. Overrides the agent's `toolTimeoutMs` for
    * this tool, longer or shorter.
@@ -90,7 +96,14 @@ export function defineTool(
   if (typeof definition.execute !== "function") {
     problems.push(`Tool "${name}": execute must be a function.`);
   }
-  const { needsApproval = false, describeAction, readOnly = false, timeoutMs, target } = definition;
+  const {
+    needsApproval = false,
+    describeAction,
+    readOnly = false,
+    idempotent = false,
+    timeoutMs,
+    target,
+  } = definition;
   if (typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     problems.push(
       `Tool "${name}": needsApproval must be a boolean or a function of the arguments.`,
@@ -98,6 +111,9 @@ export function defineTool(
   }
   if (typeof readOnly !== "boolean") {
     problems.push(`Tool "${name}": readOnly must be true or false when given.`);
+  }
+  if (typeof idempotent !== "boolean") {
+    problems.push(`Tool "${name}": idempotent must be true or false when given.`);
   }
   const timeoutProblem = findTimeoutProblem(timeoutMs);
   if (timeoutProblem) problems.push(`Tool "${name}": ${timeoutProblem}`);
@@ -130,6 +146,7 @@ export function defineTool(
     execute: async (args, context) => execute(args, context),
     needsApproval,
     readOnly,
+    idempotent,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),
     ...(target ? { target: Object.freeze(pickTarget(target)) } : {}),

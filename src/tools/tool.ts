@@ -106,6 +106,13 @@ export interface Tool<Args = unknown, Result = unknown> {
    * @default false (the call may change something)
    */
   readonly readOnly?: boolean;
+  /**
+   * True when calling the tool again with the same arguments changes
+   * nothing more (deleting, cancelling, setting a value). MCP hosts see it
+   * as `idempotentHint`.
+   * @default false
+   */
+  readonly idempotent?: boolean;
   /** Milliseconds one call may take; overrides the agent's `toolTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Where the calls act; named in the approval question and part of the fingerprint. */

@@ -35,6 +35,7 @@ export function pushDocsFilesTool(
     description: `Writes whole files to a documentation project with a change message: each file {path, title, content} replaces the live page at once (1 to ${maximumPushedFiles} files, each path once). The previous content is overwritten, so a human is asked to approve the call first. To change a few words of one page, prefer edit_docs_file. Returns {files: [{path, status}], message}. ${refusalText}`,
     parameters: pushDocsFilesParameters,
     needsApproval,
+    idempotent: true,
     describeAction: async ({ documentation_id, files, message }, context) => {
       const count = files.length === 1 ? "1 file" : `${files.length} files`;
       return {
