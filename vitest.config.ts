@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^switchyard\/errors$/, replacement: source("./src/entries/errors.ts") },
       { find: /^switchyard\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^switchyard\/cli$/, replacement: source("./src/cli/index.ts") },
+      { find: /^switchyard\/mcp$/, replacement: source("./src/mcp/index.ts") },
       { find: /^switchyard\/simulators$/, replacement: source("./src/simulators/index.ts") },
       { find: /^switchyard$/, replacement: source("./src/index.ts") },
     ],

@@ -291,7 +291,11 @@ function checkRequestOptions(requestOptions: unknown, problems: string[]): void 
   }
 }
 
-function collectTools(tools: unknown, problems: string[]): Map<string, AnyTool> {
+/**
+ * The tools by name, each checked; adds one line to `problems` per tool
+ * that is not one and per name used twice.
+ */
+export function collectTools(tools: unknown, problems: string[]): Map<string, AnyTool> {
   const byName = new Map<string, AnyTool>();
   if (!Array.isArray(tools)) {
     problems.push("tools must be an array of tools made with defineTool().");

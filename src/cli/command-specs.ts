@@ -2,6 +2,9 @@ import { runStateStatuses } from "../agent/durable/run-state.js";
 import { reasonerScenarios } from "../simulators/reasoner/reasoner-scenarios.js";
 import { approvalModes } from "./approval-mode.js";
 
+/** The tool sets `switchyard mcp --tools` chooses from. */
+export const mcpToolSetNames = ["orders", "docs", "messaging"] as const;
+
 /** One flag of a command, as parsed and as shown in its help. */
 export interface OptionSpec {
   name: string;
@@ -14,7 +17,7 @@ export interface OptionSpec {
 
 /** A command: its usage line, what it does, its flags and notes for its help. */
 export interface CommandSpec {
-  name: "run" | "runs" | "resume" | "examples" | "sim";
+  name: "run" | "runs" | "resume" | "examples" | "sim" | "mcp";
   usage: string;
   summary: string;
   options: readonly OptionSpec[];
@@ -178,6 +181,44 @@ export const commandSpecs: readonly CommandSpec[] = [
       helpOption,
     ],
     notes: ["Point a run at them with the printed export lines; Ctrl-C or SIGTERM stops them."],
+  },
+  {
+    name: "mcp",
+    usage:
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT] [--approve approve|deny|ask]",
+    summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
+    options: [
+      {
+        name: "tools",
+        type: "string",
+        valueName: "SETS",
+        description: `The tool sets to serve, comma-separated: ${mcpToolSetNames.join(", ")}. Default: all.`,
+      },
+      {
+        name: "http",
+        type: "string",
+        valueName: "PORT",
+        description:
+          "Serve over Streamable HTTP on 127.0.0.1:PORT/mcp (0 for a free port) instead of stdio.",
+      },
+      {
+        ...approveOption,
+        description:
+          "How the messaging simulator answers approval requests: always approve or deny, or ask at this terminal (only with --http: over stdio the terminal carries MCP). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Services come from the environment as for run, their simulators otherwise. A gated tool",
+      "(delete_callbacks, cancel_orders, push_docs_files, ...) asks the person behind",
+      "SWITCHYARD_APPROVER_LINK through the messaging service; the host's call returns after their",
+      "answer, and a refusal is a tool error saying why. Nothing the host sends counts as approval.",
+      "Over stdio, stdout carries MCP and nothing else; notes and logs go to stderr. The command",
+      "ends when the host closes stdin.",
+      "Over HTTP every request needs Authorization: Bearer <token>, the token from",
+      "SWITCHYARD_MCP_TOKEN (at least 16 characters), or one generated and printed to stderr.",
+      "Ctrl-C or SIGTERM stops it. See examples/mcp-server.md to register it with a host.",
+    ],
   },
 ];
 

@@ -6,9 +6,13 @@ import {
   type CommandSpec,
   commandSpecs,
   findCommandSpec,
+  mcpToolSetNames,
   type OptionSpec,
   runOptions,
 } from "./command-specs.js";
+
+/** One of the tool sets `switchyard mcp` serves. */
+export type McpToolSetName = (typeof mcpToolSetNames)[number];
 
 /** The flags of `switchyard run` and of an example file run on its own. */
 export interface RunArguments {
@@ -46,6 +50,16 @@ export interface SimArguments {
   help: boolean;
 }
 
+/** The flags of `switchyard mcp`. */
+export interface McpArguments {
+  /** The tool sets to serve; absent for all. */
+  tools?: McpToolSetName[];
+  /** `--http PORT`: serve over Streamable HTTP on this port (0: a free one) instead of stdio. */
+  http?: number;
+  approve?: ApprovalMode;
+  help: boolean;
+}
+
 /** What the command line asks for. */
 export type CommandLine =
   /** `requested` is false when no command was given at all (a usage mistake). */
@@ -55,7 +69,8 @@ export type CommandLine =
   | { command: "runs"; arguments: RunsArguments }
   | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
   | { command: "examples"; help: boolean }
-  | { command: "sim"; arguments: SimArguments };
+  | { command: "sim"; arguments: SimArguments }
+  | { command: "mcp"; arguments: McpArguments };
 
 /**
  * Reads `switchyard`'s arguments (without `node` and the script). Throws a
@@ -113,6 +128,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
   if (spec.name === "examples") return { command: "examples", help };
   if (spec.name === "runs") return { command: "runs", arguments: readRunsValues(values, help) };
+  if (spec.name === "mcp") return { command: "mcp", arguments: readMcpValues(values, help) };
   return { command: "sim", arguments: readSimValues(values, help) };
 }
 
@@ -230,6 +246,39 @@ function readSimValues(values: FlagValues, help: boolean): SimArguments {
     ...(approve !== undefined ? { approve } : {}),
     ...(scenario !== undefined ? { scenario } : {}),
     ...(port !== undefined ? { port } : {}),
+    help,
+  };
+}
+
+function readMcpValues(values: FlagValues, help: boolean): McpArguments {
+  const approve = readApprove(values.approve as string | undefined, help);
+  if (help) return { help };
+  const toolsText = values.tools as string | undefined;
+  let tools: McpToolSetName[] | undefined;
+  if (toolsText !== undefined) {
+    const given = toolsText.split(",").map((part) => part.trim());
+    const unknown = given.filter((part) => !mcpToolSetNames.includes(part as McpToolSetName));
+    if (unknown.length > 0 || given.length === 0) {
+      throw usageError(
+        `--tools must name tool sets among ${mcpToolSetNames.join(", ")}, comma-separated; got "${toolsText}".`,
+      );
+    }
+    tools = [...new Set(given as McpToolSetName[])];
+  }
+  const portText = values.http as string | undefined;
+  let http: number | undefined;
+  if (portText !== undefined) {
+    http = Number(portText);
+    if (!/^\d+$/.test(portText) || http > 65_535) {
+      throw usageError(
+        `--http must be a port number from 0 (a free port) to 65535, got "${portText}".`,
+      );
+    }
+  }
+  return {
+    ...(tools !== undefined ? { tools } : {}),
+    ...(http !== undefined ? { http } : {}),
+    ...(approve !== undefined ? { approve } : {}),
     help,
   };
 }

@@ -42,6 +42,12 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
       case "sim":
         // The simulators' own keys and tokens are printed on purpose, to be copied.
         return await simCommand(line.arguments, given, untilStopSignal);
+      case "mcp": {
+        // Loaded only for this command: the MCP SDK is heavy. Stdout carries MCP messages
+        // (their tool results already redacted), and a generated token is printed to be copied.
+        const { mcpCommand } = await import("./commands/mcp-command.js");
+        return await mcpCommand(line.arguments, given, untilStopSignal);
+      }
     }
   } catch (error) {
     return reportError(error, io);

@@ -89,12 +89,36 @@ describe("parseCommandLine", () => {
     });
   });
 
+  it("reads mcp's flags", () => {
+    expect(parseCommandLine(["mcp"])).toEqual({ command: "mcp", arguments: { help: false } });
+    expect(
+      parseCommandLine([
+        "mcp",
+        "--tools",
+        "orders, docs,orders",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+      ]),
+    ).toEqual({
+      command: "mcp",
+      arguments: { tools: ["orders", "docs"], http: 0, approve: "deny", help: false },
+    });
+    expect(usageMessage(["mcp", "--tools", "orders,billing"])).toBe(
+      '--tools must name tool sets among orders, docs, messaging, comma-separated; got "orders,billing".',
+    );
+    expect(usageMessage(["mcp", "--http", "70000"])).toBe(
+      '--http must be a port number from 0 (a free port) to 65535, got "70000".',
+    );
+  });
+
   it("names each mistake and the way out", () => {
     expect(usageMessage(["deploy"])).toBe(
-      'Unknown command "deploy"; the commands are run, runs, resume, examples and sim (see switchyard --help).',
+      'Unknown command "deploy"; the commands are run, runs, resume, examples, sim and mcp (see switchyard --help).',
     );
     expect(usageMessage(["--json"])).toBe(
-      "Unknown option --json: put a command first (run, runs, resume, examples, sim); see switchyard --help.",
+      "Unknown option --json: put a command first (run, runs, resume, examples, sim, mcp); see switchyard --help.",
     );
     expect(usageMessage(["run", "order-report", "--task"])).toBe(
       '--task needs a value: --task TEXT (quote text with spaces; a value starting with "-" goes as --task=-...).',

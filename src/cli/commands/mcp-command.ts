@@ -1,0 +1,163 @@
+import { randomBytes } from "node:crypto";
+import { createMcpServer } from "../../mcp/create-mcp-server.js";
+import { type McpHttpEndpoint, serveMcpOverHttp } from "../../mcp/serve-mcp-over-http.js";
+import { serveMcpOverStdio } from "../../mcp/serve-mcp-over-stdio.js";
+import type { AnswerMode } from "../../simulators/messaging/answer-mode.js";
+import {
+  type TerminalAnswerer,
+  terminalAnswerer,
+} from "../../simulators/messaging/terminal-answerer.js";
+import { docsTools } from "../../tools/docs/docs-tools.js";
+import { messagingTools } from "../../tools/messaging/messaging-tools.js";
+import { orderTools } from "../../tools/orders/order-tools.js";
+import type { AnyTool } from "../../tools/tool.js";
+import { type ApprovalMode, defaultApprovalMode } from "../approval-mode.js";
+import type { CliIo } from "../cli-io.js";
+import { CommandError, usageError } from "../command-error.js";
+import { findCommandSpec, mcpToolSetNames } from "../command-specs.js";
+import { createRunLogger } from "../create-run-logger.js";
+import type { ExampleServices } from "../example-definition.js";
+import { exitCodes } from "../exit-codes.js";
+import { commandHelp } from "../help-text.js";
+import type { McpArguments } from "../parse-arguments.js";
+import { readPackageVersion } from "../read-package-version.js";
+import { readServiceSettings } from "../read-service-settings.js";
+import { type ResolvedServices, resolveServices } from "../resolve-services.js";
+
+/** The environment variable holding the bearer token of `switchyard mcp --http`. */
+export const mcpTokenVariable = "SWITCHYARD_MCP_TOKEN";
+
+const toolSets = {
+  orders: (services: ExampleServices) => orderTools(services.orders),
+  docs: (services: ExampleServices) => docsTools(services.docs),
+  messaging: (services: ExampleServices) => messagingTools(services.messaging),
+} satisfies Record<(typeof mcpToolSetNames)[number], (services: ExampleServices) => AnyTool[]>;
+
+/**
+ * `switchyard mcp`: serves the order, docs and messaging tools to an MCP
+ * host, over stdio (stdout carries MCP and nothing else; everything else
+ * goes to stderr) or with `--http PORT` over Streamable HTTP on 127.0.0.1,
+ * each request carrying the bearer token from `SWITCHYARD_MCP_TOKEN` (or
+ * one generated and printed to stderr). Services come from the environment
+ * as for `switchyard run`, simulators otherwise; a gated call waits for the
+ * person asked through the messaging service. Runs until the host closes
+ * stdin (stdio), or until `untilStopped` resolves (Ctrl-C, SIGTERM).
+ */
+export async function mcpCommand(
+  args: McpArguments,
+  io: CliIo,
+  untilStopped: () => Promise<string>,
+): Promise<number> {
+  if (args.help) {
+    io.stdout.write(commandHelp(findCommandSpec("mcp")!, []));
+    return exitCodes.completed;
+  }
+  const overHttp = args.http !== undefined;
+  const settings = readServiceSettings(io.env);
+  for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
+  const mode = approvalMode(args, io, settings.messaging !== undefined);
+  let answerer: TerminalAnswerer | undefined;
+  let resolved: ResolvedServices | undefined;
+  let endpoint: McpHttpEndpoint | undefined;
+  const stopped = untilStopped();
+  try {
+    if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
+    const answer: AnswerMode = answerer ?? (mode as Exclude<ApprovalMode, "ask">);
+    const logger = createRunLogger(io.env, io.stderr);
+    resolved = await resolveServices({ settings, scenario: "auto", answer, logger });
+    const services = resolved.services;
+    const sets = args.tools ?? mcpToolSetNames;
+    const tools = sets.flatMap((set) => toolSets[set](services));
+    const createServer = () =>
+      createMcpServer({
+        tools,
+        approver: services.approver,
+        name: "switchyard",
+        version: readPackageVersion(),
+        logger,
+      });
+    const origins = (["orders", "docs", "messaging"] as const)
+      .map((service) => {
+        const origin = resolved!.origins[service];
+        return `${service} ${origin.simulated ? "simulator" : origin.url}`;
+      })
+      .join(", ");
+    const approvals = settings.messaging
+      ? `the person behind SWITCHYARD_APPROVER_LINK ${services.approverLinkId}`
+      : mode === "ask"
+        ? "asked at this terminal (through the messaging simulator)"
+        : `always ${mode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${mode})`;
+    const header = [
+      `switchyard mcp: ${tools.length} tools (${sets.join(", ")}); services: ${origins}.`,
+      `Approvals: ${approvals}.`,
+    ];
+    if (!overHttp) {
+      io.stderr.write(`${[...header, "Serving MCP over stdio."].join("\n")}\n`);
+      const connection = await serveMcpOverStdio(createServer(), {
+        stdin: io.stdin,
+        stdout: io.stdout,
+      });
+      await Promise.race([connection.closed, stopped]);
+      await connection.close();
+      return exitCodes.completed;
+    }
+    const given = io.env[mcpTokenVariable]?.trim();
+    const token = given ? given : randomBytes(32).toString("base64url");
+    endpoint = await listen(createServer, token, args.http!);
+    io.stderr.write(
+      `${[
+        ...header,
+        `Serving MCP over Streamable HTTP at ${endpoint.url}`,
+        given
+          ? `Each request must send Authorization: Bearer <the token in ${mcpTokenVariable}>.`
+          : `Each request must send Authorization: Bearer ${token}\n(generated for this run; set ${mcpTokenVariable} to choose it).`,
+        "Ctrl-C or SIGTERM stops it.",
+      ].join("\n")}\n`,
+    );
+    const signal = await stopped;
+    io.stderr.write(`${signal}: MCP server stopped.\n`);
+    return exitCodes.completed;
+  } finally {
+    answerer?.close();
+    await endpoint?.close();
+    await resolved?.close();
+  }
+}
+
+function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): ApprovalMode {
+  if (args.approve !== undefined && args.approve !== "ask" && realMessaging) {
+    throw usageError(
+      `--approve ${args.approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out.`,
+    );
+  }
+  if (args.http === undefined) {
+    if (args.approve === "ask" && !realMessaging) {
+      throw usageError(
+        "--approve ask needs this terminal's input, which carries MCP messages over stdio: use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
+      );
+    }
+    // Stdin is the MCP transport: nobody can answer at this terminal.
+    return args.approve ?? "deny";
+  }
+  return args.approve ?? defaultApprovalMode(io);
+}
+
+async function listen(
+  createServer: Parameters<typeof serveMcpOverHttp>[0]["createServer"],
+  token: string,
+  port: number,
+): Promise<McpHttpEndpoint> {
+  try {
+    return await serveMcpOverHttp({ createServer, token, port });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "EADDRINUSE" || code === "EACCES") {
+      throw new CommandError(
+        `Could not listen on port ${port} (${code}): choose another --http port, or 0 for a free one.`,
+        exitCodes.notCompleted,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,192 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpToolDefinition,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { AgentEvent } from "../agent/agent-events.js";
+import { collectTools, positiveInteger } from "../agent/agent-options.js";
+import type { Approver } from "../agent/approver.js";
+import { RunJournal } from "../agent/durable/run-journal.js";
+import { executeToolCall } from "../agent/execute-tool-call.js";
+import type { ToolCallRecord } from "../agent/run-result.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
+import type { AnyTool } from "../tools/tool.js";
+import { toolAnnotations } from "./tool-annotations.js";
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** The tools to serve, e.g. `orderTools(orders)`; names must be unique. */
+  tools: readonly AnyTool[];
+  /**
+   * Asks a person before a gated tool runs, as in an agent (e.g. a
+   * `MessagingApprover`). The call's answer waits for theirs. Without one,
+   * every gated call is refused. Nothing the MCP client sends counts as an
+   * approval.
+   */
+  approver: Approver | undefined;
+  /** The server's name, as MCP hosts show it. @default "switchyard" */
+  name?: string | undefined;
+  /** The server's version. @default "0.0.0" */
+  version?: string | undefined;
+  /** Told to the host's model when it connects: how to use these tools. */
+  instructions?: string | undefined;
+  /** How long one tool may run once approved, in milliseconds. @default 60000 */
+  toolTimeoutMs?: number | undefined;
+  /** Receives approval audit lines and tool logs. Never stdout in stdio mode. @default silent */
+  logger?: Logger | undefined;
+}
+
+/** How often a host that asked for progress hears that a person is still being asked. */
+const approvalProgressIntervalMs = 15_000;
+
+/**
+ * An MCP server (the SDK's `Server`) offering the tools, to connect to any
+ * transport: `server.connect(new StdioServerTransport())`, or see
+ * `serveMcpOverHttp`. Each tool is listed with its JSON Schema and its
+ * annotations (`toolAnnotations`). A call runs as in an agent: arguments
+ * checked against the tool's schema, a gated call put to the approver and
+ * run only when the person approved exactly these arguments, the result
+ * redacted. A refusal, invalid arguments or a failure is a tool error
+ * (`isError`) whose text says why; an object result also comes as
+ * `structuredContent`. A host that sends a progress token hears when a
+ * person is asked, and every 15 s while they have not answered.
+ *
+ * @throws ConfigurationError listing every problem with the tools or options.
+ *
+ * @example
+ * const server = createMcpServer({ tools: orderTools(orders), approver });
+ * await server.connect(new StdioServerTransport());
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const problems: string[] = [];
+  const tools = collectTools(options.tools, problems);
+  const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
+  if (options.approver !== undefined && typeof options.approver?.requestApproval !== "function") {
+    problems.push("approver must have a requestApproval() method (e.g. a MessagingApprover).");
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  const logger = componentLogger(options.logger, "mcp");
+  const definitions: McpToolDefinition[] = [...tools.values()].map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.parameters as McpToolDefinition["inputSchema"],
+    annotations: toolAnnotations(tool),
+  }));
+
+  const server = new Server(
+    { name: options.name ?? "switchyard", version: options.version ?? "0.0.0" },
+    {
+      capabilities: { tools: {} },
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    if (!tools.has(name)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no tool named "${name}"; the tools are ${[...tools.keys()].join(", ")}.`,
+      );
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : approvalProgress((message, step) =>
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken, progress: step, message },
+            } satisfies ServerNotification),
+          );
+    try {
+      const record = await executeToolCall(
+        {
+          id: `mcp-${String(extra.requestId)}`,
+          type: "function",
+          function: { name, arguments: JSON.stringify(request.params.arguments ?? {}) },
+        },
+        {
+          tools,
+          approver: options.approver,
+          signal: extra.signal,
+          logger,
+          toolTimeoutMs,
+          toolConcurrency: 1,
+          stepNumber: 1,
+          emit: (event) => progress?.(event),
+          journal: new RunJournal({
+            runId: undefined,
+            store: undefined,
+            maxSteps: 1,
+            messages: [],
+          }),
+          suspendOnApproval: false,
+        },
+      );
+      return callToolResult(record);
+    } finally {
+      progress?.("end");
+    }
+  });
+  return server;
+}
+
+/**
+ * What a host reads of a finished call: the text the model of an agent
+ * would read (already redacted), and for an object result the same object
+ * as `structuredContent`.
+ */
+function callToolResult(record: ToolCallRecord): CallToolResult {
+  const content = [{ type: "text" as const, text: record.content }];
+  if (record.status !== "succeeded") return { content, isError: true };
+  if (typeof record.result !== "object" || record.result === null) return { content };
+  let structured: unknown;
+  try {
+    structured = JSON.parse(record.content);
+  } catch {
+    return { content };
+  }
+  return typeof structured === "object" && structured !== null && !Array.isArray(structured)
+    ? { content, structuredContent: structured as Record<string, unknown> }
+    : { content };
+}
+
+/**
+ * Progress notifications while a person is asked: one when the question
+ * goes out, then one every {@link approvalProgressIntervalMs} until the
+ * answer, so a host that resets its timeout on progress keeps waiting.
+ */
+function approvalProgress(
+  send: (message: string, step: number) => Promise<void>,
+): (event: AgentEvent | "end") => void {
+  let timer: NodeJS.Timeout | undefined;
+  let step = 0;
+  const notify = (message: string) => {
+    step += 1;
+    send(message, step).catch(() => {});
+  };
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return (event) => {
+    if (event === "end" || event.type === "approval-result") {
+      stop();
+      return;
+    }
+    if (event.type !== "approval-request") return;
+    notify(`Waiting for a person to approve: ${event.action.description.summary}`);
+    timer = setInterval(
+      () => notify("Still waiting for the person's answer."),
+      approvalProgressIntervalMs,
+    );
+    timer.unref();
+  };
+}

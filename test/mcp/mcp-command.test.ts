@@ -1,0 +1,149 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
+import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
+import { finished, repositoryRoot, spawnScript } from "../cli/spawn-switchyard.js";
+import { secretsOf } from "./mcp-test-kit.js";
+
+const answers: AnswerChoice[] = [];
+let simulators: Simulators;
+let client: Client;
+let stderr = "";
+
+beforeAll(async () => {
+  simulators = await startSimulators({
+    messaging: { answer: () => answers.shift() ?? { option_id: "deny" } },
+  });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
+    ),
+  );
+  // The command reaches the test's simulators as it would real services.
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--tools", "orders"],
+    cwd: repositoryRoot,
+    env: {
+      ...inherited,
+      SWITCHYARD_ORDERS_URL: simulators.orders.url,
+      SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+      SWITCHYARD_MESSAGING_URL: simulators.messaging.url,
+      SWITCHYARD_MESSAGING_TOKEN: simulators.messaging.token ?? "",
+      SWITCHYARD_APPROVER_LINK: simulators.messaging.approverLinkId,
+    },
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  client = new Client({ name: "stdio-host", version: "1.0.0" });
+  await client.connect(transport);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await simulators?.close();
+});
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+}
+
+describe("switchyard mcp over stdio, as a host starts it", () => {
+  it("lists the order tools with their annotations, and says on stderr what it serves", async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("list_orders")?.annotations).toEqual({ readOnlyHint: true });
+    expect(byName.get("cancel_orders")?.annotations).toMatchObject({ destructiveHint: true });
+    expect(byName.has("send_notification")).toBe(false);
+    expect(stderr).toContain("Serving MCP over stdio");
+    expect(stderr).toContain("the person behind SWITCHYARD_APPROVER_LINK");
+  });
+
+  it("runs a read tool, and one approved deletion and one denied reach the service once", async () => {
+    const read = (await client.callTool({
+      name: "list_callbacks",
+      arguments: {},
+    })) as CallToolResult;
+    expect(read.isError).toBeFalsy();
+    const [first, second] = simulators.orders.state.callbacks;
+    const deletions = () =>
+      simulators.orders.requests.filter((request) => request.method === "DELETE");
+
+    answers.push({ option_id: "approve" }, { option_id: "deny" });
+    const approved = (await client.callTool({
+      name: "delete_callbacks",
+      arguments: { callback_ids: [first!.id] },
+    })) as CallToolResult;
+    const denied = (await client.callTool({
+      name: "delete_callbacks",
+      arguments: { callback_ids: [second!.id] },
+    })) as CallToolResult;
+    expect(approved.isError).toBeFalsy();
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toContain("approval_refused");
+    expect(deletions()).toHaveLength(1);
+    expect(deletions()[0]?.body).toEqual([first!.id]);
+    for (const result of [read, approved, denied]) {
+      for (const secret of secretsOf(simulators)) expect(textOf(result)).not.toContain(secret);
+    }
+    for (const secret of secretsOf(simulators)) expect(stderr).not.toContain(secret);
+  });
+});
+
+describe("switchyard mcp --http", () => {
+  it("serves over Streamable HTTP with the token from SWITCHYARD_MCP_TOKEN, until SIGTERM", async () => {
+    const token = "token-from-the-environment-0123";
+    const child = spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "deny"], {
+      SWITCHYARD_MCP_TOKEN: token,
+    });
+    const ended = finished(child);
+    let output = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
+    });
+    expect(output).not.toContain(token);
+    expect(output).toContain("always denied by the messaging simulator (--approve deny)");
+    const httpClient = new Client({ name: "http-host", version: "1" });
+    await httpClient.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const { tools } = await httpClient.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["list_callbacks", "push_docs_files", "send_notification"]),
+    );
+    const denied = (await httpClient.callTool({
+      name: "cancel_orders",
+      arguments: { customer_identifiers: ["ORD-1"] },
+    })) as CallToolResult;
+    expect(JSON.parse(textOf(denied))).toMatchObject({ error: "approval_refused", code: "denied" });
+    await httpClient.close();
+    child.kill("SIGTERM");
+    const { code, stdout } = await ended;
+    expect(code).toBe(0);
+    expect(stdout).toBe("");
+  });
+
+  it("refuses --approve ask over stdio, whose input carries MCP", async () => {
+    const {
+      code,
+      stderr: errors,
+      stdout,
+    } = await finished(spawnScript("src/cli/main.ts", ["mcp", "--approve", "ask"]));
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(errors).toContain("--approve ask needs this terminal's input");
+  });
+});

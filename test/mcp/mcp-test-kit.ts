@@ -1,0 +1,16 @@
+import type { Simulators } from "../../src/simulators/start-simulators.js";
+
+/**
+ * Every secret the simulators hold: their bearer tokens and API key, and
+ * the callbacks' verification tokens (sealed as stored). None may reach an
+ * MCP host in a tool's result or error.
+ */
+export function secretsOf(simulators: Simulators): string[] {
+  return [
+    simulators.reasoner.apiKey,
+    simulators.orders.token,
+    simulators.docs.token,
+    simulators.messaging.token,
+    ...simulators.orders.state.callbacks.map((callback) => callback.token),
+  ].filter((secret): secret is string => typeof secret === "string" && secret !== "");
+}
