@@ -65,7 +65,7 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
   const httpServer = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       logger.warn({ error: (error as Error)?.message }, "MCP request failed");
-      if (!response.headersSent) sendJson(response, 500, jsonRpcError(-32603, "Internal error"));
+      if (!response.headersSent) sendError(response, 500, -32603, "Internal error");
       else response.end();
     });
   });
@@ -73,25 +73,17 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== path) {
-      sendJson(response, 404, jsonRpcError(-32000, `Not found; MCP is served at ${path}.`));
+      sendError(response, 404, -32000, `Not found; MCP is served at ${path}.`);
       return;
     }
     if (!authorized(request.headers.authorization, expected)) {
       response.setHeader("WWW-Authenticate", 'Bearer realm="switchyard"');
-      sendJson(
-        response,
-        401,
-        jsonRpcError(-32001, "Unauthorized: send Authorization: Bearer <token>."),
-      );
+      sendError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <token>.");
       return;
     }
     if (request.method !== "POST") {
       response.setHeader("Allow", "POST");
-      sendJson(
-        response,
-        405,
-        jsonRpcError(-32000, "Method not allowed: this server is stateless; send POST."),
-      );
+      sendError(response, 405, -32000, "Method not allowed: this server is stateless; send POST.");
       return;
     }
     const server = options.createServer();
@@ -134,11 +126,8 @@ function digest(token: string): Buffer {
   return createHash("sha256").update(token).digest();
 }
 
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: "2.0", error: { code, message }, id: null };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+/** Answers with a JSON-RPC error not tied to a request, as the SDK's transports do. */
+function sendError(response: ServerResponse, status: number, code: number, message: string): void {
   response.writeHead(status, { "Content-Type": "application/json" });
-  response.end(JSON.stringify(body));
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
 import { finished, repositoryRoot, spawnScript } from "../cli/spawn-switchyard.js";
-import { secretsOf } from "./mcp-test-kit.js";
+import { secretsOf, textOf } from "./mcp-test-kit.js";
 
 const answers: AnswerChoice[] = [];
 let simulators: Simulators;
@@ -49,10 +49,6 @@ afterAll(async () => {
   await client?.close();
   await simulators?.close();
 });
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-}
 
 describe("switchyard mcp over stdio, as a host starts it", () => {
   it("lists the order tools with their annotations, and says on stderr what it serves", async () => {

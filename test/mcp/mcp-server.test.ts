@@ -14,7 +14,7 @@ import { type Simulators, startSimulators } from "../../src/simulators/start-sim
 import { docsTools } from "../../src/tools/docs/docs-tools.js";
 import { messagingTools } from "../../src/tools/messaging/messaging-tools.js";
 import { orderTools } from "../../src/tools/orders/order-tools.js";
-import { secretsOf } from "./mcp-test-kit.js";
+import { secretsOf, textOf } from "./mcp-test-kit.js";
 
 /** The person's answers, in the order the questions come; a question beyond them is denied. */
 const answers: AnswerChoice[] = [];
@@ -53,10 +53,6 @@ afterAll(async () => {
   await client?.close();
   await simulators?.close();
 });
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
-}
 
 describe("createMcpServer, driven by the SDK's own Client", () => {
   it("lists every tool with its schema and the annotations of its definition", async () => {

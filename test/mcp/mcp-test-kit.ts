@@ -1,3 +1,4 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Simulators } from "../../src/simulators/start-simulators.js";
 
 /**
@@ -13,4 +14,9 @@ export function secretsOf(simulators: Simulators): string[] {
     simulators.messaging.token,
     ...simulators.orders.state.callbacks.map((callback) => callback.token),
   ].filter((secret): secret is string => typeof secret === "string" && secret !== "");
+}
+
+/** The text blocks of a tool's result, joined. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
