@@ -1,7 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
 import { compileJsonSchema, type JsonSchemaCheck } from "../tools/compile-json-schema.js";
 import type { JsonSchema } from "../tools/json-schema.js";
 import type { ActionDescription, AnyTool, NeedsApproval, Tool } from "../tools/tool.js";
@@ -184,13 +183,14 @@ function mcpTool(
   const annotations = settings.trusted ? (definition.annotations ?? {}) : {};
   const readOnly = annotations.readOnlyHint === true && annotations.destructiveHint !== true;
   const irreversible = !(readOnly || annotations.destructiveHint === false);
+  // Names and arguments come from the server and the model: details, which the gate shows quoted.
   const describeAction = (call: McpToolCall): ActionDescription => ({
-    summary: `Run the tool ${quoteUntrustedValue(call.tool)} of the MCP server ${quoteUntrustedValue(call.server)} with the arguments below.`,
+    summary: "Run a tool of an MCP server with the arguments below",
     details: [
-      `server reports itself as ${quoteUntrustedValue(call.implementation)}`,
-      ...Object.entries(call.arguments).map(
-        ([key, value]) => `${escapeUntrustedText(key)}: ${describeValue(value)}`,
-      ),
+      { label: "MCP server", value: call.server },
+      { label: "the server reports itself as", value: call.implementation },
+      { label: "tool", value: call.tool },
+      { label: "arguments (JSON)", text: JSON.stringify(call.arguments, null, 2) },
     ],
     irreversible,
   });
@@ -227,17 +227,6 @@ function mcpTool(
     describeAction,
   };
   return Object.freeze(tool);
-}
-
-const maxValueLength = 200;
-
-/** An argument's value on one line of the question: a string quoted, anything else as JSON, cut short. */
-function describeValue(value: unknown): string {
-  const text =
-    typeof value === "string"
-      ? quoteUntrustedValue(value)
-      : escapeUntrustedText(JSON.stringify(value) ?? "null");
-  return text.length > maxValueLength ? `${text.slice(0, maxValueLength)}…` : text;
 }
 
 /**

@@ -128,12 +128,12 @@ describe("mcpTools: an MCP server's tools in an Agent", () => {
       tool: "delete_note",
       arguments: { id: "n1" },
     });
-    expect(action.description.summary).toBe(
-      'Run the tool "delete_note" of the MCP server "notes" with the arguments below.',
-    );
+    expect(action.description.summary).toBe("Run a tool of an MCP server with the arguments below");
     expect(action.description.details).toEqual([
-      'server reports itself as "notes-server@2.1.0"',
-      'id: "n1"',
+      { label: "MCP server", value: "notes" },
+      { label: "the server reports itself as", value: "notes-server@2.1.0" },
+      { label: "tool", value: "delete_note" },
+      { label: "arguments (JSON)", text: '{\n  "id": "n1"\n}' },
     ]);
     expect(action.description.irreversible).toBe(true);
     expect(toolMessages(result)[0]).toMatchObject({ error: "approval_refused", code: "denied" });

@@ -11,7 +11,7 @@ import { docsTools } from "../../tools/docs/docs-tools.js";
 import { messagingTools } from "../../tools/messaging/messaging-tools.js";
 import { orderTools } from "../../tools/orders/order-tools.js";
 import type { AnyTool } from "../../tools/tool.js";
-import { type ApprovalMode, defaultApprovalMode } from "../approval-mode.js";
+import { type ApprovalMode, simulatedApprovalMode } from "../approval-mode.js";
 import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec, mcpToolSetNames } from "../command-specs.js";
@@ -125,21 +125,23 @@ export async function mcpCommand(
 }
 
 function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): ApprovalMode {
-  if (args.approve !== undefined && args.approve !== "ask" && realMessaging) {
-    throw usageError(
-      `--approve ${args.approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out.`,
-    );
-  }
-  if (args.http === undefined) {
-    if (args.approve === "ask" && !realMessaging) {
+  if (realMessaging) {
+    if (args.approve !== undefined && args.approve !== "ask") {
       throw usageError(
-        "--approve ask needs this terminal's input, which carries MCP messages over stdio: use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
+        `--approve ${args.approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out.`,
       );
     }
-    // Stdin is the MCP transport: nobody can answer at this terminal.
-    return args.approve ?? "deny";
+    // No simulator is started: the person behind the link answers.
+    return "deny";
   }
-  return args.approve ?? defaultApprovalMode(io);
+  if (args.http !== undefined) return simulatedApprovalMode(args.approve, io);
+  if (args.approve === "ask") {
+    throw usageError(
+      "--approve ask needs this terminal's input, which carries MCP messages over stdio: use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
+    );
+  }
+  // Stdin is the MCP transport: nobody can answer at this terminal.
+  return args.approve ?? "deny";
 }
 
 async function listen(
