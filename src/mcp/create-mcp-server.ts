@@ -165,7 +165,7 @@ function callToolResult(record: ToolCallRecord): CallToolResult {
  */
 function approvalProgress(
   send: (message: string, step: number) => Promise<void>,
-): (event: AgentEvent | "end") => void {
+): (event: AgentEvent<unknown> | "end") => void {
   let timer: NodeJS.Timeout | undefined;
   let step = 0;
   const notify = (message: string) => {
