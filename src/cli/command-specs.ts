@@ -185,7 +185,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "mcp",
     usage:
-      "switchyard mcp [--tools orders,docs,messaging] [--http PORT] [--approve approve|deny|ask]",
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT] [--approve browser|approve|deny|ask]",
     summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
     options: [
       {
@@ -204,7 +204,7 @@ export const commandSpecs: readonly CommandSpec[] = [
       {
         ...approveOption,
         description:
-          "How the messaging simulator answers approval requests: always approve or deny, or ask at this terminal (only with --http: over stdio the terminal carries MCP). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
+          "How the messaging simulator's approval requests are answered: by you in a browser, on the inbox page whose address is printed to stderr; always approve or deny; or asked at this terminal (only with --http: over stdio the terminal carries MCP). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
       },
       helpOption,
     ],

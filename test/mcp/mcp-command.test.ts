@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -141,5 +142,72 @@ describe("switchyard mcp --http", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(errors).toContain("--approve ask needs this terminal's input");
+  });
+});
+
+describe("switchyard mcp --approve browser over stdio", () => {
+  it("waits for the answer given on the simulator's inbox page", async () => {
+    let output = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "mcp",
+        "--tools",
+        "orders",
+        "--approve",
+        "browser",
+      ],
+      cwd: repositoryRoot,
+      env: Object.fromEntries(
+        Object.entries(process.env).filter(
+          (entry): entry is [string, string] =>
+            !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
+        ),
+      ),
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const browserHost = new Client({ name: "browser-host", version: "1.0.0" });
+    await browserHost.connect(transport);
+    try {
+      const inboxUrl = /inbox page (http:\/\/\S+)/.exec(output)?.[1];
+      expect(inboxUrl).toBeDefined();
+      const listed = (await browserHost.callTool({
+        name: "list_callbacks",
+        arguments: {},
+      })) as CallToolResult;
+      const callbackId = (listed.structuredContent as { callbacks: Array<{ id: string }> })
+        .callbacks[0]!.id;
+      const call = browserHost.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbackId] },
+      }) as Promise<CallToolResult>;
+      // The person opens the inbox, sees the question and approves it.
+      let html = "";
+      while (!/\/interactions\/([^"]+)"/.test(html)) {
+        await delay(50);
+        html = await (await fetch(inboxUrl!)).text();
+      }
+      const action = /action="([^"]*\/interactions\/[^"]+)"/.exec(html)![1]!;
+      const token = /name="token" value="([^"]+)"/.exec(html)![1]!;
+      const origin = new URL(inboxUrl!).origin;
+      const answered = await fetch(new URL(action, origin), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin },
+        body: new URLSearchParams({ token, option_id: "approve" }),
+        redirect: "manual",
+      });
+      expect(answered.status).toBeLessThan(400);
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toContain(callbackId);
+    } finally {
+      await browserHost.close();
+    }
   });
 });

@@ -62,7 +62,10 @@ export async function mcpCommand(
   const stopped = untilStopped();
   try {
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
-    const answer: AnswerMode = answerer ?? (mode as Exclude<ApprovalMode, "ask">);
+    // In the browser the person answers on the simulator's inbox page: the simulator itself never does.
+    const answer: AnswerMode =
+      answerer ??
+      (mode === "browser" ? "never" : (mode as Exclude<ApprovalMode, "ask" | "browser">));
     const logger = createRunLogger(io.env, io.stderr);
     resolved = await resolveServices({ settings, scenario: "auto", answer, logger });
     const services = resolved.services;
@@ -86,7 +89,9 @@ export async function mcpCommand(
       ? `the person behind SWITCHYARD_APPROVER_LINK ${services.approverLinkId}`
       : mode === "ask"
         ? "asked at this terminal (through the messaging simulator)"
-        : `always ${mode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${mode})`;
+        : mode === "browser"
+          ? `answered in a browser, on the messaging simulator's inbox page ${resolved.simulators.messaging?.inboxUrl ?? ""} (--approve browser)`
+          : `always ${mode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${mode})`;
     const header = [
       `switchyard mcp: ${tools.length} tools (${sets.join(", ")}); services: ${origins}.`,
       `Approvals: ${approvals}.`,
@@ -137,7 +142,7 @@ function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): Ap
   if (args.http !== undefined) return simulatedApprovalMode(args.approve, io);
   if (args.approve === "ask") {
     throw usageError(
-      "--approve ask needs this terminal's input, which carries MCP messages over stdio: use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
+      "--approve ask needs this terminal's input, which carries MCP messages over stdio: answer in a browser (--approve browser), use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
     );
   }
   // Stdin is the MCP transport: nobody can answer at this terminal.
