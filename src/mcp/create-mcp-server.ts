@@ -16,6 +16,7 @@ import { executeToolCall } from "../agent/execute-tool-call.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { toolAnnotations } from "./tool-annotations.js";
 
@@ -38,6 +39,14 @@ export interface McpServerOptions {
   instructions?: string | undefined;
   /** How long one tool may run once approved, in milliseconds. @default 60000 */
   toolTimeoutMs?: number | undefined;
+  /**
+   * Secret values never to let through, besides those the tools' and the
+   * approver's clients register themselves: removed from results, errors and
+   * logs, as in an agent.
+   */
+  secrets?: readonly string[] | undefined;
+  /** Longest tool result or error text sent to the host, in characters (a longer one is cut, saying so). @default 32000 */
+  maxToolResultChars?: number | undefined;
   /** Receives approval audit lines and tool logs. Never stdout in stdio mode. @default silent */
   logger?: Logger | undefined;
 }
@@ -67,10 +76,22 @@ export function createMcpServer(options: McpServerOptions): Server {
   const problems: string[] = [];
   const tools = collectTools(options.tools, problems);
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
+  const maxToolResultChars = positiveInteger(
+    options.maxToolResultChars,
+    32_000,
+    "maxToolResultChars",
+    problems,
+  );
   if (options.approver !== undefined && typeof options.approver?.requestApproval !== "function") {
     problems.push("approver must have a requestApproval() method (e.g. a MessagingApprover).");
   }
+  const given = options.secrets ?? [];
+  if (!Array.isArray(given) || given.some((value) => typeof value !== "string")) {
+    problems.push("secrets must be an array of strings.");
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
+  const secrets = new SecretRegistry().add(...given).include(secretsOf(options.approver));
+  for (const tool of tools.values()) secrets.include(secretsOf(tool));
   const logger = componentLogger(options.logger, "mcp");
   const definitions: McpToolDefinition[] = [...tools.values()].map((tool) => ({
     name: tool.name,
@@ -128,6 +149,8 @@ export function createMcpServer(options: McpServerOptions): Server {
             messages: [],
           }),
           suspendOnApproval: false,
+          secrets,
+          maxToolResultChars,
         },
       );
       return callToolResult(record);
