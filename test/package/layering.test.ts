@@ -18,8 +18,10 @@ const mayImport: Record<string, readonly string[]> = {
   simulators: ["clients", "internal", "errors"],
   entries: ["approvers", "agent", "tools", "clients", "internal", "errors"],
   "index.ts": ["approvers", "agent", "tools", "clients", "internal", "errors"],
+  mcp: ["agent", "tools", "internal", "errors"],
   cli: [
     "index.ts",
+    "mcp",
     "entries",
     "approvers",
     "agent",
