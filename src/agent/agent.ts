@@ -15,6 +15,7 @@ import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { emptyUsage, type RunResult } from "./run-result.js";
 import type { AgentInput } from "./start-conversation.js";
 import type { OutputOf, OutputSchema } from "./structured-output.js";
+import { type TracedRun, traceRun } from "./tracing/trace-run.js";
 
 export type { ResumeOptions, RunOptions } from "./run-options.js";
 
@@ -207,7 +208,19 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
     const { claim, ...loop } = prepared;
     const stopRenewing = keepClaimRenewed(claim);
     try {
-      return await runLoop({ settings, mode, emit, ...loop });
+      if (!settings.tracing) return await runLoop({ settings, mode, emit, ...loop });
+      let traced: TracedRun;
+      try {
+        traced = await traceRun(settings.tracing, settings, loop.journal.runId);
+      } catch (error) {
+        return endBeforeStart(settings, loop.journal.messages, error as Error, emit);
+      }
+      return await runLoop({
+        ...loop,
+        settings: traced.settings,
+        mode,
+        emit: traced.observe(emit),
+      });
     } finally {
       stopRenewing();
       await claim?.release().catch(() => {});

@@ -7,6 +7,11 @@ import {
   type ResolvedOutput,
   resolveOutputSchema,
 } from "./structured-output.js";
+import {
+  readTracing,
+  type TracingOptions,
+  type TracingSettings,
+} from "./tracing/tracing-options.js";
 
 /** The agent options that steer the loop: structured output, loop control and callbacks. */
 export interface AgentLoopOptions<Schema extends OutputSchema | undefined = undefined> {
@@ -73,6 +78,19 @@ export interface AgentLoopOptions<Schema extends OutputSchema | undefined = unde
   onToolCallSettled?:
     | ((toolCall: ToolCallRecord, context: { stepNumber: number }) => void | Promise<void>)
     | undefined;
+  /**
+   * Trace each run with OpenTelemetry, following the GenAI semantic
+   * conventions: an `invoke_agent` span per run, `chat {model}` per model
+   * call, `execute_tool {name}` per tool call and `await_approval {name}` per
+   * approval wait. `true` uses the global tracer provider; or give
+   * `{ tracer, recordContent }`. Needs `@opentelemetry/api` installed (an
+   * optional peer dependency, loaded only when tracing is on). Message and
+   * argument content only with `recordContent`, and secrets never.
+   * @default false
+   * @example
+   * new Agent({ model, tools, tracing: { tracer: trace.getTracer("orders-app"), recordContent: false } });
+   */
+  tracing?: boolean | TracingOptions | undefined;
 }
 
 /** The loop options, checked. */
@@ -85,6 +103,7 @@ export interface LoopSettings {
   onToolCallSettled:
     | ((toolCall: ToolCallRecord, context: { stepNumber: number }) => void | Promise<void>)
     | undefined;
+  tracing: TracingSettings | undefined;
 }
 
 /** The names of the loop options, for the unknown-option check. */
@@ -95,6 +114,7 @@ export const loopOptionNames = [
   "prepareStep",
   "onStepFinish",
   "onToolCallSettled",
+  "tracing",
 ] as const;
 
 /** Checks the loop options, adding each problem to `problems`. */
@@ -117,6 +137,7 @@ export function resolveLoopOptions(
     prepareStep: options.prepareStep,
     onStepFinish: options.onStepFinish,
     onToolCallSettled: options.onToolCallSettled,
+    tracing: readTracing(options.tracing, problems),
   };
 }
 

@@ -54,6 +54,11 @@ export type {
   StopWhen,
 } from "../agent/stop-conditions.js";
 export type { OutputOf, OutputSchema } from "../agent/structured-output.js";
+export type {
+  TracingOptions,
+  TracingSpan,
+  TracingTracer,
+} from "../agent/tracing/tracing-options.js";
 export type { ApprovalMessagingClient } from "../approvers/messaging/approval-messaging-client.js";
 export type { ApprovalAuditRecord } from "../approvers/messaging/audit-record.js";
 export { defaultApprovalTimeoutMs } from "../approvers/messaging/messaging-approver-options.js";

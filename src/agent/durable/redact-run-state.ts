@@ -37,6 +37,16 @@ export function holdsSecret(value: unknown, secrets?: SecretRegistry): boolean {
   return canonicalJson(redactValue(value, known)) !== canonicalJson(value);
 }
 
+/** Messages with secrets removed (`known`: the agent's registered ones), inside the JSON text of tool-call arguments too. */
+export function redactMessages(
+  messages: readonly ModelMessage[],
+  known: readonly string[],
+): ModelMessage[] {
+  return (redactValue(messages, known) as ModelMessage[]).map((message) =>
+    redactToolCallArguments(message, known),
+  );
+}
+
 function redactToolCallArguments(message: ModelMessage, known: readonly string[]): ModelMessage {
   if (message.role !== "assistant") return message;
   const { tool_calls: calls, function_call: legacy } = message;
@@ -65,7 +75,7 @@ function redactToolCallArguments(message: ModelMessage, known: readonly string[]
  * it holds none. JSON encoded twice (a string holding JSON) is unwrapped as
  * the agent decodes it; text that does not parse is scrubbed as text.
  */
-function redactArgumentsText(text: string, known: readonly string[]): string {
+export function redactArgumentsText(text: string, known: readonly string[]): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
