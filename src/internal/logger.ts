@@ -1,13 +1,17 @@
-import { type Logger, pino } from "pino";
+import type { DestinationStream, Logger } from "pino";
+import { loadOnFirstUse } from "./load-on-first-use.js";
 import { redactValue, type SecretRegistry } from "./redact.js";
 
 export type { Logger } from "pino";
+
+/** pino, loaded when the first logger is made, not by `import("switchyard")`. */
+const loadPino = loadOnFirstUse<typeof import("pino")>("pino");
 
 let silent: Logger | undefined;
 
 /** A logger that writes nothing; the default everywhere a logger is optional. */
 export function silentLogger(): Logger {
-  silent ??= pino({ level: "silent" });
+  silent ??= loadPino().pino({ level: "silent" });
   return silent;
 }
 
@@ -33,12 +37,12 @@ export function componentLogger(
 export function createLogger(
   options: { level?: string; destination?: NodeJS.WritableStream } = {},
 ): Logger {
-  return pino(
+  return loadPino().pino(
     {
       level: options.level ?? "info",
       formatters: { log: (record) => redactValue(record) as Record<string, unknown> },
     },
-    (options.destination ?? process.stderr) as pino.DestinationStream,
+    (options.destination ?? process.stderr) as DestinationStream,
   );
 }
 

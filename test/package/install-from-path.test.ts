@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -105,6 +105,53 @@ describe("the package installed from its tarball", () => {
       refused: true,
       simulators: "function",
     });
+  });
+
+  it("gives one value per name across entry points, so instanceof holds between subpaths", () => {
+    // The build bundles each entry point with shared chunks: a class the main
+    // entry and a subpath both export must be one class, not two copies.
+    const subpaths = Object.keys(
+      (
+        JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+          exports: Record<string, unknown>;
+        }
+      ).exports,
+    ).filter((subpath) => subpath !== "." && subpath !== "./package.json");
+    const script = [
+      'const main = await import("switchyard");',
+      "const shared = [];",
+      "const copies = [];",
+      `for (const subpath of ${JSON.stringify(subpaths)}) {`,
+      "  const entry = await import('switchyard/' + subpath.slice(2));",
+      "  for (const [name, value] of Object.entries(entry)) {",
+      "    if (!(name in main)) continue;",
+      "    shared.push(subpath + ' ' + name);",
+      "    if (main[name] !== value) copies.push(subpath + ' ' + name);",
+      "  }",
+      "}",
+      'const { ConfigurationError } = await import("switchyard/errors");',
+      "let refused = false;",
+      "try { new main.ReasonerClient({ url: 'http://example.com', apiKey: 'k' }); } catch (error) { refused = error instanceof ConfigurationError; }",
+      "console.log(JSON.stringify({ shared: shared.length, copies, refused }));",
+    ].join("\n");
+    writeFileSync(join(project, "entries.mjs"), script);
+    const output = execFileSync(process.execPath, ["entries.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    const result = JSON.parse(output) as { shared: number; copies: string[]; refused: boolean };
+    expect(result.copies).toEqual([]);
+    expect(result.shared).toBeGreaterThan(10);
+    expect(result.refused).toBe(true);
+  });
+
+  it("runs the command line from its bin", () => {
+    const output = execFileSync(
+      process.execPath,
+      [join(project, "node_modules", ".bin", "switchyard"), "--help"],
+      { cwd: project, encoding: "utf8" },
+    );
+    expect(output).toContain("Usage: switchyard <command>");
   });
 
   it("type-checks a TypeScript user of the package", () => {
