@@ -167,6 +167,18 @@ describe("tracing with OpenTelemetry", () => {
     expect(input).toEqual([{ role: "user", content: prompt }]);
   });
 
+  it("redacts the agent's registered secrets from recorded content", async () => {
+    const note = "internal-note-7f3e9a1c";
+    await new Agent({
+      model: new ScriptedModel([{ text: `Noted ${note}.` }]),
+      secrets: [note],
+      tracing: { tracer, recordContent: true },
+    }).run(`Remember ${note}`);
+    const recorded = everything(exporter.getFinishedSpans());
+    expect(recorded).toContain("Remember [redacted]");
+    expect(recorded).not.toContain(note);
+  });
+
   it("marks a failed run's span as an error", async () => {
     const failing = new Agent({
       model: new ScriptedModel([{ error: new Error("service unavailable") }]),
