@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^switchyard\/docs$/, replacement: source("./src/entries/docs.ts") },
       { find: /^switchyard\/messaging$/, replacement: source("./src/entries/messaging.ts") },
       { find: /^switchyard\/errors$/, replacement: source("./src/entries/errors.ts") },
+      { find: /^switchyard\/postgres$/, replacement: source("./src/entries/postgres.ts") },
       { find: /^switchyard\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^switchyard\/cli$/, replacement: source("./src/cli/index.ts") },
       { find: /^switchyard\/mcp$/, replacement: source("./src/mcp/index.ts") },
@@ -26,5 +27,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["./test/helpers/postgres-global-setup.ts"],
   },
 });

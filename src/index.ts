@@ -35,6 +35,7 @@ export {
 export { FileRunStore, type FileRunStoreOptions } from "./agent/durable/file-run-store.js";
 export type { RunState } from "./agent/durable/run-state.js";
 export type { RunStore } from "./agent/durable/run-store.js";
+export { RunWorker, type RunWorkerOptions } from "./agent/durable/run-worker.js";
 // Errors a caller catches
 export {
   InvalidOutputError,

@@ -31,6 +31,7 @@ export type {
   RunSaveOptions,
   RunSummary,
 } from "../agent/durable/run-store.js";
+export type { RunWorkerOutcome, RunWorkerStopOptions } from "../agent/durable/run-worker.js";
 export type { AgentLoopOptions } from "../agent/loop-options.js";
 export type {
   AgentRequestOptions,

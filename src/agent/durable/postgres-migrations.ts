@@ -1,0 +1,96 @@
+import type { PoolClient } from "pg";
+
+/**
+ * The store's migrations, in order: migration `n` (1-based) brings the
+ * schema from version `n - 1` to `n`. Released migrations never change;
+ * a new version appends one. `{schema}` is the quoted schema name.
+ */
+export const postgresMigrations: readonly string[] = [
+  `
+  CREATE TABLE {schema}.runs (
+    run_id           text PRIMARY KEY,
+    status           text NOT NULL,
+    -- NULL while a run is claimed but not saved yet.
+    state            jsonb,
+    summary          jsonb,
+    revision         bigint NOT NULL DEFAULT 0,
+    lease_owner      text,
+    lease_token      bigint NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    next_check_at    timestamptz,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    updated_at       timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX runs_by_status ON {schema}.runs (status, updated_at DESC, run_id)
+    WHERE state IS NOT NULL;
+  CREATE INDEX runs_by_update ON {schema}.runs (updated_at DESC, run_id)
+    WHERE state IS NOT NULL;
+  CREATE INDEX runs_due ON {schema}.runs (next_check_at)
+    WHERE status IN ('suspended', 'running') AND state IS NOT NULL;
+  CREATE TABLE {schema}.tool_executions (
+    run_id       text NOT NULL REFERENCES {schema}.runs ON DELETE CASCADE,
+    tool_call_id text NOT NULL,
+    fingerprint  text NOT NULL,
+    started_at   timestamptz NOT NULL DEFAULT now(),
+    finished_at  timestamptz,
+    content      text,
+    PRIMARY KEY (run_id, tool_call_id)
+  );
+  CREATE TABLE {schema}.used_approvals (
+    interaction_id text PRIMARY KEY,
+    fingerprint    text NOT NULL,
+    used_at        timestamptz NOT NULL DEFAULT now()
+  );
+  `,
+];
+
+/**
+ * Brings the schema to the newest version, in one transaction holding an
+ * advisory lock on the schema's name: processes starting at once wait for
+ * the first, then find nothing left to do. Refuses a schema a newer
+ * Switchyard migrated (its code would not know the tables).
+ */
+export async function migrate(client: PoolClient, schema: string): Promise<void> {
+  const quoted = quoteIdentifier(schema);
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+      `switchyard.migrate:${schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_migrations (
+         version    integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${quoted}.schema_migrations`,
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > postgresMigrations.length) {
+      throw new Error(
+        `schema "${schema}" is at version ${current}, made by a newer Switchyard (this one knows versions up to ${postgresMigrations.length}); upgrade Switchyard, or use another schema`,
+      );
+    }
+    for (let version = current + 1; version <= postgresMigrations.length; version++) {
+      const text = postgresMigrations[version - 1] ?? "";
+      await client.query(text.replaceAll("{schema}", quoted));
+      await client.query(`INSERT INTO ${quoted}.schema_migrations (version) VALUES ($1)`, [
+        version,
+      ]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}
+
+/** A schema name the store accepts: lower-case letters, digits and `_`, up to 63. */
+export const schemaNamePattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The identifier in double quotes, as SQL takes it. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,492 @@
+import { hostname } from "node:os";
+import type { Pool, QueryResultRow } from "pg";
+import pg from "pg";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { describeThrown } from "../describe-thrown.js";
+import {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+  RunStoreError,
+} from "./durable-errors.js";
+import { parseRunState } from "./parse-run-state.js";
+import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
+import { findRunIdProblem } from "./run-id.js";
+import { readRunListOptions, runListCursor } from "./run-list-page.js";
+import type { RunState } from "./run-state.js";
+import {
+  type RunClaim,
+  type RunClaimOptions,
+  type RunList,
+  type RunListOptions,
+  type RunReleaseOptions,
+  type RunSaveOptions,
+  type RunStore,
+  type RunSummary,
+  summarizeRunState,
+} from "./run-store.js";
+
+/** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
+export interface PostgresRunStoreOptions {
+  /**
+   * A `pg.Pool` of yours; the store never ends it. Give this or
+   * `connectionString`.
+   */
+  pool?: Pool | undefined;
+  /**
+   * `postgres://user:password@host:5432/database`; the store makes a pool
+   * of its own, ended by `close()`. Give this or `pool`.
+   */
+  connectionString?: string | undefined;
+  /** Connections in the store's own pool (with `connectionString`). @default 10 */
+  poolSize?: number | undefined;
+  /**
+   * The schema holding the store's tables, created and migrated on first
+   * use: lower-case letters, digits and `_`. Several stores (agents,
+   * environments) can share a database under different schemas.
+   * @default "switchyard"
+   */
+  schema?: string | undefined;
+  /** How long a claim lasts unless renewed, when `claim()` is not told. @default 60_000 */
+  leaseMs?: number | undefined;
+}
+
+/** Statuses a worker may find due: waiting for answers, or abandoned mid-run. */
+const dueStatuses = "('suspended', 'running')";
+
+/**
+ * A run store in PostgreSQL, shared by any number of processes on any
+ * number of machines (`docs/scaling.md`). It creates and migrates its own
+ * tables in `schema` on first use (versioned migrations under an advisory
+ * lock, safe when many processes start at once).
+ *
+ * Every guarantee of {@link RunStore} holds across machines: saves are
+ * compare-and-set on the run's revision; claims are leases that expire
+ * unless renewed, with a fencing token checked by every save (a stalled
+ * worker cannot write after another took the run); `claimNext` takes due
+ * runs with `FOR UPDATE SKIP LOCKED`, and recovers runs whose holder died;
+ * execution records and used approvals are rows with unique keys; listing
+ * reads summaries only, a page at a time on an index. Times are the
+ * database server's, so machine clocks need not agree.
+ *
+ * @example
+ * import { PostgresRunStore } from "switchyard/postgres";
+ * const runStore = new PostgresRunStore({ connectionString: process.env.SWITCHYARD_DATABASE_URL });
+ * const agent = new Agent({ model, tools, approver, runStore });
+ * // ...
+ * await runStore.close();
+ */
+export class PostgresRunStore implements RunStore {
+  /** The schema holding the tables. */
+  readonly schema: string;
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #table: string;
+  readonly #leaseMs: number;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: PostgresRunStoreOptions) {
+    const problems: string[] = [];
+    const { pool, connectionString } = options ?? {};
+    if ((pool === undefined) === (connectionString === undefined)) {
+      problems.push(
+        "PostgresRunStore needs exactly one of pool (a pg.Pool) or connectionString (postgres://user:password@host:5432/database).",
+      );
+    }
+    if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
+      problems.push(
+        "connectionString must be a postgres:// URL, e.g. postgres://user:password@host:5432/database.",
+      );
+    }
+    const schema = options?.schema ?? "switchyard";
+    if (typeof schema !== "string" || !schemaNamePattern.test(schema)) {
+      problems.push(
+        `schema ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`,
+      );
+    }
+    const leaseMs = options?.leaseMs ?? 60_000;
+    if (!Number.isInteger(leaseMs) || leaseMs < 100) {
+      problems.push("leaseMs must be a whole number of milliseconds, at least 100.");
+    }
+    const poolSize = options?.poolSize ?? 10;
+    if (!Number.isInteger(poolSize) || poolSize < 1) {
+      problems.push("poolSize must be a whole number, at least 1.");
+    }
+    if (problems.length > 0) throw new ConfigurationError(problems);
+    this.schema = schema;
+    this.#table = `${quoteIdentifier(schema)}.runs`;
+    this.#leaseMs = leaseMs;
+    this.#ownsPool = pool === undefined;
+    this.#pool = pool ?? new pg.Pool({ connectionString, max: poolSize });
+    // An idle connection the server drops must not crash the process; the next query reports it.
+    if (this.#ownsPool) this.#pool.on("error", () => {});
+  }
+
+  /**
+   * Creates or migrates the tables now (otherwise done on first use).
+   * Rejects with `RunStoreError` when the database cannot be reached or the
+   * schema was migrated by a newer Switchyard.
+   */
+  migrate(): Promise<void> {
+    this.#ready ??= (async () => {
+      const client = await this.#pool.connect();
+      try {
+        await migrate(client, this.schema);
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw new RunStoreError(
+        {
+          operation: "migrate",
+          message: `Could not prepare the run store's tables in schema "${this.schema}": ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    });
+    return this.#ready;
+  }
+
+  /** Ends the store's own pool (made from `connectionString`); a pool given is left open. */
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
+    const checked = parseRunState(state, "the state to save");
+    const { runId } = checked;
+    checkRunId(runId);
+    const { expectedRevision, claim } = options;
+    const values = [
+      runId,
+      checked.status,
+      JSON.stringify(checked),
+      JSON.stringify(summarizeRunState(checked)),
+      checked.revision,
+      checked.updatedAt,
+      checked.createdAt,
+      expectedRevision ?? null,
+      claim?.token ?? null,
+    ];
+    const set = `status = $2::text, state = $3::jsonb, summary = $4::jsonb, revision = $5::bigint,
+      updated_at = $6::timestamptz,
+      created_at = CASE WHEN runs.state IS NULL THEN $7::timestamptz ELSE runs.created_at END,
+      next_check_at = CASE
+        WHEN $2::text NOT IN ${dueStatuses} THEN NULL
+        WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at
+        WHEN $2::text = 'suspended' THEN now()
+        ELSE NULL END`;
+    const fence = `($8::bigint IS NULL OR runs.revision = $8)
+      AND ($9::bigint IS NULL OR (runs.lease_token = $9 AND runs.lease_owner IS NOT NULL
+                                  AND runs.lease_expires_at > now()))`;
+    // A run not stored yet can be created only by a save expecting nothing (revision 0, no claim).
+    const mayCreate = (expectedRevision ?? 0) === 0 && !claim;
+    const text = mayCreate
+      ? `INSERT INTO ${this.#table} AS runs
+           (run_id, status, state, summary, revision, updated_at, created_at, next_check_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $2::text = 'suspended' THEN now() END)
+         ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence}`
+      : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence}`;
+    const { rowCount } = await this.#query("save", runId, text, values);
+    if (rowCount === 1) return;
+    throw await this.#conflict(runId, options);
+  }
+
+  /** Says why a save was refused: the claim no longer current, or another revision stored. */
+  async #conflict(runId: string, options: RunSaveOptions): Promise<RunConflictError> {
+    const { rows } = await this.#query<{ revision: string; token: string; live: boolean }>(
+      "save",
+      runId,
+      `SELECT revision, lease_token AS token,
+              (lease_owner IS NOT NULL AND lease_expires_at > now()) AS live
+         FROM ${this.#table} WHERE run_id = $1`,
+      [runId],
+    );
+    const row = rows[0];
+    const { claim, expectedRevision } = options;
+    if (claim && (!row || Number(row.token) !== claim.token || !row.live)) {
+      return new RunConflictError({
+        operation: "save",
+        runId,
+        reason: "claim",
+        message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${row && Number(row.token) !== claim.token ? "another process took the run over" : "it expired or was released"}). Nothing was written; the run stops here.`,
+      });
+    }
+    return new RunConflictError({
+      operation: "save",
+      runId,
+      reason: "revision",
+      message: `Run "${runId}" was not saved: the store holds revision ${row ? Number(row.revision) : 0}, not ${expectedRevision}; another process saved it since this one read it. Nothing was written; the run stops here.`,
+    });
+  }
+
+  async load(runId: string): Promise<RunState> {
+    checkRunId(runId);
+    const { rows } = await this.#query<{ state: unknown }>(
+      "load",
+      runId,
+      `SELECT state FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL`,
+      [runId],
+    );
+    const row = rows[0];
+    if (!row) throw new RunNotFoundError(runId, `the run store (schema "${this.schema}")`);
+    return parseRunState(row.state, `run "${runId}" in schema "${this.schema}"`);
+  }
+
+  /** One page of summaries, on the `(status, updated_at, run_id)` index; see {@link RunStore.list}. */
+  async list(options: RunListOptions = {}): Promise<RunList> {
+    const page = readRunListOptions(options);
+    const conditions = ["state IS NOT NULL"];
+    const values: unknown[] = [];
+    if (page.statuses) {
+      values.push(page.statuses);
+      conditions.push(`status = ANY($${values.length})`);
+    }
+    if (page.after) {
+      values.push(page.after.updatedAt, page.after.runId);
+      const [time, id] = [`$${values.length - 1}`, `$${values.length}`];
+      conditions.push(`(updated_at < ${time} OR (updated_at = ${time} AND run_id > ${id}))`);
+    }
+    values.push(page.limit + 1);
+    const { rows } = await this.#query<{ summary: RunSummary }>(
+      "list",
+      undefined,
+      `SELECT summary FROM ${this.#table} WHERE ${conditions.join(" AND ")}
+        ORDER BY updated_at DESC, run_id LIMIT $${values.length}`,
+      values,
+    );
+    const runs = rows.slice(0, page.limit).map((row) => row.summary);
+    const last = runs.at(-1);
+    return {
+      runs,
+      unreadable: [],
+      ...(rows.length > page.limit && last ? { nextCursor: runListCursor(last) } : {}),
+    };
+  }
+
+  async delete(runId: string): Promise<boolean> {
+    checkRunId(runId);
+    const { rowCount } = await this.#query(
+      "delete",
+      runId,
+      `DELETE FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL`,
+      [runId],
+    );
+    return rowCount === 1;
+  }
+
+  /**
+   * Takes a lease on the run (a row is reserved for a run not saved yet);
+   * see {@link RunStore.claim}. Refused while another's lease is live,
+   * unless `takeOver`.
+   */
+  async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
+    checkRunId(runId);
+    const owner = ownerOf(options);
+    const leaseMs = this.#leaseOf(options);
+    const { rows } = await this.#query<ClaimRow>(
+      "claim",
+      runId,
+      // "previous" reads the row as the statement found it (a CTE that locked
+      // it would see nothing once this statement updated the row).
+      `WITH previous AS (
+         SELECT status, lease_owner FROM ${this.#table} WHERE run_id = $1)
+       INSERT INTO ${this.#table} AS runs (run_id, status, lease_owner, lease_token, lease_expires_at)
+       VALUES ($1, 'running', $2, 1, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (run_id) DO UPDATE SET
+         lease_owner = EXCLUDED.lease_owner,
+         lease_token = runs.lease_token + 1,
+         lease_expires_at = EXCLUDED.lease_expires_at,
+         next_check_at = CASE WHEN runs.status IN ${dueStatuses}
+                              THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
+       WHERE runs.lease_owner IS NULL OR runs.lease_expires_at <= now() OR $4
+       RETURNING runs.run_id, runs.lease_token AS token,
+         COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
+                     FROM previous), false) AS recovered`,
+      [runId, owner, leaseMs, options.takeOver === true],
+    );
+    const row = rows[0];
+    if (row) return this.#claimFrom(row, owner, leaseMs);
+    const { rows: holders } = await this.#query<{ owner: string; until: Date }>(
+      "claim",
+      runId,
+      `SELECT lease_owner AS owner, lease_expires_at AS until FROM ${this.#table} WHERE run_id = $1`,
+      [runId],
+    );
+    const holder = holders[0];
+    throw new RunNotResumableError(
+      runId,
+      "claimed",
+      `Run "${runId}" is being worked on by ${holder?.owner ?? "another process"}${holder?.until ? `, whose claim expires at ${holder.until.toISOString()} unless renewed` : ""}. Wait for it to finish (a dead holder's claim expires on its own), or resume with { takeOver: true } if you know it is gone.`,
+      { takeOver: true },
+    );
+  }
+
+  /**
+   * Takes the due run checked longest ago with `FOR UPDATE SKIP LOCKED`,
+   * so workers never wait on each other; see {@link RunStore.claimNext}.
+   */
+  async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
+    const owner = ownerOf(options);
+    const leaseMs = this.#leaseOf(options);
+    const { rows } = await this.#query<ClaimRow>(
+      "claimNext",
+      undefined,
+      `WITH next AS (
+         SELECT run_id, status, lease_owner FROM ${this.#table}
+          WHERE status IN ${dueStatuses} AND state IS NOT NULL AND next_check_at <= now()
+            AND (lease_owner IS NULL OR lease_expires_at <= now())
+          ORDER BY next_check_at
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED)
+       UPDATE ${this.#table} AS runs SET
+         lease_owner = $1,
+         lease_token = runs.lease_token + 1,
+         lease_expires_at = now() + $2 * interval '1 millisecond',
+         next_check_at = now() + $2 * interval '1 millisecond'
+       FROM next WHERE runs.run_id = next.run_id
+       RETURNING runs.run_id, runs.lease_token AS token,
+         (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered`,
+      [owner, leaseMs],
+    );
+    const row = rows[0];
+    return row ? this.#claimFrom(row, owner, leaseMs) : undefined;
+  }
+
+  #claimFrom(row: ClaimRow, owner: string, leaseMs: number): RunClaim {
+    const runId = row.run_id;
+    const token = Number(row.token);
+    const table = this.#table;
+    const query = this.#query.bind(this);
+    let expiresAt = new Date(Date.now() + leaseMs);
+    return {
+      runId,
+      owner,
+      token,
+      recovered: row.recovered,
+      get expiresAt() {
+        return expiresAt;
+      },
+      async renew() {
+        const renewedAt = Date.now();
+        const { rowCount } = await query(
+          "renew",
+          runId,
+          `UPDATE ${table} SET
+             lease_expires_at = now() + $3 * interval '1 millisecond',
+             next_check_at = CASE WHEN status IN ${dueStatuses}
+                                  THEN now() + $3 * interval '1 millisecond' ELSE next_check_at END
+           WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
+             AND lease_expires_at > now()`,
+          [runId, token, leaseMs],
+        );
+        if (rowCount !== 1) {
+          throw new RunConflictError({
+            operation: "renew",
+            runId,
+            reason: "claim",
+            message: `The claim on run "${runId}" was lost: it expired or another process took the run over.`,
+          });
+        }
+        expiresAt = new Date(renewedAt + leaseMs);
+      },
+      async release(options: RunReleaseOptions = {}) {
+        await query(
+          "release",
+          runId,
+          `WITH reserved AS (
+             DELETE FROM ${table} WHERE run_id = $1 AND lease_token = $2 AND state IS NULL)
+           UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL,
+             next_check_at = CASE WHEN status IN ${dueStatuses}
+                                  THEN COALESCE($3::timestamptz, now()) END
+           WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
+             AND state IS NOT NULL`,
+          [runId, token, options.nextCheckAt ?? null],
+        );
+      },
+    };
+  }
+
+  /** Inserts the approval's row; `false` when it was there. See {@link RunStore.markApprovalUsed}. */
+  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
+    const { rowCount } = await this.#query(
+      "markApprovalUsed",
+      undefined,
+      `INSERT INTO ${quoteIdentifier(this.schema)}.used_approvals (interaction_id, fingerprint)
+       VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [interactionId, fingerprint],
+    );
+    return rowCount === 1;
+  }
+
+  /** Inserts the call's execution record; `false` when it was there. See {@link RunStore.recordStart}. */
+  async recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean> {
+    const { rowCount } = await this.#query(
+      "recordStart",
+      runId,
+      `INSERT INTO ${quoteIdentifier(this.schema)}.tool_executions (run_id, tool_call_id, fingerprint)
+       VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [runId, toolCallId, fingerprint],
+    );
+    return rowCount === 1;
+  }
+
+  async recordFinish(runId: string, toolCallId: string, content: string): Promise<void> {
+    await this.#query(
+      "recordFinish",
+      runId,
+      `UPDATE ${quoteIdentifier(this.schema)}.tool_executions
+          SET finished_at = now(), content = $3
+        WHERE run_id = $1 AND tool_call_id = $2`,
+      [runId, toolCallId, content],
+    );
+  }
+
+  #leaseOf(options: RunClaimOptions): number {
+    const leaseMs = options.leaseMs ?? this.#leaseMs;
+    if (!Number.isInteger(leaseMs) || leaseMs < 100) {
+      throw new ConfigurationError("leaseMs must be a whole number of milliseconds, at least 100.");
+    }
+    return leaseMs;
+  }
+
+  /** Runs one statement once the tables are ready; any failure is a RunStoreError naming the operation. */
+  async #query<Row extends QueryResultRow = QueryResultRow>(
+    operation: string,
+    runId: string | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: Row[]; rowCount: number }> {
+    await this.migrate();
+    try {
+      const result = await this.#pool.query<Row>(text, values);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    } catch (error) {
+      throw new RunStoreError(
+        {
+          operation,
+          runId,
+          message: `Run store ${operation}${runId ? ` of run "${runId}"` : ""} failed (PostgreSQL, schema "${this.schema}"): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+  }
+}
+
+interface ClaimRow {
+  run_id: string;
+  token: string;
+  recovered: boolean;
+}
+
+function ownerOf(options: RunClaimOptions): string {
+  return options.owner ?? `${hostname()}:${process.pid}`;
+}
+
+function checkRunId(runId: string): void {
+  const problem = findRunIdProblem(runId);
+  if (problem)
+    throw new ConfigurationError(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+}

@@ -1,0 +1,216 @@
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { componentLogger, type Logger } from "../../internal/logger.js";
+import type { Agent } from "../agent.js";
+import type { RunResult } from "../run-result.js";
+import { keepClaimRenewed } from "./keep-claim-renewed.js";
+import type { RunClaim, RunStore } from "./run-store.js";
+
+/** How one run taken by a {@link RunWorker} went. */
+export interface RunWorkerOutcome {
+  runId: string;
+  /** True when the run was taken from a worker that died (its claim expired). */
+  recovered: boolean;
+  /** The resumed run's result; `suspended` when answers are still pending (it was rescheduled). */
+  result?: RunResult;
+  /** Why the run could not be resumed (it is rescheduled, to be tried again later). */
+  error?: Error;
+}
+
+/** Options of {@link RunWorker}. */
+export interface RunWorkerOptions {
+  /**
+   * The store shared by the workers; it must have `claimNext` (e.g. a
+   * `PostgresRunStore`). The agents must use the same store.
+   */
+  runStore: RunStore;
+  /**
+   * The agent that resumes the runs (built with the same tools, approver and
+   * `runStore` as the one that started them), or a function choosing one
+   * per run, for a store shared by several kinds of agent.
+   */
+  agent: Agent | ((runId: string) => Agent | Promise<Agent>);
+  /** Runs in hand at once. @default 4 */
+  concurrency?: number | undefined;
+  /** How long to wait before looking again when no run is due. @default 1_000 */
+  pollIntervalMs?: number | undefined;
+  /** When a run whose answers are still pending is due again. @default 30_000 */
+  recheckAfterMs?: number | undefined;
+  /** The claims' lease; renewed every third of it while a run is in hand. @default 60_000 */
+  leaseMs?: number | undefined;
+  /** Who this worker is, in the store's claims. @default `<host name>:<process id>` */
+  owner?: string | undefined;
+  /** Called after each run taken, however it went. */
+  onRunSettled?: ((outcome: RunWorkerOutcome) => void) | undefined;
+  logger?: Logger | undefined;
+}
+
+/** Options of {@link RunWorker.stop}. */
+export interface RunWorkerStopOptions {
+  /**
+   * Do not wait for the runs in hand: release their claims at once, so
+   * other workers take them now (a call in flight is then reported to the
+   * model as of unknown outcome, never run again). @default false: wait for them to finish
+   */
+  release?: boolean | undefined;
+}
+
+/**
+ * Resumes suspended runs from a shared store, as one of any number of
+ * workers on any number of machines: takes due runs (`claimNext`), resumes
+ * each with the agent (which reads its pending answers: the answered runs
+ * go on, approved calls run once; the pending ones are suspended again at
+ * once and rescheduled after `recheckAfterMs`), and renews its claims while
+ * it works. A worker that dies loses its claims when they expire; another
+ * worker then takes its runs, and a call it had started is reported to the
+ * model as of unknown outcome, never run again.
+ *
+ * @example
+ * const runStore = new PostgresRunStore({ connectionString });
+ * const agent = new Agent({ model, tools, approver, runStore });
+ * const worker = new RunWorker({ runStore, agent, concurrency: 8 });
+ * worker.start();
+ * process.once("SIGTERM", () => worker.stop());
+ */
+export class RunWorker {
+  /** Who this worker is in the store's claims. */
+  readonly owner: string;
+  readonly #store: RunStore;
+  readonly #agentFor: (runId: string) => Agent | Promise<Agent>;
+  readonly #concurrency: number;
+  readonly #pollIntervalMs: number;
+  readonly #recheckAfterMs: number;
+  readonly #leaseMs: number;
+  readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
+  readonly #logger: Logger;
+  readonly #inHand = new Map<string, { claim: RunClaim; done: Promise<void> }>();
+  #idle = new AbortController();
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+
+  constructor(options: RunWorkerOptions) {
+    const problems: string[] = [];
+    if (typeof options?.runStore?.claimNext !== "function") {
+      problems.push(
+        "runStore must have claimNext() to hand out due runs (e.g. a PostgresRunStore from switchyard/postgres).",
+      );
+    }
+    const agent = options?.agent;
+    if (typeof agent !== "function" && typeof agent?.resume !== "function") {
+      problems.push("agent must be an Agent, or a function returning the Agent for a run id.");
+    }
+    const whole = (name: string, value: number | undefined, fallback: number, least: number) => {
+      const chosen = value ?? fallback;
+      if (!Number.isInteger(chosen) || chosen < least) {
+        problems.push(`${name} must be a whole number, at least ${least}.`);
+      }
+      return chosen;
+    };
+    this.#concurrency = whole("concurrency", options?.concurrency, 4, 1);
+    this.#pollIntervalMs = whole("pollIntervalMs", options?.pollIntervalMs, 1_000, 1);
+    this.#recheckAfterMs = whole("recheckAfterMs", options?.recheckAfterMs, 30_000, 0);
+    this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
+    if (problems.length > 0) throw new ConfigurationError(problems);
+    this.#store = options.runStore;
+    this.#agentFor = typeof agent === "function" ? agent : () => agent;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}`;
+    this.#onRunSettled = options.onRunSettled;
+    this.#logger = componentLogger(options.logger, "worker");
+  }
+
+  /** The ids of the runs in hand. */
+  get runsInHand(): string[] {
+    return [...this.#inHand.keys()];
+  }
+
+  /** Starts taking due runs; resolves when the worker has stopped (see {@link RunWorker.stop}). */
+  start(): Promise<void> {
+    this.#loop ??= this.#takeWork();
+    return this.#loop;
+  }
+
+  /**
+   * Stops taking runs. By default waits for the runs in hand to finish;
+   * with `release`, releases their claims at once instead. Resolves when
+   * no run is in hand.
+   */
+  async stop(options: RunWorkerStopOptions = {}): Promise<void> {
+    this.#stopping = true;
+    this.#idle.abort();
+    if (options.release) {
+      await Promise.all(
+        [...this.#inHand.values()].map(({ claim }) => claim.release().catch(() => {})),
+      );
+      this.#inHand.clear();
+    }
+    await this.#loop;
+    await Promise.all([...this.#inHand.values()].map(({ done }) => done));
+  }
+
+  async #takeWork(): Promise<void> {
+    while (!this.#stopping) {
+      if (this.#inHand.size >= this.#concurrency) {
+        await Promise.race([...this.#inHand.values()].map(({ done }) => done));
+        continue;
+      }
+      let claim: RunClaim | undefined;
+      try {
+        claim = await this.#store.claimNext?.({ owner: this.owner, leaseMs: this.#leaseMs });
+      } catch (error) {
+        this.#logger.error({ err: error }, "could not take a due run; trying again");
+      }
+      if (this.#stopping) {
+        await claim?.release().catch(() => {});
+        break;
+      }
+      if (!claim) {
+        await this.#waitForWork();
+        continue;
+      }
+      const taken = claim;
+      const done = this.#work(taken).finally(() => {
+        if (this.#inHand.get(taken.runId)?.claim === taken) this.#inHand.delete(taken.runId);
+      });
+      this.#inHand.set(taken.runId, { claim: taken, done });
+    }
+  }
+
+  async #waitForWork(): Promise<void> {
+    try {
+      await sleep(this.#pollIntervalMs, undefined, { signal: this.#idle.signal });
+    } catch {
+      // Woken by stop().
+    }
+  }
+
+  async #work(claim: RunClaim): Promise<void> {
+    const { runId, recovered } = claim;
+    const stopRenewing = keepClaimRenewed(claim);
+    let outcome: RunWorkerOutcome;
+    try {
+      const agent = await this.#agentFor(runId);
+      const result = await agent.resume(runId, { claim });
+      outcome = { runId, recovered, result };
+      const nextCheckAt =
+        result.status === "suspended" ? new Date(Date.now() + this.#recheckAfterMs) : undefined;
+      stopRenewing();
+      await claim.release(nextCheckAt ? { nextCheckAt } : {});
+    } catch (error) {
+      stopRenewing();
+      outcome = { runId, recovered, error: error as Error };
+      this.#logger.error(
+        { err: error, runId },
+        `could not resume run ${runId}; it is tried again later`,
+      );
+      await claim
+        .release({ nextCheckAt: new Date(Date.now() + this.#recheckAfterMs) })
+        .catch(() => {});
+    }
+    try {
+      this.#onRunSettled?.(outcome);
+    } catch (error) {
+      this.#logger.error({ err: error, runId }, "onRunSettled threw");
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * `switchyard/postgres`: the run store for workers on many machines. A
+ * subpath of its own, so that `import "switchyard"` never loads `pg`.
+ */
+export {
+  PostgresRunStore,
+  type PostgresRunStoreOptions,
+} from "../agent/durable/postgres-run-store.js";

@@ -1,0 +1,44 @@
+/**
+ * One worker of the fleet test, as its own process: a RunWorker on the
+ * PostgreSQL store, printing one JSON line per run it settles. SIGTERM
+ * stops it once the runs in hand are done.
+ */
+import { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
+import { RunWorker } from "../../../src/agent/durable/run-worker.js";
+import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
+
+const environment = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const services = JSON.parse(environment("FLEET_SERVICES")) as FleetServices;
+const leaseMs = Number(environment("FLEET_LEASE_MS"));
+const runStore = new PostgresRunStore({
+  connectionString: environment("FLEET_DATABASE_URL"),
+  schema: environment("FLEET_SCHEMA"),
+  leaseMs,
+  poolSize: 6,
+});
+const worker = new RunWorker({
+  runStore,
+  agent: buildFleetAgent(services, runStore),
+  owner: environment("FLEET_OWNER"),
+  concurrency: Number(environment("FLEET_CONCURRENCY")),
+  leaseMs,
+  pollIntervalMs: 25,
+  recheckAfterMs: 200,
+  onRunSettled: ({ runId, recovered, result, error }) => {
+    process.stdout.write(
+      `${JSON.stringify({ runId, recovered, status: result?.status, error: error?.message })}\n`,
+    );
+  },
+});
+process.once("SIGTERM", async () => {
+  await worker.stop();
+  await runStore.close();
+  process.exit(0);
+});
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+await worker.start();
