@@ -1,5 +1,5 @@
 /** The figures the bench can run, in the order it runs them. */
-export const figureKeys = ["step", "stream", "scale", "fanout", "bulk", "import"] as const;
+export const figureKeys = ["step", "stream", "scale", "fanout", "bulk", "import", "fleet"] as const;
 
 /** One figure's key, as `--only` takes it. */
 export type FigureKey = (typeof figureKeys)[number];
@@ -19,6 +19,10 @@ export interface BenchSizes {
   bulkRuns: number;
   /** Fresh processes of each kind for the import-time figure. */
   importRuns: number;
+  /** Suspended runs each fleet resumes. */
+  fleetRuns: number;
+  /** Answers timed from arrival to their run's resumption. */
+  fleetLatencySamples: number;
 }
 
 /** What the command line asked for. */
@@ -42,6 +46,8 @@ const fullSizes: BenchSizes = {
   bulkWarmup: 1,
   bulkRuns: 10,
   importRuns: 20,
+  fleetRuns: 10_000,
+  fleetLatencySamples: 10,
 };
 
 const quickSizes: BenchSizes = {
@@ -54,6 +60,8 @@ const quickSizes: BenchSizes = {
   fanOutRuns: 1,
   bulkRuns: 3,
   importRuns: 6,
+  fleetRuns: 2_000,
+  fleetLatencySamples: 5,
 };
 
 /** Usage text for a bad argument. */

@@ -9,6 +9,7 @@
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { measureBulkDelete } from "./bulk-delete.js";
 import type { Figure, FigureResult } from "./figure.js";
+import { measureFleet } from "./fleet.js";
 import { formatTable } from "./format-table.js";
 import { measureImportTime } from "./import-time.js";
 import { readMachineInfo } from "./machine-info.js";
@@ -81,6 +82,17 @@ try {
         measureScaleInChild(simulators, "baseline"),
       );
       await step("scale, default client (separate process)", () => measureScaleInChild(simulators));
+    } else if (key === "fleet") {
+      await step(
+        `fleet of workers on PostgreSQL (${sizes.fleetRuns} runs, separate processes)`,
+        () =>
+          measureFleet({
+            runs: sizes.fleetRuns,
+            workerCounts: [1, 2, 4],
+            concurrency: 8,
+            latencySamples: sizes.fleetLatencySamples,
+          }),
+      );
     } else if (key === "fanout") {
       await step("tool fan-out", () => measureToolFanOut({ runs: sizes.fanOutRuns }));
     } else if (key === "import") {

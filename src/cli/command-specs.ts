@@ -17,7 +17,7 @@ export interface OptionSpec {
 
 /** A command: its usage line, what it does, its flags and notes for its help. */
 export interface CommandSpec {
-  name: "run" | "runs" | "resume" | "examples" | "sim" | "mcp";
+  name: "run" | "runs" | "resume" | "worker" | "examples" | "sim" | "mcp";
   usage: string;
   summary: string;
   options: readonly OptionSpec[];
@@ -67,8 +67,9 @@ export const runOptions: readonly OptionSpec[] = [
 
 /** Where saved runs are, for the notes of the commands that use them. */
 const stateDirectoryNotes = [
-  "Runs are saved in the directory SWITCHYARD_STATE_DIR names (default: .switchyard in the",
-  "working directory).",
+  "Runs are saved in the PostgreSQL database SWITCHYARD_DATABASE_URL names when it is set",
+  "(schema SWITCHYARD_DATABASE_SCHEMA, default switchyard), else in the directory",
+  "SWITCHYARD_STATE_DIR names (default: .switchyard in the working directory).",
 ];
 
 /** Every command of `switchyard`, in the order help lists them. */
@@ -150,6 +151,31 @@ export const commandSpecs: readonly CommandSpec[] = [
       "again (nothing is sent again; its id is printed; resume later); 1 it did not complete or a",
       "service could not be reached or another process holds the run; 2 unknown run id, unreadable",
       "saved run, a run that already ended, or bad configuration.",
+    ],
+  },
+  {
+    name: "worker",
+    usage: "switchyard worker [--concurrency N]",
+    summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
+    options: [
+      {
+        name: "concurrency",
+        type: "string",
+        valueName: "N",
+        description: "Runs in hand at once. Default: 4.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Takes the runs of switchyard run --no-wait that are due, reads their answers without asking",
+      "again, goes on with the answered ones (an approved action runs once) and checks the pending",
+      "ones again 30 s later; prints one line per run. Run one on each of several machines sharing",
+      "SWITCHYARD_DATABASE_URL: a worker that dies loses its runs to the others when its claims",
+      "expire (a minute), and a call it had started is reported as of unknown outcome, never rerun.",
+      "Services come from the environment as for run --no-wait.",
+      ...stateDirectoryNotes,
+      "SIGTERM or Ctrl-C: take no more runs, finish those in hand, exit 0; a second one releases",
+      "them to other workers and exits at once.",
     ],
   },
   {

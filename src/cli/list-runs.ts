@@ -1,9 +1,10 @@
+import type { RunStateError } from "../agent/durable/durable-errors.js";
 import type { RunSummary } from "../agent/durable/run-store.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
 import { CommandError } from "./command-error.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
-import { openStateDirectory } from "./open-state-directory.js";
+import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import type { RunsArguments } from "./parse-arguments.js";
 
 /** One run as `switchyard runs --json` prints it. */
@@ -22,7 +23,7 @@ export interface RunListing {
 
 /** What `switchyard runs --json` prints. */
 export interface RunsReport {
-  /** The absolute state directory. */
+  /** Where the runs are kept: the absolute state directory, or the database and schema. */
   directory: string;
   /** Most recently updated first. */
   runs: RunListing[];
@@ -38,10 +39,40 @@ export interface RunsReport {
  * cannot be read).
  */
 export async function listRuns(args: Omit<RunsArguments, "help">, io: CliIo): Promise<ExitCode> {
-  const state = openStateDirectory(io.env);
-  let listed: Awaited<ReturnType<typeof state.store.list>>;
+  const state = await openRunStorage(io.env);
   try {
-    listed = await state.store.list(args.status ? { status: args.status } : {});
+    return await listFrom(state, args, io);
+  } finally {
+    await state.close().catch(() => {});
+  }
+}
+
+/** Every page of the store's listing, in order. */
+async function listAll(state: RunStorage, args: Omit<RunsArguments, "help">) {
+  const runs: RunSummary[] = [];
+  const unreadable: RunStateError[] = [];
+  let after: string | undefined;
+  do {
+    const page = await state.store.list({
+      ...(args.status ? { status: args.status } : {}),
+      limit: 1000,
+      ...(after ? { after } : {}),
+    });
+    runs.push(...page.runs);
+    unreadable.push(...page.unreadable);
+    after = page.nextCursor;
+  } while (after);
+  return { runs, unreadable };
+}
+
+async function listFrom(
+  state: RunStorage,
+  args: Omit<RunsArguments, "help">,
+  io: CliIo,
+): Promise<ExitCode> {
+  let listed: Awaited<ReturnType<typeof listAll>>;
+  try {
+    listed = await listAll(state, args);
   } catch (error) {
     throw new CommandError((error as Error).message, exitCodes.notCompleted, { cause: error });
   }
@@ -80,13 +111,13 @@ export async function listRuns(args: Omit<RunsArguments, "help">, io: CliIo): Pr
     io.stderr.write(`warning: ${file} cannot be read: ${problem}\n`);
   }
   if (args.json) {
-    const report: RunsReport = { directory: state.directory, runs, unreadable };
+    const report: RunsReport = { directory: state.where, runs, unreadable };
     io.stdout.write(`${JSON.stringify(report)}\n`);
     return exitCodes.completed;
   }
   if (runs.length === 0) {
     const which = args.status ? ` with status ${args.status.join(" or ")}` : "";
-    io.stderr.write(`No runs${which} in ${state.directory}.\n`);
+    io.stderr.write(`No runs${which} in ${state.where}.\n`);
     return exitCodes.completed;
   }
   io.stdout.write(formatTable(runs));

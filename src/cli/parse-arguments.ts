@@ -41,6 +41,13 @@ export interface ResumeArguments {
   help: boolean;
 }
 
+/** The flags of `switchyard worker`. */
+export interface WorkerArguments {
+  /** `--concurrency N`: runs in hand at once. */
+  concurrency?: number;
+  help: boolean;
+}
+
 /** The flags of `switchyard sim`. */
 export interface SimArguments {
   approve?: ApprovalMode;
@@ -68,6 +75,7 @@ export type CommandLine =
   | { command: "run"; example: string | undefined; arguments: RunArguments }
   | { command: "runs"; arguments: RunsArguments }
   | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
+  | { command: "worker"; arguments: WorkerArguments }
   | { command: "examples"; help: boolean }
   | { command: "sim"; arguments: SimArguments }
   | { command: "mcp"; arguments: McpArguments };
@@ -128,6 +136,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   }
   if (spec.name === "examples") return { command: "examples", help };
   if (spec.name === "runs") return { command: "runs", arguments: readRunsValues(values, help) };
+  if (spec.name === "worker") {
+    return { command: "worker", arguments: readWorkerValues(values, help) };
+  }
   if (spec.name === "mcp") return { command: "mcp", arguments: readMcpValues(values, help) };
   return { command: "sim", arguments: readSimValues(values, help) };
 }
@@ -227,6 +238,16 @@ function readRunsValues(values: FlagValues, help: boolean): RunsArguments {
     );
   }
   return { status: [...new Set(given as RunStateStatus[])], json, help };
+}
+
+function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
+  const text = values.concurrency as string | undefined;
+  if (text === undefined || help) return { help };
+  const concurrency = Number(text);
+  if (!/^\d+$/.test(text) || concurrency < 1 || concurrency > 1000) {
+    throw usageError(`--concurrency must be a whole number from 1 to 1000, got "${text}".`);
+  }
+  return { concurrency, help };
 }
 
 function readSimValues(values: FlagValues, help: boolean): SimArguments {

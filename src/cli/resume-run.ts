@@ -19,7 +19,8 @@ import { followRun } from "./follow-run.js";
 import { displayUrl } from "./format-text.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
-import { openStateDirectory, type StateDirectory, stateKeyOf } from "./open-state-directory.js";
+import { openRunStorage, type RunStorage } from "./open-run-storage.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import {
   readServiceSettings,
   type ServiceSettings,
@@ -72,13 +73,14 @@ export async function resumeRun(
   const takeOver = options.takeOver === true;
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;
+  let directory: RunStorage | undefined;
   try {
-    const directory = openStateDirectory(io.env);
+    directory = await openRunStorage(io.env);
     const saved = await loadSavedRun(directory, runId);
     const record = await directory.records.load(runId);
     if (!record) {
       throw usageError(
-        `Run "${runId}" was not started by switchyard run --no-wait (there is no ${directory.records.pathOf(runId)}), so the command does not know which agent to rebuild; resume it from the code that started it, with agent.resume("${runId}") and the same tools and approver.`,
+        `Run "${runId}" was not started by switchyard run --no-wait (there is no ${directory.records.describe(runId)}), so the command does not know which agent to rebuild; resume it from the code that started it, with agent.resume("${runId}") and the same tools and approver.`,
       );
     }
     const example = examples.find((candidate) => candidate.name === record.example);
@@ -149,11 +151,12 @@ export async function resumeRun(
   } finally {
     removeSignalHandlers();
     await resolved?.close();
+    await directory?.close().catch(() => {});
   }
 }
 
 /** The saved state, or a one-line usage error saying what is wrong with the id or the file. */
-async function loadSavedRun(directory: StateDirectory, runId: string): Promise<RunState> {
+async function loadSavedRun(directory: RunStorage, runId: string): Promise<RunState> {
   if (!isRunId(runId)) {
     throw usageError(
       `"${runId}" is not a run id (ids look like run_20250512T093000Z_1a2b3c4d); switchyard runs lists the saved runs.`,
@@ -164,7 +167,7 @@ async function loadSavedRun(directory: StateDirectory, runId: string): Promise<R
   } catch (error) {
     if (error instanceof RunNotFoundError) {
       throw usageError(
-        `No run "${runId}" in ${directory.directory} (SWITCHYARD_STATE_DIR); switchyard runs lists the saved runs.`,
+        `No run "${runId}" in ${directory.where} (${directory.variable}); switchyard runs lists the saved runs.`,
         { cause: error },
       );
     }

@@ -5,6 +5,7 @@ import { resumeCommand } from "./commands/resume-command.js";
 import { runCommand } from "./commands/run-command.js";
 import { runsCommand } from "./commands/runs-command.js";
 import { simCommand } from "./commands/sim-command.js";
+import { workerCommand } from "./commands/worker-command.js";
 import { exitCodes } from "./exit-codes.js";
 import { commandHelp, generalHelp } from "./help-text.js";
 import { parseCommandLine } from "./parse-arguments.js";
@@ -39,6 +40,8 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
         return await runsCommand(line.arguments, io);
       case "resume":
         return await resumeCommand(line.runId, line.arguments, io, examples);
+      case "worker":
+        return await workerCommand(line.arguments, io, examples);
       case "sim":
         // The simulators' own keys and tokens are printed on purpose, to be copied.
         return await simCommand(line.arguments, given, untilStopSignal);

@@ -14,7 +14,8 @@ import type { ExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
-import { openStateDirectory, stateKeyOf } from "./open-state-directory.js";
+import { openRunStorage, type RunStorage } from "./open-run-storage.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
@@ -75,6 +76,7 @@ export async function runExample(
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;
+  let state: RunStorage | undefined;
   try {
     const task = options.task ?? example.defaultTask;
     const settings = readServiceSettings(io.env);
@@ -96,7 +98,7 @@ export async function runExample(
       : mode === "browser"
         ? "never"
         : (mode as Exclude<ApprovalMode, "ask" | "browser">);
-    const state = noWait ? openStateDirectory(io.env) : undefined;
+    state = noWait ? await openRunStorage(io.env) : undefined;
     resolved = await resolveServices({
       settings,
       scenario: scenarioFor(example.name),
@@ -149,6 +151,7 @@ export async function runExample(
     answerer?.close();
     removeSignalHandlers();
     await resolved?.close();
+    await state?.close().catch(() => {});
   }
 }
 

@@ -6,14 +6,14 @@ import { redactText } from "../internal/redact.js";
 import { cliRunRecordFormat } from "./cli-run-records.js";
 import { usageError } from "./command-error.js";
 import type { ExampleDefinition } from "./example-definition.js";
-import type { StateDirectory } from "./open-state-directory.js";
+import { cliRecordMetadataKey, type RunStorage } from "./open-run-storage.js";
 import type { ResolvedServices } from "./resolve-services.js";
 
 /** What {@link startSavedRun} needs besides the agent. */
 export interface SavedRunContext {
   example: ExampleDefinition;
   task: string;
-  state: StateDirectory;
+  state: RunStorage;
   resolved: ResolvedServices;
   signal: AbortSignal;
 }
@@ -31,16 +31,22 @@ export async function startSavedRun(
 ): Promise<{ runId: string; stream: AgentStream }> {
   const { example, task, state, resolved, signal } = context;
   const runId = newRunId();
-  await state.records.save({
+  const record = {
     format: cliRunRecordFormat,
     runId,
     example: example.name,
     task: redactText(task),
     createdAt: new Date().toISOString(),
     services: resolved.origins,
-  });
+  } as const;
+  await state.records.save(record);
+  // In the run's metadata too, for a worker on another machine (a shared store has no cli/ folder).
+  const metadata = { [cliRecordMetadataKey]: JSON.stringify(record) };
   try {
-    return { runId, stream: agent.stream(task, { signal, suspendOnApproval: true, runId }) };
+    return {
+      runId,
+      stream: agent.stream(task, { signal, suspendOnApproval: true, runId, metadata }),
+    };
   } catch (error) {
     await state.records.delete(runId).catch(() => {});
     if (!(error instanceof ConfigurationError)) throw error;

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseBenchOptions } from "../../bench/bench-options.js";
 import { measureBulkDelete } from "../../bench/bulk-delete.js";
 import type { Figure, FigureResult } from "../../bench/figure.js";
+import { measureFleet } from "../../bench/fleet.js";
 import { formatTable } from "../../bench/format-table.js";
 import { measureImportTime } from "../../bench/import-time.js";
 import { readMachineInfo } from "../../bench/machine-info.js";
@@ -151,6 +152,25 @@ describe("bench figures at minimal sizes", () => {
     expect(result.counts).toEqual({ callbacks: 3, batchSize: 2, expectedRequests: 2, requests: 2 });
     expect(result.figures[0]).toMatchObject({ value: 2, unit: "requests", met: true });
   });
+});
+
+describe("the fleet figure at minimal size", () => {
+  it("resumes every run with each fleet, and times answers to resumed runs", async () => {
+    const result = await measureFleet({
+      runs: 12,
+      workerCounts: [1, 2],
+      concurrency: 2,
+      latencySamples: 2,
+      databaseUrl: inject("databaseUrl"),
+    });
+    expectShape(result, 5);
+    expect(result.counts).toEqual({
+      runsSuspended: 12,
+      completedWith1Workers: 12,
+      completedWith2Workers: 12,
+      latencySamples: 2,
+    });
+  }, 120_000);
 });
 
 describe("bench command line and output", () => {

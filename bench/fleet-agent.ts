@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { Agent } from "../../../src/agent/agent.js";
-import { MessagingApprover } from "../../../src/agent/approval/messaging-approver.js";
-import type { RunStore } from "../../../src/agent/durable/run-store.js";
-import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
-import { OrderClient } from "../../../src/clients/orders/order-client.js";
-import { ScriptedModel, type ScriptedStep } from "../../../src/testing/index.js";
-import { defineTool } from "../../../src/tools/define-tool.js";
+import { Agent } from "../src/agent/agent.js";
+import { MessagingApprover } from "../src/agent/approval/messaging-approver.js";
+import type { RunStore } from "../src/agent/durable/run-store.js";
+import { MessagingClient } from "../src/clients/messaging/messaging-client.js";
+import { OrderClient } from "../src/clients/orders/order-client.js";
+import { ScriptedModel, type ScriptedStep } from "../src/testing/index.js";
+import { defineTool } from "../src/tools/define-tool.js";
 
 /** Where the fleet's services are, as a worker process reads them from its environment. */
 export interface FleetServices {
@@ -17,17 +17,29 @@ export interface FleetServices {
   approverLinkId: string;
 }
 
+/** Options of {@link buildFleetAgent}. */
+export interface FleetAgentOptions {
+  /** The model's script. @default an answer ending the run, 20,000 times */
+  steps?: ScriptedStep[];
+  /**
+   * How long the tool takes after its request was answered (so a worker
+   * killed mid-call has most likely sent it). @default 0
+   */
+  afterCallMs?: number;
+}
+
 /**
- * The agent every process of the fleet builds: one destructive tool that
- * deletes callbacks in the orders simulator (and then takes a moment, so a
- * worker killed mid-run has sent its request), approved through the
- * messaging simulator. `steps` is the model's script.
+ * The agent every process of a fleet builds (the fleet test and the fleet
+ * figure): one destructive tool that deletes callbacks in the orders
+ * simulator, approved through the messaging simulator.
  */
 export function buildFleetAgent(
   services: FleetServices,
   runStore: RunStore,
-  steps: ScriptedStep[] = Array.from({ length: 20_000 }, () => ({ text: "Done." })),
+  options: FleetAgentOptions = {},
 ): Agent {
+  const steps = options.steps ?? Array.from({ length: 20_000 }, () => ({ text: "Done." }));
+  const afterCallMs = options.afterCallMs ?? 0;
   const orders = new OrderClient({
     baseUrl: services.ordersUrl,
     token: services.ordersToken,
@@ -45,7 +57,7 @@ export function buildFleetAgent(
     }),
     execute: async ({ ids }, context) => {
       const results = await orders.deleteCallbacks(ids, { signal: context.signal });
-      await sleep(20);
+      if (afterCallMs > 0) await sleep(afterCallMs);
       return results;
     },
   });

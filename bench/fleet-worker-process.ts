@@ -1,0 +1,44 @@
+/**
+ * One worker of the fleet figure, as its own process: a RunWorker on the
+ * PostgreSQL store. Prints `{ready: true}` once started, then one line per
+ * run it settles (`{runId, status, at}`, `at` in epoch milliseconds);
+ * SIGTERM stops it, after a last line with the CPU time it spent (`{cpuMs}`).
+ * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms>
+ */
+import { PostgresRunStore } from "../src/agent/durable/postgres-run-store.js";
+import { RunWorker } from "../src/agent/durable/run-worker.js";
+import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
+
+const [
+  databaseUrl = "",
+  schema = "",
+  servicesJson = "{}",
+  owner = "",
+  concurrency = "8",
+  recheck = "1000",
+] = process.argv.slice(2);
+const runStore = new PostgresRunStore({
+  connectionString: databaseUrl,
+  schema,
+  poolSize: Number(concurrency) + 2,
+});
+const worker = new RunWorker({
+  runStore,
+  agent: buildFleetAgent(JSON.parse(servicesJson) as FleetServices, runStore),
+  owner,
+  concurrency: Number(concurrency),
+  pollIntervalMs: 20,
+  recheckAfterMs: Number(recheck),
+  onRunSettled: ({ runId, result }) => {
+    process.stdout.write(`${JSON.stringify({ runId, status: result?.status, at: Date.now() })}\n`);
+  },
+});
+process.once("SIGTERM", async () => {
+  await worker.stop();
+  await runStore.close();
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ cpuMs: (user + system) / 1000 })}\n`);
+  process.exit(0);
+});
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+await worker.start();

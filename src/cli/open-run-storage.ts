@@ -1,0 +1,89 @@
+import type { RunStore } from "../agent/durable/run-store.js";
+import type { CliIo } from "./cli-io.js";
+import { type CliRunRecord, CliRunRecordError, cliRunRecordFormat } from "./cli-run-records.js";
+import { openStateDirectory } from "./open-state-directory.js";
+
+/** The run metadata key holding a run's {@link CliRunRecord}, as JSON. */
+export const cliRecordMetadataKey = "switchyard.cli";
+
+/** Which example each run belongs to, wherever the runs are kept. */
+export interface RunRecords {
+  /** Keeps the record of a run about to start (a store that keeps it in the run's metadata does nothing here). */
+  save(record: CliRunRecord): Promise<void>;
+  /** The run's record; `undefined` when the run was not started by `switchyard run --no-wait`. */
+  load(runId: string): Promise<CliRunRecord | undefined>;
+  delete(runId: string): Promise<void>;
+  /** Where the record of a run is looked for, for messages. */
+  describe(runId: string): string;
+}
+
+/** Where the command keeps durable runs: the store and the records of which example each is. */
+export interface RunStorage {
+  /** For messages: the state directory, or the database and schema. */
+  where: string;
+  /** The environment variable that chose it. */
+  variable: "SWITCHYARD_STATE_DIR" | "SWITCHYARD_DATABASE_URL";
+  store: RunStore;
+  records: RunRecords;
+  /** Ends the store's connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The runs' storage: PostgreSQL when `SWITCHYARD_DATABASE_URL` is set (in
+ * `SWITCHYARD_DATABASE_SCHEMA`, default `switchyard`; `pg` is loaded only
+ * then), else the state directory (`SWITCHYARD_STATE_DIR`).
+ */
+export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
+  const url = env.SWITCHYARD_DATABASE_URL?.trim();
+  if (url) {
+    const { PostgresRunStore } = await import("../agent/durable/postgres-run-store.js");
+    const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
+    const store = new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) });
+    return {
+      where: `the PostgreSQL database, schema ${store.schema}`,
+      variable: "SWITCHYARD_DATABASE_URL",
+      store,
+      records: metadataRecords(store),
+      close: () => store.close(),
+    };
+  }
+  const directory = openStateDirectory(env);
+  const { records } = directory;
+  return {
+    where: directory.directory,
+    variable: "SWITCHYARD_STATE_DIR",
+    store: directory.store,
+    records: {
+      save: (record) => records.save(record),
+      load: (runId) => records.load(runId),
+      delete: (runId) => records.delete(runId),
+      describe: (runId) => records.pathOf(runId),
+    },
+    close: async () => {},
+  };
+}
+
+/** Records kept in each run's own metadata, for stores shared by machines. */
+function metadataRecords(store: RunStore): RunRecords {
+  return {
+    save: async () => {},
+    delete: async () => {},
+    describe: (runId) => `the metadata of run "${runId}" (${cliRecordMetadataKey})`,
+    load: async (runId) => {
+      const text = (await store.load(runId)).metadata?.[cliRecordMetadataKey];
+      if (text === undefined) return undefined;
+      try {
+        const record = JSON.parse(text) as CliRunRecord;
+        if (record.format === cliRunRecordFormat && record.runId === runId) return record;
+      } catch {
+        // Reported below.
+      }
+      throw new CliRunRecordError(
+        runId,
+        `the metadata of run "${runId}"`,
+        `${cliRecordMetadataKey} is not a record of switchyard run --no-wait`,
+      );
+    },
+  };
+}

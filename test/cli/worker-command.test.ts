@@ -1,0 +1,81 @@
+import { createInterface } from "node:readline";
+import pg from "pg";
+import type { RunsReport } from "switchyard/cli";
+import { type Simulators, startSimulators } from "switchyard/simulators";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
+import { createTestIo } from "./cli-test-io.js";
+import { finished, spawnScript } from "./spawn-switchyard.js";
+
+let simulators: Simulators;
+const schema = uniqueSchema("cli");
+
+beforeAll(async () => {
+  simulators = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+});
+
+afterAll(async () => {
+  await simulators.close();
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+});
+
+/** The variables `switchyard sim` prints, and the database runs are saved in. */
+function environment(): Record<string, string> {
+  const { reasoner, orders, messaging } = simulators;
+  return {
+    SWITCHYARD_REASONER_URL: reasoner.url,
+    SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
+    SWITCHYARD_ORDERS_URL: orders.url,
+    SWITCHYARD_ORDERS_TOKEN: orders.token,
+    SWITCHYARD_MESSAGING_URL: messaging.url,
+    SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
+    SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+    SWITCHYARD_DATABASE_SCHEMA: schema,
+  };
+}
+
+async function switchyard(argv: string[]) {
+  const test = createTestIo({ env: environment() });
+  const code = await runCli(argv, test.io);
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+it("run --no-wait saves to PostgreSQL, switchyard worker resumes the run once answered, SIGTERM stops it", async () => {
+  const started = await switchyard(["run", "callback-cleanup", "--no-wait"]);
+  expect(started.code).toBe(0);
+  const runId = started.stdout.trim();
+  const listed = await switchyard(["runs", "--json", "--status", "suspended"]);
+  const report = JSON.parse(listed.stdout) as RunsReport;
+  expect(report.directory).toContain(`schema ${schema}`);
+  expect(report.runs.map((run) => [run.runId, run.example])).toEqual([[runId, "callback-cleanup"]]);
+
+  const interactionId = report.runs[0]?.pendingApprovals[0]?.interactionId ?? "";
+  simulators.messaging.answerInteraction(interactionId, "approve");
+  const worker = spawnScript("src/cli/main.ts", ["worker", "--concurrency", "2"], environment());
+  const done = finished(worker);
+  await new Promise<void>((resolve) => {
+    createInterface({ input: worker.stdout! }).on("line", (line) => {
+      if (line === `${runId} completed`) resolve();
+    });
+  });
+  worker.kill("SIGTERM");
+  const { code, stderr } = await done;
+  expect(stderr).toContain(
+    `resuming due runs from the PostgreSQL database, schema ${schema} (SWITCHYARD_DATABASE_URL)`,
+  );
+  expect(code).toBe(0);
+  const deletions = simulators.orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path === "/callbacks",
+  );
+  expect(deletions).toHaveLength(1);
+  const after = JSON.parse((await switchyard(["runs", "--json"])).stdout) as RunsReport;
+  expect(after.runs.map((run) => run.status)).toEqual(["completed"]);
+}, 120_000);
