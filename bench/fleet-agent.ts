@@ -17,6 +17,20 @@ export interface FleetServices {
   approverLinkId: string;
 }
 
+/** The fleet's services, as the simulators running them give them. */
+export function fleetServicesOf(
+  orders: { url: string; token: string },
+  messaging: { url: string; token: string | undefined; approverLinkId: string },
+): FleetServices {
+  return {
+    ordersUrl: orders.url,
+    ordersToken: orders.token,
+    messagingUrl: messaging.url,
+    messagingToken: messaging.token ?? "",
+    approverLinkId: messaging.approverLinkId,
+  };
+}
+
 /** Options of {@link buildFleetAgent}. */
 export interface FleetAgentOptions {
   /** The model's script. @default an answer ending the run, 20,000 times */

@@ -9,7 +9,7 @@ import { runConcurrently } from "../src/agent/run-concurrently.js";
 import { startMessagingSimulator, startOrdersSimulator } from "../src/simulators/index.js";
 import { startTestPostgres } from "../test/helpers/start-test-postgres.js";
 import type { Figure, FigureResult } from "./figure.js";
-import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
+import { buildFleetAgent, type FleetServices, fleetServicesOf } from "./fleet-agent.js";
 import { median } from "./statistics.js";
 
 /** Sizes of the fleet figure. */
@@ -56,13 +56,7 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
     startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
     startOrdersSimulator(),
   ]);
-  const services: FleetServices = {
-    ordersUrl: orders.url,
-    ordersToken: orders.token,
-    messagingUrl: messaging.url,
-    messagingToken: messaging.token ?? "",
-    approverLinkId: messaging.approverLinkId,
-  };
+  const services = fleetServicesOf(orders, messaging);
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   const benchId = randomUUID().slice(0, 8);

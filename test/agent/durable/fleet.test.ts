@@ -5,7 +5,11 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildFleetAgent, type FleetServices } from "../../../bench/fleet-agent.js";
+import {
+  buildFleetAgent,
+  type FleetServices,
+  fleetServicesOf,
+} from "../../../bench/fleet-agent.js";
 import type { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { runConcurrently } from "../../../src/agent/run-concurrently.js";
@@ -74,13 +78,7 @@ async function startWorker(owner: string, store: PostgresRunStore, services: Fle
 
 it("a fleet of workers finishes every run, runs each approved deletion once and a refused one never, and takes over a killed worker's runs", async () => {
   const store = makeStore({ leaseMs });
-  const services: FleetServices = {
-    ordersUrl: orders.url,
-    ordersToken: orders.token,
-    messagingUrl: messaging.url,
-    messagingToken: messaging.token ?? "",
-    approverLinkId: messaging.approverLinkId,
-  };
+  const services = fleetServicesOf(orders, messaging);
 
   // Suspend the runs: each asks to delete a callback of its own, and waits for the answer.
   const idsOf = new Map<string, string>();
