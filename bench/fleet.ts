@@ -115,15 +115,11 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
           name: `fleet, ${workers} worker${workers === 1 ? "" : "s"} (runs resumed)`,
           value: round(sizes.runs / seconds),
           unit: "runs/s",
-          target: "report",
-          met: null,
         },
         {
           name: `fleet, ${workers} worker${workers === 1 ? "" : "s"}, worker CPU per run`,
           value: round(cpuMs / sizes.runs),
           unit: "ms/run",
-          target: "report",
-          met: null,
         },
       );
     }
@@ -157,8 +153,6 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       name: "fleet, answer to resumed run (pending runs checked every 1 s)",
       value: round(median(latencies)),
       unit: "ms",
-      target: "report",
-      met: null,
     });
   } finally {
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
