@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
-import { MessagingApprover } from "../src/agent/approval/messaging-approver.js";
 import type { RunStore } from "../src/agent/durable/run-store.js";
+import { MessagingApprover } from "../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../src/clients/orders/order-client.js";
 import { ScriptedModel, type ScriptedStep } from "../src/testing/index.js";
