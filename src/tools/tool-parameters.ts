@@ -1,6 +1,6 @@
-import { safeParse, toJSONSchema } from "zod";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOnFirstUse } from "../internal/load-on-first-use.js";
+import { loadZod } from "../internal/load-zod.js";
 import { compileJsonSchema } from "./compile-json-schema.js";
 import { formatIssues } from "./format-issues.js";
 import type { JsonSchema } from "./json-schema.js";
@@ -47,6 +47,7 @@ export function resolveObjectSchema(
 ): ResolvedToolParameters {
   const { subject, owner } = names;
   if (isZod4Schema(parameters)) {
+    const { safeParse, toJSONSchema } = loadZod();
     const jsonSchema = finishSchema(
       convert(() => toJSONSchema(parameters, { io: "input" }), subject),
       subject,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { loadZod } from "../load-zod.js";
 import type { Logger } from "../logger.js";
 
 /**
@@ -78,6 +78,7 @@ export const transportOptionNames = [
 ] as const satisfies readonly (keyof TransportOptions)[];
 
 function integerAtLeast(minimum: number) {
+  const { z } = loadZod();
   return z
     .custom<number>((value) => Number.isSafeInteger(value) && (value as number) >= minimum, {
       error: (issue) => `${describeOption(issue.input)} must be an integer of at least ${minimum}`,
@@ -85,35 +86,41 @@ function integerAtLeast(minimum: number) {
     .optional();
 }
 
-const transportOptionsSchema = z.object({
-  fetch: z
-    .custom<typeof globalThis.fetch>((value) => typeof value === "function", {
-      error: (issue) => `${describeOption(issue.input)} is not a function`,
-    })
-    .optional(),
-  logger: z
-    .custom<Logger>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        typeof (value as { child?: unknown }).child === "function",
-      { error: (issue) => `${describeOption(issue.input)} is not a pino logger` },
-    )
-    .optional(),
-  timeoutMs: integerAtLeast(1),
-  maxRetries: integerAtLeast(0),
-  initialRetryDelayMs: integerAtLeast(0),
-  maxRetryDelayMs: integerAtLeast(0),
-  headers: z
-    .record(z.string(), z.string(), {
-      error: (issue) =>
-        `${describeOption(issue.input)} must be an object of header names to string values`,
-    })
-    .optional(),
-  maxConnections: integerAtLeast(1),
-  maxConcurrentRequests: integerAtLeast(1),
-  maxResponseBytes: integerAtLeast(1),
-});
+/** Built on first use, so importing Switchyard does not load zod. */
+function buildTransportOptionsSchema() {
+  const { z } = loadZod();
+  return z.object({
+    fetch: z
+      .custom<typeof globalThis.fetch>((value) => typeof value === "function", {
+        error: (issue) => `${describeOption(issue.input)} is not a function`,
+      })
+      .optional(),
+    logger: z
+      .custom<Logger>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as { child?: unknown }).child === "function",
+        { error: (issue) => `${describeOption(issue.input)} is not a pino logger` },
+      )
+      .optional(),
+    timeoutMs: integerAtLeast(1),
+    maxRetries: integerAtLeast(0),
+    initialRetryDelayMs: integerAtLeast(0),
+    maxRetryDelayMs: integerAtLeast(0),
+    headers: z
+      .record(z.string(), z.string(), {
+        error: (issue) =>
+          `${describeOption(issue.input)} must be an object of header names to string values`,
+      })
+      .optional(),
+    maxConnections: integerAtLeast(1),
+    maxConcurrentRequests: integerAtLeast(1),
+    maxResponseBytes: integerAtLeast(1),
+  });
+}
+
+let transportOptionsSchema: ReturnType<typeof buildTransportOptionsSchema> | undefined;
 
 /**
  * Every problem with the transport options in `options` (other keys are
@@ -121,6 +128,7 @@ const transportOptionsSchema = z.object({
  * all are usable.
  */
 export function findTransportOptionProblems(options: object): string[] {
+  transportOptionsSchema ??= buildTransportOptionsSchema();
   const result = transportOptionsSchema.safeParse(options);
   if (result.success) return [];
   return result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);

@@ -5,11 +5,9 @@ import type { NeedsApproval, Tool } from "../tool.js";
 import { trimList } from "../trim-list.js";
 import type { DocsToolArguments } from "./docs-tool-names.js";
 import {
-  getDocsManifestParameters,
-  listDocumentationsParameters,
+  docsToolSchemas,
   maximumPulledContentLength,
   maximumPulledFiles,
-  pullDocsFilesParameters,
   trimmedContentMarker,
 } from "./docs-tool-schemas.js";
 import type { DocsToolsClient } from "./docs-tools-client.js";
@@ -60,7 +58,7 @@ export function listDocumentationsTool(
     name: "list_documentations",
     description:
       "Lists the documentation projects you can access. Returns {documentations: [{documentationId, name, ...}]}. Use it first to find a project's documentationId by its name. Read-only; takes no arguments.",
-    parameters: listDocumentationsParameters,
+    parameters: docsToolSchemas().listDocumentationsParameters,
     needsApproval,
     readOnly: true,
     execute: async (_args, { signal }) =>
@@ -76,7 +74,7 @@ export function getDocsManifestTool(
   return defineTool({
     name: "get_docs_manifest",
     description: `Lists the files of a documentation project (paths and titles, no content). Returns {files: [{path, title?}], count}; at most ${maximumManifestEntries} files are shown, with omitted saying how many more exist. Use it to find the exact path of a page before pulling or editing it. Read-only.`,
-    parameters: getDocsManifestParameters,
+    parameters: docsToolSchemas().getDocsManifestParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ documentation_id }, { signal }) => {
@@ -103,7 +101,7 @@ export function pullDocsFilesTool(
   return defineTool({
     name: "pull_docs_files",
     description: `Reads the content of files of a documentation project (1 to ${maximumPulledFiles} paths per call, as get_docs_manifest lists them). Returns {files: [{path, title, content}]}. Content longer than ${maximumPulledContentLength} characters is cut, marked truncated with its full content_length: never push cut content back (push_docs_files refuses it); change long pages with edit_docs_file. Read-only.`,
-    parameters: pullDocsFilesParameters,
+    parameters: docsToolSchemas().pullDocsFilesParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ documentation_id, paths }, { signal }) => {

@@ -1,12 +1,5 @@
 import type { output } from "zod";
-import type {
-  checkSiteConfigParameters,
-  editDocsFileParameters,
-  getDocsManifestParameters,
-  listDocumentationsParameters,
-  pullDocsFilesParameters,
-  pushDocsFilesParameters,
-} from "./docs-tool-schemas.js";
+import type { DocsToolSchemas } from "./docs-tool-schemas.js";
 
 /** Names of the tools `docsTools` builds, in the order it returns them. */
 export const docsToolNames = [
@@ -23,12 +16,12 @@ export type DocsToolName = (typeof docsToolNames)[number];
 
 /** The parsed arguments each docs tool runs with (what a `needsApproval` function receives). */
 export interface DocsToolArguments {
-  list_documentations: output<typeof listDocumentationsParameters>;
-  get_docs_manifest: output<typeof getDocsManifestParameters>;
-  pull_docs_files: output<typeof pullDocsFilesParameters>;
-  push_docs_files: output<typeof pushDocsFilesParameters>;
-  edit_docs_file: output<typeof editDocsFileParameters>;
-  check_site_config: output<typeof checkSiteConfigParameters>;
+  list_documentations: output<DocsToolSchemas["listDocumentationsParameters"]>;
+  get_docs_manifest: output<DocsToolSchemas["getDocsManifestParameters"]>;
+  pull_docs_files: output<DocsToolSchemas["pullDocsFilesParameters"]>;
+  push_docs_files: output<DocsToolSchemas["pushDocsFilesParameters"]>;
+  edit_docs_file: output<DocsToolSchemas["editDocsFileParameters"]>;
+  check_site_config: output<DocsToolSchemas["checkSiteConfigParameters"]>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { loadZod } from "../../internal/load-zod.js";
 
 /**
  * Parameter schemas of the docs tools, carrying the rules `DocsClient`
@@ -15,79 +15,108 @@ export const maximumPulledContentLength = 20_000;
 /** Marks pulled content that was cut; such content must never be pushed back. */
 export const trimmedContentMarker = "[trimmed by pull_docs_files:";
 
-function nonBlank(what: string) {
-  return z.string({ error: `must be a string: ${what}` }).regex(/\S/, `must not be empty: ${what}`);
+/** The schemas, built once on first use (so importing Switchyard does not load zod). */
+function buildDocsToolSchemas() {
+  const { z } = loadZod();
+
+  function nonBlank(what: string) {
+    return z
+      .string({ error: `must be a string: ${what}` })
+      .regex(/\S/, `must not be empty: ${what}`);
+  }
+
+  const documentationId = nonBlank(
+    "the documentationId of the project, as list_documentations returns it",
+  ).describe("The project's documentationId, from list_documentations.");
+
+  const filePath = nonBlank('a file path such as "guides/quickstart.mdx"');
+
+  const changeMessage = nonBlank(
+    'a short description of the change, e.g. "Fix the support address"',
+  ).describe("Change message recorded with the push.");
+
+  /** list_documentations */
+  const listDocumentationsParameters = z.strictObject({});
+
+  /** get_docs_manifest */
+  const getDocsManifestParameters = z.strictObject({ documentation_id: documentationId });
+
+  /** pull_docs_files */
+  const pullDocsFilesParameters = z.strictObject({
+    documentation_id: documentationId,
+    paths: z
+      .array(filePath)
+      .min(1, "give at least one path, as get_docs_manifest lists them")
+      .max(
+        maximumPulledFiles,
+        `at most ${maximumPulledFiles} paths per call: pull in several calls`,
+      )
+      .describe("Paths of the files to read, as get_docs_manifest lists them."),
+  });
+
+  /** push_docs_files */
+  const pushDocsFilesParameters = z.strictObject({
+    documentation_id: documentationId,
+    files: z
+      .array(
+        z.strictObject({
+          path: filePath,
+          title: z.string({ error: "must be a string: the page title, as the pull returned it" }),
+          content: z
+            .string({ error: "must be a string: the whole new content of the file" })
+            .refine((content) => !content.includes(trimmedContentMarker), {
+              error:
+                "is content pull_docs_files trimmed; pushing it would cut the page short. Use edit_docs_file to change a long page",
+            }),
+        }),
+      )
+      .min(1, "give at least one file to push")
+      .max(maximumPushedFiles, `at most ${maximumPushedFiles} files per call`)
+      .refine((files) => new Set(files.map((file) => file.path)).size === files.length, {
+        error: "a path appears twice: push each path once",
+      })
+      .describe("Whole files to write: {path, title, content} each."),
+    message: changeMessage,
+  });
+
+  /** edit_docs_file */
+  const editDocsFileParameters = z.strictObject({
+    documentation_id: documentationId,
+    path: filePath.describe("Path of the page, as get_docs_manifest lists it."),
+    find: z
+      .string({ error: "must be a string: the exact text to replace" })
+      .min(1, "must not be empty: the exact text to replace")
+      .describe("Exact, case-sensitive text to find; its first occurrence is replaced."),
+    replace: z
+      .string({ error: 'must be a string: the new text ("" deletes the found text)' })
+      .describe('The text to put in its place ("" deletes it).'),
+    message: changeMessage,
+  });
+
+  /** check_site_config */
+  const checkSiteConfigParameters = z.strictObject({
+    documentation_id: documentationId,
+    layout_path: nonBlank('the path of the site configuration, e.g. "layout.json"')
+      .optional()
+      .describe('Path of the site configuration in the project. Default "layout.json".'),
+  });
+  return {
+    listDocumentationsParameters,
+    getDocsManifestParameters,
+    pullDocsFilesParameters,
+    pushDocsFilesParameters,
+    editDocsFileParameters,
+    checkSiteConfigParameters,
+  };
 }
 
-const documentationId = nonBlank(
-  "the documentationId of the project, as list_documentations returns it",
-).describe("The project's documentationId, from list_documentations.");
+/** The DocsToolSchemas schemas, by name. */
+export type DocsToolSchemas = ReturnType<typeof buildDocsToolSchemas>;
 
-const filePath = nonBlank('a file path such as "guides/quickstart.mdx"');
+let built: DocsToolSchemas | undefined;
 
-const changeMessage = nonBlank(
-  'a short description of the change, e.g. "Fix the support address"',
-).describe("Change message recorded with the push.");
-
-/** list_documentations */
-export const listDocumentationsParameters = z.strictObject({});
-
-/** get_docs_manifest */
-export const getDocsManifestParameters = z.strictObject({ documentation_id: documentationId });
-
-/** pull_docs_files */
-export const pullDocsFilesParameters = z.strictObject({
-  documentation_id: documentationId,
-  paths: z
-    .array(filePath)
-    .min(1, "give at least one path, as get_docs_manifest lists them")
-    .max(maximumPulledFiles, `at most ${maximumPulledFiles} paths per call: pull in several calls`)
-    .describe("Paths of the files to read, as get_docs_manifest lists them."),
-});
-
-/** push_docs_files */
-export const pushDocsFilesParameters = z.strictObject({
-  documentation_id: documentationId,
-  files: z
-    .array(
-      z.strictObject({
-        path: filePath,
-        title: z.string({ error: "must be a string: the page title, as the pull returned it" }),
-        content: z
-          .string({ error: "must be a string: the whole new content of the file" })
-          .refine((content) => !content.includes(trimmedContentMarker), {
-            error:
-              "is content pull_docs_files trimmed; pushing it would cut the page short. Use edit_docs_file to change a long page",
-          }),
-      }),
-    )
-    .min(1, "give at least one file to push")
-    .max(maximumPushedFiles, `at most ${maximumPushedFiles} files per call`)
-    .refine((files) => new Set(files.map((file) => file.path)).size === files.length, {
-      error: "a path appears twice: push each path once",
-    })
-    .describe("Whole files to write: {path, title, content} each."),
-  message: changeMessage,
-});
-
-/** edit_docs_file */
-export const editDocsFileParameters = z.strictObject({
-  documentation_id: documentationId,
-  path: filePath.describe("Path of the page, as get_docs_manifest lists it."),
-  find: z
-    .string({ error: "must be a string: the exact text to replace" })
-    .min(1, "must not be empty: the exact text to replace")
-    .describe("Exact, case-sensitive text to find; its first occurrence is replaced."),
-  replace: z
-    .string({ error: 'must be a string: the new text ("" deletes the found text)' })
-    .describe('The text to put in its place ("" deletes it).'),
-  message: changeMessage,
-});
-
-/** check_site_config */
-export const checkSiteConfigParameters = z.strictObject({
-  documentation_id: documentationId,
-  layout_path: nonBlank('the path of the site configuration, e.g. "layout.json"')
-    .optional()
-    .describe('Path of the site configuration in the project. Default "layout.json".'),
-});
+/** The schemas, built on the first call. */
+export function docsToolSchemas(): DocsToolSchemas {
+  built ??= buildDocsToolSchemas();
+  return built;
+}

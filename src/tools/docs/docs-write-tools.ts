@@ -6,11 +6,7 @@ import type { ActionDetail, NeedsApproval, Tool, ToolContext } from "../tool.js"
 import { describeChange, describeDocsPush } from "./describe-docs-push.js";
 import { describeProject } from "./describe-project.js";
 import type { DocsToolArguments } from "./docs-tool-names.js";
-import {
-  editDocsFileParameters,
-  maximumPushedFiles,
-  pushDocsFilesParameters,
-} from "./docs-tool-schemas.js";
+import { docsToolSchemas, maximumPushedFiles } from "./docs-tool-schemas.js";
 import type { DocsToolsClient } from "./docs-tools-client.js";
 
 /** Result of push_docs_files. */
@@ -33,7 +29,7 @@ export function pushDocsFilesTool(
   return defineTool({
     name: "push_docs_files",
     description: `Writes whole files to a documentation project with a change message: each file {path, title, content} replaces the live page at once (1 to ${maximumPushedFiles} files, each path once). The previous content is overwritten, so a human is asked to approve the call first. To change a few words of one page, prefer edit_docs_file. Returns {files: [{path, status}], message}. ${refusalText}`,
-    parameters: pushDocsFilesParameters,
+    parameters: docsToolSchemas().pushDocsFilesParameters,
     needsApproval,
     idempotent: true,
     describeAction: async ({ documentation_id, files, message }, context) => {
@@ -70,7 +66,7 @@ export function editDocsFileTool(
   return defineTool({
     name: "edit_docs_file",
     description: `Changes one page of a documentation project: replaces the first occurrence of find (exact, case-sensitive) with replace and pushes the page, overwriting the live page, so a human is asked to approve the call first. path is as get_docs_manifest lists it. Returns {path, changed, pushed, status?}; changed is false (and nothing is pushed) when the replacement leaves the page as it was. Fails without changing anything when the path is not in the project (the error names close paths) or find does not occur (pull the page to see its text). ${refusalText}`,
-    parameters: editDocsFileParameters,
+    parameters: docsToolSchemas().editDocsFileParameters,
     needsApproval,
     describeAction: async ({ documentation_id, path, find, replace, message }, context) => ({
       summary:

@@ -4,7 +4,7 @@ import { scrubResult } from "../scrub-result.js";
 import type { NeedsApproval, Tool } from "../tool.js";
 import { trimList } from "../trim-list.js";
 import type { DocsToolArguments } from "./docs-tool-names.js";
-import { checkSiteConfigParameters } from "./docs-tool-schemas.js";
+import { docsToolSchemas } from "./docs-tool-schemas.js";
 import type { DocsToolsClient } from "./docs-tools-client.js";
 
 /** Most findings one check_site_config result shows; errors come first. */
@@ -29,7 +29,7 @@ export function checkSiteConfigTool(
   return defineTool({
     name: "check_site_config",
     description: `Checks a documentation project's site configuration (layout.json, the OpenAPI files it names and the pages) for the faults that leave pages blank or missing. Returns {ok, findings: [{severity: "error"|"warning", code, message, where, fix}], count}; ok is false when any finding is an error. At most ${maximumShownFindings} findings are shown, errors first; count says how many there are in all. Read-only.`,
-    parameters: checkSiteConfigParameters,
+    parameters: docsToolSchemas().checkSiteConfigParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ documentation_id, layout_path }, { signal }) => {

@@ -3,13 +3,7 @@ import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
 import type { NeedsApproval, Tool } from "../tool.js";
 import type { MessagingToolArguments } from "./messaging-tool-names.js";
-import {
-  cancelMessageParameters,
-  getInteractionParameters,
-  getMessageStatusParameters,
-  maximumNotificationLength,
-  sendNotificationParameters,
-} from "./messaging-tool-schemas.js";
+import { maximumNotificationLength, messagingToolSchemas } from "./messaging-tool-schemas.js";
 import type { MessagingToolsClient } from "./messaging-tools-client.js";
 
 /** Result of send_notification and cancel_message. */
@@ -42,7 +36,7 @@ export function sendNotificationTool(
   return defineTool({
     name: "send_notification",
     description: `Sends a one-way notification (no answer expected) to the person behind an active subscription link. text: 1 to ${maximumNotificationLength} characters. Returns {message_id, state}; state "accepted" means the service took it for delivery, not that it arrived: check with get_message_status. Each call sends a new message, so do not call it again for the same text.`,
-    parameters: sendNotificationParameters,
+    parameters: messagingToolSchemas().sendNotificationParameters,
     needsApproval,
     execute: async ({ subscription_link_id, text }, { signal }) => {
       const accepted = await client.sendMessage(
@@ -63,7 +57,7 @@ export function getMessageStatusTool(
     name: "get_message_status",
     description:
       "Reads how far delivery of a message got. Returns {message_id, state, interaction_id?, error?}; state is one of accepted, sent, delivered, failed, canceled, expired; error {code?, message?} says why a delivery failed. Read-only.",
-    parameters: getMessageStatusParameters,
+    parameters: messagingToolSchemas().getMessageStatusParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ message_id }, { signal }) => {
@@ -89,7 +83,7 @@ export function cancelMessageTool(
     name: "cancel_message",
     description:
       'Stops delivery of a message that has not been delivered yet, and ends its interaction if it has one. A message already delivered stays delivered. Returns {message_id, state}, the state after the request (e.g. "canceled" or "delivered"). Cancelling twice changes nothing.',
-    parameters: cancelMessageParameters,
+    parameters: messagingToolSchemas().cancelMessageParameters,
     needsApproval,
     idempotent: true,
     execute: async ({ message_id }, { signal }) => {
@@ -110,7 +104,7 @@ export function getInteractionTool(
     name: "get_interaction",
     description:
       "Reads an interaction (a question put to a person) and its answer. Returns {interaction_id, state, answer?}; state is pending, answered, expired, canceled or failed; answer {option_id?, text?, answered_at?} is present once answered. Read-only.",
-    parameters: getInteractionParameters,
+    parameters: messagingToolSchemas().getInteractionParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ interaction_id }, { signal }) => {

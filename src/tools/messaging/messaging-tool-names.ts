@@ -1,10 +1,5 @@
 import type { output } from "zod";
-import type {
-  cancelMessageParameters,
-  getInteractionParameters,
-  getMessageStatusParameters,
-  sendNotificationParameters,
-} from "./messaging-tool-schemas.js";
+import type { MessagingToolSchemas } from "./messaging-tool-schemas.js";
 
 /** Names of the tools `messagingTools` builds, in the order it returns them. */
 export const messagingToolNames = [
@@ -19,10 +14,10 @@ export type MessagingToolName = (typeof messagingToolNames)[number];
 
 /** The parsed arguments each messaging tool runs with (what a `needsApproval` function receives). */
 export interface MessagingToolArguments {
-  send_notification: output<typeof sendNotificationParameters>;
-  get_message_status: output<typeof getMessageStatusParameters>;
-  cancel_message: output<typeof cancelMessageParameters>;
-  get_interaction: output<typeof getInteractionParameters>;
+  send_notification: output<MessagingToolSchemas["sendNotificationParameters"]>;
+  get_message_status: output<MessagingToolSchemas["getMessageStatusParameters"]>;
+  cancel_message: output<MessagingToolSchemas["cancelMessageParameters"]>;
+  get_interaction: output<MessagingToolSchemas["getInteractionParameters"]>;
 }
 
 /** No messaging tool needs approval unless `needsApproval` says otherwise. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { loadZod } from "../../internal/load-zod.js";
 
 /**
  * Parameter schemas of the messaging tools, carrying the rules
@@ -8,38 +8,62 @@ import { z } from "zod";
 /** Longest notification text a model may send. */
 export const maximumNotificationLength = 4000;
 
-function identifier(what: string) {
-  return z.string({ error: `must be a string: ${what}` }).regex(/\S/, `must not be empty: ${what}`);
+/** The schemas, built once on first use (so importing Switchyard does not load zod). */
+function buildMessagingToolSchemas() {
+  const { z } = loadZod();
+
+  function identifier(what: string) {
+    return z
+      .string({ error: `must be a string: ${what}` })
+      .regex(/\S/, `must not be empty: ${what}`);
+  }
+
+  /** send_notification */
+  const sendNotificationParameters = z.strictObject({
+    subscription_link_id: identifier(
+      "the id of the subscriber's active subscription link",
+    ).describe("The subscription link of the person to notify (it must be active)."),
+    text: z
+      .string({ error: "must be a string: what the person should read" })
+      .regex(/\S/, "must not be empty: write what the person should read")
+      .max(
+        maximumNotificationLength,
+        `must be at most ${maximumNotificationLength} characters: shorten it`,
+      )
+      .describe("What the person reads."),
+  });
+
+  const messageId = identifier("the message_id send_notification returned").describe(
+    "The message_id send_notification returned.",
+  );
+
+  /** get_message_status */
+  const getMessageStatusParameters = z.strictObject({ message_id: messageId });
+
+  /** cancel_message */
+  const cancelMessageParameters = z.strictObject({ message_id: messageId });
+
+  /** get_interaction */
+  const getInteractionParameters = z.strictObject({
+    interaction_id: identifier("the id of the interaction to read").describe(
+      "The interaction's id, as the message status gives it.",
+    ),
+  });
+  return {
+    sendNotificationParameters,
+    getMessageStatusParameters,
+    cancelMessageParameters,
+    getInteractionParameters,
+  };
 }
 
-/** send_notification */
-export const sendNotificationParameters = z.strictObject({
-  subscription_link_id: identifier("the id of the subscriber's active subscription link").describe(
-    "The subscription link of the person to notify (it must be active).",
-  ),
-  text: z
-    .string({ error: "must be a string: what the person should read" })
-    .regex(/\S/, "must not be empty: write what the person should read")
-    .max(
-      maximumNotificationLength,
-      `must be at most ${maximumNotificationLength} characters: shorten it`,
-    )
-    .describe("What the person reads."),
-});
+/** The MessagingToolSchemas schemas, by name. */
+export type MessagingToolSchemas = ReturnType<typeof buildMessagingToolSchemas>;
 
-const messageId = identifier("the message_id send_notification returned").describe(
-  "The message_id send_notification returned.",
-);
+let built: MessagingToolSchemas | undefined;
 
-/** get_message_status */
-export const getMessageStatusParameters = z.strictObject({ message_id: messageId });
-
-/** cancel_message */
-export const cancelMessageParameters = z.strictObject({ message_id: messageId });
-
-/** get_interaction */
-export const getInteractionParameters = z.strictObject({
-  interaction_id: identifier("the id of the interaction to read").describe(
-    "The interaction's id, as the message status gives it.",
-  ),
-});
+/** The schemas, built on the first call. */
+export function messagingToolSchemas(): MessagingToolSchemas {
+  built ??= buildMessagingToolSchemas();
+  return built;
+}

@@ -7,12 +7,10 @@ import { type CallbackView, toCallbackView } from "./callback-view.js";
 import { describeCallbackDeletion } from "./describe-callback-deletion.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
 import {
-  createCallbacksParameters,
-  deleteCallbacksParameters,
-  listCallbacksParameters,
   maximumCallbackIdsPerCall,
   maximumListedCallbacks,
   maximumNewCallbacksPerCall,
+  orderToolSchemas,
 } from "./order-tool-schemas.js";
 import type { OrderToolsClient } from "./order-tools-client.js";
 
@@ -50,7 +48,7 @@ export function listCallbacksTool(
   return defineTool({
     name: "list_callbacks",
     description: `Lists the registered callbacks (webhook subscriptions) of the order service: for each its id, url, message_type, api_version and created_at. Filter with message_type (one of ${callbackMessageTypes.join(", ")}, or "all", the default). Returns {callbacks, total, shown, omitted}: at most ${maximumListedCallbacks} callbacks are shown; when omitted > 0, list again per message_type to see the rest. Read-only. Use it to find callback ids before delete_callbacks.`,
-    parameters: listCallbacksParameters,
+    parameters: orderToolSchemas().listCallbacksParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ message_type }, { signal }) => {
@@ -80,7 +78,7 @@ export function createCallbacksTool(
   return defineTool({
     name: "create_callbacks",
     description: `Registers callbacks (webhook subscriptions): each {url, message_type, api_version?}. url must be an absolute https address; message_type one of ${callbackMessageTypes.join(", ")} (hold types such as shipmentEvent are not callback types). 1 to ${maximumNewCallbacksPerCall} per call; the service registers all or none, and refuses a url already registered for the same message_type. A callback sends every future event of its type, with the order data, to its url, so a human is asked to approve the call first (unless its hosts are ones the application trusts). Returns {created: [{id, url, message_type, api_version, created_at}], count}. If it fails, list_callbacks before trying again: some may have been registered. If the result has error "approval_refused", nothing was registered: tell the user the reason and do not retry the same call unless they ask.`,
-    parameters: createCallbacksParameters,
+    parameters: orderToolSchemas().createCallbacksParameters,
     needsApproval,
     describeAction: ({ callbacks }) => ({
       summary:
@@ -121,7 +119,7 @@ export function deleteCallbacksTool(
   return defineTool({
     name: "delete_callbacks",
     description: `Deletes callbacks by id (UUIDs exactly as list_callbacks returns them, 1 to ${maximumCallbackIdsPerCall} per call). Deliveries to their URLs stop at once and queued events are discarded: this cannot be undone, so a human is asked to approve the call first. Returns {deleted, failed, results: [{id, status: "success"|"failure", error_message?}]}, one result per id in the order given; a failed id does not stop the others. If the result has error "approval_refused", nothing was deleted: tell the user the reason and do not retry the same call unless they ask.`,
-    parameters: deleteCallbacksParameters,
+    parameters: orderToolSchemas().deleteCallbacksParameters,
     needsApproval,
     idempotent: true,
     describeAction: ({ callback_ids }, context) =>

@@ -3,11 +3,7 @@ import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
 import type { NeedsApproval, Tool } from "../tool.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
-import {
-  holdCallbacksParameters,
-  listCallbackHoldsParameters,
-  releaseCallbackHoldsParameters,
-} from "./order-tool-schemas.js";
+import { orderToolSchemas } from "./order-tool-schemas.js";
 import type { OrderToolsClient } from "./order-tools-client.js";
 
 /** Result of the hold tools: the message types held now. */
@@ -25,7 +21,7 @@ export function listCallbackHoldsTool(
   return defineTool({
     name: "list_callback_holds",
     description: `Lists the message types whose callback delivery is currently held. Returns {holds: string[]}, each one of ${holdTypesText}. Read-only; takes no arguments.`,
-    parameters: listCallbackHoldsParameters,
+    parameters: orderToolSchemas().listCallbackHoldsParameters,
     needsApproval,
     readOnly: true,
     execute: async (_args, { signal }) =>
@@ -41,7 +37,7 @@ export function holdCallbacksTool(
   return defineTool({
     name: "hold_callbacks",
     description: `Holds callback delivery for message types, given as hold types: ${holdTypesText} (a different list from the callback message types). Events of a held type that occur during the hold are never delivered, not even after the hold is released: data is lost, so a human is asked to approve the call first. Returns {holds: string[]}, the holds now active. If the result has error "approval_refused", nothing was held: tell the user the reason and do not retry the same call unless they ask.`,
-    parameters: holdCallbacksParameters,
+    parameters: orderToolSchemas().holdCallbacksParameters,
     needsApproval,
     idempotent: true,
     describeAction: ({ message_types }) => ({
@@ -64,7 +60,7 @@ export function releaseCallbackHoldsTool(
   return defineTool({
     name: "release_callback_holds",
     description: `Releases holds so callback delivery of those message types resumes. Takes hold types: ${holdTypesText}. Events that occurred during the hold are not resent. Returns {holds: string[]}, the holds still active.`,
-    parameters: releaseCallbackHoldsParameters,
+    parameters: orderToolSchemas().releaseCallbackHoldsParameters,
     needsApproval,
     idempotent: true,
     execute: async ({ message_types }, { signal }) =>

@@ -3,7 +3,7 @@ import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
 import type { NeedsApproval, Tool } from "../tool.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
-import { defaultListLimit, listRecordsParameters } from "./order-tool-schemas.js";
+import { defaultListLimit, orderToolSchemas } from "./order-tool-schemas.js";
 import type { OrderToolsClient } from "./order-tools-client.js";
 
 /** Result of every list tool: one page of records. */
@@ -59,7 +59,7 @@ export function listRecordsTool(
   return defineTool({
     name,
     description: `Reads one page of ${what}. limit: 1 to 100 per page (default ${defaultListLimit}); offset: records to skip (default 0); list_type: "summary" (default, essential fields) or "detail" (every field); filters: field equality filters such as {"status": "shipped"}. Returns {items, count, offset, limit, next_offset}: call again with offset = next_offset until next_offset is null to read everything. Read-only.`,
-    parameters: listRecordsParameters,
+    parameters: orderToolSchemas().listRecordsParameters,
     needsApproval,
     readOnly: true,
     execute: async ({ limit, offset, list_type, filters }, { signal }) => {

@@ -1,16 +1,5 @@
 import type { output } from "zod";
-import type {
-  cancelOrdersParameters,
-  createCallbacksParameters,
-  createOrdersParameters,
-  deleteCallbacksParameters,
-  holdCallbacksParameters,
-  listCallbackHoldsParameters,
-  listCallbacksParameters,
-  listRecordsParameters,
-  releaseCallbackHoldsParameters,
-  updateOrdersParameters,
-} from "./order-tool-schemas.js";
+import type { OrderToolSchemas } from "./order-tool-schemas.js";
 
 /** Names of the tools `orderTools` builds, in the order it returns them. */
 export const orderToolNames = [
@@ -34,20 +23,20 @@ export const orderToolNames = [
 /** One order tool's name, e.g. `delete_callbacks`. */
 export type OrderToolName = (typeof orderToolNames)[number];
 
-type ListArguments = output<typeof listRecordsParameters>;
+type ListArguments = output<OrderToolSchemas["listRecordsParameters"]>;
 
 /** The parsed arguments each order tool runs with (what a `needsApproval` function receives). */
 export interface OrderToolArguments {
-  list_callbacks: output<typeof listCallbacksParameters>;
-  create_callbacks: output<typeof createCallbacksParameters>;
-  delete_callbacks: output<typeof deleteCallbacksParameters>;
-  list_callback_holds: output<typeof listCallbackHoldsParameters>;
-  hold_callbacks: output<typeof holdCallbacksParameters>;
-  release_callback_holds: output<typeof releaseCallbackHoldsParameters>;
+  list_callbacks: output<OrderToolSchemas["listCallbacksParameters"]>;
+  create_callbacks: output<OrderToolSchemas["createCallbacksParameters"]>;
+  delete_callbacks: output<OrderToolSchemas["deleteCallbacksParameters"]>;
+  list_callback_holds: output<OrderToolSchemas["listCallbackHoldsParameters"]>;
+  hold_callbacks: output<OrderToolSchemas["holdCallbacksParameters"]>;
+  release_callback_holds: output<OrderToolSchemas["releaseCallbackHoldsParameters"]>;
   list_orders: ListArguments;
-  create_orders: output<typeof createOrdersParameters>;
-  update_orders: output<typeof updateOrdersParameters>;
-  cancel_orders: output<typeof cancelOrdersParameters>;
+  create_orders: output<OrderToolSchemas["createOrdersParameters"]>;
+  update_orders: output<OrderToolSchemas["updateOrdersParameters"]>;
+  cancel_orders: output<OrderToolSchemas["cancelOrdersParameters"]>;
   list_skus: ListArguments;
   list_inventory: ListArguments;
   list_returns: ListArguments;

@@ -3,12 +3,7 @@ import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
 import type { ActionDetail, NeedsApproval, Tool } from "../tool.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
-import {
-  cancelOrdersParameters,
-  createOrdersParameters,
-  maximumOrdersPerCall,
-  updateOrdersParameters,
-} from "./order-tool-schemas.js";
+import { maximumOrdersPerCall, orderToolSchemas } from "./order-tool-schemas.js";
 import type { OrderToolsClient } from "./order-tools-client.js";
 
 /** Result of create_orders, update_orders and cancel_orders: one entry per order, in the order given. */
@@ -30,7 +25,7 @@ export function createOrdersTool(
   return defineTool({
     name: "create_orders",
     description: `Creates orders. Each order is an object with a unique, non-empty customer_identifier (your reference, used to match it with its result) and the order's fields. 1 to ${maximumOrdersPerCall} orders per call. ${outcomeText}`,
-    parameters: createOrdersParameters,
+    parameters: orderToolSchemas().createOrdersParameters,
     needsApproval,
     execute: async ({ orders }, { signal }) =>
       toOrderBatchResult(await client.createOrders(orders, { signal })),
@@ -45,7 +40,7 @@ export function updateOrdersTool(
   return defineTool({
     name: "update_orders",
     description: `Updates existing orders: each item is {customer_identifier, ...the fields to change}, with at least one field to change. 1 to ${maximumOrdersPerCall} orders per call. A human is asked to approve the call first (unless the application turned that off). ${outcomeText} If the result has error "approval_refused", nothing was changed: tell the user the reason and do not retry the same call unless they ask.`,
-    parameters: updateOrdersParameters,
+    parameters: orderToolSchemas().updateOrdersParameters,
     needsApproval,
     idempotent: true,
     describeAction: ({ orders }) => {
@@ -76,7 +71,7 @@ export function cancelOrdersTool(
   return defineTool({
     name: "cancel_orders",
     description: `Cancels orders by their customer_identifier (1 to ${maximumOrdersPerCall} per call). A cancelled order is not fulfilled and the cancellation cannot be undone, so a human is asked to approve the call first. ${outcomeText} If the result has error "approval_refused", nothing was cancelled: tell the user the reason and do not retry the same call unless they ask.`,
-    parameters: cancelOrdersParameters,
+    parameters: orderToolSchemas().cancelOrdersParameters,
     needsApproval,
     idempotent: true,
     describeAction: ({ customer_identifiers }) => {
