@@ -1,3 +1,4 @@
+import { buildOnFirstUse } from "../build-on-first-use.js";
 import { loadZod } from "../load-zod.js";
 import type { Logger } from "../logger.js";
 
@@ -120,7 +121,7 @@ function buildTransportOptionsSchema() {
   });
 }
 
-let transportOptionsSchema: ReturnType<typeof buildTransportOptionsSchema> | undefined;
+const transportOptionsSchema = buildOnFirstUse(buildTransportOptionsSchema);
 
 /**
  * Every problem with the transport options in `options` (other keys are
@@ -128,8 +129,7 @@ let transportOptionsSchema: ReturnType<typeof buildTransportOptionsSchema> | und
  * all are usable.
  */
 export function findTransportOptionProblems(options: object): string[] {
-  transportOptionsSchema ??= buildTransportOptionsSchema();
-  const result = transportOptionsSchema.safeParse(options);
+  const result = transportOptionsSchema().safeParse(options);
   if (result.success) return [];
   return result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
 }

@@ -1,3 +1,4 @@
+import { buildOnFirstUse } from "../../internal/build-on-first-use.js";
 import { loadZod } from "../../internal/load-zod.js";
 
 /**
@@ -110,13 +111,8 @@ function buildDocsToolSchemas() {
   };
 }
 
-/** The DocsToolSchemas schemas, by name. */
+/** The docs tools' parameter schemas, by name. */
 export type DocsToolSchemas = ReturnType<typeof buildDocsToolSchemas>;
 
-let built: DocsToolSchemas | undefined;
-
-/** The schemas, built on the first call. */
-export function docsToolSchemas(): DocsToolSchemas {
-  built ??= buildDocsToolSchemas();
-  return built;
-}
+/** The docs tools' parameter schemas, built on the first call. */
+export const docsToolSchemas: () => DocsToolSchemas = buildOnFirstUse(buildDocsToolSchemas);

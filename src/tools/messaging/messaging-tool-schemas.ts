@@ -1,3 +1,4 @@
+import { buildOnFirstUse } from "../../internal/build-on-first-use.js";
 import { loadZod } from "../../internal/load-zod.js";
 
 /**
@@ -57,13 +58,9 @@ function buildMessagingToolSchemas() {
   };
 }
 
-/** The MessagingToolSchemas schemas, by name. */
+/** The messaging tools' parameter schemas, by name. */
 export type MessagingToolSchemas = ReturnType<typeof buildMessagingToolSchemas>;
 
-let built: MessagingToolSchemas | undefined;
-
-/** The schemas, built on the first call. */
-export function messagingToolSchemas(): MessagingToolSchemas {
-  built ??= buildMessagingToolSchemas();
-  return built;
-}
+/** The messaging tools' parameter schemas, built on the first call. */
+export const messagingToolSchemas: () => MessagingToolSchemas =
+  buildOnFirstUse(buildMessagingToolSchemas);

@@ -4,6 +4,7 @@ import {
   callbackMessageTypes,
   isCallbackMessageType,
 } from "../../clients/orders/callback-message-types.js";
+import { buildOnFirstUse } from "../../internal/build-on-first-use.js";
 import { loadZod } from "../../internal/load-zod.js";
 
 /**
@@ -234,13 +235,8 @@ function buildOrderToolSchemas() {
   };
 }
 
-/** The OrderToolSchemas schemas, by name. */
+/** The order tools' parameter schemas, by name. */
 export type OrderToolSchemas = ReturnType<typeof buildOrderToolSchemas>;
 
-let built: OrderToolSchemas | undefined;
-
-/** The schemas, built on the first call. */
-export function orderToolSchemas(): OrderToolSchemas {
-  built ??= buildOrderToolSchemas();
-  return built;
-}
+/** The order tools' parameter schemas, built on the first call. */
+export const orderToolSchemas: () => OrderToolSchemas = buildOnFirstUse(buildOrderToolSchemas);
