@@ -1,14 +1,20 @@
 import { describe, expect, it, vi } from "vitest";
 
-// Counts the zod 4 conversions the library makes, wherever it makes them.
+// Counts the zod 4 conversions the library makes, wherever it makes them:
+// the library reaches zod only through loadZod (zod loads on first use).
 const conversions = vi.hoisted(() => ({ count: 0 }));
-vi.mock("zod", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("zod")>();
+vi.mock("../../src/internal/load-zod.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/internal/load-zod.js")>();
   return {
-    ...actual,
-    toJSONSchema: (...args: Parameters<typeof actual.toJSONSchema>) => {
-      conversions.count++;
-      return actual.toJSONSchema(...args);
+    loadZod: () => {
+      const zod = actual.loadZod();
+      return {
+        ...zod,
+        toJSONSchema: (...args: Parameters<typeof zod.toJSONSchema>) => {
+          conversions.count++;
+          return zod.toJSONSchema(...args);
+        },
+      };
     },
   };
 });
