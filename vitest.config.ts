@@ -18,6 +18,7 @@ export default defineConfig({
       { find: /^switchyard\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^switchyard\/cli$/, replacement: source("./src/cli/index.ts") },
       { find: /^switchyard\/mcp$/, replacement: source("./src/mcp/index.ts") },
+      { find: /^switchyard\/examples$/, replacement: source("./examples/index.ts") },
       { find: /^switchyard\/simulators$/, replacement: source("./src/simulators/index.ts") },
       { find: /^switchyard$/, replacement: source("./src/index.ts") },
     ],

@@ -2,6 +2,7 @@
  * The example agents `switchyard run` knows, in the order `switchyard
  * examples` lists them. Each file also runs on its own with `npx tsx`.
  */
+import { fileURLToPath } from "node:url";
 import type { ExampleDefinition } from "switchyard/cli";
 import { callbackCleanup } from "./callback-cleanup.js";
 import { customTool } from "./custom-tool.js";
@@ -17,3 +18,9 @@ export const examples: readonly ExampleDefinition[] = [
   orderReport,
   customTool,
 ];
+
+/**
+ * The directory of the example files: `examples/` (TypeScript) in a clone,
+ * `dist/examples/` (JavaScript) where the package is installed.
+ */
+export const exampleDirectory: string = fileURLToPath(new URL(".", import.meta.url));

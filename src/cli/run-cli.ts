@@ -1,4 +1,4 @@
-import { examples } from "../../examples/index.js";
+import { exampleDirectory, examples } from "../../examples/index.js";
 import { type CliIo, processIo } from "./cli-io.js";
 import { examplesCommand } from "./commands/examples-command.js";
 import { resumeCommand } from "./commands/resume-command.js";
@@ -33,7 +33,7 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
         io.stdout.write(`switchyard ${readPackageVersion()}\n`);
         return exitCodes.completed;
       case "examples":
-        return examplesCommand(line.help, io, examples);
+        return examplesCommand(line.help, io, examples, exampleDirectory);
       case "run":
         return await runCommand(line.example, line.arguments, io, examples);
       case "runs":

@@ -154,6 +154,42 @@ describe("the package installed from its tarball", () => {
     expect(output).toContain("Usage: switchyard <command>");
   });
 
+  it("exports the examples, runs the README's snippet, and points switchyard examples at files it has", () => {
+    writeFileSync(
+      join(project, "examples.mjs"),
+      [
+        'import { createExampleServices, simulatorEndpoints } from "switchyard/cli";',
+        'import { startSimulators } from "switchyard/simulators";',
+        'import { orderReport } from "switchyard/examples";',
+        'const simulators = await startSimulators({ reasoner: { scenario: "order-report" } });',
+        "const result = await orderReport",
+        "  .createAgent(createExampleServices(simulatorEndpoints(simulators)))",
+        "  .run(orderReport.defaultTask);",
+        "console.log(JSON.stringify({ status: result.status, output: result.output }));",
+        "await simulators.close();",
+      ].join("\n"),
+    );
+    const output = execFileSync(process.execPath, ["examples.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(JSON.parse(output)).toMatchObject({
+      status: "completed",
+      output: expect.stringMatching(/^There are 240 orders in total/),
+    });
+
+    const bin = join(project, "node_modules", ".bin", "switchyard");
+    const listing = execFileSync(bin, ["examples"], { cwd: project, encoding: "utf8" });
+    const command = /or on its own: node (\S+)<example>\.js/.exec(listing);
+    expect(command?.[1]).toBe("node_modules/switchyard/dist/examples/");
+    const help = execFileSync(
+      process.execPath,
+      [join(project, command![1]!, "order-report.js"), "--help"],
+      { cwd: project, encoding: "utf8" },
+    );
+    expect(help).toContain("The same as: switchyard run order-report");
+  });
+
   it("type-checks a TypeScript user of the package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),

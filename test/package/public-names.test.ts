@@ -488,6 +488,14 @@ const publicNames: Record<string, string[]> = {
     "serviceVariables",
     "simulatorEndpoints",
   ],
+  "./examples": [
+    "callbackCleanup",
+    "customTool",
+    "docsEdit",
+    "exampleDirectory",
+    "examples",
+    "orderReport",
+  ],
 };
 
 const root = new URL("../../", import.meta.url);

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
 import type { CliIo } from "../cli-io.js";
 import { findCommandSpec } from "../command-specs.js";
 import type { ExampleDefinition } from "../example-definition.js";
@@ -8,6 +10,8 @@ export function examplesCommand(
   help: boolean,
   io: CliIo,
   examples: readonly ExampleDefinition[],
+  /** Where the example files are (`exampleDirectory` of `switchyard/examples`). */
+  directory: string,
 ): number {
   if (help) {
     io.stdout.write(commandHelp(findCommandSpec("examples")!, examples));
@@ -21,9 +25,20 @@ export function examplesCommand(
   lines.push(
     "",
     "Run one with: switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--json]",
-    "or on its own: npx tsx examples/<example>.ts",
+    `or on its own: ${standaloneCommand(directory)}`,
     "",
   );
   io.stdout.write(lines.join("\n"));
   return 0;
+}
+
+/**
+ * How to run an example file on its own, where this switchyard is: the
+ * TypeScript sources with tsx in a clone, the compiled files with node where
+ * the package is installed (`node_modules/switchyard/dist/examples/`).
+ */
+function standaloneCommand(directory: string): string {
+  const shown = relative(process.cwd(), directory) || ".";
+  if (existsSync(join(directory, "callback-cleanup.ts"))) return `npx tsx ${shown}/<example>.ts`;
+  return `node ${shown}/<example>.js`;
 }
