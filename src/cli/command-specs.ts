@@ -104,8 +104,10 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "runs",
-    usage: "switchyard runs [--status STATUS] [--json]",
-    summary: "List the saved runs: id, example, status, last update, approvals waited for.",
+    usage:
+      "switchyard runs [--status STATUS] [--json] | runs cancel <run-id> [--take-over] | runs prune --older-than AGE",
+    summary:
+      "List the saved runs (id, example, status, last update, approvals waited for); cancel one; remove old ones.",
     options: [
       {
         name: "status",
@@ -119,9 +121,26 @@ export const commandSpecs: readonly CommandSpec[] = [
         description:
           "Print one JSON object on stdout: the state directory, the runs, and the saved files that could not be read.",
       },
+      {
+        name: "older-than",
+        type: "string",
+        valueName: "AGE",
+        description:
+          "runs prune: remove the runs last updated longer ago than AGE (30m, 12h, 7d, 2w), whatever their status but running.",
+      },
+      {
+        name: "take-over",
+        type: "boolean",
+        description:
+          "runs cancel: cancel a run marked running whose process crashed or was killed.",
+      },
       helpOption,
     ],
     notes: [
+      "runs cancel <run-id> ends a suspended run for good: each question it waits for is withdrawn",
+      "through the messaging service the environment names (SWITCHYARD_MESSAGING_URL), where that",
+      "still can be done, and the run is saved aborted (error RunCancelled), so resume refuses it.",
+      "runs prune --older-than AGE removes old runs: their states and the records of them.",
       "Most recently updated first. A saved file that cannot be read is named on stderr (and in",
       "--json under unreadable), never skipped silently.",
       ...stateDirectoryNotes,

@@ -74,6 +74,10 @@ export type CommandLine =
   | { command: "version" }
   | { command: "run"; example: string | undefined; arguments: RunArguments }
   | { command: "runs"; arguments: RunsArguments }
+  /** `switchyard runs cancel <run-id> [--take-over]` */
+  | { command: "runs-cancel"; runId: string | undefined; takeOver: boolean; help: boolean }
+  /** `switchyard runs prune --older-than AGE` */
+  | { command: "runs-prune"; olderThan: string | undefined; help: boolean }
   | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
   | { command: "worker"; arguments: WorkerArguments }
   | { command: "examples"; help: boolean }
@@ -128,6 +132,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       runId: positionals[0],
       arguments: { json: values.json === true, takeOver: values["take-over"] === true, help },
     };
+  }
+  if (spec.name === "runs") {
+    const line = readRunsAction(positionals, values, help);
+    if (line) return line;
   }
   if (positionals.length > 0 && !help) {
     throw usageError(
@@ -224,6 +232,42 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
     json: values.json === true,
     help,
   };
+}
+
+/** `runs cancel` and `runs prune`; undefined for the listing, whose flags they do not take. */
+function readRunsAction(
+  positionals: readonly string[],
+  values: FlagValues,
+  help: boolean,
+): CommandLine | undefined {
+  const [action, ...rest] = positionals;
+  const olderThan = values["older-than"] as string | undefined;
+  const takeOver = values["take-over"] === true;
+  if (action === "cancel") {
+    if ((rest.length > 1 || olderThan !== undefined || values.status !== undefined) && !help) {
+      throw usageError(
+        "switchyard runs cancel takes one run id and --take-over at most; switchyard runs lists the saved runs.",
+      );
+    }
+    return { command: "runs-cancel", runId: rest[0], takeOver, help };
+  }
+  if (action === "prune") {
+    if ((rest.length > 0 || takeOver || values.status !== undefined) && !help) {
+      throw usageError("switchyard runs prune takes only --older-than AGE (such as 7d).");
+    }
+    return { command: "runs-prune", olderThan, help };
+  }
+  if (action !== undefined && !help) {
+    throw usageError(
+      `switchyard runs takes cancel <run-id> or prune --older-than AGE, or nothing to list the runs; got "${action}".`,
+    );
+  }
+  if ((olderThan !== undefined || takeOver) && !help) {
+    throw usageError(
+      `${olderThan !== undefined ? "--older-than" : "--take-over"} belongs to switchyard runs ${olderThan !== undefined ? "prune" : "cancel"}.`,
+    );
+  }
+  return undefined;
 }
 
 function readRunsValues(values: FlagValues, help: boolean): RunsArguments {

@@ -1,10 +1,4 @@
-import {
-  RunNotFoundError,
-  RunNotResumableError,
-  RunStateError,
-  RunStoreError,
-} from "../agent/durable/durable-errors.js";
-import { isRunId } from "../agent/durable/run-id.js";
+import { RunNotResumableError, RunStateError } from "../agent/durable/durable-errors.js";
 import type { RunState } from "../agent/durable/run-state.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { checkDurableServices } from "./check-durable-services.js";
@@ -19,6 +13,7 @@ import { followRun } from "./follow-run.js";
 import { displayUrl } from "./format-text.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
+import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import { stateKeyOf } from "./open-state-directory.js";
 import {
@@ -152,35 +147,6 @@ export async function resumeRun(
     removeSignalHandlers();
     await resolved?.close();
     await directory?.close().catch(() => {});
-  }
-}
-
-/** The saved state, or a one-line usage error saying what is wrong with the id or the file. */
-async function loadSavedRun(directory: RunStorage, runId: string): Promise<RunState> {
-  if (!isRunId(runId)) {
-    throw usageError(
-      `"${runId}" is not a run id (ids look like run_20250512T093000Z_1a2b3c4d); switchyard runs lists the saved runs.`,
-    );
-  }
-  try {
-    return await directory.store.load(runId);
-  } catch (error) {
-    if (error instanceof RunNotFoundError) {
-      throw usageError(
-        `No run "${runId}" in ${directory.where} (${directory.variable}); switchyard runs lists the saved runs.`,
-        { cause: error },
-      );
-    }
-    if (error instanceof RunStateError) {
-      throw usageError(
-        `Run "${runId}" cannot be resumed: its saved state ${error.source} is unreadable (${error.problems.join("; ")}); restore the file, or delete it to drop the run.`,
-        { cause: error },
-      );
-    }
-    if (error instanceof RunStoreError) {
-      throw new CommandError(error.message, exitCodes.notCompleted, { cause: error });
-    }
-    throw error;
   }
 }
 

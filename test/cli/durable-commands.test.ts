@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { RunReport, RunsReport } from "switchyard/cli";
 import { retiredCallbackHost, type Simulators, startSimulators } from "switchyard/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FileRunStore } from "../../src/agent/durable/file-run-store.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createTestIo } from "./cli-test-io.js";
 import { runSwitchyard } from "./spawn-switchyard.js";
@@ -344,5 +345,65 @@ describe("durable approval waits on the command line, as a user runs them", () =
     expect(rest).toEqual([""]);
     expect(completed.stdout).toBe("");
     expect(completed.stderr).toContain("No runs with status completed or failed in ");
+  });
+});
+
+describe("orphaned runs: runs cancel and runs prune", () => {
+  it("cancel withdraws the question and ends the run, resume refuses it, prune removes it once old", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    const [interaction] = simulators.messaging.interactions();
+    const interactionId = interaction!.interaction_id;
+
+    const cancelled = await switchyard(["runs", "cancel", runId], env);
+
+    expect(cancelled).toMatchObject({ code: 0, stdout: `${runId}\n` });
+    expect(cancelled.stderr).toContain(
+      `withdrew the question about delete_callbacks (interaction ${interactionId}).`,
+    );
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("canceled");
+    const listed = parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout);
+    expect(listed.runs).toEqual([expect.objectContaining({ runId, status: "aborted" })]);
+    const resumed = await switchyard(["resume", runId], env);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("already ended with status aborted");
+    const again = await switchyard(["runs", "cancel", runId], env);
+    expect(again.code).toBe(2);
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const young = await switchyard(["runs", "prune", "--older-than", "1h"], env);
+    expect(young).toMatchObject({ code: 0, stdout: "" });
+    expect(young.stderr).toContain("Removed 0 runs last updated before");
+    // Age the run as if a week had passed.
+    const store = new FileRunStore({ directory });
+    const state = await store.load(runId);
+    await store.save(
+      { ...state, updatedAt: new Date(Date.now() - 8 * 86_400_000).toISOString() },
+      { expectedRevision: state.revision },
+    );
+    const pruned = await switchyard(["runs", "prune", "--older-than", "7d"], env);
+    expect(pruned).toMatchObject({ code: 0, stdout: `${runId}\n` });
+    expect(pruned.stderr).toContain("Removed 1 run last updated before");
+    expect(
+      parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout).runs,
+    ).toEqual([]);
+    expect(await readdir(join(directory, "cli"))).toEqual([]);
+  });
+
+  it("says how to write the age, and which command a flag belongs to", async () => {
+    const env = environment(await stateDirectory());
+    const bad = await switchyard(["runs", "prune", "--older-than", "a week"], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'switchyard: switchyard runs prune needs --older-than with an age such as 30m, 12h, 7d or 2w (minutes, hours, days, weeks); got "a week".\n',
+    );
+    const misplaced = await switchyard(["runs", "--older-than", "7d"], env);
+    expect(misplaced).toMatchObject({
+      code: 2,
+      stderr: "switchyard: --older-than belongs to switchyard runs prune.\n",
+    });
   });
 });

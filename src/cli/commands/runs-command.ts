@@ -1,14 +1,43 @@
+import { cancelRun } from "../cancel-run.js";
 import type { CliIo } from "../cli-io.js";
+import { usageError } from "../command-error.js";
 import { findCommandSpec } from "../command-specs.js";
 import { commandHelp } from "../help-text.js";
 import { listRuns } from "../list-runs.js";
 import type { RunsArguments } from "../parse-arguments.js";
+import { pruneRuns } from "../prune-runs.js";
 
 /** `switchyard runs`: the saved runs, on stdout. Resolves to the exit status. */
 export async function runsCommand(args: RunsArguments, io: CliIo): Promise<number> {
-  if (args.help) {
-    io.stdout.write(commandHelp(findCommandSpec("runs")!, []));
-    return 0;
+  return args.help ? writeRunsHelp(io) : listRuns(args, io);
+}
+
+/** `switchyard runs cancel <run-id>`: see {@link cancelRun}. Resolves to the exit status. */
+export async function runsCancelCommand(
+  runId: string | undefined,
+  takeOver: boolean,
+  help: boolean,
+  io: CliIo,
+): Promise<number> {
+  if (help) return writeRunsHelp(io);
+  if (runId === undefined) {
+    throw usageError(
+      "switchyard runs cancel needs a run id; switchyard runs --status suspended lists the runs waiting for an answer.",
+    );
   }
-  return listRuns(args, io);
+  return cancelRun(runId, { takeOver, io });
+}
+
+/** `switchyard runs prune --older-than AGE`: see {@link pruneRuns}. Resolves to the exit status. */
+export async function runsPruneCommand(
+  olderThan: string | undefined,
+  help: boolean,
+  io: CliIo,
+): Promise<number> {
+  return help ? writeRunsHelp(io) : pruneRuns(olderThan, io);
+}
+
+function writeRunsHelp(io: CliIo): number {
+  io.stdout.write(commandHelp(findCommandSpec("runs")!, []));
+  return 0;
 }

@@ -1,0 +1,82 @@
+import type { RunSummary } from "../agent/durable/run-store.js";
+import type { CliIo } from "./cli-io.js";
+import { CommandError, usageError } from "./command-error.js";
+import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { openRunStorage, type RunStorage } from "./open-run-storage.js";
+
+const units: Record<string, number> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/**
+ * Reads a `--older-than` value: a whole number and a unit, `m` minutes, `h`
+ * hours, `d` days or `w` weeks (`30m`, `12h`, `7d`, `2w`), in milliseconds.
+ * Throws a usage error naming the forms it takes.
+ */
+export function parseAge(text: string | undefined): number {
+  const match = /^(\d+)\s*([mhdw])$/i.exec(text?.trim() ?? "");
+  const milliseconds = match ? Number(match[1]) * units[match[2]!.toLowerCase()]! : Number.NaN;
+  if (!Number.isSafeInteger(milliseconds) || milliseconds <= 0) {
+    throw usageError(
+      `switchyard runs prune needs --older-than with an age such as 30m, 12h, 7d or 2w (minutes, hours, days, weeks)${text === undefined ? "" : `; got "${text}"`}.`,
+    );
+  }
+  return milliseconds;
+}
+
+/**
+ * `switchyard runs prune --older-than AGE`: removes the saved runs (their
+ * states, execution records and the command's record of them) last updated
+ * longer ago than the age, whatever their status but `running` (a run
+ * marked running may have a process on it: `runs cancel --take-over` ends
+ * it first). Prints the removed ids on stdout and a summary on stderr.
+ */
+export async function pruneRuns(olderThan: string | undefined, io: CliIo): Promise<ExitCode> {
+  const age = parseAge(olderThan);
+  const storage = await openRunStorage(io.env);
+  try {
+    return await pruneStoredRuns(storage, Date.now() - age, io);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function pruneStoredRuns(state: RunStorage, cutoff: number, io: CliIo): Promise<ExitCode> {
+  const old: RunSummary[] = [];
+  try {
+    let after: string | undefined;
+    do {
+      const page = await state.store.list({ limit: 1000, ...(after ? { after } : {}) });
+      old.push(...page.runs.filter((run) => Date.parse(run.updatedAt) < cutoff));
+      for (const error of page.unreadable) {
+        io.stderr.write(
+          `warning: ${error.source} cannot be read and was left: ${error.problems.join("; ")}\n`,
+        );
+      }
+      after = page.nextCursor;
+    } while (after !== undefined);
+  } catch (error) {
+    throw new CommandError((error as Error).message, exitCodes.notCompleted, { cause: error });
+  }
+  const running = old.filter((run) => run.status === "running");
+  const removed: string[] = [];
+  for (const run of old.filter((candidate) => candidate.status !== "running")) {
+    await state.store.delete(run.runId);
+    await state.records.delete(run.runId);
+    removed.push(run.runId);
+    io.stdout.write(`${run.runId}\n`);
+  }
+  for (const run of running) {
+    io.stderr.write(
+      `note: run "${run.runId}" is marked running (last saved ${run.updatedAt}) and was left; if its process is gone, end it with switchyard runs cancel ${run.runId} --take-over.\n`,
+    );
+  }
+  const cutoffText = new Date(cutoff).toISOString().replace(/\.\d+Z$/, "Z");
+  io.stderr.write(
+    `Removed ${removed.length} ${removed.length === 1 ? "run" : "runs"} last updated before ${cutoffText} from ${state.where}.\n`,
+  );
+  return exitCodes.completed;
+}
