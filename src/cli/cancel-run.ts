@@ -1,5 +1,6 @@
 import type { RunState } from "../agent/durable/run-state.js";
 import type { RunClaim } from "../agent/durable/run-store.js";
+import { checkRunStateSeal, sealRunState } from "../agent/durable/seal-run-state.js";
 import { MessagingClient } from "../clients/messaging/messaging-client.js";
 import type { CliIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
@@ -7,6 +8,7 @@ import { describeFailure } from "./describe-failure.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 
 /** The `error.name` of a run ended by `switchyard runs cancel`; its status is `aborted`. */
@@ -41,6 +43,17 @@ async function cancelStoredRun(
 ): Promise<ExitCode> {
   const { io } = options;
   const state = await loadSavedRun(directory, runId, "cancelled");
+  // With SWITCHYARD_STATE_KEY the saved states are sealed: only a genuine one is re-sealed as cancelled.
+  const stateKey = stateKeyOf(io.env);
+  if (stateKey !== undefined) {
+    try {
+      checkRunStateSeal(state, stateKey, `run "${runId}"`);
+    } catch (error) {
+      throw usageError(`Run "${runId}" cannot be cancelled: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
   if (state.status === "running" && !options.takeOver) {
     throw usageError(
       `Run "${runId}" is marked running (last saved ${state.updatedAt}): another process may still be working on it. If that process is gone, run switchyard runs cancel ${runId} --take-over.`,
@@ -57,17 +70,21 @@ async function cancelStoredRun(
   try {
     const withdrawn = await withdrawQuestions(state, io);
     const now = new Date().toISOString();
-    await directory.store.save(
-      {
-        ...state,
-        status: "aborted",
-        updatedAt: now,
-        error: {
-          name: runCancelledName,
-          message: `Cancelled with switchyard runs cancel at ${now}.`,
-        },
+    const cancelled: RunState = {
+      ...state,
+      status: "aborted",
+      updatedAt: now,
+      error: {
+        name: runCancelledName,
+        message: `Cancelled with switchyard runs cancel at ${now}.`,
       },
-      { expectedRevision: state.revision, ...(claim ? { claim } : {}) },
+    };
+    await directory.store.save(
+      stateKey === undefined ? cancelled : sealRunState(cancelled, stateKey),
+      {
+        expectedRevision: state.revision,
+        ...(claim ? { claim } : {}),
+      },
     );
     for (const line of withdrawn) io.stderr.write(`${line}\n`);
     io.stderr.write(`Run "${runId}" cancelled: resume refuses it now.\n`);
