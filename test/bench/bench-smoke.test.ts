@@ -107,6 +107,21 @@ describe("bench figures at minimal sizes", () => {
     });
     expectShape(inProcess, 3);
     expect(inProcess.counts).toEqual({ runs: 10, completedRuns: 10 });
+    // The targets are the library's: the hand-written floor's figures carry no verdict.
+    expect(inProcess.figures.filter((figure) => figure.target !== undefined)).toHaveLength(2);
+    const floor = await measureScale({
+      url: simulators.echoUrl,
+      apiKey: simulators.reasonerApiKey,
+      concurrency: 10,
+      repetitions: 1,
+      baseline: true,
+    });
+    expect(floor.counts).toEqual({ runs: 10, completedRuns: 10 });
+    expect(floor.figures.map((figure) => [figure.target, figure.met])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
 
     const child = await spawnTsProcess<FigureResult>(
       new URL("../../bench/scale-process.ts", import.meta.url),
