@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +10,8 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 
-/** Debian's Chromium (`apt-get install chromium`); `.ci/run` installs it and requires this test. */
+/** Debian's Chromium (`apt-get install chromium`); `npm test` installs it first (scripts/install-test-tools.sh). */
 const chromiumPath = "/usr/bin/chromium";
-const required = process.env.SWITCHYARD_REQUIRE_BROWSER === "1";
 
 let browser: BrowserContext;
 let profile: string;
@@ -57,64 +55,61 @@ async function answerOnPage(inboxUrl: string, button: string, note?: string): Pr
   return page;
 }
 
-describe.skipIf(!existsSync(chromiumPath) && !required)(
-  "approving the demo in a browser (Chromium)",
-  () => {
-    beforeAll(async () => {
-      profile = await mkdtemp(join(tmpdir(), "switchyard-chromium-"));
-      // A fresh profile directory for each run (Playwright passes it as --user-data-dir).
-      browser = await chromium.launchPersistentContext(profile, {
-        executablePath: chromiumPath,
-        headless: true,
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      });
-      // The order service lives in the test, so the test sees what the run deleted;
-      // the messaging simulator (and its inbox page) is the run's own.
-      orders = await startOrdersSimulator();
+describe("approving the demo in a browser (Chromium)", () => {
+  beforeAll(async () => {
+    profile = await mkdtemp(join(tmpdir(), "switchyard-chromium-"));
+    // A fresh profile directory for each run (Playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     });
+    // The order service lives in the test, so the test sees what the run deleted;
+    // the messaging simulator (and its inbox page) is the run's own.
+    orders = await startOrdersSimulator();
+  });
 
-    afterAll(async () => {
-      await browser?.close();
-      await orders?.close();
-      if (profile) await rm(profile, { recursive: true, force: true });
-    });
+  afterAll(async () => {
+    await browser?.close();
+    await orders?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
 
-    beforeEach(() => orders.reset());
+  beforeEach(() => orders.reset());
 
-    it("deletes the retired host's callbacks once Approve is pressed on the inbox page", async () => {
-      expect(retiredCallbacks()).toHaveLength(4);
-      const { inboxUrl, done } = await startDemo();
+  it("deletes the retired host's callbacks once Approve is pressed on the inbox page", async () => {
+    expect(retiredCallbacks()).toHaveLength(4);
+    const { inboxUrl, done } = await startDemo();
 
-      const page = await answerOnPage(inboxUrl, "Approve");
+    const page = await answerOnPage(inboxUrl, "Approve");
 
-      const run = await done;
-      expect(run.code).toBe(0);
-      expect(run.stderr).toContain("answered in a browser");
-      expect(run.stderr).toMatch(/approved after/);
-      expect(run.stdout).toMatch(/^Deleted 4 callbacks that pointed at/);
-      expect(retiredCallbacks()).toEqual([]);
-      expect(await page.locator(".outcome.answered").innerText()).toMatch(
-        /^Answered: Approve \[approve\]/,
-      );
-      await page.close();
-    });
+    const run = await done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("answered in a browser");
+    expect(run.stderr).toMatch(/approved after/);
+    expect(run.stdout).toMatch(/^Deleted 4 callbacks that pointed at/);
+    expect(retiredCallbacks()).toEqual([]);
+    expect(await page.locator(".outcome.answered").innerText()).toMatch(
+      /^Answered: Approve \[approve\]/,
+    );
+    await page.close();
+  });
 
-    it("deletes nothing when Deny is pressed, and the agent reads the note", async () => {
-      const before = orders.callbacks();
-      const { inboxUrl, done } = await startDemo();
+  it("deletes nothing when Deny is pressed, and the agent reads the note", async () => {
+    const before = orders.callbacks();
+    const { inboxUrl, done } = await startDemo();
 
-      const page = await answerOnPage(inboxUrl, "Deny", "the new host is not live yet");
+    const page = await answerOnPage(inboxUrl, "Deny", "the new host is not live yet");
 
-      const run = await done;
-      expect(run.code).toBe(0);
-      expect(run.stderr).toContain("refused (denied)");
-      expect(run.stdout).toMatch(/^Nothing was deleted.*the new host is not live yet/s);
-      expect(orders.callbacks()).toEqual(before);
-      expect(orders.requests.filter((request) => request.method === "DELETE")).toEqual([]);
-      expect(await page.locator(".outcome.answered").innerText()).toContain(
-        "Note: the new host is not live yet",
-      );
-      await page.close();
-    });
-  },
-);
+    const run = await done;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("refused (denied)");
+    expect(run.stdout).toMatch(/^Nothing was deleted.*the new host is not live yet/s);
+    expect(orders.callbacks()).toEqual(before);
+    expect(orders.requests.filter((request) => request.method === "DELETE")).toEqual([]);
+    expect(await page.locator(".outcome.answered").innerText()).toContain(
+      "Note: the new host is not live yet",
+    );
+    await page.close();
+  });
+});
