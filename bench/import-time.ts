@@ -21,7 +21,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 /**
  * Figure 6: wall time of a fresh `node` process that imports the built main
- * entry (`dist/src/index.js`, what `import("switchyard")` loads) and exits,
+ * entry (`dist/src/index.js`, what `import("switchyard-agents")` loads) and exits,
  * beside a bare `node -e 0`, interleaved; medians. Also how many modules
  * the import loads, from a second process that lists them.
  */
@@ -54,7 +54,7 @@ export async function measureImportTime(options: ImportTimeOptions): Promise<Fig
   return {
     figures: [
       {
-        name: 'import("switchyard") in a fresh process',
+        name: 'import("switchyard-agents") in a fresh process',
         value: round(value, 1),
         unit: "ms",
         baseline: round(baseline, 1),

@@ -13,8 +13,8 @@
  *
  * The same as `switchyard run callback-cleanup`.
  */
-import { Agent, orderTools } from "switchyard";
-import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+import { Agent, orderTools } from "switchyard-agents";
+import { type ExampleDefinition, runIfMain } from "switchyard-agents/cli";
 
 // The model sees every tool it is given: offer only what the task needs, so a
 // confused model cannot cancel orders while cleaning up callbacks.

@@ -16,8 +16,8 @@ import {
   type Approver,
   defineTool,
   type OrderClient,
-} from "switchyard";
-import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+} from "switchyard-agents";
+import { type ExampleDefinition, runIfMain } from "switchyard-agents/cli";
 import { z } from "zod";
 
 /** Discounts up to this percentage need no sign-off. */

@@ -7,8 +7,8 @@
  *
  * The same as `switchyard run docs-edit`.
  */
-import { Agent, docsTools } from "switchyard";
-import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+import { Agent, docsTools } from "switchyard-agents";
+import { type ExampleDefinition, runIfMain } from "switchyard-agents/cli";
 
 const instructions = `You maintain a documentation site.
 Find the project the user names with list_documentations.

@@ -3,7 +3,7 @@
  * examples` lists them. Each file also runs on its own with `npx tsx`.
  */
 import { fileURLToPath } from "node:url";
-import type { ExampleDefinition } from "switchyard/cli";
+import type { ExampleDefinition } from "switchyard-agents/cli";
 import { callbackCleanup } from "./callback-cleanup.js";
 import { customTool } from "./custom-tool.js";
 import { docsEdit } from "./docs-edit.js";

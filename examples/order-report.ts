@@ -6,8 +6,8 @@
  *
  * The same as `switchyard run order-report`.
  */
-import { Agent, orderTools } from "switchyard";
-import { type ExampleDefinition, runIfMain } from "switchyard/cli";
+import { Agent, orderTools } from "switchyard-agents";
+import { type ExampleDefinition, runIfMain } from "switchyard-agents/cli";
 
 const instructions = `You report on the order service's orders. You only read; you never change anything.
 Call list_orders with limit 100, offset 0 and list_type "summary", then again with offset = next_offset until next_offset is null, so that every order is counted.

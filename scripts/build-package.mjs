@@ -1,10 +1,10 @@
 // `npm run build`: the package as it is published. tsc emits the type
 // declarations the `exports` map points at (one .d.ts per source file);
 // esbuild emits the JavaScript, one bundle per entry point with the modules
-// they share split into common chunks. A fresh `import("switchyard")` then
+// they share split into common chunks. A fresh `import("switchyard-agents")` then
 // reads a handful of files instead of some two hundred (docs/performance.md,
 // "Import time"), and every subpath still shares one copy of each class, so
-// `instanceof` holds between `switchyard` and `switchyard/testing`.
+// `instanceof` holds between `switchyard-agents` and `switchyard-agents/testing`.
 // Dependencies stay external: they are resolved from the user's install.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";

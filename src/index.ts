@@ -5,12 +5,12 @@
  * The main entry holds what an application imports: the agent, the clients,
  * the tool sets, `defineTool`, the approvers, the run stores and the errors a
  * caller catches. The rest is reached through subpaths:
- * `switchyard/model` (the protocol a model implements), `switchyard/agent`
- * (run records, approval records, saved run state), `switchyard/tools`,
- * `switchyard/reasoner`, `switchyard/orders`, `switchyard/docs`,
- * `switchyard/messaging` (each service's types and tool names),
- * `switchyard/errors`, `switchyard/testing`, `switchyard/simulators` and
- * `switchyard/cli`. `test/package/public-names.test.ts` lists every name.
+ * `switchyard-agents/model` (the protocol a model implements), `switchyard-agents/agent`
+ * (run records, approval records, saved run state), `switchyard-agents/tools`,
+ * `switchyard-agents/reasoner`, `switchyard-agents/orders`, `switchyard-agents/docs`,
+ * `switchyard-agents/messaging` (each service's types and tool names),
+ * `switchyard-agents/errors`, `switchyard-agents/testing`, `switchyard-agents/simulators` and
+ * `switchyard-agents/cli`. `test/package/public-names.test.ts` lists every name.
  */
 
 // The agent

@@ -9,7 +9,7 @@ import type {
 /**
  * What the agent needs of a language model: one answer to a request, whole
  * or streamed. `ReasonerClient` implements it for the reasoning service (and
- * any chat-completions endpoint); `ScriptedModel` from `switchyard/testing`
+ * any chat-completions endpoint); `ScriptedModel` from `switchyard-agents/testing`
  * without a network. A `Model` for another provider converts the request
  * and the answer; vendor options (routing, compression, keys) belong to it,
  * not to the agent.

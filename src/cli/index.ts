@@ -1,5 +1,5 @@
 /**
- * `switchyard/cli`: the runner behind the `switchyard` command, for example
+ * `switchyard-agents/cli`: the runner behind the `switchyard` command, for example
  * files' main guards and for running an example from your own code or tests.
  * The command itself (`switchyard run`, `runs`, `resume`, `examples`, `sim`)
  * is `main.ts`.

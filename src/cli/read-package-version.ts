@@ -14,7 +14,7 @@ export function readPackageVersion(): string {
         name?: unknown;
         version?: unknown;
       };
-      if (manifest.name === "switchyard" && typeof manifest.version === "string") {
+      if (manifest.name === "switchyard-agents" && typeof manifest.version === "string") {
         return manifest.version;
       }
     } catch {

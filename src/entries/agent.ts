@@ -1,5 +1,5 @@
 /**
- * `switchyard/agent`: what a run is made of, for code that reads results,
+ * `switchyard-agents/agent`: what a run is made of, for code that reads results,
  * approvals and saved runs closely: step and tool call records, approval
  * decisions and records, the saved run state and the run store's types.
  */

@@ -1,5 +1,5 @@
 /**
- * `switchyard/docs`: the documentation hosting service's records, routes,
+ * `switchyard-agents/docs`: the documentation hosting service's records, routes,
  * edits and site check, beside `DocsClient` from the main entry.
  */
 export type { CheckSiteOptions } from "../clients/docs/check-site.js";

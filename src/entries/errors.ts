@@ -1,5 +1,5 @@
 /**
- * `switchyard/errors`: every error class Switchyard throws or returns, with
+ * `switchyard-agents/errors`: every error class Switchyard throws or returns, with
  * the types of their details. The ones a caller usually catches are in the
  * main entry too.
  */

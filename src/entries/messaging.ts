@@ -1,5 +1,5 @@
 /**
- * `switchyard/messaging`: the messaging delivery service's messages,
+ * `switchyard-agents/messaging`: the messaging delivery service's messages,
  * interactions, subscription links and routes, beside `MessagingClient`
  * from the main entry.
  */

@@ -1,5 +1,5 @@
 /**
- * `switchyard/model`: the protocol the agent speaks to a language model.
+ * `switchyard-agents/model`: the protocol the agent speaks to a language model.
  * Implement `Model` to run an agent on a provider of your own.
  */
 export type {

@@ -1,6 +1,6 @@
 /**
- * `switchyard/postgres`: the run store for workers on many machines. A
- * subpath of its own, so that `import "switchyard"` never loads `pg`.
+ * `switchyard-agents/postgres`: the run store for workers on many machines. A
+ * subpath of its own, so that `import "switchyard-agents"` never loads `pg`.
  */
 export {
   PostgresRunStore,

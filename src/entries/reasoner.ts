@@ -1,5 +1,5 @@
 /**
- * `switchyard/reasoner`: the reasoning service's wire format (chat
+ * `switchyard-agents/reasoner`: the reasoning service's wire format (chat
  * completions with `extra_body`), its request check and stream error details.
  */
 export type {

@@ -1,5 +1,5 @@
 /**
- * `switchyard/tools`: the parts of a tool and of a tool set, and the names,
+ * `switchyard-agents/tools`: the parts of a tool and of a tool set, and the names,
  * arguments and default approvals of the three services' tools.
  */
 export {

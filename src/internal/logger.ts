@@ -4,7 +4,7 @@ import { redactValue, type SecretRegistry } from "./redact.js";
 
 export type { Logger } from "pino";
 
-/** pino, loaded when the first logger is made, not by `import("switchyard")`. */
+/** pino, loaded when the first logger is made, not by `import("switchyard-agents")`. */
 const loadPino = loadOnFirstUse<typeof import("pino")>("pino");
 
 let silent: Logger | undefined;

@@ -1,9 +1,9 @@
 /**
- * `switchyard/mcp`: Switchyard tools over the Model Context Protocol, both
+ * `switchyard-agents/mcp`: Switchyard tools over the Model Context Protocol, both
  * ways. Serve tools to any MCP host (`createMcpServer`, `serveMcpOverStdio`,
  * `serveMcpOverHttp`, or the `switchyard mcp` command), and give an agent
  * the tools of any MCP server (`mcpTools`), the approval gate kept either
- * way. Loads the MCP SDK, which `import("switchyard")` never does.
+ * way. Loads the MCP SDK, which `import("switchyard-agents")` never does.
  */
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
 export { type McpToolCall, type McpToolsOptions, mcpTools } from "./mcp-tools.js";

@@ -41,7 +41,7 @@ export interface RunStoreConformanceOptions {
  * @example
  * // my-store.test.ts (vitest)
  * import { describe, it } from "vitest";
- * import { runStoreConformance } from "switchyard/testing";
+ * import { runStoreConformance } from "switchyard-agents/testing";
  * runStoreConformance({ describe, it, createStore: () => new MyRunStore() });
  */
 export function runStoreConformance(options: RunStoreConformanceOptions): void {

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent, defineTool } from "switchyard";
+import { Agent, defineTool } from "switchyard-agents";
 import type {
   Model,
   ModelCallOptions,
@@ -10,7 +10,7 @@ import type {
   ModelResponse,
   ModelStream,
   ModelStreamEvent,
-} from "switchyard/model";
+} from "switchyard-agents/model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 

@@ -12,13 +12,13 @@ import {
   OrderClient,
   orderTools,
   ReasonerClient,
-} from "switchyard";
+} from "switchyard-agents";
 import {
   type OrdersSimulator,
   type ReasonerSimulator,
   startOrdersSimulator,
   startReasonerSimulator,
-} from "switchyard/simulators";
+} from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { captureLogger } from "../helpers/capture-logger.js";

@@ -6,7 +6,7 @@ import {
   type OrdersSimulator,
   retiredCallbackHost,
   startOrdersSimulator,
-} from "switchyard/simulators";
+} from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { CliIo } from "switchyard/cli";
+import type { CliIo } from "switchyard-agents/cli";
 
 /** In-memory streams for the command, and what was written to them. */
 export interface TestIo {

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import type { RunReport } from "switchyard/cli";
+import type { RunReport } from "switchyard-agents/cli";
 import { describe, expect, it } from "vitest";
 import { finished, runSwitchyard, spawnScript } from "./spawn-switchyard.js";
 

@@ -1,8 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunReport, RunsReport } from "switchyard/cli";
-import { retiredCallbackHost, type Simulators, startSimulators } from "switchyard/simulators";
+import type { RunReport, RunsReport } from "switchyard-agents/cli";
+import {
+  retiredCallbackHost,
+  type Simulators,
+  startSimulators,
+} from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/agent/durable/file-run-store.js";
 import { runCli } from "../../src/cli/run-cli.js";

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
-import type { AgentEvent, ApprovalAction } from "switchyard";
-import { ProgressRenderer } from "switchyard/cli";
+import type { AgentEvent, ApprovalAction } from "switchyard-agents";
+import { ProgressRenderer } from "switchyard-agents/cli";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 function capture(terminal: boolean) {

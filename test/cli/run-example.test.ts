@@ -1,4 +1,4 @@
-import { type RunReport, runExample } from "switchyard/cli";
+import { type RunReport, runExample } from "switchyard-agents/cli";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
@@ -6,7 +6,7 @@ import {
   startMessagingSimulator,
   startOrdersSimulator,
   startReasonerSimulator,
-} from "switchyard/simulators";
+} from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbackCleanup } from "../../examples/callback-cleanup.js";
 import { orderReport } from "../../examples/order-report.js";

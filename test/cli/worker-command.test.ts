@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import pg from "pg";
-import type { RunsReport } from "switchyard/cli";
-import { type Simulators, startSimulators } from "switchyard/simulators";
+import type { RunsReport } from "switchyard-agents/cli";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";

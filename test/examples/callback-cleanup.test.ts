@@ -1,4 +1,4 @@
-import { retiredCallbackHost } from "switchyard/simulators";
+import { retiredCallbackHost } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbackCleanup } from "../../examples/callback-cleanup.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";

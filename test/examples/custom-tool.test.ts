@@ -1,4 +1,4 @@
-import { lateOrderIdentifier } from "switchyard/simulators";
+import { lateOrderIdentifier } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customTool } from "../../examples/custom-tool.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { retiredSupportEmail } from "switchyard/simulators";
+import { retiredSupportEmail } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { docsEdit } from "../../examples/docs-edit.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";

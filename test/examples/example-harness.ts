@@ -1,10 +1,14 @@
-import { createExampleServices, type ExampleServices, simulatorEndpoints } from "switchyard/cli";
+import {
+  createExampleServices,
+  type ExampleServices,
+  simulatorEndpoints,
+} from "switchyard-agents/cli";
 import {
   type AnswerMode,
   type ReasonerScenarioName,
   type Simulators,
   startSimulators,
-} from "switchyard/simulators";
+} from "switchyard-agents/simulators";
 
 /** Simulators playing one example, and the services an example's agent is built from. */
 export interface ExampleHarness {

@@ -1,4 +1,4 @@
-import type { RunReport } from "switchyard/cli";
+import type { RunReport } from "switchyard-agents/cli";
 import { describe, expect, it } from "vitest";
 import { finished, spawnScript } from "../cli/spawn-switchyard.js";
 

@@ -18,7 +18,7 @@ function modulesLoadedBy(code: string): string[] {
   return JSON.parse(output.trim().split("\n").at(-1)!) as string[];
 }
 
-describe("what import('switchyard') loads", () => {
+describe("what import('switchyard-agents') loads", () => {
   it("loads neither the MCP SDK nor the JSON Schema validator; switchyard/mcp loads both", () => {
     const main = modulesLoadedBy('await import("./src/index.ts");');
     expect(main.filter((path) => /[\\/](ajv|@modelcontextprotocol)[\\/]/.test(path))).toEqual([]);

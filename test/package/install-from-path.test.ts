@@ -40,7 +40,7 @@ describe("the package installed from its tarball", () => {
       .trim()
       .split("\n")
       .pop() as string;
-    // As a user would: `npm install switchyard zod`. The tarball's
+    // As a user would: `npm install switchyard-agents zod`. The tarball's
     // dependencies come from npm's cache, or the registry when not cached.
     execFileSync(
       npm,
@@ -54,7 +54,7 @@ describe("the package installed from its tarball", () => {
       ],
       { cwd: project, stdio: "pipe" },
     );
-    installed = join(project, "node_modules", "switchyard");
+    installed = join(project, "node_modules", "switchyard-agents");
   }, 180_000);
 
   it("ships a LICENSE and no source map pointing at sources it does not ship", () => {
@@ -69,7 +69,7 @@ describe("the package installed from its tarball", () => {
     expect(existsSync(join(installed, "node_modules", "zod"))).toBe(false);
     const script = [
       'import { z } from "zod";',
-      'import { defineTool } from "switchyard";',
+      'import { defineTool } from "switchyard-agents";',
       "const tool = defineTool({ name: 'echo', description: 'Echo', parameters: z.object({ text: z.string().describe('What to echo') }), execute: async ({ text }) => text });",
       "console.log(JSON.stringify(tool.parameters));",
     ].join("\n");
@@ -87,9 +87,9 @@ describe("the package installed from its tarball", () => {
 
   it("imports Agent, ReasonerClient and defineTool at run time", () => {
     const script = [
-      'import { Agent, ReasonerClient, defineTool, ConfigurationError } from "switchyard";',
-      'import { ScriptedModel } from "switchyard/testing";',
-      'import { startSimulators } from "switchyard/simulators";',
+      'import { Agent, ReasonerClient, defineTool, ConfigurationError } from "switchyard-agents";',
+      'import { ScriptedModel } from "switchyard-agents/testing";',
+      'import { startSimulators } from "switchyard-agents/simulators";',
       "const tool = defineTool({ name: 'ping', description: 'Ping', parameters: { type: 'object', properties: {} }, execute: async () => 'pong' });",
       "const agent = new Agent({ model: new ScriptedModel([{ text: 'hi' }]), tools: [tool] });",
       "const result = await agent.run('hello');",
@@ -118,18 +118,18 @@ describe("the package installed from its tarball", () => {
       ).exports,
     ).filter((subpath) => subpath !== "." && subpath !== "./package.json");
     const script = [
-      'const main = await import("switchyard");',
+      'const main = await import("switchyard-agents");',
       "const shared = [];",
       "const copies = [];",
       `for (const subpath of ${JSON.stringify(subpaths)}) {`,
-      "  const entry = await import('switchyard/' + subpath.slice(2));",
+      "  const entry = await import('switchyard-agents/' + subpath.slice(2));",
       "  for (const [name, value] of Object.entries(entry)) {",
       "    if (!(name in main)) continue;",
       "    shared.push(subpath + ' ' + name);",
       "    if (main[name] !== value) copies.push(subpath + ' ' + name);",
       "  }",
       "}",
-      'const { ConfigurationError } = await import("switchyard/errors");',
+      'const { ConfigurationError } = await import("switchyard-agents/errors");',
       "let refused = false;",
       "try { new main.ReasonerClient({ url: 'http://example.com', apiKey: 'k' }); } catch (error) { refused = error instanceof ConfigurationError; }",
       "console.log(JSON.stringify({ shared: shared.length, copies, refused }));",
@@ -158,9 +158,9 @@ describe("the package installed from its tarball", () => {
     writeFileSync(
       join(project, "examples.mjs"),
       [
-        'import { createExampleServices, simulatorEndpoints } from "switchyard/cli";',
-        'import { startSimulators } from "switchyard/simulators";',
-        'import { orderReport } from "switchyard/examples";',
+        'import { createExampleServices, simulatorEndpoints } from "switchyard-agents/cli";',
+        'import { startSimulators } from "switchyard-agents/simulators";',
+        'import { orderReport } from "switchyard-agents/examples";',
         'const simulators = await startSimulators({ reasoner: { scenario: "order-report" } });',
         "const result = await orderReport",
         "  .createAgent(createExampleServices(simulatorEndpoints(simulators)))",
@@ -181,7 +181,7 @@ describe("the package installed from its tarball", () => {
     const bin = join(project, "node_modules", ".bin", "switchyard");
     const listing = execFileSync(bin, ["examples"], { cwd: project, encoding: "utf8" });
     const command = /or on its own: node (\S+)<example>\.js/.exec(listing);
-    expect(command?.[1]).toBe("node_modules/switchyard/dist/examples/");
+    expect(command?.[1]).toBe("node_modules/switchyard-agents/dist/examples/");
     const help = execFileSync(
       process.execPath,
       [join(project, command![1]!, "order-report.js"), "--help"],
@@ -208,14 +208,14 @@ describe("the package installed from its tarball", () => {
     writeFileSync(
       join(project, "user.ts"),
       [
-        'import { Agent, ReasonerClient, defineTool, type RunResult } from "switchyard";',
+        'import { Agent, ReasonerClient, defineTool, type RunResult } from "switchyard-agents";',
         'import { z } from "zod";',
         "const tool = defineTool({ name: 'echo', description: 'Echo', parameters: z.object({ text: z.string() }), execute: async ({ text }) => text.toUpperCase() });",
         "const model = new ReasonerClient({ url: 'https://reasoner.example/v1/chat/completions', apiKey: 'k' });",
         "const agent = new Agent({ model, tools: [tool] });",
         "export async function main(): Promise<RunResult> { return agent.run('hi'); }",
-        'import type { ModelRequest } from "switchyard/model";',
-        'import { orderToolNames } from "switchyard/tools";',
+        'import type { ModelRequest } from "switchyard-agents/model";',
+        'import { orderToolNames } from "switchyard-agents/tools";',
         "export const request: ModelRequest = { messages: [{ role: 'user', content: orderToolNames[0] }] };",
       ].join("\n"),
     );

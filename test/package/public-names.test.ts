@@ -533,8 +533,9 @@ describe("public names", () => {
   it("resolve the same way in package.json, tsconfig.json and vitest.config.ts", () => {
     const paths = readJson("tsconfig.json").compilerOptions.paths as Record<string, string[]>;
     const vitestConfig = readFileSync(new URL("vitest.config.ts", root), "utf8");
+    const packageName = readJson("package.json").name as string;
     for (const [subpath, target] of packageExports) {
-      const name = `switchyard${subpath.slice(1)}`;
+      const name = `${packageName}${subpath.slice(1)}`;
       const source = `./${sourceOf(target)}`;
       expect(paths[name], `tsconfig.json paths["${name}"]`).toEqual([source]);
       expect(target.import, `package.json exports["${subpath}"].import`).toBe(
@@ -544,7 +545,7 @@ describe("public names", () => {
       expect(vitestConfig, `vitest.config.ts alias for ${name}`).toContain(alias);
     }
     expect(Object.keys(paths).sort()).toEqual(
-      packageExports.map(([subpath]) => `switchyard${subpath.slice(1)}`).sort(),
+      packageExports.map(([subpath]) => `${packageName}${subpath.slice(1)}`).sort(),
     );
   });
 });

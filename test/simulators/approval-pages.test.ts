@@ -1,4 +1,4 @@
-import { type MessagingSimulator, startMessagingSimulator } from "switchyard/simulators";
+import { type MessagingSimulator, startMessagingSimulator } from "switchyard-agents/simulators";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let messaging: MessagingSimulator;

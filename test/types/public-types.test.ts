@@ -5,8 +5,8 @@ import {
   ReasonerClient,
   type ReasonerClientOptions,
   type RunResult,
-} from "switchyard";
-import { ScriptedModel } from "switchyard/testing";
+} from "switchyard-agents";
+import { ScriptedModel } from "switchyard-agents/testing";
 import { describe, expect, expectTypeOf, it } from "vitest";
 
 // Checked by the type check (`npm run typecheck` covers the tests): a change

@@ -70,7 +70,7 @@ const dueStatuses = "('suspended', 'running')";
  * database server's, so machine clocks need not agree.
  *
  * @example
- * import { PostgresRunStore } from "switchyard/postgres";
+ * import { PostgresRunStore } from "switchyard-agents/postgres";
  * const runStore = new PostgresRunStore({ connectionString: process.env.SWITCHYARD_DATABASE_URL });
  * const agent = new Agent({ model, tools, approver, runStore });
  * // ...

@@ -115,8 +115,8 @@ export interface RunClaim {
 /**
  * Where durable runs are kept between processes. `FileRunStore` is the
  * embedded default for one machine; `PostgresRunStore`
- * (`switchyard/postgres`) is shared by workers on many machines
- * (`docs/scaling.md`). `runStoreConformance()` in `switchyard/testing` is
+ * (`switchyard-agents/postgres`) is shared by workers on many machines
+ * (`docs/scaling.md`). `runStoreConformance()` in `switchyard-agents/testing` is
  * the suite of this contract, to run against a store of your own.
  *
  * A store saves what it is given, whole: the agent redacts states before

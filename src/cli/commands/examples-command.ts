@@ -10,7 +10,7 @@ export function examplesCommand(
   help: boolean,
   io: CliIo,
   examples: readonly ExampleDefinition[],
-  /** Where the example files are (`exampleDirectory` of `switchyard/examples`). */
+  /** Where the example files are (`exampleDirectory` of `switchyard-agents/examples`). */
   directory: string,
 ): number {
   if (help) {
@@ -35,7 +35,7 @@ export function examplesCommand(
 /**
  * How to run an example file on its own, where this switchyard is: the
  * TypeScript sources with tsx in a clone, the compiled files with node where
- * the package is installed (`node_modules/switchyard/dist/examples/`).
+ * the package is installed (`node_modules/switchyard-agents/dist/examples/`).
  */
 function standaloneCommand(directory: string): string {
   const shown = relative(process.cwd(), directory) || ".";
