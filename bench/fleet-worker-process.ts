@@ -5,8 +5,9 @@
  * SIGTERM stops it, after a last line with the CPU time it spent since it was ready (`{cpuMs}`).
  * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms>
  */
-import { PostgresRunStore } from "../src/agent/durable/postgres-run-store.js";
+
 import { RunWorker } from "../src/agent/durable/run-worker.js";
+import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
 import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
 
 const [

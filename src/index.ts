@@ -31,8 +31,6 @@ export {
   RunStateError,
   RunStoreError,
 } from "./agent/durable/durable-errors.js";
-// Run stores
-export { FileRunStore, type FileRunStoreOptions } from "./agent/durable/file-run-store.js";
 export type { RunState } from "./agent/durable/run-state.js";
 export type { RunStore } from "./agent/durable/run-store.js";
 export { RunWorker, type RunWorkerOptions } from "./agent/durable/run-worker.js";
@@ -91,6 +89,8 @@ export { UnexpectedAnswerError } from "./errors/unexpected-answer-error.js";
 export type { TransportOptions } from "./internal/http/transport-options.js";
 // Logging
 export { createLogger } from "./internal/logger.js";
+// Run stores
+export { FileRunStore, type FileRunStoreOptions } from "./stores/file-run-store.js";
 // Tools and the tool sets over the three services
 export { defineTool, type ToolDefinition } from "./tools/define-tool.js";
 export { type DocsToolsOptions, docsTools } from "./tools/docs/docs-tools.js";

@@ -37,7 +37,7 @@ export interface RunStorage {
 export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
   const url = env.SWITCHYARD_DATABASE_URL?.trim();
   if (url) {
-    const { PostgresRunStore } = await import("../agent/durable/postgres-run-store.js");
+    const { PostgresRunStore } = await import("../stores/postgres-run-store.js");
     const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
     const store = new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) });
     return {

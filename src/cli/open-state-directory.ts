@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { FileRunStore } from "../agent/durable/file-run-store.js";
+import { FileRunStore } from "../stores/file-run-store.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
 

@@ -5,4 +5,4 @@
 export {
   PostgresRunStore,
   type PostgresRunStoreOptions,
-} from "../agent/durable/postgres-run-store.js";
+} from "../stores/postgres-run-store.js";

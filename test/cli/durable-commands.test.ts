@@ -8,8 +8,8 @@ import {
   startSimulators,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { FileRunStore } from "../../src/agent/durable/file-run-store.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { createTestIo } from "./cli-test-io.js";
 import { runSwitchyard } from "./spawn-switchyard.js";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, inject } from "vitest";
-import { PostgresRunStore } from "../../src/agent/durable/postgres-run-store.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 
 /** The URL of the test run's PostgreSQL server (see `postgres-global-setup.ts`). */
 export function testDatabaseUrl(): string {

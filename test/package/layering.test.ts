@@ -15,15 +15,19 @@ const mayImport: Record<string, readonly string[]> = {
   agent: ["tools", "internal", "errors"],
   approvers: ["agent", "tools", "clients", "internal", "errors"],
   testing: ["agent", "tools", "internal", "errors"],
+  // The run stores are adapters of the agent's RunStore interface, beside
+  // the clients: they import the agent's contract, the agent never imports them.
+  stores: ["agent", "internal", "errors"],
   simulators: ["clients", "internal", "errors"],
-  entries: ["approvers", "agent", "tools", "clients", "internal", "errors"],
-  "index.ts": ["approvers", "agent", "tools", "clients", "internal", "errors"],
+  entries: ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
+  "index.ts": ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   mcp: ["agent", "tools", "internal", "errors"],
   cli: [
     "index.ts",
     "mcp",
     "entries",
     "approvers",
+    "stores",
     "agent",
     "tools",
     "clients",

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
-import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
@@ -13,6 +12,7 @@ import {
   startMessagingSimulator,
   startOrdersSimulator,
 } from "../../../src/simulators/index.js";
+import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { toolMessagesById, useTemporaryDirectories } from "./durable-helpers.js";

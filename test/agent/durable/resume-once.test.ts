@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
-import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
+import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import {
   callbackTools,

@@ -2,9 +2,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunStateError } from "../../../src/agent/durable/durable-errors.js";
-import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { actionFingerprint } from "../../../src/internal/canonical-json.js";
+import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { callbackTools, listAndDelete, useTemporaryDirectories } from "./durable-helpers.js";
 

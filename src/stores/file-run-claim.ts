@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { describeThrown } from "../describe-thrown.js";
-import { RunConflictError, RunNotResumableError, RunStoreError } from "./durable-errors.js";
-import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "./run-store.js";
+import { describeThrown } from "../agent/describe-thrown.js";
+import {
+  RunConflictError,
+  RunNotResumableError,
+  RunStoreError,
+} from "../agent/durable/durable-errors.js";
+import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "../agent/durable/run-store.js";
 
 /** The last token handed out here: tokens grow even within one millisecond. */
 let lastToken = 0;

@@ -5,21 +5,17 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  buildFleetAgent,
-  type FleetServices,
-  fleetServicesOf,
-} from "../../../bench/fleet-agent.js";
-import type { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
-import type { RunState } from "../../../src/agent/durable/run-state.js";
-import { runConcurrently } from "../../../src/agent/run-concurrently.js";
+import { buildFleetAgent, type FleetServices, fleetServicesOf } from "../../bench/fleet-agent.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import { runConcurrently } from "../../src/agent/run-concurrently.js";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
   startMessagingSimulator,
   startOrdersSimulator,
-} from "../../../src/simulators/index.js";
-import { testDatabaseUrl, usePostgresStores } from "../../helpers/postgres-test-database.js";
+} from "../../src/simulators/index.js";
+import type { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { testDatabaseUrl, usePostgresStores } from "../helpers/postgres-test-database.js";
 
 const runCount = 240;
 const workerCount = 3;

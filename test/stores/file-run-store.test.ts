@@ -1,17 +1,21 @@
 import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent } from "../../../src/agent/agent.js";
+import { Agent } from "../../src/agent/agent.js";
 import {
   RunNotFoundError,
   RunStateError,
   RunStoreError,
-} from "../../../src/agent/durable/durable-errors.js";
-import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
-import type { RunState } from "../../../src/agent/durable/run-state.js";
-import { ConfigurationError } from "../../../src/errors/configuration-error.js";
-import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
-import { callbackTools, listAndDelete, useTemporaryDirectories } from "./durable-helpers.js";
+} from "../../src/agent/durable/durable-errors.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import {
+  callbackTools,
+  listAndDelete,
+  useTemporaryDirectories,
+} from "../agent/durable/durable-helpers.js";
 
 const makeDirectory = useTemporaryDirectories();
 

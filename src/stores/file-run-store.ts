@@ -13,21 +13,18 @@ import {
 } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConfigurationError } from "../../errors/configuration-error.js";
-import { describeThrown } from "../describe-thrown.js";
-import { runConcurrently } from "../run-concurrently.js";
+import { describeThrown } from "../agent/describe-thrown.js";
 import {
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
   RunStateError,
   RunStoreError,
-} from "./durable-errors.js";
-import { claimWithLockFile, readClaimHolder } from "./file-run-claim.js";
-import { parseRunState, serializeRunState } from "./parse-run-state.js";
-import { findRunIdProblem } from "./run-id.js";
-import { comesAfter, readRunListOptions, runListCursor } from "./run-list-page.js";
-import type { RunState } from "./run-state.js";
+} from "../agent/durable/durable-errors.js";
+import { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
+import { findRunIdProblem } from "../agent/durable/run-id.js";
+import { comesAfter, readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
+import type { RunState } from "../agent/durable/run-state.js";
 import {
   type RunClaim,
   type RunClaimOptions,
@@ -38,7 +35,10 @@ import {
   type RunStore,
   type RunSummary,
   summarizeRunState,
-} from "./run-store.js";
+} from "../agent/durable/run-store.js";
+import { runConcurrently } from "../agent/run-concurrently.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { claimWithLockFile, readClaimHolder } from "./file-run-claim.js";
 
 /** Options of {@link FileRunStore}. */
 export interface FileRunStoreOptions {

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
-import { FileRunStore } from "../../../src/agent/durable/file-run-store.js";
-import { runStoreConformance } from "../../../src/testing/index.js";
-import { useTemporaryDirectories } from "./durable-helpers.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { runStoreConformance } from "../../src/testing/index.js";
+import { useTemporaryDirectories } from "../agent/durable/durable-helpers.js";
 
 const makeDirectory = useTemporaryDirectories();
 

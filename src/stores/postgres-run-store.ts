@@ -1,19 +1,17 @@
 import { hostname } from "node:os";
 import type { Pool, QueryResultRow } from "pg";
 import pg from "pg";
-import { ConfigurationError } from "../../errors/configuration-error.js";
-import { describeThrown } from "../describe-thrown.js";
+import { describeThrown } from "../agent/describe-thrown.js";
 import {
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
   RunStoreError,
-} from "./durable-errors.js";
-import { parseRunState } from "./parse-run-state.js";
-import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
-import { findRunIdProblem } from "./run-id.js";
-import { readRunListOptions, runListCursor } from "./run-list-page.js";
-import type { RunState } from "./run-state.js";
+} from "../agent/durable/durable-errors.js";
+import { parseRunState } from "../agent/durable/parse-run-state.js";
+import { findRunIdProblem } from "../agent/durable/run-id.js";
+import { readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
+import type { RunState } from "../agent/durable/run-state.js";
 import {
   type RunClaim,
   type RunClaimOptions,
@@ -24,7 +22,9 @@ import {
   type RunStore,
   type RunSummary,
   summarizeRunState,
-} from "./run-store.js";
+} from "../agent/durable/run-store.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
 export interface PostgresRunStoreOptions {

@@ -4,9 +4,9 @@
  * stops it once the runs in hand are done.
  */
 
-import { buildFleetAgent, type FleetServices } from "../../../bench/fleet-agent.js";
-import { PostgresRunStore } from "../../../src/agent/durable/postgres-run-store.js";
-import { RunWorker } from "../../../src/agent/durable/run-worker.js";
+import { buildFleetAgent, type FleetServices } from "../../bench/fleet-agent.js";
+import { RunWorker } from "../../src/agent/durable/run-worker.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 
 const environment = (name: string): string => {
   const value = process.env[name];

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { runStoreConformance } from "../../../src/testing/index.js";
-import { usePostgresStores } from "../../helpers/postgres-test-database.js";
+import { runStoreConformance } from "../../src/testing/index.js";
+import { usePostgresStores } from "../helpers/postgres-test-database.js";
 
 const makeStore = usePostgresStores("conformance");
 
