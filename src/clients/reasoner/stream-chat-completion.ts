@@ -150,6 +150,7 @@ async function openStream(context: StreamChatContext): Promise<OpenedStream> {
   const assembler = new ChatCompletionAssembler(source);
   const batches = readSseEvents(chunks);
   const events: ChatStreamEvent[] = [];
+  let handedOn = false;
   try {
     for (;;) {
       const next = await batches.next();
@@ -165,12 +166,17 @@ async function openStream(context: StreamChatContext): Promise<OpenedStream> {
         await drain(batches);
         break;
       }
-      if (events.length > 0) return { events, rest: { assembler, batches } };
+      if (events.length > 0) {
+        handedOn = true;
+        return { events, rest: { assembler, batches } };
+      }
     }
     return { events, completion: assembler.finish(events) };
-  } catch (error) {
-    await batches.return().catch(() => {});
-    throw error;
+  } finally {
+    // Every way out but handing the rest on closes the body: an error read
+    // together with content would otherwise leave the connection open and
+    // the idle timer holding the process.
+    if (!handedOn) await batches.return().catch(() => {});
   }
 }
 
