@@ -3,6 +3,7 @@
  * subpath of its own, so that `import "switchyard-agents"` never loads `pg`.
  */
 export {
+  type PostgresRetryOptions,
   PostgresRunStore,
   type PostgresRunStoreOptions,
 } from "../stores/postgres-run-store.js";

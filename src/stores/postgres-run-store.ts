@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Pool, QueryResultRow } from "pg";
+import type { Pool, PoolClient, QueryResultRow } from "pg";
 import pg from "pg";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
@@ -24,6 +24,10 @@ import {
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import type { RetrySchedule } from "../internal/http/retry-policy.js";
+import { withRetries } from "../internal/http/with-retries.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
+import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
@@ -49,7 +53,34 @@ export interface PostgresRunStoreOptions {
   schema?: string | undefined;
   /** How long a claim lasts unless renewed, when `claim()` is not told. @default 60_000 */
   leaseMs?: number | undefined;
+  /**
+   * How a statement that failed for a passing reason (a lost connection, a
+   * server restart, `pg_terminate_backend`, a serialization failure) is
+   * sent again: up to `maxRetries` times, waiting from `initialRetryDelayMs`
+   * doubling to `maxRetryDelayMs`, with jitter. Only an outage longer than
+   * that reaches the caller (a `RunStoreError`).
+   * @default { maxRetries: 10, initialRetryDelayMs: 100, maxRetryDelayMs: 3_000 } (about 20 s)
+   */
+  retry?: PostgresRetryOptions | undefined;
+  /** Where retries are reported (a pino logger; `warn` per retry). @default silent */
+  logger?: Logger | undefined;
 }
+
+/** Options of {@link PostgresRunStoreOptions.retry}. */
+export interface PostgresRetryOptions {
+  /** Attempts after the first. @default 10 */
+  maxRetries?: number | undefined;
+  /** The first wait, in milliseconds. @default 100 */
+  initialRetryDelayMs?: number | undefined;
+  /** The longest wait, in milliseconds. @default 3_000 */
+  maxRetryDelayMs?: number | undefined;
+}
+
+const defaultRetry: RetrySchedule = {
+  maxRetries: 10,
+  initialRetryDelayMs: 100,
+  maxRetryDelayMs: 3_000,
+};
 
 /** Statuses a worker may find due: waiting for answers, or abandoned mid-run. */
 const dueStatuses = "('suspended', 'running')";
@@ -83,6 +114,8 @@ export class PostgresRunStore implements RunStore {
   readonly #ownsPool: boolean;
   readonly #table: string;
   readonly #leaseMs: number;
+  readonly #retry: RetrySchedule;
+  readonly #logger: Logger;
   #ready: Promise<void> | undefined;
 
   constructor(options: PostgresRunStoreOptions) {
@@ -112,15 +145,31 @@ export class PostgresRunStore implements RunStore {
     if (!Number.isInteger(poolSize) || poolSize < 1) {
       problems.push("poolSize must be a whole number, at least 1.");
     }
+    const retry = { ...defaultRetry };
+    for (const name of Object.keys(defaultRetry) as Array<keyof RetrySchedule>) {
+      const given = options?.retry?.[name];
+      if (given === undefined) continue;
+      if (!Number.isInteger(given) || given < 0) {
+        problems.push(`retry.${name} must be a whole number, at least 0.`);
+      } else retry[name] = given;
+    }
     if (problems.length > 0) throw new ConfigurationError(problems);
+    this.#retry = retry;
+    this.#logger = componentLogger(options.logger, "run-store");
     this.schema = schema;
     this.#table = `${quoteIdentifier(schema)}.runs`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
     this.#pool = pool ?? new pg.Pool({ connectionString, max: poolSize });
-    // An idle connection the server drops must not crash the process; the next query reports it.
-    if (this.#ownsPool) this.#pool.on("error", () => {});
+    // An idle connection the server drops (a restart, pg_terminate_backend)
+    // must not crash the process: the pool discards it, the next statement
+    // opens another, and a statement in flight is retried.
+    this.#pool.on("error", this.#onIdleError);
   }
+
+  readonly #onIdleError = (error: Error): void => {
+    this.#logger.warn({ err: error }, "an idle run store connection was lost; it is replaced");
+  };
 
   /**
    * Creates or migrates the tables now (otherwise done on first use).
@@ -128,14 +177,9 @@ export class PostgresRunStore implements RunStore {
    * schema was migrated by a newer Switchyard.
    */
   migrate(): Promise<void> {
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await migrate(client, this.schema);
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
+    this.#ready ??= this.#retrying("migrate", undefined, () =>
+      this.#withClient((client) => migrate(client, this.schema)),
+    ).catch((error: unknown) => {
       this.#ready = undefined;
       throw new RunStoreError(
         {
@@ -148,8 +192,34 @@ export class PostgresRunStore implements RunStore {
     return this.#ready;
   }
 
+  /**
+   * Runs `body` on a client of its own, listening for the client's `error`
+   * event while it is checked out: a connection lost then must fail the
+   * statement, not the process (pg emits the event with nobody listening
+   * otherwise). A client that failed is destroyed, not put back.
+   */
+  async #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost = error;
+      this.#logger.warn({ err: error }, "a run store connection was lost during a statement");
+    };
+    client.on("error", onError);
+    try {
+      return await body(client);
+    } catch (error) {
+      lost ??= error instanceof Error && isTransientPostgresError(error) ? error : undefined;
+      throw error;
+    } finally {
+      client.off("error", onError);
+      client.release(lost ?? false);
+    }
+  }
+
   /** Ends the store's own pool (made from `connectionString`); a pool given is left open. */
   async close(): Promise<void> {
+    this.#pool.off("error", this.#onIdleError);
     if (this.#ownsPool) await this.#pool.end();
   }
 
@@ -460,8 +530,10 @@ export class PostgresRunStore implements RunStore {
   ): Promise<{ rows: Row[]; rowCount: number }> {
     await this.migrate();
     try {
-      const result = await this.#pool.query<Row>(text, values);
-      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      return await this.#retrying(operation, runId, async () => {
+        const result = await this.#pool.query<Row>(text, values);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      });
     } catch (error) {
       throw new RunStoreError(
         {
@@ -469,6 +541,46 @@ export class PostgresRunStore implements RunStore {
           runId,
           message: `Run store ${operation}${runId ? ` of run "${runId}"` : ""} failed (PostgreSQL, schema "${this.schema}"): ${describeThrown(error)}`,
         },
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Runs `attempt` again while it fails for a passing reason
+   * ({@link isTransientPostgresError}), as `retry` spaces it; a failure that
+   * outlasts the retries says so.
+   */
+  async #retrying<T>(
+    operation: string,
+    runId: string | undefined,
+    attempt: () => Promise<T>,
+  ): Promise<T> {
+    const startedAt = Date.now();
+    let attempts = 0;
+    try {
+      return await withRetries(
+        () => {
+          attempts++;
+          return attempt();
+        },
+        {
+          schedule: this.#retry,
+          shouldRetry: isTransientPostgresError,
+          onRetry: (error, retryNumber, delayMs) => {
+            this.#logger.warn(
+              { err: error, operation, runId, retryNumber, delayMs },
+              `run store ${operation} failed for a passing reason; trying again in ${delayMs} ms`,
+            );
+          },
+          signal: undefined,
+          abortedError: () => new Error(`run store ${operation} was cut short`),
+        },
+      );
+    } catch (error) {
+      if (attempts <= 1 || !isTransientPostgresError(error)) throw error;
+      throw new Error(
+        `the database stayed unreachable through ${attempts} attempts over ${Math.round((Date.now() - startedAt) / 1000)} s (${describeThrown(error)}); check that PostgreSQL is up and reachable, or allow longer outages with the retry option`,
         { cause: error },
       );
     }

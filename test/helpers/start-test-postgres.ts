@@ -9,6 +9,13 @@ import { dirname, join } from "node:path";
 export interface TestPostgres {
   url: string;
   stop(): Promise<void>;
+  /**
+   * Shuts the server down as an administrator would (a fast shutdown: every
+   * session ends with `57P01 admin_shutdown`), keeping its data.
+   */
+  stopServer(): Promise<void>;
+  /** Starts the server stopped by `stopServer()` again, on the same port. */
+  startServer(): Promise<void>;
 }
 
 /**
@@ -35,7 +42,8 @@ export async function startTestPostgres(options: { durable: boolean }): Promise<
       port,
       user: "postgres",
       password: "switchyard",
-      persistent: false,
+      // The data directory is removed by stop() below, not by each server stop.
+      persistent: true,
       createPostgresUser: asRoot,
       initdbFlags: ["--encoding=UTF8"],
       postgresFlags: [
@@ -64,6 +72,8 @@ export async function startTestPostgres(options: { durable: boolean }): Promise<
           await server.stop();
           await rm(directory, { recursive: true, force: true });
         },
+        stopServer: () => server.stop(),
+        startServer: () => server.start(),
       };
     } catch (error) {
       await server.stop().catch(() => {});

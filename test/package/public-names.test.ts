@@ -385,7 +385,7 @@ const publicNames: Record<string, string[]> = {
     "ScriptedToolCall",
     "runStoreConformance",
   ],
-  "./postgres": ["PostgresRunStore", "PostgresRunStoreOptions"],
+  "./postgres": ["PostgresRetryOptions", "PostgresRunStore", "PostgresRunStoreOptions"],
   "./simulators": [
     "AnswerChoice",
     "AnswerFunction",

@@ -1,0 +1,218 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
+import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../src/simulators/index.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { uniqueSchema } from "../helpers/postgres-test-database.js";
+import { startTestPostgres, type TestPostgres } from "../helpers/start-test-postgres.js";
+
+// A server of this file's own: these tests stop and start it, and cut its
+// sessions, which must not reach the other tests' server.
+let server: TestPostgres;
+let admin: pg.Client;
+const stores: PostgresRunStore[] = [];
+
+beforeAll(async () => {
+  server = await startTestPostgres({ durable: false });
+  admin = await connectAdmin();
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(stores.map((store) => store.close().catch(() => {})));
+  await admin?.end().catch(() => {});
+  await server?.stop();
+});
+
+async function connectAdmin(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: server.url });
+  client.on("error", () => {});
+  await client.connect();
+  return client;
+}
+
+/** A store on this file's server whose sessions are named `application`, in a schema of its own. */
+function makeStore(application: string, retry?: { maxRetries: number }): PostgresRunStore {
+  const store = new PostgresRunStore({
+    connectionString: `${server.url}?application_name=${application}`,
+    schema: uniqueSchema("outage"),
+    poolSize: 4,
+    leaseMs: 2_000,
+    ...(retry ? { retry } : {}),
+  });
+  stores.push(store);
+  return store;
+}
+
+/** Waits until a session of `application` waits on a lock, then ends it as an administrator. */
+async function terminateWaitingSession(application: string): Promise<void> {
+  for (;;) {
+    const { rows } = await admin.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+        WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+      [application],
+    );
+    if (rows.length > 0) {
+      for (const { pid } of rows) await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      return;
+    }
+    await sleep(10);
+  }
+}
+
+function savedState(runId: string, revision = 1): RunState {
+  const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
+  return {
+    format: "switchyard.run-state",
+    version: 1,
+    runId,
+    revision,
+    status: "completed",
+    createdAt: at,
+    updatedAt: at,
+    maxSteps: 10,
+    stepCount: revision,
+    usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+    messages: [{ role: "user", content: "hello" }],
+    pendingCalls: [],
+  };
+}
+
+describe("PostgresRunStore under database faults", () => {
+  it("sends a save again when pg_terminate_backend ends its session mid-statement", async () => {
+    const store = makeStore("cut-save");
+    await store.save(savedState("run-a"), { expectedRevision: 0 });
+    // Hold the row, so the store's save waits on it; end the waiting session.
+    await admin.query("BEGIN");
+    await admin.query(`SELECT 1 FROM "${store.schema}".runs WHERE run_id = 'run-a' FOR UPDATE`);
+    const saving = store.save(savedState("run-a", 2), { expectedRevision: 1 });
+    await terminateWaitingSession("cut-save");
+    await admin.query("COMMIT");
+    await saving;
+    expect((await store.load("run-a")).revision).toBe(2);
+  });
+
+  it("survives its migration session being ended (an error event with nobody listening crashed the process)", async () => {
+    const store = makeStore("cut-migrate");
+    const lockName = `switchyard.migrate:${store.schema}`;
+    await admin.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [lockName]);
+    const migrating = store.migrate();
+    try {
+      await terminateWaitingSession("cut-migrate");
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName]);
+    }
+    await migrating;
+    await store.save(savedState("run-a"), { expectedRevision: 0 });
+    expect((await store.load("run-a")).status).toBe("completed");
+  });
+
+  it("ends with a RunStoreError that says the database is unreachable once the outage outlasts the retries", async () => {
+    const store = makeStore("refused", { maxRetries: 2 });
+    await store.migrate();
+    await server.stopServer();
+    try {
+      const error = await store.load("run-a").catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(RunStoreError);
+      expect((error as RunStoreError).operation).toBe("load");
+      expect((error as Error).message).toMatch(
+        /Run store load of run "run-a" failed .*stayed unreachable through 3 attempts/,
+      );
+    } finally {
+      await server.startServer();
+      await admin.end().catch(() => {});
+      admin = await connectAdmin();
+    }
+    // And the store goes on once the server is back.
+    await store.save(savedState("run-a"), { expectedRevision: 0 });
+  });
+
+  describe("a RunWorker across a server restart", () => {
+    let messaging: MessagingSimulator;
+    let orders: OrdersSimulator;
+    beforeAll(async () => {
+      [messaging, orders] = await Promise.all([
+        startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+        startOrdersSimulator(),
+      ]);
+    });
+    afterAll(async () => {
+      await Promise.all([messaging?.close(), orders?.close()]);
+    });
+
+    it("keeps running while the server restarts, then finishes every answered run, each approved deletion once", async () => {
+      const runCount = 12;
+      const store = makeStore("restart");
+      const services = fleetServicesOf(orders, messaging);
+      const starter = buildFleetAgent(services, store, {
+        steps: Array.from({ length: runCount }, () => ({
+          toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
+        })),
+      });
+      const idOf = new Map<string, string>();
+      for (let index = 0; index < runCount; index++) {
+        const result = await starter.run("Delete the callback.", { suspendOnApproval: true });
+        const call = result.state?.pendingCalls[0];
+        if (!result.runId || !call?.interactionId) throw new Error("the run did not suspend");
+        idOf.set(result.runId, (call.arguments as { ids: string[] }).ids[0] ?? "");
+        messaging.answerInteraction(call.interactionId, "approve");
+      }
+
+      const settled: RunWorkerOutcome[] = [];
+      const worker = new RunWorker({
+        runStore: store,
+        // The call takes a moment after its request, so the server goes down while one is in flight.
+        agent: buildFleetAgent(services, store, { afterCallMs: 300 }),
+        concurrency: 2,
+        leaseMs: 2_000,
+        pollIntervalMs: 20,
+        recheckAfterMs: 100,
+        onRunSettled: (outcome) => settled.push(outcome),
+      });
+      const working = worker.start();
+      // Restart the server while a deletion is in flight.
+      while (!orders.requests.some((request) => request.method === "DELETE")) await sleep(5);
+      await server.stopServer();
+      await sleep(500);
+      await server.startServer();
+      await admin.end().catch(() => {});
+      admin = await connectAdmin();
+
+      const completed = async () =>
+        Number(
+          (
+            await admin.query(
+              `SELECT count(*) AS n FROM "${store.schema}".runs WHERE status = 'completed'`,
+            )
+          ).rows[0].n,
+        );
+      const deadline = Date.now() + 60_000;
+      while ((await completed()) < runCount && Date.now() < deadline) await sleep(50);
+      await worker.stop();
+      await working;
+      expect(await completed()).toBe(runCount);
+
+      const deletions = new Map<string, number>();
+      for (const request of orders.requests) {
+        if (request.method !== "DELETE" || request.path !== "/callbacks") continue;
+        for (const id of request.body as string[]) deletions.set(id, (deletions.get(id) ?? 0) + 1);
+      }
+      for (const [runId, id] of idOf) {
+        const state = await store.load(runId);
+        const told = state.messages.find((message) => message.role === "tool")?.content ?? "";
+        // Nothing was killed: every approved call ran, once, and said so.
+        expect(told, runId).not.toMatch(/already_used|outcome_unknown|approval_not_recorded/);
+        expect(deletions.get(id), runId).toBe(1);
+      }
+    }, 120_000);
+  });
+});
