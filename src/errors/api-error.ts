@@ -94,11 +94,22 @@ function readRequestId(headers: Headers): string | undefined {
 
 function formatApiErrorMessage(details: ApiErrorDetails): string {
   const where = details.environment ? ` [${details.environment}]` : "";
-  const reason = extractReason(details.body, details.bodyText);
+  const reason = isRedirect(details.status)
+    ? describeRedirect(details.headers.get("location"))
+    : extractReason(details.body, details.bodyText);
   const requestId = readRequestId(details.headers);
   return `${details.method} ${details.url}${where} answered ${details.status}${reason ? `: ${reason}` : ""}${
     requestId ? ` (request id ${requestId})` : ""
   }`;
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/** Redirects are never followed: they would carry the body and the credentials elsewhere. */
+function describeRedirect(location: string | null): string {
+  return `a redirect to ${location ?? "an address it does not name"}, which is not followed (it would send the request and its headers elsewhere); set the client's address to the one that answers`;
 }
 
 function extractReason(body: unknown, bodyText: string): string {

@@ -1,6 +1,7 @@
 import {
   type BodyReader,
   checkDeclaredLength,
+  RedirectSignal,
   ResponseTooLargeSignal,
   type Transport,
   type TransportResponse,
@@ -19,7 +20,16 @@ export function createFetchTransport(fetchImplementation: typeof globalThis.fetc
       headers: request.headers,
       body: request.body ?? null,
       signal: request.signal,
+      // A followed redirect would send the body and the headers (a gateway
+      // key) to another origin, maybe over plain http, and take its answer
+      // as the service's: the 3xx comes back as the answer instead.
+      redirect: "manual",
     });
+    if (response.redirected || response.type === "opaqueredirect") {
+      // A fetch that follows redirects all the same, or hides where to.
+      response.body?.cancel().catch(() => {});
+      throw new RedirectSignal(response.redirected ? response.url : undefined);
+    }
     const tooLarge = checkDeclaredLength(
       response.headers.get("content-length"),
       request.maxResponseBytes,

@@ -13,7 +13,12 @@ import { createFetchTransport } from "./fetch-transport.js";
 import { createNodeTransport } from "./node-transport.js";
 import { RequestSlots } from "./request-slots.js";
 import { isRetryableStatus, type RetrySchedule } from "./retry-policy.js";
-import { ResponseTooLargeSignal, type Transport, type TransportResponse } from "./transport.js";
+import {
+  RedirectSignal,
+  ResponseTooLargeSignal,
+  type Transport,
+  type TransportResponse,
+} from "./transport.js";
 import {
   findTransportOptionProblems,
   type TransportOptions,
@@ -318,6 +323,15 @@ export class HttpClient {
       if (request.signal?.aborted) return this.#aborted(request, url);
       if (timedOut)
         return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
+      if (error instanceof RedirectSignal) {
+        return new SwitchyardError(
+          `${request.method} ${this.#describeUrl(url)} answered with ${
+            error.location === undefined
+              ? "a redirect whose target the fetch option hides"
+              : `a redirect to ${this.redact(error.location)} that the fetch option followed`
+          }; redirects are not followed (they send the request and its headers elsewhere): set the client's address to the one that answers, and pass a fetch that honours redirect: "manual"`,
+        );
+      }
       if (error instanceof ResponseTooLargeSignal) {
         return new ResponseTooLargeError(this.#target(request, url), error.limitBytes, {
           cause: error,

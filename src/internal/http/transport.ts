@@ -56,6 +56,18 @@ export class ResponseTooLargeSignal extends Error {
   }
 }
 
+/**
+ * Thrown by the fetch transport when the caller's `fetch` followed a
+ * redirect despite `redirect: "manual"` (`location` is where it ended), or
+ * hid the redirect's target (an opaque redirect, `location` undefined).
+ */
+export class RedirectSignal extends Error {
+  override readonly name = "RedirectSignal";
+  constructor(readonly location: string | undefined) {
+    super(location === undefined ? "the answer is a redirect" : `redirected to ${location}`);
+  }
+}
+
 /** The error for a `Content-Length` above the limit, or `undefined`. */
 export function checkDeclaredLength(
   contentLength: string | null | undefined,
