@@ -1,5 +1,6 @@
 import type { CliIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
+import { type ServiceSettings, serviceVariables } from "./read-service-settings.js";
 
 /** The values of `--approve`. */
 export const approvalModes = ["ask", "browser", "approve", "deny"] as const;
@@ -40,6 +41,32 @@ export function simulatedApprovalMode(
     );
   }
   return requested ?? defaultApprovalMode(io);
+}
+
+/** The services whose actions cannot be undone, and so are asked about. */
+const destructiveServices = ["orders", "docs"] as const;
+
+/**
+ * Refuses a simulated approval that would unlock a real service: with the
+ * messaging simulator answering `approve` on its own, or taking answers on
+ * its inbox page (`browser`), anything on the machine that reaches the
+ * simulator could approve a real deletion. A real order or docs service
+ * therefore needs the real messaging service, where the person behind the
+ * approver link answers; `ask` (this terminal) and `deny` stay allowed.
+ */
+export function checkSimulatedApprovals(
+  mode: ApprovalMode,
+  settings: Pick<ServiceSettings, "messaging" | (typeof destructiveServices)[number]>,
+): void {
+  if (settings.messaging !== undefined || (mode !== "approve" && mode !== "browser")) return;
+  const real = destructiveServices.filter((service) => settings[service] !== undefined);
+  if (real.length === 0) return;
+  const named = real
+    .map((service) => `${serviceVariables[service].url} names a real ${service} service`)
+    .join(" and ");
+  throw usageError(
+    `--approve ${mode} lets the messaging simulator approve, and ${named}: real actions need the real messaging service. Set SWITCHYARD_MESSAGING_URL, SWITCHYARD_MESSAGING_TOKEN and SWITCHYARD_APPROVER_LINK so the person behind the link approves, or use --approve ask (at this terminal) or --approve deny.`,
+  );
 }
 
 function isTerminal(io: Pick<CliIo, "stdin" | "stderr">): boolean {

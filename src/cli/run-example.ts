@@ -3,7 +3,11 @@ import {
   type TerminalAnswerer,
   terminalAnswerer,
 } from "../simulators/messaging/terminal-answerer.js";
-import { type ApprovalMode, simulatedApprovalMode } from "./approval-mode.js";
+import {
+  type ApprovalMode,
+  checkSimulatedApprovals,
+  simulatedApprovalMode,
+} from "./approval-mode.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { checkServices } from "./check-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
@@ -89,6 +93,7 @@ export async function runExample(
     }
     // With --no-wait nobody answers at this terminal: the answer comes through the messaging service.
     const mode = noWait || settings.messaging ? "deny" : simulatedApprovalMode(options.approve, io);
+    checkSimulatedApprovals(mode, settings);
     // When asked here, the question itself lists what the approval is about.
     progress = new ProgressRenderer({ stream: io.stderr, approvalDetails: mode !== "ask" });
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import {
+  type MessagingSimulator,
   type OrdersSimulator,
   retiredCallbackHost,
+  startMessagingSimulator,
   startOrdersSimulator,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -16,26 +18,31 @@ const chromiumPath = "/usr/bin/chromium";
 let browser: BrowserContext;
 let profile: string;
 let orders: OrdersSimulator;
+let messaging: MessagingSimulator;
 
 const retiredCallbacks = () =>
   orders.callbacks().filter((callback) => callback.url.includes(retiredCallbackHost));
 
-/** Runs the demo with --approve browser until its inbox page holds the question. */
-async function startDemo(): Promise<{ inboxUrl: string; done: ReturnType<typeof finished> }> {
+/**
+ * Runs the demo until its inbox page holds the question: with `--approve
+ * browser` on the run's own simulators, or, with `services`, against the
+ * test's order service and messaging simulator, whose inbox the person
+ * answers as the person behind SWITCHYARD_APPROVER_LINK.
+ */
+async function startDemo(
+  services?: Record<string, string>,
+): Promise<{ inboxUrl: string; done: ReturnType<typeof finished> }> {
   const child = spawnScript(
     "src/cli/main.ts",
-    ["run", "callback-cleanup", "--approve", "browser"],
-    {
-      SWITCHYARD_ORDERS_URL: orders.url,
-      SWITCHYARD_ORDERS_TOKEN: orders.token,
-    },
+    ["run", "callback-cleanup", ...(services ? [] : ["--approve", "browser"])],
+    services,
   );
   let stderr = "";
   const asked = new Promise<string>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
-      const inbox = /^ {2}inbox {6}(\S+)/m.exec(stderr);
-      if (inbox && stderr.includes("approval needed for delete_callbacks")) resolve(inbox[1]!);
+      const inboxUrl = services ? messaging.inboxUrl : /^ {2}inbox {6}(\S+)/m.exec(stderr)?.[1];
+      if (inboxUrl && stderr.includes("approval needed for delete_callbacks")) resolve(inboxUrl);
     });
     child.on("close", () => reject(new Error(`the demo ended before asking:\n${stderr}`)));
   });
@@ -64,21 +71,25 @@ describe("approving the demo in a browser (Chromium)", () => {
       headless: true,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     });
-    // The order service lives in the test, so the test sees what the run deleted;
-    // the messaging simulator (and its inbox page) is the run's own.
+    // For the refusal, the services live in the test, so the test sees that nothing was
+    // deleted; nobody but the person on the inbox page answers.
     orders = await startOrdersSimulator();
+    messaging = await startMessagingSimulator({ answer: "never" });
   });
 
   afterAll(async () => {
     await browser?.close();
     await orders?.close();
+    await messaging?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
-  beforeEach(() => orders.reset());
+  beforeEach(() => {
+    orders.reset();
+    messaging.reset();
+  });
 
   it("deletes the retired host's callbacks once Approve is pressed on the inbox page", async () => {
-    expect(retiredCallbacks()).toHaveLength(4);
     const { inboxUrl, done } = await startDemo();
 
     const page = await answerOnPage(inboxUrl, "Approve");
@@ -88,7 +99,6 @@ describe("approving the demo in a browser (Chromium)", () => {
     expect(run.stderr).toContain("answered in a browser");
     expect(run.stderr).toMatch(/approved after/);
     expect(run.stdout).toMatch(/^Deleted 4 callbacks that pointed at/);
-    expect(retiredCallbacks()).toEqual([]);
     expect(await page.locator(".outcome.answered").innerText()).toMatch(
       /^Answered: Approve \[approve\]/,
     );
@@ -97,7 +107,14 @@ describe("approving the demo in a browser (Chromium)", () => {
 
   it("deletes nothing when Deny is pressed, and the agent reads the note", async () => {
     const before = orders.callbacks();
-    const { inboxUrl, done } = await startDemo();
+    expect(retiredCallbacks()).toHaveLength(4);
+    const { inboxUrl, done } = await startDemo({
+      SWITCHYARD_ORDERS_URL: orders.url,
+      SWITCHYARD_ORDERS_TOKEN: orders.token,
+      SWITCHYARD_MESSAGING_URL: messaging.url,
+      SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
+      SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    });
 
     const page = await answerOnPage(inboxUrl, "Deny", "the new host is not live yet");
 

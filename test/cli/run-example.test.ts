@@ -167,6 +167,30 @@ describe("runExample with services from the environment", () => {
     expect(messaging.interactions()).toEqual([expect.objectContaining({ state: "answered" })]);
   });
 
+  it("refuses simulated approvals (approve, browser) with a real orders or docs service", async () => {
+    const ordersEnv = {
+      SWITCHYARD_ORDERS_URL: orders.url,
+      SWITCHYARD_ORDERS_TOKEN: orders.token,
+    };
+    const before = orders.callbacks().length;
+    for (const approve of ["approve", "browser"] as const) {
+      const refused = createTestIo({ env: ordersEnv });
+      expect(await runExample(callbackCleanup, { approve, io: refused.io })).toBe(2);
+      expect(refused.stderr().trim()).toBe(
+        `switchyard: --approve ${approve} lets the messaging simulator approve, and SWITCHYARD_ORDERS_URL names a real orders service: real actions need the real messaging service. Set SWITCHYARD_MESSAGING_URL, SWITCHYARD_MESSAGING_TOKEN and SWITCHYARD_APPROVER_LINK so the person behind the link approves, or use --approve ask (at this terminal) or --approve deny.`,
+      );
+    }
+    const docs = createTestIo({
+      env: { SWITCHYARD_DOCS_URL: "http://127.0.0.1:9/docs", SWITCHYARD_DOCS_TOKEN: "t" },
+    });
+    expect(await runExample(callbackCleanup, { approve: "approve", io: docs.io })).toBe(2);
+    expect(docs.stderr()).toContain("SWITCHYARD_DOCS_URL names a real docs service");
+    expect(orders.callbacks()).toHaveLength(before);
+
+    const denied = createTestIo({ env: ordersEnv });
+    expect(await runExample(callbackCleanup, { approve: "deny", io: denied.io })).toBe(0);
+  });
+
   it("checks the approver's subscription link before the run", async () => {
     messaging.reset();
     messaging.expireLink(messaging.approverLinkId);

@@ -133,6 +133,26 @@ describe("switchyard mcp --http", () => {
     expect(stdout).toBe("");
   });
 
+  it("refuses --approve browser|approve when the orders service is real", async () => {
+    for (const approve of ["browser", "approve"]) {
+      const {
+        code,
+        stderr: errors,
+        stdout,
+      } = await finished(
+        spawnScript("src/cli/main.ts", ["mcp", "--approve", approve], {
+          SWITCHYARD_ORDERS_URL: simulators.orders.url,
+          SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+        }),
+      );
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(errors).toContain(
+        `--approve ${approve} lets the messaging simulator approve, and SWITCHYARD_ORDERS_URL names a real orders service: real actions need the real messaging service.`,
+      );
+    }
+  });
+
   it("refuses --approve ask over stdio, whose input carries MCP", async () => {
     const {
       code,

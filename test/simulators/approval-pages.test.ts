@@ -36,10 +36,20 @@ function formToken(html: string): string {
   return /name="token" value="([^"]+)"/.exec(html)![1]!;
 }
 
-function post(interactionId: string, fields: Record<string, string>, headers = {}) {
+/** Posts the inbox's form as a browser on the page would: with the page's origin, unless `headers` say otherwise. */
+function post(
+  interactionId: string,
+  fields: Record<string, string>,
+  headers: Record<string, string | undefined> = {},
+) {
+  const sent = Object.entries({
+    "content-type": "application/x-www-form-urlencoded",
+    origin: messaging.url,
+    ...headers,
+  }).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return fetch(`${messaging.inboxUrl}/interactions/${interactionId}`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    headers: sent,
     body: new URLSearchParams(fields),
     redirect: "manual",
   });
@@ -110,6 +120,93 @@ describe("the messaging simulator's inbox page", () => {
     ]);
     expect(messaging.interaction(interactionId)?.state).toBe("pending");
     expect(await otherSite.text()).toContain("https://evil.example cannot post");
+  });
+
+  it("refuses a post without the page's Origin, or that the browser marks cross-site", async () => {
+    const interactionId = await ask("Delete 4 callbacks?", "origin");
+    const token = formToken((await inbox()).html);
+
+    const noOrigin = await post(
+      interactionId,
+      { option_id: "approve", token },
+      { origin: undefined },
+    );
+    const crossSite = await post(
+      interactionId,
+      { option_id: "approve", token },
+      { "sec-fetch-site": "cross-site" },
+    );
+    const sameSite = await post(
+      interactionId,
+      { option_id: "approve", token },
+      { "sec-fetch-site": "same-site" },
+    );
+
+    expect([noOrigin.status, crossSite.status, sameSite.status]).toEqual([403, 403, 403]);
+    expect(await noOrigin.text()).toContain("carries no Origin header");
+    expect(await crossSite.text()).toContain('marks this form post as \\"cross-site\\"');
+    expect(messaging.interaction(interactionId)?.state).toBe("pending");
+
+    const fromPage = await post(
+      interactionId,
+      { option_id: "deny", token },
+      { "sec-fetch-site": "same-origin" },
+    );
+    expect(fromPage.status).toBe(303);
+    expect(messaging.interaction(interactionId)?.state).toBe("answered");
+  });
+
+  it("gives each start its own link ids, interaction ids and form token", async () => {
+    const other = await startMessagingSimulator({ answer: "never", deliveryStepMs: 1 });
+    try {
+      const send = (simulator: MessagingSimulator) =>
+        fetch(`${simulator.url}/v1/messages`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${simulator.token}`,
+            "content-type": "application/json",
+            "idempotency-key": "same-key",
+          },
+          body: JSON.stringify({
+            subscription_link_id: simulator.approverLinkId,
+            kind: "interaction",
+            text: "Delete 4 callbacks?",
+            options: [{ id: "approve", label: "Approve" }],
+          }),
+        }).then(async (response) => (await response.json()) as { interaction_id: string });
+      // The consent page of the link nobody opened yet carries the form token.
+      const consentToken = async (simulator: MessagingSimulator) =>
+        formToken(await (await fetch(simulator.links()[1]!.url)).text());
+
+      expect(other.approverLinkId).not.toBe(messaging.approverLinkId);
+      for (const [index, link] of other.links().entries()) {
+        expect(link.subscription_link_id).not.toBe(messaging.links()[index]!.subscription_link_id);
+      }
+      expect((await send(other)).interaction_id).not.toBe((await send(messaging)).interaction_id);
+      expect(await consentToken(other)).not.toBe(await consentToken(messaging));
+      // One start's address is no key to another's inbox.
+      expect((await fetch(`${messaging.url}/inbox/${other.approverLinkId}`)).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("keeps its ids for a seed, and its links across a reset", async () => {
+    const [first, second] = await Promise.all([
+      startMessagingSimulator({ seed: 7 }),
+      startMessagingSimulator({ seed: 7 }),
+    ]);
+    try {
+      expect(second.links().map((link) => link.subscription_link_id)).toEqual(
+        first.links().map((link) => link.subscription_link_id),
+      );
+      const approver = messaging.approverLinkId;
+      messaging.reset();
+      expect(messaging.links()[0]!.subscription_link_id).toBe(approver);
+      expect((await inbox()).response.status).toBe(200);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 
   it("reloads itself while nothing waits, so a new question shows up", async () => {

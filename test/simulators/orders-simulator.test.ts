@@ -307,6 +307,37 @@ describe("orders simulator: lists", () => {
   });
 });
 
+describe("orders simulator: ids of new records", () => {
+  /** The id the simulator gives a new order ORD-9000. */
+  async function createdOrderId(simulator: OrdersSimulator): Promise<string> {
+    const response = await fetch(`${simulator.url}/orders`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${simulator.token}`, "content-type": "application/json" },
+      body: JSON.stringify([
+        { customer_identifier: "ORD-9000", lines: [{ sku: "SKU-1001", quantity: 1 }] },
+      ]),
+    });
+    expect(response.status).toBe(200);
+    return simulator.order("ORD-9000")!.id;
+  }
+
+  it("are fresh on every start, and equal for equal seeds", async () => {
+    const started = await Promise.all([
+      startOrdersSimulator(),
+      startOrdersSimulator(),
+      startOrdersSimulator({ seed: 20250602 }),
+      startOrdersSimulator({ seed: 20250602 }),
+    ]);
+    try {
+      const [fresh, other, seeded, sameSeed] = await Promise.all(started.map(createdOrderId));
+      expect(fresh).not.toBe(other);
+      expect(seeded).toBe(sameSeed);
+    } finally {
+      await Promise.all(started.map((simulator) => simulator.close()));
+    }
+  });
+});
+
 describe("orders simulator: batches", () => {
   it("creates each order on its own: a bad or duplicate item fails alone", async () => {
     const { status, body } = await call("POST", "/orders", [

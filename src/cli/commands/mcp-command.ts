@@ -11,7 +11,11 @@ import { docsTools } from "../../tools/docs/docs-tools.js";
 import { messagingTools } from "../../tools/messaging/messaging-tools.js";
 import { orderTools } from "../../tools/orders/order-tools.js";
 import type { AnyTool } from "../../tools/tool.js";
-import { type ApprovalMode, simulatedApprovalMode } from "../approval-mode.js";
+import {
+  type ApprovalMode,
+  checkSimulatedApprovals,
+  simulatedApprovalMode,
+} from "../approval-mode.js";
 import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec, mcpToolSetNames } from "../command-specs.js";
@@ -56,6 +60,7 @@ export async function mcpCommand(
   const settings = readServiceSettings(io.env);
   for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
   const mode = approvalMode(args, io, settings.messaging !== undefined);
+  checkSimulatedApprovals(mode, settings);
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
   let endpoint: McpHttpEndpoint | undefined;

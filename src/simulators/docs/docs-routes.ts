@@ -1,6 +1,5 @@
 import { describeJsonValue, isJsonObject } from "../http/json-values.js";
 import type { Route } from "../http/route.js";
-import type { SeededRandom } from "../http/seeded-random.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { toRfc3339 } from "../http/timestamps.js";
 import type { DocsPush, DocsState, Documentation } from "./docs-state.js";
@@ -9,7 +8,8 @@ import { pageTitle } from "./page-title.js";
 /** What the documentation routes share: the state (replaced by `reset`), ids and the clock. */
 export interface DocsService {
   state: DocsState;
-  random: SeededRandom;
+  /** A new project's id: fresh on every start, or from the seed when one was given. */
+  newId(): string;
   now(): Date;
 }
 
@@ -98,7 +98,7 @@ function createProject(service: DocsService, body: unknown): Documentation {
     throw textError(409, `A documentation named "${name}" already exists.`);
   }
   const project: Documentation = {
-    documentationId: service.random.uuid(),
+    documentationId: service.newId(),
     name,
     subdomain:
       name

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readBearerToken } from "../http/bearer-token.js";
 import type { FaultRule } from "../http/fault-injector.js";
 import type { RecordedRequest } from "../http/request-log.js";
-import { SeededRandom } from "../http/seeded-random.js";
+import { SeededRandom, uuidSource } from "../http/seeded-random.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { startSimulatorServer } from "../http/simulator-server.js";
 import { createSeededDocsState } from "./create-seeded-docs-state.js";
@@ -15,7 +15,11 @@ export interface DocsSimulatorOptions {
   port?: number;
   /** The bearer token the service accepts. @default a random `docs_...` token */
   token?: string;
-  /** Seed of the generated ids; equal seeds give equal ids. @default 20250520 */
+  /**
+   * Seed of the seeded projects and of the ids of projects created later;
+   * equal seeds give equal ids. Without it the seeded projects are those of
+   * 20250520 and every start hands out fresh ids.
+   */
   seed?: number;
   /** Clock for push and creation times. @default () => new Date() */
   now?: () => Date;
@@ -71,7 +75,8 @@ export async function startDocsSimulator(
   const seed = options.seed ?? 20250520;
   const seeded = () => {
     const random = new SeededRandom(seed);
-    return { random, state: createSeededDocsState(random) };
+    const state = createSeededDocsState(random);
+    return { newId: uuidSource(options.seed === undefined ? undefined : random), state };
   };
   const service: DocsService = { ...seeded(), now: options.now ?? (() => new Date()) };
   const [storefront, partnerPortal] = service.state.documentations;

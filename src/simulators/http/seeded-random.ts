@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+
 /**
  * A small deterministic pseudo-random source (mulberry32) for simulator seed
  * data and ids: the same seed gives the same records and UUIDs on every run,
@@ -66,4 +68,16 @@ export class SeededRandom {
     for (let index = 0; index < length; index += 1) result += this.pick([...alphabet]);
     return result;
   }
+}
+
+/**
+ * Where a simulator's new ids come from: when the caller gave a seed, the
+ * UUIDs of that seed's {@link SeededRandom} (equal seeds give equal ids, for
+ * tests that want them); otherwise `crypto.randomUUID()`, unguessable and
+ * fresh on every start, so an id recorded against an earlier start (a used
+ * approval, say) never meets a new record that happens to share it.
+ */
+export function uuidSource(seeded: SeededRandom | undefined): () => string {
+  if (seeded === undefined) return () => randomUUID();
+  return () => seeded.uuid();
 }

@@ -16,9 +16,10 @@ const maximumNoteLength = 2000;
  * (`GET /inbox/{id}`; pressing an option posts the answer to
  * `/inbox/{id}/interactions/{interaction_id}`). Forms work without
  * JavaScript: each post answers with a redirect back to the page. A post
- * must carry the simulator's form token and, when the browser sends an
- * Origin, come from the simulator's own origin, so another site cannot
- * answer for the person.
+ * must come from the simulator's own origin (its `Origin` header, and
+ * `Sec-Fetch-Site: same-origin` when sent) and carry the page's form token,
+ * so neither another site nor a program posting without a browser's headers
+ * answers for the person.
  */
 export function approvalPageRoutes(service: MessagingService): Route[] {
   const context = () => ({ formToken: service.formToken });
@@ -112,14 +113,34 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
   ];
 }
 
-/** The form's fields, once the post is known to come from the simulator's own page. */
+/**
+ * The form's fields, once the post is known to come from the simulator's own
+ * page in a browser: browsers send `Origin` with every form post (and
+ * `Sec-Fetch-Site`), so a post without this origin, or one a browser marks
+ * as coming from elsewhere, is refused before its token is even read.
+ */
 function checkFormPost(service: MessagingService, request: RouteContext): URLSearchParams {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== service.origin) {
+  if (origin === undefined) {
+    throw new SimulatorHttpError(
+      403,
+      "missing_origin",
+      `This form post carries no Origin header, so it does not come from a browser on this page; answer on the page at ${service.origin}.`,
+    );
+  }
+  if (origin !== service.origin) {
     throw new SimulatorHttpError(
       403,
       "cross_site_post",
       `A form from ${origin} cannot post to this page; use the page at ${service.origin}.`,
+    );
+  }
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin") {
+    throw new SimulatorHttpError(
+      403,
+      "cross_site_post",
+      `The browser marks this form post as ${JSON.stringify(site)}, not same-origin; use the page at ${service.origin}.`,
     );
   }
   const token = request.form?.get("token");

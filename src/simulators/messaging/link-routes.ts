@@ -60,7 +60,7 @@ function createLink(service: MessagingService, body: unknown): SubscriptionLink 
     );
   }
   const now = service.now();
-  const id = service.random.uuid();
+  const id = service.newId();
   const link: SubscriptionLink = {
     subscription_link_id: id,
     url: `${service.origin}/subscribe/${id}`,

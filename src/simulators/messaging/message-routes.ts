@@ -203,7 +203,7 @@ function acceptMessage(
 ): Record<string, unknown> {
   const now = toRfc3339(service.now());
   const message: MessageRecord = {
-    message_id: service.random.uuid(),
+    message_id: service.newId(),
     subscription_link_id: request.subscription_link_id,
     kind: request.kind,
     text: request.text,
@@ -215,7 +215,7 @@ function acceptMessage(
   };
   if (request.kind === "interaction") {
     const interaction: InteractionRecord = {
-      interaction_id: service.random.uuid(),
+      interaction_id: service.newId(),
       message_id: message.message_id,
       subscription_link_id: request.subscription_link_id,
       state: "pending",

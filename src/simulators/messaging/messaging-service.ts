@@ -1,11 +1,11 @@
-import type { SeededRandom } from "../http/seeded-random.js";
 import type { MessageLifecycle } from "./message-lifecycle.js";
 import type { MessagingState } from "./messaging-state.js";
 
-/** What the messaging routes share. `state` and `random` are replaced by `reset`. */
+/** What the messaging routes share. `state` and `newId` are replaced by `reset`. */
 export interface MessagingService {
   state: MessagingState;
-  random: SeededRandom;
+  /** A new message, interaction or link id: fresh on every start, or from the seed when one was given. */
+  newId(): string;
   lifecycle: MessageLifecycle;
   features: readonly string[];
   /** `http://127.0.0.1:PORT`, known once the server listens; links point below it. */

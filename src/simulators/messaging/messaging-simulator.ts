@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { readBearerToken } from "../http/bearer-token.js";
 import type { FaultRule } from "../http/fault-injector.js";
 import type { RecordedRequest } from "../http/request-log.js";
-import { SeededRandom } from "../http/seeded-random.js";
+import { SeededRandom, uuidSource } from "../http/seeded-random.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { startSimulatorServer } from "../http/simulator-server.js";
 import { toRfc3339 } from "../http/timestamps.js";
 import { type AnswerMode, answerFunctionFor } from "./answer-mode.js";
 import { approvalPageRoutes } from "./approval-page-routes.js";
-import { createSeededMessagingState } from "./create-seeded-messaging-state.js";
+import { createSeededMessagingState, type SeededLinkIds } from "./create-seeded-messaging-state.js";
 import { linkRoutes } from "./link-routes.js";
 import { MessageLifecycle } from "./message-lifecycle.js";
 import { messageRoutes } from "./message-routes.js";
@@ -37,7 +37,11 @@ export interface MessagingSimulatorOptions {
   answerDelayMs?: number;
   /** Delay of each delivery step, accepted -> sent -> delivered. @default 10 */
   deliveryStepMs?: number;
-  /** Seed of the generated ids; equal seeds give equal ids. @default 20250512 */
+  /**
+   * Seed of the ids of links, messages and interactions; equal seeds give
+   * equal ids. Without it every start hands out fresh, unguessable ids (the
+   * inbox page's address among them).
+   */
   seed?: number;
   /** Clock for timestamps. @default () => new Date() */
   now?: () => Date;
@@ -88,7 +92,11 @@ export interface MessagingSimulator {
   setAnswer(mode: AnswerMode): void;
   /** Errors thrown by an answer function (those interactions stayed pending). */
   answerErrors(): Error[];
-  /** Restores the seeded data, empties the request log and drops planned failures. */
+  /**
+   * Restores the seeded data (the same links; message and interaction ids
+   * start again from the seed when one was given), empties the request log
+   * and drops planned failures.
+   */
   reset(): void;
   close(): Promise<void>;
 }
@@ -112,12 +120,13 @@ export async function startMessagingSimulator(
     options.token === false
       ? undefined
       : (options.token ?? `msg_${randomBytes(18).toString("base64url")}`);
-  const seed = options.seed ?? 20250512;
+  const seed = options.seed;
+  const newIdSource = () => uuidSource(seed === undefined ? undefined : new SeededRandom(seed));
   const now = options.now ?? (() => new Date());
   let answer = answerFunctionFor(options.answer ?? "approve");
   const service: MessagingService = {
     state: { links: [], messages: [], interactions: [], idempotency: new Map() },
-    random: new SeededRandom(seed),
+    newId: newIdSource(),
     features: [...(options.features ?? defaultMessagingFeatures)],
     origin: "",
     formToken: randomBytes(18).toString("base64url"),
@@ -151,9 +160,13 @@ export async function startMessagingSimulator(
     },
   });
   service.origin = server.origin;
+  let linkIds: SeededLinkIds | undefined;
   const seedState = () => {
-    service.random = new SeededRandom(seed);
-    service.state = createSeededMessagingState(service.random, server.origin);
+    service.newId = newIdSource();
+    const fresh: SeededLinkIds = [service.newId(), service.newId(), service.newId()];
+    // The links stay those of this start, so its inbox address holds across resets.
+    linkIds ??= fresh;
+    service.state = createSeededMessagingState(linkIds, server.origin);
   };
   seedState();
   const approverLinkId = service.state.links[0]?.subscription_link_id ?? "";

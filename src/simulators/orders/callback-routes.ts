@@ -105,7 +105,7 @@ function createCallbacks(service: OrdersService, body: unknown): CallbackRecord[
   const now = toRfc3339(service.now());
   const created = (body as Record<string, unknown>[]).map((item) => {
     const record: CallbackRecord = {
-      id: service.random.uuid(),
+      id: service.newId(),
       url: String(item.url),
       message_type: item.message_type as CallbackRecord["message_type"],
       api_version: typeof item.api_version === "string" ? item.api_version : "1.0",

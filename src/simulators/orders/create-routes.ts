@@ -74,7 +74,7 @@ function buildOrder(
   const subtotal = linesTotal(lines);
   return {
     ...item,
-    id: service.random.uuid(),
+    id: service.newId(),
     customer_identifier: String(item.customer_identifier),
     status: "created",
     lines,
@@ -105,7 +105,7 @@ function buildSku(
   }
   return {
     ...item,
-    id: service.random.uuid(),
+    id: service.newId(),
     status: typeof item.status === "string" ? item.status : "active",
     created_at: now,
     updated_at: now,
@@ -134,7 +134,7 @@ function buildReturn(
     item.lines === undefined ? [] : readRecordLines(item.lines, service.state.skus, "quantity");
   return {
     ...item,
-    id: service.random.uuid(),
+    id: service.newId(),
     status: "requested",
     lines,
     created_at: now,
@@ -153,7 +153,7 @@ function buildInboundShipment(
       : readRecordLines(item.lines, service.state.skus, "expected_quantity");
   return {
     ...item,
-    id: service.random.uuid(),
+    id: service.newId(),
     status: "awaiting_arrival",
     lines: lines.map((line) => ({ ...line, received_quantity: 0 })),
     created_at: now,
@@ -163,7 +163,7 @@ function buildInboundShipment(
 
 function emptyInventory(service: OrdersService, sku: StoredRecord, now: string): StoredRecord {
   return {
-    id: service.random.uuid(),
+    id: service.newId(),
     sku: sku.customer_identifier,
     sku_id: sku.id,
     name: sku.name,

@@ -3,7 +3,7 @@ import { readBearerToken } from "../http/bearer-token.js";
 import type { FaultRule } from "../http/fault-injector.js";
 import { copyJson } from "../http/json-values.js";
 import type { RecordedRequest } from "../http/request-log.js";
-import { SeededRandom } from "../http/seeded-random.js";
+import { SeededRandom, uuidSource } from "../http/seeded-random.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { startSimulatorServer } from "../http/simulator-server.js";
 import { callbackRoutes } from "./callback-routes.js";
@@ -31,7 +31,11 @@ export interface OrdersSimulatorOptions {
   accountSlug?: string;
   /** Phrase of the pre-issued {@link OrdersSimulator.token}. @default "acme sandbox integration phrase" */
   secretPhrase?: string;
-  /** Seed of the generated data and ids; equal seeds give equal data. @default 20250602 */
+  /**
+   * Seed of the seeded data and of the ids of records created later; equal
+   * seeds give equal data and ids. Without it the seeded data is that of
+   * 20250602 and every start hands out fresh ids.
+   */
   seed?: number;
   /** Most records (or callbacks) one create/update/cancel request may carry; more gives 413. @default 100 */
   maxBatchSize?: number;
@@ -108,7 +112,8 @@ export async function startOrdersSimulator(
     `enc_v1.${createHmac("sha256", tokenKey).update(token).digest("base64url")}`;
   const seeded = () => {
     const random = new SeededRandom(seed);
-    return { random, state: createSeededOrdersState(random, sealCallbackToken) };
+    const state = createSeededOrdersState(random, sealCallbackToken);
+    return { newId: uuidSource(options.seed === undefined ? undefined : random), state };
   };
 
   const service: OrdersService = {

@@ -1,4 +1,3 @@
-import type { SeededRandom } from "../http/seeded-random.js";
 import type { CallbackMessageType, HoldMessageType } from "./message-types.js";
 
 /** A registered callback, as the service stores and lists it. */
@@ -46,7 +45,8 @@ export interface OrdersState {
 /** What route handlers share: the state (replaced by `reset`), the id source and the clock. */
 export interface OrdersService {
   state: OrdersState;
-  random: SeededRandom;
+  /** A new record's id: fresh on every start, or from the seed when one was given. */
+  newId(): string;
   now(): Date;
   maxBatchSize: number;
   maxCallbackIds: number;
