@@ -5,6 +5,7 @@ import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
+import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
 import {
@@ -35,6 +36,16 @@ export interface AgentOptions<Schema extends OutputSchema | undefined = undefine
    * calls are refused (fail closed).
    */
   approver?: Approver | undefined;
+  /**
+   * The one place that decides whether a tool call runs, is refused, or asks
+   * the approver: named rules (`allow` | `deny` | `ask`) over the tool, its
+   * arguments and its target, evaluated before anyone is asked; deny wins
+   * over allow. The tools' `needsApproval` are its defaults. Every automatic
+   * decision carries its rule's name. `shadow: true` only records what the
+   * rules would decide.
+   * @default { rules: [] } (the tools' defaults decide)
+   */
+  approvalPolicy?: ApprovalPolicy | undefined;
   /**
    * Model calls per run. When the last one still asks for tools, those run,
    * and the run ends with status `max_steps`.
@@ -96,6 +107,7 @@ export interface AgentSettings extends LoopSettings {
   toolDefinitions: readonly ModelToolDefinition[];
   instructions: string | undefined;
   approver: Approver | undefined;
+  approvalPolicy: ApprovalPolicy;
   maxSteps: number;
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -121,6 +133,7 @@ const knownOptions = new Set([
   "tools",
   "instructions",
   "approver",
+  "approvalPolicy",
   "maxSteps",
   "toolConcurrency",
   "toolTimeoutMs",
@@ -181,6 +194,7 @@ export function resolveAgentOptions(
     );
   }
   const tools = collectTools(options.tools ?? [], problems);
+  const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,
     32_000,
@@ -231,6 +245,7 @@ export function resolveAgentOptions(
     toolDefinitions,
     instructions,
     approver,
+    approvalPolicy,
     maxSteps,
     toolConcurrency,
     toolTimeoutMs,

@@ -2,7 +2,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
 import { AgentStream } from "./agent-stream.js";
-import { ungatedToolNames, warnApprovalsTurnedOff } from "./approval/ungated-tools.js";
+import { ungatedToolNames, warnApprovalsTurnedOff } from "./approval/approval-policy.js";
 import type { ModelCallMode } from "./call-model.js";
 import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
@@ -52,13 +52,15 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
 
   constructor(options: AgentOptions<Schema>) {
     this.#settings = resolveAgentOptions(options);
-    this.#ungatedTools = ungatedToolNames(this.#settings.tools.values());
-    warnApprovalsTurnedOff(this.#settings.tools.values(), this.#settings.logger);
+    const { tools, approvalPolicy, logger } = this.#settings;
+    this.#ungatedTools = ungatedToolNames(tools.values(), approvalPolicy);
+    warnApprovalsTurnedOff(tools.values(), approvalPolicy, logger);
   }
 
   /**
    * The names of the tools whose calls may change something and run without
-   * asking anyone: not `readOnly`, `needsApproval: false`. Assert your
+   * asking anyone: not `readOnly`, and `needsApproval: false` or allowed by
+   * an unconditional rule of `approvalPolicy` that no other rule overrides. Assert your
    * policy on it in your own tests.
    *
    * @example

@@ -4,12 +4,23 @@ import { abortable } from "./abortable.js";
 import type { ApprovalAction, Approver } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
+/** What the rules of the agent's `approvalPolicy` would have decided, in shadow mode. */
+export interface ShadowVerdict {
+  decision: "allow" | "deny" | "ask";
+  /** The rule that would have decided; absent when none matched. */
+  rule?: string;
+}
+
 /** The gate let the call run, once. */
 export interface ApprovedRecord {
   outcome: "approved";
   fingerprint: string;
   interactionId?: string;
   approvedBy?: string;
+  /** The `approvalPolicy` rule that allowed the call without asking anyone. */
+  rule?: string;
+  /** Shadow mode: what the policy's rules would have decided. */
+  policy?: ShadowVerdict;
 }
 
 /** The call does not run. `reason` is told to the model. */
@@ -22,7 +33,8 @@ export interface RefusedRecord {
    * `invalid_decision`, `fingerprint_mismatch`, `pending_not_supported`,
    * `aborted`, `already_used` (the approval let its call run before),
    * `approval_not_recorded` (its use could not be recorded),
-   * `not_fingerprintable` (arguments JSON cannot hold), or the approver's
+   * `not_fingerprintable` (arguments JSON cannot hold), `policy_denied` (a
+   * rule of the agent's `approvalPolicy`, named in `rule`), or the approver's
    * own code (`expired`, `timeout`, ...).
    */
   code: string;
@@ -30,6 +42,10 @@ export interface RefusedRecord {
   /** What the person wrote with their answer, when anything (shown to people as theirs). */
   note?: string;
   interactionId?: string;
+  /** The `approvalPolicy` rule that refused the call (code `policy_denied`). */
+  rule?: string;
+  /** Shadow mode: what the policy's rules would have decided. */
+  policy?: ShadowVerdict;
 }
 
 /** The question is out and the answer comes later; only when `allowPending` was set. */

@@ -5,6 +5,13 @@ import { redactedMarker, redactText, type SecretRegistry } from "../internal/red
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import {
+  type ApprovalPolicy,
+  decideByPolicy,
+  logPolicyDecision,
+  mayBeGated,
+  policyRefusal,
+} from "./approval/approval-policy.js";
+import {
   type ApprovalRecord,
   type ApprovedRecord,
   passApprovalGate,
@@ -31,6 +38,8 @@ import { toolMessages } from "./tool-messages.js";
 export interface ToolCallEnvironment {
   tools: ReadonlyMap<string, AnyTool>;
   approver: Approver | undefined;
+  /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
+  approvalPolicy: ApprovalPolicy;
   /** The run's signal (or the step's, which follows it); {@link neverAborted} when the caller gave none. */
   signal: AbortSignal;
   logger: Logger;
@@ -139,18 +148,56 @@ async function checkApproveAndRun(
   // A call that may need approval runs with a frozen copy whose fingerprint the approval binds to.
   let frozen: FrozenArguments | undefined;
   let notFingerprintable: unknown;
-  if (tool.needsApproval !== false) {
+  if (mayBeGated(environment.approvalPolicy, tool)) {
     try {
       frozen = freezeArguments(name, args, tool.target);
     } catch (error) {
       notFingerprintable = error;
     }
   }
-  const needs =
-    typeof tool.needsApproval === "boolean"
-      ? tool.needsApproval
-      : await askNeedsApproval(tool, tool.needsApproval, frozen?.args ?? args, logger);
-  if (!needs) return startAndRun(tool, args, withArguments, undefined, environment, logger);
+  const verdict = await decideByPolicy(
+    environment.approvalPolicy,
+    tool,
+    frozen?.args ?? args,
+    logger,
+  );
+  const shadow = verdict.shadow ? { policy: verdict.shadow } : {};
+  if (verdict.decision === "deny") {
+    const approval = policyRefusal(name, frozen?.fingerprint ?? "", verdict.rule ?? "");
+    logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
+    return {
+      ...withArguments,
+      approval,
+      status: "refused",
+      content: toolMessages.refused(name, approval.code, approval.reason),
+    };
+  }
+  if (verdict.decision === "allow") {
+    if (verdict.rule === undefined || !frozen) {
+      if (verdict.shadow)
+        logPolicyDecision(
+          environment,
+          { toolName: name, toolCallId: call.id },
+          undefined,
+          verdict.shadow,
+        );
+      return startAndRun(tool, args, withArguments, undefined, environment, logger);
+    }
+    const approval: ApprovedRecord = {
+      outcome: "approved",
+      fingerprint: frozen.fingerprint,
+      rule: verdict.rule,
+    };
+    logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
+    return startAndRun(
+      tool,
+      frozen.args,
+      { ...withArguments, approval },
+      approval,
+      environment,
+      logger,
+    );
+  }
 
   if (!frozen) {
     const reason = `its arguments cannot be bound to an approval (${redactText(describeThrown(notFingerprintable))}), so it was not run`;
@@ -159,6 +206,7 @@ async function checkApproveAndRun(
       fingerprint: "",
       code: "not_fingerprintable",
       reason,
+      ...shadow,
     };
     logger().warn({ code: approval.code }, `approval refused for ${name}: ${reason}`);
     return {
@@ -169,11 +217,12 @@ async function checkApproveAndRun(
     };
   }
   const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
-  const approval = await askApproval(tool, frozen, context, environment, {
+  const asked = await askApproval(tool, frozen, context, environment, {
     prior,
     canSuspend:
       !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets),
   });
+  const approval = asked.outcome === "pending" ? asked : { ...asked, ...shadow };
   if (approval.outcome === "pending") {
     return { ...withArguments, approval, status: "awaiting_approval", content: "" };
   }
@@ -300,25 +349,6 @@ function toolContext(
     },
     toolCallId,
   };
-}
-
-/** The tool's `needsApproval` function, called as its method. */
-async function askNeedsApproval(
-  tool: AnyTool,
-  decide: (args: unknown) => boolean | Promise<boolean>,
-  args: unknown,
-  logger: () => Logger,
-): Promise<boolean> {
-  try {
-    return (await decide.call(tool, args)) !== false;
-  } catch (error) {
-    // Fail closed: when the tool cannot say, a human decides.
-    logger().warn(
-      { error: redactText(describeThrown(error)) },
-      "needsApproval threw; asking for approval",
-    );
-    return true;
-  }
 }
 
 async function askApproval(

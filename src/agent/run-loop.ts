@@ -105,6 +105,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       tools: step.tools ?? settings.tools,
       onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
+      approvalPolicy: settings.approvalPolicy,
       signal,
       logger: settings.logger,
       toolTimeoutMs: settings.toolTimeoutMs,

@@ -45,7 +45,9 @@ export const toolMessages = {
     const why =
       code === "denied"
         ? `the human declined it (${reason})`
-        : `approval could not be obtained (${reason})`;
+        : code === "policy_denied"
+          ? reason
+          : `approval could not be obtained (${reason})`;
     return encode("approval_refused", {
       code,
       reason,

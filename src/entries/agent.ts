@@ -3,12 +3,14 @@
  * approvals and saved runs closely: step and tool call records, approval
  * decisions and records, the saved run state and the run store's types.
  */
+export type { ApprovalRuleDecision } from "../agent/approval/approval-policy.js";
 export type {
   ApprovalGateOptions,
   ApprovalRecord,
   ApprovedRecord,
   PendingRecord,
   RefusedRecord,
+  ShadowVerdict,
 } from "../agent/approval-gate.js";
 export type { ApprovedDecision, PendingDecision, RefusedDecision } from "../agent/approver.js";
 export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";

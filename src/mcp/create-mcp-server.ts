@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent } from "../agent/agent-events.js";
 import { collectTools, positiveInteger } from "../agent/agent-options.js";
+import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import type { Approver } from "../agent/approver.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
 import { executeToolCall } from "../agent/execute-tool-call.js";
@@ -31,6 +32,12 @@ export interface McpServerOptions {
    * approval.
    */
   approver: Approver | undefined;
+  /**
+   * Decides, before anyone is asked, whether a call runs, is refused or asks
+   * the approver, as an agent's `approvalPolicy` does.
+   * @default { rules: [] } (the tools' defaults decide)
+   */
+  approvalPolicy?: ApprovalPolicy | undefined;
   /** The server's name, as MCP hosts show it. @default "switchyard" */
   name?: string | undefined;
   /** The server's version. @default "0.0.0" */
@@ -75,6 +82,7 @@ const approvalProgressIntervalMs = 15_000;
 export function createMcpServer(options: McpServerOptions): Server {
   const problems: string[] = [];
   const tools = collectTools(options.tools, problems);
+  const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,
@@ -136,6 +144,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         {
           tools,
           approver: options.approver,
+          approvalPolicy,
           signal: extra.signal,
           logger,
           toolTimeoutMs,
