@@ -1,7 +1,11 @@
 import type { ChatCompletion, ChatStreamEvent, ChatUsage } from "./chat-types.js";
 import { ChoiceAssembler } from "./choice-assembler.js";
 import { findUsage } from "./normalize-usage.js";
-import { describeProviderError, readProviderError } from "./read-provider-error.js";
+import {
+  describeProviderError,
+  type ProviderErrorReport,
+  readProviderError,
+} from "./read-provider-error.js";
 import type { SseMessage } from "./read-sse-events.js";
 import { StreamError, type StreamErrorKind } from "./stream-error.js";
 import { isPlainObject } from "./validation-checks.js";
@@ -78,7 +82,8 @@ export class ChatCompletionAssembler {
     if (!isPlainObject(chunk)) {
       throw this.#error("malformed", `data is not a chunk object: ${this.#snippet(data)}`);
     }
-    if (readProviderError(chunk)) throw this.#providerError(chunk.error);
+    const reported = readProviderError(chunk);
+    if (reported) throw this.#providerError(reported);
     this.#readMetadata(chunk);
     const { choices } = chunk;
     if (Array.isArray(choices)) {
@@ -153,10 +158,7 @@ export class ChatCompletionAssembler {
     } catch {
       // A plain-text error event: its text is the message.
     }
-    return this.#providerError(
-      isPlainObject(parsed) && parsed.error !== undefined ? parsed.error : parsed,
-      parsed,
-    );
+    return this.#providerError(readProviderError(parsed) ?? describeProviderError(parsed), parsed);
   }
 
   /**
@@ -180,12 +182,12 @@ export class ChatCompletionAssembler {
       return;
     }
     this.#outsideLines = [];
-    if (readProviderError(value)) throw this.#providerError((value as { error: unknown }).error);
+    const reported = readProviderError(value);
+    if (reported) throw this.#providerError(reported);
     this.#strayText = text;
   }
 
-  #providerError(error: unknown, body: unknown = error): StreamError {
-    const report = describeProviderError(error);
+  #providerError(report: ProviderErrorReport, body: unknown = report.body): StreamError {
     return new StreamError({
       kind: "provider_error",
       method: this.#source.method,

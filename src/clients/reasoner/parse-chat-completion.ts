@@ -100,9 +100,13 @@ function parseToolCall(call: unknown): ChatToolCall {
   };
 }
 
-/** Arguments as JSON text: some providers send an object instead of the text. */
+/**
+ * Arguments as JSON text: some providers send an object instead of the
+ * text, and none at all, or `""`, for a call without parameters (`{}`).
+ */
 function encodeArguments(args: unknown): string {
-  return typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args);
+  if (args === undefined || args === null || args === "") return "{}";
+  return typeof args === "string" ? args : JSON.stringify(args);
 }
 
 function malformed(source: AnswerSource, problem: string): SwitchyardError {

@@ -241,7 +241,7 @@ async function readJsonAnswer(
       detail: source.redact(providerError.message),
       code: providerError.code,
       type: providerError.type,
-      body: source.redactValue((value as { error: unknown }).error),
+      body: source.redactValue(providerError.body),
     });
   }
   return parseChatCompletion(value, { method: source.method, url: source.url, snippet });

@@ -19,9 +19,13 @@ interface ToolCallState {
  * Rebuilds the tool calls of one choice from streamed fragments, whatever
  * the provider's habits: calls split over many chunks or whole in one,
  * `index` missing or not starting at 0, id/type/name repeated on every
- * fragment. A fragment is placed by its `index` when it has one (a new id on
- * a known index starts a new call), else by its `id`, else it continues the
- * last call. Events wait until a call has a name.
+ * fragment, a fresh id on every nameless fragment (Kimi), whole calls all
+ * at index 0 without an id (Ollama, some gateways). A fragment is placed by
+ * its `index` when it has one, else by its `id`, else it continues the last
+ * call; at a known place, a fragment with a name starts a new call when it
+ * brings a new id or the call there is already whole, and a nameless one
+ * always continues. A call whose arguments never came (or came as `""`) has
+ * `{}`. Events wait until a call has a name.
  */
 export class ToolCallAssembler {
   readonly #calls: ToolCallState[] = [];
@@ -39,15 +43,16 @@ export class ToolCallAssembler {
     if (!isPlainObject(fragment)) return;
     const index = typeof fragment.index === "number" ? fragment.index : undefined;
     const id = typeof fragment.id === "string" && fragment.id !== "" ? fragment.id : undefined;
-    const call = this.#place(index, id);
+    const fn = isPlainObject(fragment.function) ? fragment.function : undefined;
+    const name = typeof fn?.name === "string" && fn.name !== "" ? fn.name : undefined;
+    const call = this.#place(index, id, name, fn?.arguments);
     if (id !== undefined && call.providerId === undefined) {
       call.providerId = id;
       this.#byId.set(id, call);
     }
-    const fn = fragment.function;
-    if (isPlainObject(fn)) {
+    if (fn) {
       // Providers that repeat the name on every fragment must not double it.
-      if (call.name === "" && typeof fn.name === "string") call.name = fn.name;
+      if (call.name === "" && name !== undefined) call.name = name;
       appendArguments(call.argumentParts, fn.arguments);
     }
     this.#last = call;
@@ -56,7 +61,11 @@ export class ToolCallAssembler {
 
   /** Emits what is still held back (calls that never got a name). */
   flush(choiceIndex: number, events: ChatStreamEvent[]): void {
-    for (const call of this.#calls) this.#emit(call, choiceIndex, events);
+    for (const call of this.#calls) {
+      // A call without parameters may get no arguments at all, or only "".
+      if (call.argumentParts.length === 0) call.argumentParts.push("{}");
+      this.#emit(call, choiceIndex, events);
+    }
   }
 
   /** The assembled calls, in order; call after {@link flush}. */
@@ -68,20 +77,28 @@ export class ToolCallAssembler {
     }));
   }
 
-  #place(index: number | undefined, id: string | undefined): ToolCallState {
+  #place(
+    index: number | undefined,
+    id: string | undefined,
+    name: string | undefined,
+    argumentsFragment: unknown,
+  ): ToolCallState {
     if (index !== undefined) {
       let call = this.#byIndex.get(index);
-      if (call && id !== undefined && call.providerId !== undefined && call.providerId !== id) {
-        call = undefined;
-      }
+      if (call && startsAnotherCall(call, id, name, argumentsFragment)) call = undefined;
       if (!call) {
         call = this.#create();
         this.#byIndex.set(index, call);
       }
       return call;
     }
-    if (id !== undefined) return this.#byId.get(id) ?? this.#create();
-    return this.#last ?? this.#create();
+    if (id !== undefined) {
+      const known = this.#byId.get(id);
+      if (known) return known;
+    }
+    const last = this.#last;
+    if (last && !startsAnotherCall(last, id, name, argumentsFragment)) return last;
+    return this.#create();
   }
 
   #create(): ToolCallState {
@@ -115,6 +132,41 @@ export class ToolCallAssembler {
       name: call.name,
       argumentsDelta,
     });
+  }
+}
+
+/**
+ * Whether a fragment at the place of `call` begins a new call rather than
+ * continuing it. Only a fragment with a name can: a nameless one continues,
+ * whatever its id (Kimi gives each fragment a fresh one). A named one is a
+ * new call when its id differs from the call's, or, when either has no id,
+ * when the call already has complete arguments and the fragment brings more (whole
+ * calls sent one after another at index 0); a repeated name with a repeated
+ * id, or with the rest of the arguments, continues.
+ */
+function startsAnotherCall(
+  call: ToolCallState,
+  id: string | undefined,
+  name: string | undefined,
+  argumentsFragment: unknown,
+): boolean {
+  if (name === undefined || call.name === "") return false;
+  if (id !== undefined && call.providerId !== undefined) return id !== call.providerId;
+  const bringsArguments =
+    (typeof argumentsFragment === "string" && argumentsFragment !== "") ||
+    isPlainObject(argumentsFragment);
+  return bringsArguments && isCompleteJson(call.argumentParts);
+}
+
+function isCompleteJson(parts: readonly string[]): boolean {
+  // Arguments are an object: text not ending in "}" is not whole yet, and
+  // most fragments are told apart without parsing everything so far.
+  if (!parts.at(-1)?.trimEnd().endsWith("}")) return false;
+  try {
+    JSON.parse(parts.join(""));
+    return true;
+  } catch {
+    return false;
   }
 }
 

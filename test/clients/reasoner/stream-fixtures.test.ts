@@ -18,10 +18,33 @@ import {
 
 const randomSplits = 200;
 
-const groups: { expected: string; fixtures: string[] }[] = [
+/** Tool calls sent without ids get ids of their own: any string in their place. */
+function withAnyToolCallIds(completion: ChatCompletion): ChatCompletion {
+  return {
+    ...completion,
+    choices: completion.choices.map((choice) => ({
+      ...choice,
+      message: {
+        ...choice.message,
+        tool_calls: (choice.message.tool_calls ?? []).map((call) => ({
+          ...call,
+          id: expect.any(String) as unknown as string,
+        })),
+      },
+    })),
+  };
+}
+
+const groups: {
+  expected: string;
+  fixtures: string[];
+  /** The expected completion as compared, when not exactly the file's. */
+  adjust?: (completion: ChatCompletion) => ChatCompletion;
+}[] = [
   {
     expected: "tool-calls.expected.json",
     fixtures: [
+      "kimi-fresh-id-fragments.sse",
       "openai-split.sse",
       "whole-tool-calls.sse",
       "whole-calls-one-chunk.sse",
@@ -46,6 +69,12 @@ const groups: { expected: string; fixtures: string[] }[] = [
       "content-parts-reasoning.sse",
     ],
   },
+  {
+    expected: "tool-calls.expected.json",
+    fixtures: ["ollama-whole-calls-index-0.sse", "whole-calls-index-0-one-chunk.sse"],
+    adjust: withAnyToolCallIds,
+  },
+  { expected: "no-arguments.expected.json", fixtures: ["tool-call-no-arguments.sse"] },
   { expected: "usage-x-groq.expected.json", fixtures: ["usage-x-groq.sse"] },
   { expected: "two-choices.expected.json", fixtures: ["two-choices.sse"] },
 ];
@@ -100,8 +129,10 @@ describe("stream fixtures", () => {
   });
 
   for (const group of groups) {
-    const expected = expectedCompletion(group.expected);
-    describe(group.expected.replace(".expected.json", ""), () => {
+    const expected = (group.adjust ?? ((completion) => completion))(
+      expectedCompletion(group.expected),
+    );
+    describe(`${group.expected.replace(".expected.json", "")}${group.adjust ? " (ids of our own)" : ""}`, () => {
       for (const name of group.fixtures) {
         it(`${name} assembles the expected completion one byte per read`, async () => {
           const bytes = fixtureBytes(name);
@@ -145,6 +176,12 @@ describe("failing stream fixtures", () => {
       kind: "provider_error",
       code: 503,
       detail: "Upstream model vendorB/2.5-max is overloaded; retry in 30 s",
+    },
+    {
+      name: "fastchat-error-code.sse",
+      kind: "provider_error",
+      code: 50002,
+      detail: "(CUDA out of memory. Tried to allocate 20.00 MiB)",
     },
     { name: "truncated.sse", kind: "incomplete", code: undefined, detail: "finish_reason" },
     { name: "malformed.sse", kind: "malformed", code: undefined, detail: "not JSON" },
