@@ -260,7 +260,8 @@ async function startAndRun(
 ): Promise<ToolCallRecord> {
   const name = tool.name;
   if (environment.signal.aborted) return aborted(base, name);
-  if (tool.readOnly !== true) {
+  // Only a durable run keeps the record (and needs the fingerprint it holds).
+  if (tool.readOnly !== true && environment.journal.durable) {
     const notRecorded = await environment.journal.markStarted(base.toolCallId, {
       fingerprint: approval?.fingerprint ?? fingerprintOrNothing(tool, args),
       arguments: args,
@@ -385,7 +386,7 @@ async function askApproval(
     allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(check ? { check } : {}),
-    markUsed: journal.markApprovalUsed,
+    markUsed: (interactionId, fingerprint) => journal.markApprovalUsed(interactionId, fingerprint),
   });
   emit({
     type: "approval-result",

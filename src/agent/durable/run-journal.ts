@@ -165,10 +165,7 @@ export class RunJournal {
    * not either). A durable run whose store cannot record uses falls back on
    * the agent's own record; a run without an id on its own list.
    */
-  readonly markApprovalUsed = async (
-    interactionId: string,
-    fingerprint: string,
-  ): Promise<boolean> => {
+  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
     if (this.#usedApprovals.has(interactionId)) return false;
     const store = this.#store;
     let firstUse = true;
@@ -181,7 +178,7 @@ export class RunJournal {
     }
     if (firstUse) this.#usedApprovals.add(interactionId);
     return firstUse;
-  };
+  }
 
   /**
    * Records, and saves when the store is set, that a call of a tool that is

@@ -17,6 +17,7 @@ import {
   RedirectSignal,
   ResponseTooLargeSignal,
   type Transport,
+  type TransportRequest,
   type TransportResponse,
 } from "./transport.js";
 import {
@@ -281,26 +282,6 @@ export class HttpClient {
   }
 
   async #attempt(request: HttpRequest, url: string, attemptNumber: number): Promise<HttpResponse> {
-    const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
-    // One controller ends the attempt on the caller's abort or the timeout;
-    // cheaper per request than AbortSignal.any, which also keeps its sources
-    // referenced until collected.
-    const controller = new AbortController();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const startTimer = () => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(new TimeoutMarker());
-      }, timeoutMs);
-    };
-    const callerSignal = request.signal;
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-    const done = () => {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
-    };
     const logDebug = this.logger.isLevelEnabled("debug");
     const started = logDebug ? performance.now() : 0;
     const headers: Record<string, string> = {
@@ -316,44 +297,22 @@ export class HttpClient {
       body = JSON.stringify(request.body);
       headers["content-type"] = "application/json";
     }
-    // Maps a failure of this attempt (sending, or reading a body) to its typed error.
-    const failure = (thrown: unknown): Error => {
-      if (thrown instanceof SwitchyardError) return thrown;
-      const error = this.secrets.redactError(thrown);
-      if (request.signal?.aborted) return this.#aborted(request, url);
-      if (timedOut)
-        return new TimeoutError(this.#target(request, url), timeoutMs, { cause: error });
-      if (error instanceof RedirectSignal) {
-        return new SwitchyardError(
-          `${request.method} ${this.#describeUrl(url)} answered with ${
-            error.location === undefined
-              ? "a redirect whose target the fetch option hides"
-              : `a redirect to ${this.redact(error.location)} that the fetch option followed`
-          }; redirects are not followed (they send the request and its headers elsewhere): set the client's address to the one that answers, and pass a fetch that honours redirect: "manual"`,
-        );
-      }
-      if (error instanceof ResponseTooLargeSignal) {
-        return new ResponseTooLargeError(this.#target(request, url), error.limitBytes, {
-          cause: error,
-        });
-      }
-      return new ConnectionError(this.#target(request, url), { cause: error });
-    };
+    const attempt = new Attempt({
+      method: request.method,
+      url,
+      headers,
+      body,
+      maxResponseBytes: this.#maxResponseBytes,
+      timeoutMs: request.timeoutMs ?? this.#timeoutMs,
+      callerSignal: request.signal,
+    });
 
     let response: TransportResponse;
     try {
-      response = await this.#transport({
-        method: request.method,
-        url,
-        headers,
-        body,
-        signal: controller.signal,
-        maxResponseBytes: this.#maxResponseBytes,
-        onConnection: startTimer,
-      });
+      response = await this.#transport(attempt);
     } catch (error) {
-      done();
-      throw failure(error);
+      attempt.done();
+      throw this.#failure(error, request, attempt);
     }
 
     if (logDebug) {
@@ -370,17 +329,17 @@ export class HttpClient {
       );
     }
     if (response.status >= 200 && response.status < 300) {
-      const bodyError = (error: unknown): Error => {
-        const typed = failure(error);
-        if (typed instanceof ConnectionError && !(error instanceof SwitchyardError)) {
-          return new ConnectionError(this.#target(request, url), {
-            cause: this.secrets.redactError(error),
-            message: `${request.method} ${this.#describeUrl(url)} failed: the connection broke while reading the answer`,
-          });
-        }
-        return typed;
+      const client = this;
+      return {
+        response,
+        url,
+        done() {
+          attempt.done();
+        },
+        bodyError(error: unknown): Error {
+          return client.#bodyError(error, request, attempt);
+        },
       };
-      return { response, url, done, bodyError };
     }
 
     try {
@@ -395,10 +354,49 @@ export class HttpClient {
         ...(this.environment ? { environment: this.environment } : {}),
       });
     } catch (error) {
-      throw failure(error);
+      throw this.#failure(error, request, attempt);
     } finally {
-      done();
+      attempt.done();
     }
+  }
+
+  /** Maps a failure of an attempt (sending, or reading a body) to its typed error. */
+  #failure(thrown: unknown, request: HttpRequest, attempt: Attempt): Error {
+    if (thrown instanceof SwitchyardError) return thrown;
+    const error = this.secrets.redactError(thrown);
+    if (request.signal?.aborted) return this.#aborted(request, attempt.url);
+    if (attempt.timedOut) {
+      return new TimeoutError(this.#target(request, attempt.url), attempt.timeoutMs, {
+        cause: error,
+      });
+    }
+    if (error instanceof RedirectSignal) {
+      return new SwitchyardError(
+        `${request.method} ${this.#describeUrl(attempt.url)} answered with ${
+          error.location === undefined
+            ? "a redirect whose target the fetch option hides"
+            : `a redirect to ${this.redact(error.location)} that the fetch option followed`
+        }; redirects are not followed (they send the request and its headers elsewhere): set the client's address to the one that answers, and pass a fetch that honours redirect: "manual"`,
+      );
+    }
+    if (error instanceof ResponseTooLargeSignal) {
+      return new ResponseTooLargeError(this.#target(request, attempt.url), error.limitBytes, {
+        cause: error,
+      });
+    }
+    return new ConnectionError(this.#target(request, attempt.url), { cause: error });
+  }
+
+  /** {@link HttpClient.#failure} for a body that broke while it was read. */
+  #bodyError(thrown: unknown, request: HttpRequest, attempt: Attempt): Error {
+    const typed = this.#failure(thrown, request, attempt);
+    if (typed instanceof ConnectionError && !(thrown instanceof SwitchyardError)) {
+      return new ConnectionError(this.#target(request, attempt.url), {
+        cause: this.secrets.redactError(thrown),
+        message: `${request.method} ${this.#describeUrl(attempt.url)} failed: the connection broke while reading the answer`,
+      });
+    }
+    return typed;
   }
 
   #target(request: HttpRequest, url: string) {
@@ -421,6 +419,74 @@ export class HttpClient {
 
 class TimeoutMarker extends Error {
   override readonly name = "TimeoutMarker";
+}
+
+/**
+ * One attempt of a request, as the transport sends it: one controller ends
+ * it on the caller's abort or on the timeout, which starts once the request
+ * has a connection. An object with methods, not closures: it is made for
+ * every request, and cheaper than AbortSignal.any, which also keeps its
+ * sources referenced until collected.
+ */
+class Attempt implements TransportRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+  readonly maxResponseBytes: number;
+  readonly timeoutMs: number;
+  /** True once the timeout ended the attempt. */
+  timedOut = false;
+  readonly #controller = new AbortController();
+  readonly #callerSignal: AbortSignal | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body: string | undefined;
+    maxResponseBytes: number;
+    timeoutMs: number;
+    callerSignal: AbortSignal | undefined;
+  }) {
+    this.method = options.method;
+    this.url = options.url;
+    this.headers = options.headers;
+    this.body = options.body;
+    this.maxResponseBytes = options.maxResponseBytes;
+    this.timeoutMs = options.timeoutMs;
+    this.#callerSignal = options.callerSignal;
+    this.#callerSignal?.addEventListener("abort", this, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  onConnection(): void {
+    this.#timer = setTimeout(timeOut, this.timeoutMs, this);
+  }
+
+  /** The caller's signal fired. */
+  handleEvent(): void {
+    this.#controller.abort(this.#callerSignal?.reason);
+  }
+
+  timeOut(): void {
+    this.timedOut = true;
+    this.#controller.abort(new TimeoutMarker());
+  }
+
+  /** Releases the timer and the link to the caller's signal. */
+  done(): void {
+    clearTimeout(this.#timer);
+    this.#callerSignal?.removeEventListener("abort", this);
+  }
+}
+
+function timeOut(attempt: Attempt): void {
+  attempt.timeOut();
 }
 
 function isRetryable(error: unknown, safe: boolean): boolean {

@@ -18,7 +18,13 @@ type Protocol = "http:" | "https:";
  */
 const idleConnectionTimeoutMs = 4_000;
 
-const pools = new Map<string, Agent>();
+/** A pool and the module whose `request` uses it. */
+interface Pool {
+  agent: Agent;
+  request: typeof import("node:http").request;
+}
+
+const pools = new Map<string, Pool>();
 
 /**
  * The connection pool of one protocol and cap, shared by every client of
@@ -27,24 +33,57 @@ const pools = new Map<string, Agent>();
  * requests beyond them wait in the agent's queue, first come first served.
  * `node:https` is loaded only when an https address is used.
  */
-export function connectionPool(protocol: Protocol, maxConnections: number): Agent {
+function poolOf(protocol: Protocol, maxConnections: number): Pool {
   const key = `${protocol}${maxConnections}`;
-  let agent = pools.get(key);
-  if (!agent) {
+  let pool = pools.get(key);
+  if (!pool) {
     const module =
       protocol === "https:"
         ? process.getBuiltinModule("node:https")
         : process.getBuiltinModule("node:http");
-    agent = new module.Agent({
+    const agent = new module.Agent({
       keepAlive: true,
       maxSockets: maxConnections,
       maxFreeSockets: maxConnections,
       scheduling: "lifo",
       timeout: idleConnectionTimeoutMs,
     });
-    pools.set(key, agent);
+    pool = { agent, request: module.request as Pool["request"] };
+    pools.set(key, pool);
   }
-  return agent;
+  return pool;
+}
+
+/** Where a request goes, as `http.request` takes it, for the last few addresses. */
+interface Destination {
+  protocol: Protocol;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+const destinations = new Map<string, Destination>();
+
+/**
+ * The parts of a URL `http.request` needs, parsed once per address: a
+ * client posting to one address (a chat endpoint) parses it once, not on
+ * every request. At most 256 addresses are kept, the oldest dropped first.
+ */
+function destinationOf(url: string): Destination {
+  let destination = destinations.get(url);
+  if (!destination) {
+    const parsed = new URL(url);
+    destination = {
+      protocol: parsed.protocol as Protocol,
+      // http.request wants an IPv6 literal without its brackets.
+      hostname: parsed.hostname.startsWith("[") ? parsed.hostname.slice(1, -1) : parsed.hostname,
+      port: parsed.port,
+      path: `${parsed.pathname}${parsed.search}`,
+    };
+    if (destinations.size >= 256) destinations.delete(destinations.keys().next().value as string);
+    destinations.set(url, destination);
+  }
+  return destination;
 }
 
 /**
@@ -62,26 +101,26 @@ function sendOverNodeHttp(
 ): Promise<TransportResponse> {
   return new Promise((resolve, reject) => {
     const { signal } = request;
-    const url = new URL(request.url);
-    const protocol = url.protocol as Protocol;
-    const module =
-      protocol === "https:"
-        ? process.getBuiltinModule("node:https")
-        : process.getBuiltinModule("node:http");
-    const headers: Record<string, string> = request.headers;
-    if (request.body !== undefined) {
-      headers["content-length"] = String(Buffer.byteLength(request.body));
-    }
-    const options: RequestOptions = {
-      method: request.method,
-      headers,
-      agent: connectionPool(protocol, maxConnections),
-    };
     let outgoing: ClientRequest;
     const onAbort = () => outgoing.destroy(signal.reason as Error);
     const stopListening = () => signal.removeEventListener("abort", onAbort);
     try {
-      outgoing = module.request(url, options);
+      const destination = destinationOf(request.url);
+      const pool = poolOf(destination.protocol, maxConnections);
+      const headers: Record<string, string> = request.headers;
+      if (request.body !== undefined) {
+        headers["content-length"] = String(Buffer.byteLength(request.body));
+      }
+      const options: RequestOptions = {
+        protocol: destination.protocol,
+        hostname: destination.hostname,
+        port: destination.port,
+        path: destination.path,
+        method: request.method,
+        headers,
+        agent: pool.agent,
+      };
+      outgoing = pool.request(options);
     } catch (error) {
       reject(error);
       return;
@@ -92,13 +131,18 @@ function sendOverNodeHttp(
       stopListening();
       reject(error);
     });
+    let answered = false;
     // A request destroyed with something other than an Error emits no
-    // "error"; it still closes, and then it failed.
+    // "error"; it still closes, and then it failed. After an answer the
+    // close is the normal end: no Error is built (its stack costs a
+    // few microseconds on every request).
     outgoing.once("close", () => {
+      if (answered) return;
       stopListening();
       reject(new Error("the connection closed before an answer arrived"));
     });
     outgoing.once("response", (incoming) => {
+      answered = true;
       incoming.once("close", stopListening);
       const tooLarge = checkDeclaredLength(
         incoming.headers["content-length"],
