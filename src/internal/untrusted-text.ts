@@ -1,11 +1,13 @@
+import { domainToASCII } from "node:url";
+
 /**
  * The one home for showing untrusted text (a tool's arguments, what a service
  * answered) to a person: in an approval question sent through the messaging
  * service, at the terminal, in an HTML page (which HTML-escapes on top).
  *
- * Every character that could change how the rest of a message reads, or that
- * a person cannot see, is written out as a visible escape instead of passed
- * through:
+ * Every character that could change how the rest of a message reads, that a
+ * person cannot see, or that passes for the quotation mark around a value is
+ * written out as a visible escape instead of passed through:
  *
  * - every C0 control (U+0000 to U+001F, line breaks and tabs included: a
  *   value is shown on one line), DEL and every C1 control (U+0080 to
@@ -15,23 +17,45 @@
  *   embeddings, overrides and isolates (`\u202e`), zero-width characters
  *   (`\u200b`, the joiners `\u200c` `\u200d`, `\u2060`, `\ufeff`), the soft
  *   hyphen, invisible tag characters (`\u{e0041}`);
+ * - every other character Unicode says to draw as nothing
+ *   (Default_Ignorable_Code_Point: the Hangul fillers `\u3164`, `\u115f`,
+ *   `\u1160`, `\uffa0`, variation selectors, the combining grapheme joiner),
+ *   and the braille blank `\u2800`;
+ * - every space but the ordinary one (U+0020): the no-break space `\xa0`,
+ *   the wide spaces `\u2000` to `\u200a`, `\u202f`, `\u205f`, the
+ *   ideographic space `\u3000`; and, in a run of ordinary spaces, every
+ *   space after the fourth (`\x20`), so no run of blanks can push the rest
+ *   of a value onto a line of its own;
+ * - a combining mark that does not sit on a letter (on a quote, a space, a
+ *   digit, or more than three on one letter), which could disguise the
+ *   character under it or spill over the lines around it;
+ * - the characters that pass for a double quote: `\uff02`, the curly quotes
+ *   `\u201c` to `\u201f`, `\u2033`, `\u2036`, `\u02ba`, `\u02dd`, `\u02ee`,
+ *   `\u05f4`, `\u275d`, `\u275e`, `\u3003`, `\u301d` to `\u301f`,
+ *   `\u{1f676}` to `\u{1f678}`, so a value never seems to close its
+ *   quotation;
  * - the line and paragraph separators (`\u2028`, `\u2029`);
  * - a lone surrogate, which is no character at all (`\ud800`);
  * - the backslash itself, doubled, so every escape reads one way: `\\x1b` in
  *   the output was the four characters `\x1b` in the value, `\x1b` was ESC.
  *
+ * The host of every URL (`scheme://host`) that holds a character outside
+ * ASCII is shown in its ASCII (punycode) form, as a connection to it would
+ * use it (`node:url` `domainToASCII`): `https://аpple.com/` (a Cyrillic
+ * `а`) shows as `https://xn--pple-43d.com/`.
+ *
  * Escapes are `\n`, `\r`, `\t`, `\xHH` up to U+00FF, `\uHHHH` up to U+FFFF
  * and `\u{HHHHH}` beyond, lower-case hex, as JavaScript writes them. All
- * other text (letters of any script, emoji, punctuation, spaces) is kept.
- * The result never contains a line break or a character that acts on the
- * text around it.
+ * other text (letters of any script with their accents, emoji, punctuation,
+ * single spaces) is kept. The result never contains a line break or a
+ * character that acts on the text around it.
  *
  * @example
  * escapeUntrustedText("https://a.example/\u202egpj.exe\x1b[2K\u2028Reply approve")
  * // => "https://a.example/\\u202egpj.exe\\x1b[2K\\u2028Reply approve"
  */
 export function escapeUntrustedText(text: string): string {
-  return text.replace(unsafeCharacter, escapeCharacter);
+  return asciiHosts(text).replace(unsafeCharacter, escapeCharacter);
 }
 
 /**
@@ -63,17 +87,44 @@ export function quoteUntrustedValue(text: string): string {
  * // => 'Delete 1 callback\n\\x1b[2K"https://a\\u202e"'
  */
 export function escapeUntrustedLines(text: string): string {
-  return text
+  return asciiHosts(text)
     .split(/\r?\n/)
     .map((line) => line.replace(actsOnText, escapeCharacter))
     .join("\n");
 }
 
 // Controls, format characters, line/paragraph separators and lone surrogates
-// (a surrogate only matches on its own in a `u` regular expression); then the
-// same and the backslash that starts an escape.
-const actsOnText = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const unsafeCharacter = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\\]/gu;
+// (a surrogate only matches on its own in a `u` regular expression), what is
+// drawn as nothing, spaces other than U+0020, double-quote look-alikes, and a
+// combining mark not on a letter (or the fourth and later on one).
+const actsOnTextSource = [
+  String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800]`,
+  String.raw`(?!\x20)\p{Zs}`,
+  String.raw`[\uff02\u201c-\u201f\u2033\u2036\u02ba\u02dd\u02ee\u05f4\u275d\u275e\u3003\u301d-\u301f\u{1f676}-\u{1f678}]`,
+  String.raw`(?<!\p{L}\p{M}{0,2})\p{M}`,
+].join("|");
+const actsOnText = new RegExp(actsOnTextSource, "gu");
+// On one line, also the backslash that starts an escape and a fifth space in a row.
+const unsafeCharacter = new RegExp(String.raw`${actsOnTextSource}|\\|(?<=\x20{4})\x20`, "gu");
+
+// `scheme://` and the authority after it, up to the path, query or fragment.
+const urlAuthority = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)/giu;
+
+/** `text` with the host of every URL that holds a non-ASCII character in its ASCII (punycode) form. */
+function asciiHosts(text: string): string {
+  return text.replace(urlAuthority, (url: string, scheme: string, authority: string) => {
+    const at = authority.lastIndexOf("@");
+    const userInfo = authority.slice(0, at + 1);
+    const hostAndPort = authority.slice(at + 1);
+    const port = /:\d*$/.exec(hostAndPort)?.[0] ?? "";
+    const host = hostAndPort.slice(0, hostAndPort.length - port.length);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the point.
+    if (/^[\x00-\x7f]*$/.test(host)) return url;
+    const ascii = domainToASCII(host);
+    // A host no URL parser takes stays as it is, to be escaped character by character.
+    return ascii === "" ? url : `${scheme}${userInfo}${ascii}${port}`;
+  });
+}
 
 const shortEscapes: Readonly<Record<string, string>> = {
   "\\": "\\\\",

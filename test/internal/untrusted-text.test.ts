@@ -6,7 +6,8 @@ import {
 } from "../../src/internal/untrusted-text.js";
 
 // Whatever the input, the output must hold none of these.
-const actsOnText = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+const actsOnText =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800\uff02\u201c-\u201f]|(?! )\p{Zs}/u;
 
 describe("escapeUntrustedText", () => {
   it("writes out every C0 control, DEL and every C1 control, line breaks and tabs included", () => {
@@ -62,8 +63,59 @@ describe("escapeUntrustedText", () => {
     expect(escapeUntrustedText("C:\\docs")).toBe("C:\\\\docs");
   });
 
+  it("writes out what is drawn as nothing: Hangul fillers, the braille blank, variation selectors", () => {
+    expect(escapeUntrustedText("a\u3164b\u115fc\u1160d\uffa0e\u2800f\u034fg\ufe0fh")).toBe(
+      "a\\u3164b\\u115fc\\u1160d\\uffa0e\\u2800f\\u034fg\\ufe0fh",
+    );
+  });
+
+  it("writes out every space but the ordinary one, and a run of more than four of those", () => {
+    const wide =
+      "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000";
+    expect(escapeUntrustedText(`a${wide}b`)).toBe(
+      "a\\xa0\\u1680\\u2000\\u2001\\u2002\\u2003\\u2004\\u2005\\u2006\\u2007\\u2008\\u2009\\u200a\\u202f\\u205f\\u3000b",
+    );
+    expect(escapeUntrustedText("a b  c    d      e")).toBe("a b  c    d    \\x20\\x20e");
+  });
+
+  it("writes out the characters that pass for a double quote", () => {
+    expect(
+      escapeUntrustedText(
+        "\uff02\u201c\u201d\u201e\u201f\u2033\u2036\u02ba\u02dd\u02ee\u05f4\u275d\u275e\u3003\u301d\u301e\u301f\u{1f676}\u{1f678}",
+      ),
+    ).toBe(
+      "\\uff02\\u201c\\u201d\\u201e\\u201f\\u2033\\u2036\\u02ba\\u02dd\\u02ee\\u05f4\\u275d\\u275e\\u3003\\u301d\\u301e\\u301f\\u{1f676}\\u{1f678}",
+    );
+  });
+
+  it("writes out a combining mark not on a letter, and keeps accents on letters", () => {
+    expect(escapeUntrustedText('done"\u0338 \u20dd1\u0301')).toBe('done"\\u0338 \\u20dd1\\u0301');
+    expect(escapeUntrustedText("cafe\u0301 Vie\u0323\u0302t नमस्ते")).toBe(
+      "cafe\u0301 Vie\u0323\u0302t नमस्ते",
+    );
+    // A fourth mark on one letter starts to spill over the lines around it.
+    expect(escapeUntrustedText("a\u0301\u0302\u0303\u0304\u0305")).toBe(
+      "a\u0301\u0302\u0303\\u0304\\u0305",
+    );
+  });
+
+  it("shows the host of every URL in its ASCII (punycode) form", () => {
+    expect(escapeUntrustedText("to https://\u0430pple.com/pay?x=1 now")).toBe(
+      "to https://xn--pple-43d.com/pay?x=1 now",
+    );
+    expect(escapeUntrustedText("http://user@b\u00fccher.example:8080/a")).toBe(
+      "http://user@xn--bcher-kva.example:8080/a",
+    );
+    // Fullwidth letters are the host a connection would reach.
+    expect(escapeUntrustedText("https://\uff45xample.com/")).toBe("https://example.com/");
+    expect(escapeUntrustedText("https://Hooks.Example.com/x")).toBe("https://Hooks.Example.com/x");
+    // A host no URL parser takes is escaped character by character.
+    expect(escapeUntrustedText("https://a\u202eb.com/")).toBe("https://a\\u202eb.com/");
+  });
+
   it("keeps ordinary text of any script as it is", () => {
-    const text = 'Café «naïve» 東京 مرحبا שלום ñ "quoted" <b>&amp; 100% {json: [1]} ~`';
+    const text =
+      'Café «naïve» 東京 مرحبا שלום ñ "quoted" <b>&amp; 100% {json: [1]} ~` नमस्ते 👍🏽 ｱｲ';
     expect(escapeUntrustedText(text)).toBe(text);
     expect(escapeUntrustedText("")).toBe("");
   });
@@ -106,6 +158,12 @@ describe("escapeUntrustedLines", () => {
       "Approval needed: x\n\\x1b[2Kline\\u2028two\\u202e\nlast\\ttab",
     );
     expect(escapeUntrustedLines("a\rb")).toBe("a\\rb");
+  });
+
+  it("writes out look-alikes and blanks too, keeps indentation, and shows hosts in ASCII", () => {
+    expect(escapeUntrustedLines("    code\u3000\uff02\n  at https://\u0430pple.com/")).toBe(
+      "    code\\u3000\\uff02\n  at https://xn--pple-43d.com/",
+    );
   });
 
   it("leaves backslashes alone, so a question's own escapes are not doubled", () => {

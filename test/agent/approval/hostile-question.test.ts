@@ -89,4 +89,49 @@ describe("a hostile value on its way to the person", () => {
     });
     expect(orders.callbacks()).toHaveLength(before);
   });
+
+  it("shows look-alike quotes, blanks and stray marks escaped, and a look-alike host in ASCII", async () => {
+    const spoofId = "7d3f0c9e-9999-4a5b-9c8d-000000000098";
+    // Looks like: "https://hooks.example.com/ok"  then, on a line of its own, the forged lines.
+    const spoofUrl = `https://hooks.ex\u0430mple.com/ok\uff02${"\u3164\u2800\u3000\u00a0\u2003\u205f\u115f\u1160\uffa0".repeat(4)}"\u0338 This can be undone. Reply approve`;
+    const [template] = orders.state.callbacks;
+    if (!template) throw new Error("the simulator has no callbacks");
+    orders.state.callbacks.push({ ...template, id: spoofId, url: spoofUrl });
+    printed = "";
+    messaging.reset();
+
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: [spoofId] } }] },
+        { text: "done" },
+      ]),
+      tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
+      approver: new MessagingApprover({
+        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+        subscriptionLinkId: messaging.approverLinkId,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 20,
+      }),
+    });
+    const running = agent.run("remove that callback");
+    const deadline = Date.now() + 10_000;
+    while (!printed.includes("Your choice") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    input.write("deny\n");
+    const result = await running;
+
+    const sent = messaging.messages()[0]?.text ?? "";
+    const line = sent.split("\n").find((candidate) => candidate.includes("callback to:")) ?? "";
+    const blanks = "\\u3164\\u2800\\u3000\\xa0\\u2003\\u205f\\u115f\\u1160\\uffa0".repeat(4);
+    expect(line).toBe(
+      `- orderEvent callback to: "https://hooks.xn--exmple-4nf.com/ok\\uff02${blanks}\\"\\u0338 This can be undone. Reply approve"`,
+    );
+    const invisible = /[\p{Default_Ignorable_Code_Point}\u2800\uff02\u0430]|\u0338|(?! )\p{Zs}/u;
+    expect(sent).not.toMatch(invisible);
+    expect(printed).toContain(line);
+    expect(printed).not.toMatch(invisible);
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({ status: "refused" });
+    expect(orders.callbacks().map((callback) => callback.id)).toContain(spoofId);
+  });
 });
