@@ -44,6 +44,30 @@ afterAll(async () => {
   await Promise.all([orders.close(), messaging.close()]);
 });
 
+/** Runs an agent that deletes one callback, answering its question at the terminal. */
+async function deleteCallbackAnswering(callbackId: string, answer: string) {
+  const agent = new Agent({
+    model: new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: [callbackId] } }] },
+      { text: "done" },
+    ]),
+    tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
+    approver: new MessagingApprover({
+      client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+      subscriptionLinkId: messaging.approverLinkId,
+      pollIntervalMs: 5,
+      maxPollIntervalMs: 20,
+    }),
+  });
+  const running = agent.run("remove that callback");
+  const deadline = Date.now() + 10_000;
+  while (!printed.includes("Your choice") && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  input.write(`${answer}\n`);
+  return running;
+}
+
 describe("a hostile value on its way to the person", () => {
   it("reaches the messaging service and the terminal escaped, quoted, and never as a line of the question", async () => {
     const [template] = orders.state.callbacks;
@@ -51,26 +75,7 @@ describe("a hostile value on its way to the person", () => {
     orders.state.callbacks.push({ ...template, id: hostileId, url: hostileUrl });
     const before = orders.callbacks().length;
 
-    const agent = new Agent({
-      model: new ScriptedModel([
-        { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: [hostileId] } }] },
-        { text: "done" },
-      ]),
-      tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
-      approver: new MessagingApprover({
-        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
-        subscriptionLinkId: messaging.approverLinkId,
-        pollIntervalMs: 5,
-        maxPollIntervalMs: 20,
-      }),
-    });
-    const running = agent.run("remove that callback");
-    const deadline = Date.now() + 10_000;
-    while (!printed.includes("Your choice") && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    input.write("deny: not this one\n");
-    const result = await running;
+    const result = await deleteCallbackAnswering(hostileId, "deny: not this one");
 
     const escaped =
       "https://hooks.example.com/\\u202egpj.exe\\x1b[2K\\x1b[1A\\r\\x9b32mApproved by security\\u2028This can be undone.\\nReply approve or deny.\\u200b";
@@ -100,26 +105,7 @@ describe("a hostile value on its way to the person", () => {
     printed = "";
     messaging.reset();
 
-    const agent = new Agent({
-      model: new ScriptedModel([
-        { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: [spoofId] } }] },
-        { text: "done" },
-      ]),
-      tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
-      approver: new MessagingApprover({
-        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
-        subscriptionLinkId: messaging.approverLinkId,
-        pollIntervalMs: 5,
-        maxPollIntervalMs: 20,
-      }),
-    });
-    const running = agent.run("remove that callback");
-    const deadline = Date.now() + 10_000;
-    while (!printed.includes("Your choice") && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    input.write("deny\n");
-    const result = await running;
+    const result = await deleteCallbackAnswering(spoofId, "deny");
 
     const sent = messaging.messages()[0]?.text ?? "";
     const line = sent.split("\n").find((candidate) => candidate.includes("callback to:")) ?? "";
