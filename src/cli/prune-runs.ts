@@ -1,3 +1,4 @@
+import { RunNotResumableError } from "../agent/durable/durable-errors.js";
 import type { RunSummary } from "../agent/durable/run-store.js";
 import type { CliIo } from "./cli-io.js";
 import { CommandError, usageError } from "./command-error.js";
@@ -38,19 +39,29 @@ export async function pruneRuns(olderThan: string | undefined, io: CliIo): Promi
   const age = parseAge(olderThan);
   const storage = await openRunStorage(io.env);
   try {
-    return await pruneStoredRuns(storage, Date.now() - age, io);
+    return await pruneStoredRuns(storage, age, olderThan ?? "", io);
   } finally {
     await storage.close();
   }
 }
 
-async function pruneStoredRuns(state: RunStorage, cutoff: number, io: CliIo): Promise<ExitCode> {
+async function pruneStoredRuns(
+  state: RunStorage,
+  age: number,
+  ageText: string,
+  io: CliIo,
+): Promise<ExitCode> {
   const old: RunSummary[] = [];
   try {
     let after: string | undefined;
     do {
-      const page = await state.store.list({ limit: 1000, ...(after ? { after } : {}) });
-      old.push(...page.runs.filter((run) => Date.parse(run.updatedAt) < cutoff));
+      // The store's clock decides the age, not this machine's (nor the saving worker's).
+      const page = await state.store.list({
+        limit: 1000,
+        olderThanMs: age,
+        ...(after ? { after } : {}),
+      });
+      old.push(...page.runs);
       for (const error of page.unreadable) {
         io.stderr.write(
           `warning: ${error.source} cannot be read and was left: ${error.problems.join("; ")}\n`,
@@ -64,7 +75,13 @@ async function pruneStoredRuns(state: RunStorage, cutoff: number, io: CliIo): Pr
   const running = old.filter((run) => run.status === "running");
   const removed: string[] = [];
   for (const run of old.filter((candidate) => candidate.status !== "running")) {
-    await state.store.delete(run.runId);
+    try {
+      await state.store.delete(run.runId);
+    } catch (error) {
+      if (!(error instanceof RunNotResumableError)) throw error;
+      io.stderr.write(`note: ${error.message} It was left.\n`);
+      continue;
+    }
     await state.records.delete(run.runId);
     removed.push(run.runId);
     io.stdout.write(`${run.runId}\n`);
@@ -74,9 +91,8 @@ async function pruneStoredRuns(state: RunStorage, cutoff: number, io: CliIo): Pr
       `note: run "${run.runId}" is marked running (last saved ${run.updatedAt}) and was left; if its process is gone, end it with switchyard runs cancel ${run.runId} --take-over.\n`,
     );
   }
-  const cutoffText = new Date(cutoff).toISOString().replace(/\.\d+Z$/, "Z");
   io.stderr.write(
-    `Removed ${removed.length} ${removed.length === 1 ? "run" : "runs"} last updated before ${cutoffText} from ${state.where}.\n`,
+    `Removed ${removed.length} ${removed.length === 1 ? "run" : "runs"} last updated more than ${ageText.trim()} ago from ${state.where}.\n`,
   );
   return exitCodes.completed;
 }

@@ -27,6 +27,7 @@ export {
 export type {
   RunClaim,
   RunClaimOptions,
+  RunDeleteOptions,
   RunList,
   RunListOptions,
   RunReleaseOptions,

@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
+  claimOfAnotherRun,
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
@@ -28,6 +29,7 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type RunClaim,
   type RunClaimOptions,
+  type RunDeleteOptions,
   type RunList,
   type RunListOptions,
   type RunReleaseOptions,
@@ -114,6 +116,9 @@ export class FileRunStore implements RunStore {
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
     const file = this.pathOf(checked.runId);
+    if (options.claim && options.claim.runId !== checked.runId) {
+      throw claimOfAnotherRun("save", checked.runId, options.claim);
+    }
     if (options.expectedRevision === undefined && !options.claim) {
       return this.#write(checked, file);
     }
@@ -212,7 +217,7 @@ export class FileRunStore implements RunStore {
   /** Reads every state file, then returns the page asked for; see {@link RunStore.list}. */
   async list(options: RunListOptions = {}): Promise<RunList> {
     const page = readRunListOptions(options);
-    const { runs, unreadable } = await this.#readAll(page.statuses);
+    const { runs, unreadable } = await this.#readAll(page.statuses, page.olderThanMs);
     const after = page.after;
     const remaining = after ? runs.filter((run) => comesAfter(run, after)) : runs;
     const shown = remaining.slice(0, page.limit);
@@ -224,7 +229,11 @@ export class FileRunStore implements RunStore {
     };
   }
 
-  async #readAll(wanted: readonly string[] | undefined): Promise<Omit<RunList, "nextCursor">> {
+  async #readAll(
+    wanted: readonly string[] | undefined,
+    olderThanMs?: number,
+  ): Promise<Omit<RunList, "nextCursor">> {
+    const savedBefore = olderThanMs === undefined ? undefined : Date.now() - olderThanMs;
     let names: string[];
     try {
       names = await readdir(this.#runsDirectory);
@@ -245,6 +254,11 @@ export class FileRunStore implements RunStore {
     const unreadable: RunStateError[] = [];
     await runConcurrently(runIds, listConcurrency, async (runId) => {
       try {
+        // The file's own time says when it was last saved, whatever the state says.
+        if (savedBefore !== undefined) {
+          const { mtimeMs } = await stat(join(this.#runsDirectory, `${runId}.json`));
+          if (mtimeMs >= savedBefore) return;
+        }
         const state = await this.load(runId);
         if (!wanted || wanted.includes(state.status)) runs.push(summarizeRunState(state));
       } catch (error) {
@@ -451,8 +465,23 @@ export class FileRunStore implements RunStore {
     }
   }
 
-  async delete(runId: string): Promise<boolean> {
+  /**
+   * Removes the run's files under its claim: taken here (refused while
+   * another process holds the run), or the caller's `options.claim`.
+   */
+  async delete(runId: string, options: RunDeleteOptions = {}): Promise<boolean> {
     const file = this.pathOf(runId);
+    const given = options.claim;
+    if (given && given.runId !== runId) throw claimOfAnotherRun("delete", runId, given);
+    if (given && (await readClaimHolder(this.#lockFileOf(runId)))?.token !== given.token) {
+      throw new RunConflictError({
+        operation: "delete",
+        runId,
+        reason: "claim",
+        message: `Run "${runId}" was not deleted: the claim given is no longer current (the run was taken over or released).`,
+      });
+    }
+    const claim = given ?? (await this.claim(runId));
     try {
       await unlink(file);
       await rm(join(this.directory, "executions", runId), { recursive: true, force: true });
@@ -468,6 +497,8 @@ export class FileRunStore implements RunStore {
         },
         { cause: error },
       );
+    } finally {
+      if (!given) await claim.release().catch(() => {});
     }
   }
 }

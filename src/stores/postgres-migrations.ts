@@ -42,6 +42,17 @@ export const postgresMigrations: readonly string[] = [
     used_at        timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // Fencing tokens from one sequence, so no two claims of any runs share a
+  // token; write_id names the statement that last wrote a row, so a
+  // statement sent again after a lost connection recognises its own write.
+  `
+  CREATE SEQUENCE {schema}.lease_tokens;
+  SELECT setval('{schema}.lease_tokens',
+                (SELECT COALESCE(max(lease_token), 0) + 1 FROM {schema}.runs), false);
+  ALTER TABLE {schema}.runs ADD COLUMN write_id text;
+  ALTER TABLE {schema}.used_approvals ADD COLUMN write_id text;
+  ALTER TABLE {schema}.tool_executions ADD COLUMN write_id text;
+  `,
 ];
 
 /**

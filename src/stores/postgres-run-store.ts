@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Pool, PoolClient, QueryResultRow } from "pg";
 import pg from "pg";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
+  claimOfAnotherRun,
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
@@ -15,6 +17,7 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type RunClaim,
   type RunClaimOptions,
+  type RunDeleteOptions,
   type RunList,
   type RunListOptions,
   type RunReleaseOptions,
@@ -82,6 +85,14 @@ const defaultRetry: RetrySchedule = {
   maxRetryDelayMs: 3_000,
 };
 
+/** The server's time, to the millisecond (what a listing's cursor holds). */
+const serverNow = "date_trunc('milliseconds', now())";
+
+/** A timestamp column as the ISO text a summary carries. */
+function isoText(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** Statuses a worker may find due: waiting for answers, or abandoned mid-run. */
 const dueStatuses = "('suspended', 'running')";
 
@@ -113,6 +124,7 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #table: string;
+  readonly #sequence: string;
   readonly #leaseMs: number;
   readonly #retry: RetrySchedule;
   readonly #logger: Logger;
@@ -158,6 +170,7 @@ export class PostgresRunStore implements RunStore {
     this.#logger = componentLogger(options.logger, "run-store");
     this.schema = schema;
     this.#table = `${quoteIdentifier(schema)}.runs`;
+    this.#sequence = `${quoteIdentifier(schema)}.lease_tokens`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
     this.#pool = pool ?? new pg.Pool({ connectionString, max: poolSize });
@@ -228,34 +241,40 @@ export class PostgresRunStore implements RunStore {
     const { runId } = checked;
     checkRunId(runId);
     const { expectedRevision, claim } = options;
+    if (claim && claim.runId !== runId) throw claimOfAnotherRun("save", runId, claim);
     const values = [
       runId,
       checked.status,
       JSON.stringify(checked),
       JSON.stringify(summarizeRunState(checked)),
       checked.revision,
-      checked.updatedAt,
-      checked.createdAt,
+      randomUUID(),
       expectedRevision ?? null,
       claim?.token ?? null,
     ];
+    // Times are the server's: a worker whose clock is off cannot make a run
+    // look older or newer than it is (listing, pruning, due checks).
     const set = `status = $2::text, state = $3::jsonb, summary = $4::jsonb, revision = $5::bigint,
-      updated_at = $6::timestamptz,
-      created_at = CASE WHEN runs.state IS NULL THEN $7::timestamptz ELSE runs.created_at END,
+      write_id = $6::text,
+      updated_at = ${serverNow},
+      created_at = CASE WHEN runs.state IS NULL THEN ${serverNow} ELSE runs.created_at END,
       next_check_at = CASE
         WHEN $2::text NOT IN ${dueStatuses} THEN NULL
         WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at
         WHEN $2::text = 'suspended' THEN now()
         ELSE NULL END`;
-    const fence = `($8::bigint IS NULL OR runs.revision = $8)
-      AND ($9::bigint IS NULL OR (runs.lease_token = $9 AND runs.lease_owner IS NOT NULL
-                                  AND runs.lease_expires_at > now()))`;
+    // A statement sent again after a lost answer finds its own write (write_id) and succeeds.
+    const fence = `(runs.write_id = $6::text OR (
+        ($7::bigint IS NULL OR runs.revision = $7)
+        AND ($8::bigint IS NULL OR (runs.lease_token = $8 AND runs.lease_owner IS NOT NULL
+                                    AND runs.lease_expires_at > now()))))`;
     // A run not stored yet can be created only by a save expecting nothing (revision 0, no claim).
     const mayCreate = (expectedRevision ?? 0) === 0 && !claim;
     const text = mayCreate
       ? `INSERT INTO ${this.#table} AS runs
-           (run_id, status, state, summary, revision, updated_at, created_at, next_check_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $2::text = 'suspended' THEN now() END)
+           (run_id, status, state, summary, revision, write_id, updated_at, created_at, next_check_at)
+         VALUES ($1, $2, $3, $4, $5, $6, ${serverNow}, ${serverNow},
+                 CASE WHEN $2::text = 'suspended' THEN now() END)
          ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence}`
       : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence}`;
     const { rowCount } = await this.#query("save", runId, text, values);
@@ -304,7 +323,11 @@ export class PostgresRunStore implements RunStore {
     return parseRunState(row.state, `run "${runId}" in schema "${this.schema}"`);
   }
 
-  /** One page of summaries, on the `(status, updated_at, run_id)` index; see {@link RunStore.list}. */
+  /**
+   * One page of summaries, on the `(status, updated_at, run_id)` index; see
+   * {@link RunStore.list}. Their `createdAt` and `updatedAt` are the
+   * server's times of the first and last save.
+   */
   async list(options: RunListOptions = {}): Promise<RunList> {
     const page = readRunListOptions(options);
     const conditions = ["state IS NOT NULL"];
@@ -313,16 +336,22 @@ export class PostgresRunStore implements RunStore {
       values.push(page.statuses);
       conditions.push(`status = ANY($${values.length})`);
     }
+    if (page.olderThanMs !== undefined) {
+      values.push(page.olderThanMs);
+      conditions.push(`updated_at < now() - $${values.length} * interval '1 millisecond'`);
+    }
     if (page.after) {
       values.push(page.after.updatedAt, page.after.runId);
-      const [time, id] = [`$${values.length - 1}`, `$${values.length}`];
+      const [time, id] = [`$${values.length - 1}::timestamptz`, `$${values.length}`];
       conditions.push(`(updated_at < ${time} OR (updated_at = ${time} AND run_id > ${id}))`);
     }
     values.push(page.limit + 1);
     const { rows } = await this.#query<{ summary: RunSummary }>(
       "list",
       undefined,
-      `SELECT summary FROM ${this.#table} WHERE ${conditions.join(" AND ")}
+      `SELECT summary || jsonb_build_object('createdAt', ${isoText("created_at")},
+                                            'updatedAt', ${isoText("updated_at")}) AS summary
+         FROM ${this.#table} WHERE ${conditions.join(" AND ")}
         ORDER BY updated_at DESC, run_id LIMIT $${values.length}`,
       values,
     );
@@ -335,15 +364,48 @@ export class PostgresRunStore implements RunStore {
     };
   }
 
-  async delete(runId: string): Promise<boolean> {
+  /**
+   * Removes the run unless another process holds a live claim on it
+   * (`RunNotResumableError`, status `claimed`); see {@link RunStore.delete}.
+   */
+  async delete(runId: string, options: RunDeleteOptions = {}): Promise<boolean> {
     checkRunId(runId);
-    const { rowCount } = await this.#query(
+    const { claim } = options;
+    if (claim && claim.runId !== runId) throw claimOfAnotherRun("delete", runId, claim);
+    const { rows } = await this.#query<{ deleted: boolean }>(
       "delete",
       runId,
-      `DELETE FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL`,
+      // Takes the claim and deletes in one statement: a run held by a live
+      // claim (not the caller's) is left, and said so.
+      `WITH gone AS (
+         DELETE FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL
+            AND (lease_owner IS NULL OR lease_expires_at <= now() OR lease_token = $2)
+         RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
+      [runId, claim?.token ?? null],
+    );
+    if (rows[0]?.deleted) return true;
+    await this.#refuseIfHeld(runId, "deleted");
+    return false;
+  }
+
+  /** Throws `RunNotResumableError` (status `claimed`) naming the holder, when another process holds the run. */
+  async #refuseIfHeld(runId: string, what: string): Promise<void> {
+    const { rows } = await this.#query<{ owner: string; until: Date }>(
+      "claim",
+      runId,
+      `SELECT lease_owner AS owner, lease_expires_at AS until FROM ${this.#table}
+        WHERE run_id = $1 AND lease_owner IS NOT NULL AND lease_expires_at > now()`,
       [runId],
     );
-    return rowCount === 1;
+    const holder = rows[0];
+    if (!holder) return;
+    throw new RunNotResumableError(
+      runId,
+      "claimed",
+      `Run "${runId}" was not ${what}: it is being worked on by ${holder.owner}, whose claim expires at ${holder.until.toISOString()} unless renewed. Wait for it to finish (a dead holder's claim expires on its own), or resume with { takeOver: true } if you know it is gone.`,
+      { takeOver: true },
+    );
   }
 
   /**
@@ -362,35 +424,29 @@ export class PostgresRunStore implements RunStore {
       // it would see nothing once this statement updated the row).
       `WITH previous AS (
          SELECT status, lease_owner FROM ${this.#table} WHERE run_id = $1)
-       INSERT INTO ${this.#table} AS runs (run_id, status, lease_owner, lease_token, lease_expires_at)
-       VALUES ($1, 'running', $2, 1, now() + $3 * interval '1 millisecond')
+       INSERT INTO ${this.#table} AS runs
+         (run_id, status, lease_owner, lease_token, lease_expires_at, write_id)
+       VALUES ($1, 'running', $2, nextval('${this.#sequence}'),
+               now() + $3 * interval '1 millisecond', $5)
        ON CONFLICT (run_id) DO UPDATE SET
          lease_owner = EXCLUDED.lease_owner,
-         lease_token = runs.lease_token + 1,
+         lease_token = EXCLUDED.lease_token,
          lease_expires_at = EXCLUDED.lease_expires_at,
+         write_id = EXCLUDED.write_id,
          next_check_at = CASE WHEN runs.status IN ${dueStatuses}
                               THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
        WHERE runs.lease_owner IS NULL OR runs.lease_expires_at <= now() OR $4
+          OR runs.write_id = EXCLUDED.write_id
        RETURNING runs.run_id, runs.lease_token AS token,
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
                      FROM previous), false) AS recovered`,
-      [runId, owner, leaseMs, options.takeOver === true],
+      [runId, owner, leaseMs, options.takeOver === true, randomUUID()],
     );
     const row = rows[0];
     if (row) return this.#claimFrom(row, owner, leaseMs);
-    const { rows: holders } = await this.#query<{ owner: string; until: Date }>(
-      "claim",
-      runId,
-      `SELECT lease_owner AS owner, lease_expires_at AS until FROM ${this.#table} WHERE run_id = $1`,
-      [runId],
-    );
-    const holder = holders[0];
-    throw new RunNotResumableError(
-      runId,
-      "claimed",
-      `Run "${runId}" is being worked on by ${holder?.owner ?? "another process"}${holder?.until ? `, whose claim expires at ${holder.until.toISOString()} unless renewed` : ""}. Wait for it to finish (a dead holder's claim expires on its own), or resume with { takeOver: true } if you know it is gone.`,
-      { takeOver: true },
-    );
+    await this.#refuseIfHeld(runId, "claimed");
+    // Released between the two statements: try again.
+    return this.claim(runId, options);
   }
 
   /**
@@ -412,7 +468,7 @@ export class PostgresRunStore implements RunStore {
           FOR UPDATE SKIP LOCKED)
        UPDATE ${this.#table} AS runs SET
          lease_owner = $1,
-         lease_token = runs.lease_token + 1,
+         lease_token = nextval('${this.#sequence}'),
          lease_expires_at = now() + $2 * interval '1 millisecond',
          next_check_at = now() + $2 * interval '1 millisecond'
        FROM next WHERE runs.run_id = next.run_id
@@ -469,10 +525,11 @@ export class PostgresRunStore implements RunStore {
              DELETE FROM ${table} WHERE run_id = $1 AND lease_token = $2 AND state IS NULL)
            UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL,
              next_check_at = CASE WHEN status IN ${dueStatuses}
-                                  THEN COALESCE($3::timestamptz, now()) END
+                                  THEN now() + $3 * interval '1 millisecond' END
            WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
              AND state IS NOT NULL`,
-          [runId, token, options.nextCheckAt ?? null],
+          // A delay, not the caller's clock: the server's clock decides when the run is due.
+          [runId, token, Math.max(0, (options.nextCheckAt?.getTime() ?? 0) - Date.now())],
         );
       },
     };
@@ -483,9 +540,12 @@ export class PostgresRunStore implements RunStore {
     const { rowCount } = await this.#query(
       "markApprovalUsed",
       undefined,
-      `INSERT INTO ${quoteIdentifier(this.schema)}.used_approvals (interaction_id, fingerprint)
-       VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-      [interactionId, fingerprint],
+      `INSERT INTO ${quoteIdentifier(this.schema)}.used_approvals AS used
+         (interaction_id, fingerprint, write_id)
+       VALUES ($1, $2, $3)
+       ON CONFLICT (interaction_id) DO UPDATE SET write_id = EXCLUDED.write_id
+       WHERE used.write_id = EXCLUDED.write_id`,
+      [interactionId, fingerprint, randomUUID()],
     );
     return rowCount === 1;
   }
@@ -495,9 +555,12 @@ export class PostgresRunStore implements RunStore {
     const { rowCount } = await this.#query(
       "recordStart",
       runId,
-      `INSERT INTO ${quoteIdentifier(this.schema)}.tool_executions (run_id, tool_call_id, fingerprint)
-       VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [runId, toolCallId, fingerprint],
+      `INSERT INTO ${quoteIdentifier(this.schema)}.tool_executions AS started
+         (run_id, tool_call_id, fingerprint, write_id)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id, tool_call_id) DO UPDATE SET write_id = EXCLUDED.write_id
+       WHERE started.write_id = EXCLUDED.write_id`,
+      [runId, toolCallId, fingerprint, randomUUID()],
     );
     return rowCount === 1;
   }

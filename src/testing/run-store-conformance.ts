@@ -144,6 +144,44 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await claim.release();
       });
 
+      test("fences only the run a claim was taken on: a claim on one run cannot save another", async (store) => {
+        if (!store.claim) return;
+        await store.save(runState("run-a", { revision: 1, status: "suspended" }));
+        await store.save(runState("run-b", { revision: 1, status: "suspended" }));
+        const onA = await store.claim("run-a", { owner: "worker-1" });
+        const onB = await store.claim("run-b", { owner: "worker-2" });
+        await assertConflict(
+          store.save(runState("run-b", { revision: 2, stepCount: 4 }), {
+            expectedRevision: 1,
+            claim: onA,
+          }),
+          "claim",
+        );
+        assert.equal((await store.load("run-b")).stepCount, 1);
+        await store.save(runState("run-b", { revision: 2, stepCount: 5 }), {
+          expectedRevision: 1,
+          claim: onB,
+        });
+        await onA.release();
+        await onB.release();
+      });
+
+      test("does not delete a run another process holds; its holder can", async (store) => {
+        if (!store.claim) return;
+        await store.save(runState("run-a", { revision: 1, status: "suspended" }));
+        const held = await store.claim("run-a", { owner: "worker-1" });
+        await assert.rejects(store.delete("run-a"), (error: unknown) => {
+          assert.ok(error instanceof RunNotResumableError);
+          assert.equal(error.status, "claimed");
+          return true;
+        });
+        assert.equal((await store.load("run-a")).revision, 1);
+        assert.equal(await store.delete("run-a", { claim: held }), true);
+        await assert.rejects(store.load("run-a"), RunNotFoundError);
+        await held.release();
+        assert.equal(await store.delete("run-a"), false);
+      });
+
       test("fences a holder whose run was taken over: its saves and renewals are refused", async (store) => {
         if (!store.claim) return;
         await store.save(runState("run-a", { revision: 1, status: "suspended" }));
@@ -284,9 +322,12 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     });
 
     describe("listing", () => {
-      test("lists summaries by status, most recently updated first", async (store) => {
+      test("lists summaries by status, most recently saved first", async (store) => {
+        // A few milliseconds apart, for a store whose own clock counts them.
         await store.save(runState("run-a", { status: "suspended", updatedAt: at(1) }));
+        await sleep(10);
         await store.save(runState("run-b", { status: "completed", updatedAt: at(2) }));
+        await sleep(10);
         await store.save(runState("run-c", { status: "suspended", updatedAt: at(3) }));
         const { runs, unreadable } = await store.list({ status: "suspended" });
         assert.deepEqual(
@@ -296,7 +337,8 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.deepEqual(unreadable, []);
         const [first] = runs;
         assert.equal(first?.status, "suspended");
-        assert.equal(first?.updatedAt, at(3));
+        // The state's time, or the store's own time of the save (a shared store's).
+        assert.ok(!Number.isNaN(Date.parse(first?.updatedAt ?? "")), "updatedAt is a time");
         assert.deepEqual(first?.pendingCalls, [
           {
             toolCallId: "call_1",
@@ -314,7 +356,12 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         const updatedAt = at(5);
         const runIds = ["run-e", "run-a", "run-d", "run-b", "run-c"];
         for (const runId of runIds) await store.save(runState(runId, { updatedAt }));
+        // A store's own clock may count milliseconds: the last save comes a few later.
+        await sleep(10);
         await store.save(runState("run-newest", { updatedAt: at(9) }));
+        const whole = (await store.list({ limit: 1000 })).runs.map((run) => run.runId);
+        assert.equal(whole[0], "run-newest", "the run saved last comes first");
+        assert.deepEqual([...whole].sort(), [...runIds, "run-newest"].sort());
         const seen: string[] = [];
         let after: string | undefined;
         for (let page = 0; page < 10; page++) {
@@ -324,7 +371,19 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
           after = listed.nextCursor;
           if (!after) break;
         }
-        assert.deepEqual(seen, ["run-newest", "run-a", "run-b", "run-c", "run-d", "run-e"]);
+        assert.deepEqual(seen, whole);
+      });
+
+      test("tells a run's age by its own clock of the last save, not by the time the state carries", async (store) => {
+        // Saved now by a worker whose clock is far behind: its state says it is old.
+        await store.save(runState("run-a", { updatedAt: at(0), createdAt: at(0) }));
+        assert.deepEqual((await store.list({ olderThanMs: 3_600_000 })).runs, []);
+        await sleep(50);
+        assert.deepEqual(
+          (await store.list({ olderThanMs: 10 })).runs.map((run) => run.runId),
+          ["run-a"],
+        );
+        await assert.rejects(store.list({ olderThanMs: -1 }), ConfigurationError);
       });
 
       test("refuses a cursor it did not make, and a limit out of range", async (store) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunReport, RunsReport } from "switchyard-agents/cli";
@@ -380,17 +380,22 @@ describe("orphaned runs: runs cancel and runs prune", () => {
 
     const young = await switchyard(["runs", "prune", "--older-than", "1h"], env);
     expect(young).toMatchObject({ code: 0, stdout: "" });
-    expect(young.stderr).toContain("Removed 0 runs last updated before");
-    // Age the run as if a week had passed.
+    expect(young.stderr).toContain("Removed 0 runs last updated more than 1h ago");
+    // A state that says it is old is not: the store's own time of the save decides.
     const store = new FileRunStore({ directory });
     const state = await store.load(runId);
     await store.save(
       { ...state, updatedAt: new Date(Date.now() - 8 * 86_400_000).toISOString() },
       { expectedRevision: state.revision },
     );
+    const fresh = await switchyard(["runs", "prune", "--older-than", "7d"], env);
+    expect(fresh).toMatchObject({ code: 0, stdout: "" });
+    // Age the run's file as if a week had passed.
+    const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+    await utimes(store.pathOf(runId), weekAgo, weekAgo);
     const pruned = await switchyard(["runs", "prune", "--older-than", "7d"], env);
     expect(pruned).toMatchObject({ code: 0, stdout: `${runId}\n` });
-    expect(pruned.stderr).toContain("Removed 1 run last updated before");
+    expect(pruned.stderr).toContain("Removed 1 run last updated more than 7d ago");
     expect(
       parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout).runs,
     ).toEqual([]);

@@ -132,6 +132,7 @@ const publicNames: Record<string, string[]> = {
     "RefusedRecord",
     "RunClaim",
     "RunClaimOptions",
+    "RunDeleteOptions",
     "RunList",
     "RunListOptions",
     "RunLoopOverrides",

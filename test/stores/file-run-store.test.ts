@@ -16,6 +16,7 @@ import {
   listAndDelete,
   useTemporaryDirectories,
 } from "../agent/durable/durable-helpers.js";
+import { endedRunState, suspendedRunState } from "../helpers/run-state-fixtures.js";
 
 const makeDirectory = useTemporaryDirectories();
 
@@ -23,57 +24,10 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-function state(runId: string, overrides: Partial<RunState> = {}): RunState {
-  return {
-    format: "switchyard.run-state",
-    version: 1,
-    runId,
-    revision: 1,
-    status: "completed",
-    createdAt: "2025-05-12T09:30:00.000Z",
-    updatedAt: "2025-05-12T09:30:00.000Z",
-    maxSteps: 10,
-    stepCount: 1,
-    usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
-    messages: [
-      { role: "user", content: "hello" },
-      { role: "assistant", content: "hi" },
-    ],
-    pendingCalls: [],
-    ...overrides,
-  };
-}
+const state = endedRunState;
 
-/** A run waiting for the answer to one approval question. */
 function suspended(runId: string, updatedAt: string): RunState {
-  return state(runId, {
-    status: "suspended",
-    updatedAt,
-    messages: [
-      { role: "user", content: "delete cb-1" },
-      {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          {
-            id: "call_1",
-            type: "function",
-            function: { name: "delete_callbacks", arguments: '{"ids":["cb-1"]}' },
-          },
-        ],
-      },
-    ],
-    pendingCalls: [
-      {
-        toolCallId: "call_1",
-        toolName: "delete_callbacks",
-        rawArguments: '{"ids":["cb-1"]}',
-        phase: "awaiting_approval",
-        fingerprint: "sha256:00",
-        interactionId: "i_1",
-      },
-    ],
-  });
+  return suspendedRunState(runId, { updatedAt });
 }
 
 describe("FileRunStore", () => {

@@ -14,6 +14,7 @@ import {
 } from "../../src/simulators/index.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { uniqueSchema } from "../helpers/postgres-test-database.js";
+import { endedRunState } from "../helpers/run-state-fixtures.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/start-test-postgres.js";
 
 // A server of this file's own: these tests stop and start it, and cut its
@@ -70,21 +71,7 @@ async function terminateWaitingSession(application: string): Promise<void> {
 }
 
 function savedState(runId: string, revision = 1): RunState {
-  const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
-  return {
-    format: "switchyard.run-state",
-    version: 1,
-    runId,
-    revision,
-    status: "completed",
-    createdAt: at,
-    updatedAt: at,
-    maxSteps: 10,
-    stepCount: revision,
-    usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
-    messages: [{ role: "user", content: "hello" }],
-    pendingCalls: [],
-  };
+  return endedRunState(runId, { revision, stepCount: revision });
 }
 
 describe("PostgresRunStore under database faults", () => {

@@ -109,3 +109,20 @@ export class RunNotResumableError extends SwitchyardError {
     this.hint = hint;
   }
 }
+
+/**
+ * The refusal of a change made under a claim on another run: a claim fences
+ * only the run it was taken on.
+ */
+export function claimOfAnotherRun(
+  operation: string,
+  runId: string,
+  claim: { runId: string },
+): RunConflictError {
+  return new RunConflictError({
+    operation,
+    runId,
+    reason: "claim",
+    message: `Run "${runId}" was not changed: the claim given is on run "${claim.runId}", not this one. Pass the claim of the run you change.`,
+  });
+}

@@ -9,6 +9,8 @@ export interface RunListPage {
   /** The last run of the page before, in keyset order. */
   after: { updatedAt: string; runId: string } | undefined;
   limit: number;
+  /** Only runs last saved longer ago than this, by the store's clock. */
+  olderThanMs: number | undefined;
 }
 
 /** Runs on one page when `limit` is not given. */
@@ -34,6 +36,10 @@ export function readRunListOptions(options: RunListOptions = {}): RunListPage {
   if (!Number.isInteger(limit) || limit < 1 || limit > maximumRunListLimit) {
     problems.push(`limit must be a whole number from 1 to ${maximumRunListLimit}.`);
   }
+  const olderThanMs = options.olderThanMs;
+  if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
+    problems.push("olderThanMs must be a whole number of milliseconds, at least 0.");
+  }
   let after: RunListPage["after"];
   if (options.after !== undefined) {
     after = decodeCursor(options.after);
@@ -44,7 +50,7 @@ export function readRunListOptions(options: RunListOptions = {}): RunListPage {
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
-  return { statuses, after, limit };
+  return { statuses, after, limit, olderThanMs };
 }
 
 /** The cursor that goes on after this run. */

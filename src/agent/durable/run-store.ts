@@ -25,6 +25,22 @@ export interface RunListOptions {
   after?: string | undefined;
   /** The most runs on one page (1 to 1000). @default 100 */
   limit?: number | undefined;
+  /**
+   * Only runs last saved longer ago than this many milliseconds, by the
+   * store's own clock (a shared store's server), never the clock of the
+   * process that saved the run or asks: what `runs prune` deletes.
+   * @default every run
+   */
+  olderThanMs?: number | undefined;
+}
+
+/** Options of {@link RunStore.delete}. */
+export interface RunDeleteOptions {
+  /**
+   * The caller's claim on the run. Without it, a run held by another
+   * process's live claim is not deleted. @default none
+   */
+  claim?: RunClaim | undefined;
 }
 
 /** One page of runs, and the stored states that could not be read (never skipped silently). */
@@ -132,10 +148,20 @@ export interface RunStore {
   save(state: RunState, options?: RunSaveOptions): Promise<void>;
   /** The run's state; rejects with `RunNotFoundError`, or `RunStateError` when unreadable. */
   load(runId: string): Promise<RunState>;
-  /** Summaries of the runs, one page at a time; never reads whole conversations when it can avoid it. */
+  /**
+   * Summaries of the runs, one page at a time; never reads whole
+   * conversations when it can avoid it. A shared store gives its own times
+   * of the first and last save as `createdAt` and `updatedAt` (the clocks of
+   * the machines saving runs need not agree); `load` gives the state as saved.
+   */
   list(options?: RunListOptions): Promise<RunList>;
-  /** Removes the run and its execution records; resolves `false` when there was none. */
-  delete(runId: string): Promise<boolean>;
+  /**
+   * Removes the run and its execution records; resolves `false` when there
+   * was none. Takes the run's claim first: a run held by another process's
+   * live claim is left, and the call rejects with `RunNotResumableError`
+   * (status `claimed`), unless `options.claim` is that claim.
+   */
+  delete(runId: string, options?: RunDeleteOptions): Promise<boolean>;
   /**
    * Makes this process the only one working on the run until released, so
    * two processes never resume the same run at once (the run need not be
