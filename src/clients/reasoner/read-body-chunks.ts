@@ -1,3 +1,4 @@
+import { onAbort } from "../../internal/http/on-abort.js";
 import type { BodyReader } from "../../internal/http/transport.js";
 
 /** How {@link readBodyChunks} ends a read that went wrong. */
@@ -32,11 +33,12 @@ export async function* readBodyChunks(
     stopped ??= "idle";
     cancel();
   }, options.idleTimeoutMs);
-  const onAbort = () => {
-    stopped = "aborted";
-    cancel();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const stopWatching = signal
+    ? onAbort(signal, () => {
+        stopped = "aborted";
+        cancel();
+      })
+    : undefined;
   const stopError = (): Error | undefined => {
     if (signal?.aborted || stopped === "aborted") return options.abortedError();
     if (stopped === "idle") return options.idleTimeoutError();
@@ -66,7 +68,7 @@ export async function* readBodyChunks(
     }
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    stopWatching?.();
     if (!finished) cancel();
   }
 }

@@ -11,6 +11,7 @@ import { type Logger, redactingLogger, silentLogger } from "../logger.js";
 import { SecretRegistry } from "../redact.js";
 import { createFetchTransport } from "./fetch-transport.js";
 import { createNodeTransport } from "./node-transport.js";
+import { onAbort } from "./on-abort.js";
 import { RequestSlots } from "./request-slots.js";
 import { isRetryableStatus, type RetrySchedule } from "./retry-policy.js";
 import {
@@ -439,6 +440,7 @@ class Attempt implements TransportRequest {
   timedOut = false;
   readonly #controller = new AbortController();
   readonly #callerSignal: AbortSignal | undefined;
+  readonly #stopFollowing: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: {
@@ -457,7 +459,10 @@ class Attempt implements TransportRequest {
     this.maxResponseBytes = options.maxResponseBytes;
     this.timeoutMs = options.timeoutMs;
     this.#callerSignal = options.callerSignal;
-    this.#callerSignal?.addEventListener("abort", this, { once: true });
+    // Through the fan-out: one listener on a signal shared by many requests.
+    this.#stopFollowing = options.callerSignal
+      ? onAbort(options.callerSignal, () => this.handleEvent())
+      : undefined;
   }
 
   get signal(): AbortSignal {
@@ -481,7 +486,7 @@ class Attempt implements TransportRequest {
   /** Releases the timer and the link to the caller's signal. */
   done(): void {
     clearTimeout(this.#timer);
-    this.#callerSignal?.removeEventListener("abort", this);
+    this.#stopFollowing?.();
   }
 }
 

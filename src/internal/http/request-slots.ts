@@ -1,8 +1,9 @@
+import { onAbort } from "./on-abort.js";
+
 interface Waiter {
   resolve(): void;
-  reject(error: Error): void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
+  /** Stops watching the waiter's signal, once it has its slot. */
+  stopWatching: (() => void) | undefined;
 }
 
 /**
@@ -35,17 +36,14 @@ export class RequestSlots {
       return undefined;
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const index = this.#waiting.indexOf(waiter);
-          if (index >= 0) this.#waiting.splice(index, 1);
-          reject(abortedError());
-        },
-      };
-      signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      const waiter: Waiter = { resolve, stopWatching: undefined };
+      waiter.stopWatching = signal
+        ? onAbort(signal, () => {
+            const index = this.#waiting.indexOf(waiter);
+            if (index >= 0) this.#waiting.splice(index, 1);
+            reject(abortedError());
+          })
+        : undefined;
       this.#waiting.push(waiter);
     });
   }
@@ -57,7 +55,7 @@ export class RequestSlots {
       this.#free++;
       return;
     }
-    next.signal?.removeEventListener("abort", next.onAbort);
+    next.stopWatching?.();
     next.resolve();
   }
 }
