@@ -72,7 +72,7 @@ await build({
   splitting: true,
   format: "esm",
   platform: "node",
-  target: "node20",
+  target: "node22",
   plugins: [examplesExternal],
   // Dependencies, and the package itself (the examples import it by name).
   external: [

@@ -9,7 +9,7 @@ let zod: typeof import("zod") | undefined;
  * zod (the application's copy: a peer dependency), loaded the first time
  * Switchyard builds or checks a schema, not by `import("switchyard-agents")`: its
  * some hundred files were most of the main entry's import time. The ES
- * module entry is required (`require` of an ES module, Node >= 20.19), so
+ * module entry is required (`require` of an ES module, Node 22.12 and later), so
  * this is the very module the application imports, not zod's CommonJS twin.
  */
 export function loadZod(): typeof import("zod") {
