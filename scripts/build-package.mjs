@@ -28,8 +28,8 @@ execFileSync(
 const sourceOf = (built) => built.replace(/^\.\/dist\//, "").replace(/\.js$/, "");
 const entryPoints = {};
 for (const target of Object.values(manifest.exports)) {
-  if (typeof target === "object" && target.import) {
-    entryPoints[sourceOf(target.import)] = `${sourceOf(target.import)}.ts`;
+  if (typeof target === "object" && target.default) {
+    entryPoints[sourceOf(target.default)] = `${sourceOf(target.default)}.ts`;
   }
 }
 for (const bin of Object.values(manifest.bin))

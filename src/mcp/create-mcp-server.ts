@@ -1,12 +1,8 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool as McpToolDefinition,
-  type ServerNotification,
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type {
+  CallToolResult,
+  Tool as McpToolDefinition,
+  ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent } from "../agent/agent-events.js";
 import { collectTools, positiveInteger } from "../agent/agent-options.js";
@@ -19,6 +15,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
+import { mcpSdk } from "./mcp-sdk.js";
 import { toolAnnotations } from "./tool-annotations.js";
 
 /** Options of {@link createMcpServer}. */
@@ -98,6 +95,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     problems.push("secrets must be an array of strings.");
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
+  const { Server } = mcpSdk.server("createMcpServer");
+  const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } =
+    mcpSdk.types("createMcpServer");
   const secrets = new SecretRegistry().add(...given).include(secretsOf(options.approver));
   for (const tool of tools.values()) secrets.include(secretsOf(tool));
   const logger = componentLogger(options.logger, "mcp");

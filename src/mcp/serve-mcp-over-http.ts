@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { mcpSdk } from "./mcp-sdk.js";
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface ServeMcpOverHttpOptions {
@@ -59,6 +59,7 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
       `serveMcpOverHttp needs a bearer token of at least ${minimumTokenLength} characters (e.g. randomBytes(32).toString("base64url")); every request must send it as Authorization: Bearer <token>.`,
     );
   }
+  const { StreamableHTTPServerTransport } = mcpSdk.streamableHttp("serveMcpOverHttp");
   const expected = digest(options.token);
   const path = options.path ?? "/mcp";
   const logger = componentLogger(options.logger, "mcp-http");

@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { mcpSdk } from "./mcp-sdk.js";
 
 /** Where {@link serveMcpOverStdio} reads and writes. */
 export interface McpStdioStreams {
@@ -30,6 +30,7 @@ export async function serveMcpOverStdio(
   streams: McpStdioStreams = {},
 ): Promise<McpStdioConnection> {
   const stdin = streams.stdin ?? process.stdin;
+  const { StdioServerTransport } = mcpSdk.stdio("serveMcpOverStdio");
   const transport = new StdioServerTransport(
     stdin as NodeJS.ReadStream,
     (streams.stdout ?? process.stdout) as NodeJS.WriteStream,

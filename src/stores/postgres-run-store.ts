@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Pool, PoolClient, QueryResultRow } from "pg";
-import pg from "pg";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
   claimOfAnotherRun,
@@ -29,6 +28,7 @@ import {
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
+import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
@@ -173,7 +173,12 @@ export class PostgresRunStore implements RunStore {
     this.#sequence = `${quoteIdentifier(schema)}.lease_tokens`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
-    this.#pool = pool ?? new pg.Pool({ connectionString, max: poolSize });
+    this.#pool =
+      pool ??
+      new (loadOptionalPeer<typeof import("pg")>("pg", "PostgresRunStore").Pool)({
+        connectionString,
+        max: poolSize,
+      });
     // An idle connection the server drops (a restart, pg_terminate_backend)
     // must not crash the process: the pool discards it, the next statement
     // opens another, and a statement in flight is retried.

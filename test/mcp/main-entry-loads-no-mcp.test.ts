@@ -19,12 +19,15 @@ function modulesLoadedBy(code: string): string[] {
 }
 
 describe("what import('switchyard-agents') loads", () => {
-  it("loads neither the MCP SDK nor the JSON Schema validator; switchyard/mcp loads both", () => {
+  it("loads neither the MCP SDK nor the JSON Schema validator; switchyard-agents/mcp loads the SDK when a server is made", () => {
     const main = modulesLoadedBy('await import("./src/index.ts");');
     expect(main.filter((path) => /[\\/](ajv|@modelcontextprotocol)[\\/]/.test(path))).toEqual([]);
-    const mcp = modulesLoadedBy(
-      'const { mcpTools } = await import("./src/mcp/index.ts"); if (typeof mcpTools !== "function") process.exit(1);',
+    const imported = modulesLoadedBy('await import("./src/mcp/index.ts");');
+    expect(imported.filter((path) => /[\\/]@modelcontextprotocol[\\/]/.test(path))).toEqual([]);
+    const served = modulesLoadedBy(
+      'const { createMcpServer } = await import("./src/mcp/index.ts"); createMcpServer({ tools: [], approver: undefined });',
     );
-    expect(mcp.some((path) => /[\\/]ajv[\\/]/.test(path))).toBe(true);
+    expect(served.some((path) => /[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(path))).toBe(true);
+    expect(served.some((path) => /[\\/]ajv[\\/]/.test(path))).toBe(true);
   });
 });

@@ -508,7 +508,7 @@ const readJson = (path: string) => JSON.parse(readFileSync(new URL(path, root), 
 
 interface ExportTarget {
   types: string;
-  import: string;
+  default: string;
 }
 const packageExports = Object.entries(
   readJson("package.json").exports as Record<string, ExportTarget | string>,
@@ -543,7 +543,7 @@ describe("public names", () => {
       const name = `${packageName}${subpath.slice(1)}`;
       const source = `./${sourceOf(target)}`;
       expect(paths[name], `tsconfig.json paths["${name}"]`).toEqual([source]);
-      expect(target.import, `package.json exports["${subpath}"].import`).toBe(
+      expect(target.default, `package.json exports["${subpath}"].default`).toBe(
         target.types.replace(/\.d\.ts$/, ".js"),
       );
       const alias = `{ find: /^${name.replaceAll("/", "\\/")}$/, replacement: source("${source}") }`;
