@@ -1,6 +1,7 @@
 import { runStateStatuses } from "../agent/durable/run-state.js";
 import { reasonerScenarios } from "../simulators/reasoner/reasoner-scenarios.js";
 import { approvalModes } from "./approval-mode.js";
+import { durationForms } from "./parse-duration.js";
 
 /** The tool sets `switchyard mcp --tools` chooses from. */
 export const mcpToolSetNames = ["orders", "docs", "messaging"] as const;
@@ -174,7 +175,8 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "worker",
-    usage: "switchyard worker [--concurrency N]",
+    usage:
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       {
@@ -182,6 +184,26 @@ export const commandSpecs: readonly CommandSpec[] = [
         type: "string",
         valueName: "N",
         description: "Runs in hand at once. Default: 4.",
+      },
+      {
+        name: "recheck-after",
+        type: "string",
+        valueName: "DURATION",
+        description: `When a run whose answer is still pending is looked at again (${durationForms}; 0s: at once). Default: 30s.`,
+      },
+      {
+        name: "poll-interval",
+        type: "string",
+        valueName: "DURATION",
+        description:
+          "How long an idle worker waits before looking for due runs again. Default: 1s.",
+      },
+      {
+        name: "lease",
+        type: "string",
+        valueName: "DURATION",
+        description:
+          "How long a claim on a run lasts unless renewed: the runs of a worker that died wait this long for another. Default: 1m.",
       },
       helpOption,
     ],
@@ -193,8 +215,10 @@ export const commandSpecs: readonly CommandSpec[] = [
       "expire (a minute), and a call it had started is reported as of unknown outcome, never rerun.",
       "Services come from the environment as for run --no-wait.",
       ...stateDirectoryNotes,
-      "SIGTERM or Ctrl-C: take no more runs, finish those in hand, exit 0; a second one releases",
-      "them to other workers and exits at once.",
+      "Each time the store cannot be reached (a wrong address or password), the error is printed on",
+      "stderr with the variable to check, and the worker tries again.",
+      "SIGTERM or Ctrl-C: take no more runs, finish those in hand, exit 0 (1 when the worker never",
+      "reached its store); a second one releases them to other workers and exits at once.",
     ],
   },
   {

@@ -10,6 +10,7 @@ import {
   type OptionSpec,
   runOptions,
 } from "./command-specs.js";
+import { parseDuration } from "./parse-duration.js";
 
 /** One of the tool sets `switchyard mcp` serves. */
 export type McpToolSetName = (typeof mcpToolSetNames)[number];
@@ -45,6 +46,12 @@ export interface ResumeArguments {
 export interface WorkerArguments {
   /** `--concurrency N`: runs in hand at once. */
   concurrency?: number;
+  /** `--recheck-after DURATION`: when a run whose answer is still pending is looked at again. */
+  recheckAfterMs?: number;
+  /** `--poll-interval DURATION`: how long an idle worker waits before looking for due runs again. */
+  pollIntervalMs?: number;
+  /** `--lease DURATION`: how long a claim lasts unless renewed (a dead worker's runs wait this long). */
+  leaseMs?: number;
   help: boolean;
 }
 
@@ -285,13 +292,27 @@ function readRunsValues(values: FlagValues, help: boolean): RunsArguments {
 }
 
 function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
+  if (help) return { help };
+  const worker: WorkerArguments = { help };
   const text = values.concurrency as string | undefined;
-  if (text === undefined || help) return { help };
-  const concurrency = Number(text);
-  if (!/^\d+$/.test(text) || concurrency < 1 || concurrency > 1000) {
-    throw usageError(`--concurrency must be a whole number from 1 to 1000, got "${text}".`);
+  if (text !== undefined) {
+    const concurrency = Number(text);
+    if (!/^\d+$/.test(text) || concurrency < 1 || concurrency > 1000) {
+      throw usageError(`--concurrency must be a whole number from 1 to 1000, got "${text}".`);
+    }
+    worker.concurrency = concurrency;
   }
-  return { concurrency, help };
+  const duration = (flag: string, least: number) => {
+    const given = values[flag] as string | undefined;
+    return given === undefined ? undefined : parseDuration(given, `--${flag}`, least);
+  };
+  const recheckAfterMs = duration("recheck-after", 0);
+  const pollIntervalMs = duration("poll-interval", 1);
+  const leaseMs = duration("lease", 1_000);
+  if (recheckAfterMs !== undefined) worker.recheckAfterMs = recheckAfterMs;
+  if (pollIntervalMs !== undefined) worker.pollIntervalMs = pollIntervalMs;
+  if (leaseMs !== undefined) worker.leaseMs = leaseMs;
+  return worker;
 }
 
 function readSimValues(values: FlagValues, help: boolean): SimArguments {

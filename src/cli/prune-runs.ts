@@ -1,31 +1,17 @@
 import { RunNotResumableError } from "../agent/durable/durable-errors.js";
 import type { RunSummary } from "../agent/durable/run-store.js";
 import type { CliIo } from "./cli-io.js";
-import { CommandError, usageError } from "./command-error.js";
+import { CommandError } from "./command-error.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-
-const units: Record<string, number> = {
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
+import { parseDuration } from "./parse-duration.js";
 
 /**
- * Reads a `--older-than` value: a whole number and a unit, `m` minutes, `h`
- * hours, `d` days or `w` weeks (`30m`, `12h`, `7d`, `2w`), in milliseconds.
- * Throws a usage error naming the forms it takes.
+ * Reads a `--older-than` value ({@link parseDuration}: `30m`, `12h`, `7d`,
+ * `2w`, ...), in milliseconds. Throws a usage error naming the forms it takes.
  */
 export function parseAge(text: string | undefined): number {
-  const match = /^(\d+)\s*([mhdw])$/i.exec(text?.trim() ?? "");
-  const milliseconds = match ? Number(match[1]) * units[match[2]!.toLowerCase()]! : Number.NaN;
-  if (!Number.isSafeInteger(milliseconds) || milliseconds <= 0) {
-    throw usageError(
-      `switchyard runs prune needs --older-than with an age such as 30m, 12h, 7d or 2w (minutes, hours, days, weeks)${text === undefined ? "" : `; got "${text}"`}.`,
-    );
-  }
-  return milliseconds;
+  return parseDuration(text, "switchyard runs prune --older-than");
 }
 
 /**

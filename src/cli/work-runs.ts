@@ -1,5 +1,8 @@
 import type { Agent } from "../agent/agent.js";
+import { describeThrown } from "../agent/describe-thrown.js";
 import { RunWorker, type RunWorkerOutcome } from "../agent/durable/run-worker.js";
+import { redactText } from "../internal/redact.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
@@ -17,6 +20,12 @@ import { scenarioFor } from "./scenario-for.js";
 export interface WorkRunsOptions {
   /** Runs in hand at once (`--concurrency`). @default 4 */
   concurrency?: number | undefined;
+  /** When a run whose answer is still pending is looked at again (`--recheck-after`). @default 30_000 */
+  recheckAfterMs?: number | undefined;
+  /** How long an idle worker waits before looking again (`--poll-interval`). @default 1_000 */
+  pollIntervalMs?: number | undefined;
+  /** The claims' lease (`--lease`). @default 60_000 */
+  leaseMs?: number | undefined;
   /** @default the process's streams and environment */
   io?: CliIo | undefined;
   /** Stops the worker as a first SIGTERM does (resolves once the runs in hand are done). */
@@ -78,12 +87,21 @@ export async function workRuns(
       }
       return example.createAgent((await resolved).services);
     };
+    const pollIntervalMs = options.pollIntervalMs ?? 1_000;
     const worker = new RunWorker({
       runStore: opened.store,
       agent: agentFor,
       concurrency,
+      recheckAfterMs: options.recheckAfterMs,
+      pollIntervalMs,
+      leaseMs: options.leaseMs,
       logger,
       onRunSettled: (outcome) => io.stdout.write(`${describeOutcome(outcome)}\n`),
+      onStoreError: (error, { reached }) => {
+        io.stderr.write(
+          `switchyard worker: could not take a due run from ${opened.where}${reached ? "" : " (not reached yet)"}: ${escapeUntrustedText(redactText(describeThrown(error)))}. Check ${opened.variable}; trying again in ${formatDuration(pollIntervalMs)}.\n`,
+        );
+      },
     });
     io.stderr.write(
       `switchyard worker ${worker.owner}: resuming due runs from ${opened.where} (${opened.variable}), ${concurrency} at a time. SIGTERM or Ctrl-C stops taking runs (a second time: release them to other workers and quit).\n`,
@@ -115,6 +133,12 @@ export async function workRuns(
       }
     });
     await Promise.all([worker.start(), stopped]);
+    if (!worker.reachedStore) {
+      io.stderr.write(
+        `switchyard worker: stopped without ever reaching ${opened.where}; check ${opened.variable}.\n`,
+      );
+      return exitCodes.notCompleted;
+    }
     io.stderr.write("switchyard worker: stopped.\n");
     return exitCodes.completed;
   } catch (error) {
@@ -128,12 +152,27 @@ export async function workRuns(
   }
 }
 
+/**
+ * One line per run the worker settles: `<run id> <status>`, and why when it
+ * did not complete (service and model text escaped, on one line).
+ */
 function describeOutcome(outcome: RunWorkerOutcome): string {
   const taken = outcome.recovered ? " (taken over from a worker that stopped)" : "";
   if (outcome.error) {
-    return `${outcome.runId} not resumed${taken}: ${outcome.error.message} (tried again later)`;
+    return `${outcome.runId} not resumed${taken}: ${escapeUntrustedText(redactText(describeThrown(outcome.error)))} (tried again later)`;
   }
   const status = outcome.result?.status ?? "unknown";
   const what = status === "suspended" ? "still waiting for an answer" : status;
-  return `${outcome.runId} ${what}${taken}`;
+  const error = outcome.result?.error;
+  const why =
+    error && status !== "suspended"
+      ? `: ${escapeUntrustedText(redactText(describeThrown(error)))}`
+      : "";
+  return `${outcome.runId} ${what}${taken}${why}`;
+}
+
+/** `1.5 s`, `30 s`, `2 min`: a wait as the worker's messages say it. */
+function formatDuration(milliseconds: number): string {
+  if (milliseconds < 60_000) return `${Number((milliseconds / 1000).toFixed(1))} s`;
+  return `${Number((milliseconds / 60_000).toFixed(1))} min`;
 }

@@ -407,7 +407,7 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     const bad = await switchyard(["runs", "prune", "--older-than", "a week"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'switchyard: switchyard runs prune needs --older-than with an age such as 30m, 12h, 7d or 2w (minutes, hours, days, weeks); got "a week".\n',
+      'switchyard: switchyard runs prune --older-than needs a duration above zero, such as 500ms, 30s, 5m, 12h, 7d or 2w; got "a week".\n',
     );
     const misplaced = await switchyard(["runs", "--older-than", "7d"], env);
     expect(misplaced).toMatchObject({

@@ -113,6 +113,41 @@ describe("parseCommandLine", () => {
     );
   });
 
+  it("reads the worker's options, durations with their units", () => {
+    expect(
+      parseCommandLine([
+        "worker",
+        "--concurrency",
+        "8",
+        "--recheck-after",
+        "5s",
+        "--poll-interval",
+        "250ms",
+        "--lease",
+        "2m",
+      ]),
+    ).toEqual({
+      command: "worker",
+      arguments: {
+        concurrency: 8,
+        recheckAfterMs: 5_000,
+        pollIntervalMs: 250,
+        leaseMs: 120_000,
+        help: false,
+      },
+    });
+    expect(parseCommandLine(["worker", "--recheck-after", "0s"])).toEqual({
+      command: "worker",
+      arguments: { recheckAfterMs: 0, help: false },
+    });
+    expect(usageMessage(["worker", "--recheck-after", "30"])).toBe(
+      '--recheck-after needs a duration, such as 500ms, 30s, 5m, 12h, 7d or 2w; got "30".',
+    );
+    expect(usageMessage(["worker", "--lease", "10ms"])).toBe(
+      '--lease needs a duration of at least 1000 ms, such as 500ms, 30s, 5m, 12h, 7d or 2w; got "10ms".',
+    );
+  });
+
   it("names each mistake and the way out", () => {
     expect(usageMessage(["deploy"])).toBe(
       'Unknown command "deploy"; the commands are run, runs, resume, worker, examples, sim and mcp (see switchyard --help).',

@@ -79,3 +79,29 @@ it("run --no-wait saves to PostgreSQL, switchyard worker resumes the run once an
   const after = JSON.parse((await switchyard(["runs", "--json"])).stdout) as RunsReport;
   expect(after.runs.map((run) => run.status)).toEqual(["completed"]);
 }, 120_000);
+
+it("a worker that cannot reach its database prints each store error naming SWITCHYARD_DATABASE_URL, and exits 1 on SIGTERM", async () => {
+  const wrong = new URL(testDatabaseUrl());
+  wrong.password = "not-the-password";
+  const worker = spawnScript("src/cli/main.ts", ["worker", "--poll-interval", "50ms"], {
+    ...environment(),
+    SWITCHYARD_DATABASE_URL: wrong.href,
+  });
+  const done = finished(worker);
+  // Two errors: the worker says so each time it tries, not once.
+  await new Promise<void>((resolve) => {
+    let errors = 0;
+    createInterface({ input: worker.stderr! }).on("line", (line) => {
+      if (line.includes("could not take a due run") && ++errors === 2) resolve();
+    });
+  });
+  worker.kill("SIGTERM");
+  const { code, stderr } = await done;
+  const errorLines = stderr.split("\n").filter((line) => line.includes("could not take a due run"));
+  expect(errorLines[0]).toContain("(not reached yet)");
+  expect(errorLines[0]).toContain("password authentication failed");
+  expect(errorLines[0]).toContain("Check SWITCHYARD_DATABASE_URL");
+  expect(stderr).not.toContain("not-the-password");
+  expect(stderr).toContain("stopped without ever reaching the PostgreSQL database");
+  expect(code).toBe(1);
+}, 60_000);

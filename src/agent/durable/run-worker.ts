@@ -43,6 +43,13 @@ export interface RunWorkerOptions {
   owner?: string | undefined;
   /** Called after each run taken, however it went. */
   onRunSettled?: ((outcome: RunWorkerOutcome) => void) | undefined;
+  /**
+   * Called each time the store could not hand out a run (`claimNext`
+   * threw: the database is unreachable, the password wrong, ...); the
+   * worker tries again after `pollIntervalMs`. Without it the error is only
+   * logged. `reached` says whether the store ever answered this worker.
+   */
+  onStoreError?: ((error: Error, context: { reached: boolean }) => void) | undefined;
   logger?: Logger | undefined;
 }
 
@@ -83,6 +90,8 @@ export class RunWorker {
   readonly #recheckAfterMs: number;
   readonly #leaseMs: number;
   readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
+  readonly #onStoreError: RunWorkerOptions["onStoreError"];
+  #reached = false;
   readonly #logger: Logger;
   readonly #inHand = new Map<string, { claim: RunClaim; done: Promise<void> }>();
   #idle = new AbortController();
@@ -116,7 +125,16 @@ export class RunWorker {
     this.#agentFor = typeof agent === "function" ? agent : () => agent;
     this.owner = options.owner ?? `${hostname()}:${process.pid}`;
     this.#onRunSettled = options.onRunSettled;
+    this.#onStoreError = options.onStoreError;
     this.#logger = componentLogger(options.logger, "worker");
+  }
+
+  /**
+   * True once the store has answered this worker (handed out a run, or
+   * said none is due); false while every attempt to reach it failed.
+   */
+  get reachedStore(): boolean {
+    return this.#reached;
   }
 
   /** The ids of the runs in hand. */
@@ -157,8 +175,14 @@ export class RunWorker {
       let claim: RunClaim | undefined;
       try {
         claim = await this.#store.claimNext?.({ owner: this.owner, leaseMs: this.#leaseMs });
+        this.#reached = true;
       } catch (error) {
         this.#logger.error({ err: error }, "could not take a due run; trying again");
+        try {
+          this.#onStoreError?.(error as Error, { reached: this.#reached });
+        } catch (thrown) {
+          this.#logger.error({ err: thrown }, "onStoreError threw");
+        }
       }
       if (this.#stopping) {
         await claim?.release().catch(() => {});

@@ -18,5 +18,12 @@ export async function workerCommand(
     io.stdout.write(commandHelp(findCommandSpec("worker")!, []));
     return 0;
   }
-  return workRuns(examples, { concurrency: args.concurrency, io, handleSignals: true });
+  return workRuns(examples, {
+    concurrency: args.concurrency,
+    recheckAfterMs: args.recheckAfterMs,
+    pollIntervalMs: args.pollIntervalMs,
+    leaseMs: args.leaseMs,
+    io,
+    handleSignals: true,
+  });
 }
