@@ -18,6 +18,10 @@ export { Agent, type ResumeOptions, type RunOptions } from "./agent/agent.js";
 export type { AgentEvent } from "./agent/agent-events.js";
 export type { AgentOptions } from "./agent/agent-options.js";
 export type { AgentStream } from "./agent/agent-stream.js";
+export {
+  ApprovalExpiredError,
+  type ApprovalExpiryAction,
+} from "./agent/approval/approval-expiry.js";
 export type { ApprovalPolicy, ApprovalRule } from "./agent/approval/approval-policy.js";
 export type {
   ApprovalAction,

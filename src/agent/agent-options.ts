@@ -5,6 +5,7 @@ import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
+import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
@@ -46,6 +47,14 @@ export interface AgentOptions<Schema extends OutputSchema | undefined = undefine
    * @default { rules: [] } (the tools' defaults decide)
    */
   approvalPolicy?: ApprovalPolicy | undefined;
+  /**
+   * What the run does when nobody answers an approval question before it
+   * expires (never counted as a denial): `tell-model` (the call does not
+   * run; the model is told it expired), `end` (the run ends with status
+   * `approval_expired`), or `ask-again` (a new question about the same call).
+   * @default "tell-model"
+   */
+  onApprovalExpired?: ApprovalExpiryAction | undefined;
   /**
    * Model calls per run. When the last one still asks for tools, those run,
    * and the run ends with status `max_steps`.
@@ -108,6 +117,7 @@ export interface AgentSettings extends LoopSettings {
   instructions: string | undefined;
   approver: Approver | undefined;
   approvalPolicy: ApprovalPolicy;
+  onApprovalExpired: ApprovalExpiryAction;
   maxSteps: number;
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -134,6 +144,7 @@ const knownOptions = new Set([
   "instructions",
   "approver",
   "approvalPolicy",
+  "onApprovalExpired",
   "maxSteps",
   "toolConcurrency",
   "toolTimeoutMs",
@@ -195,6 +206,12 @@ export function resolveAgentOptions(
   }
   const tools = collectTools(options.tools ?? [], problems);
   const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
+  const onApprovalExpired = options.onApprovalExpired ?? "tell-model";
+  if (!approvalExpiryActions.includes(onApprovalExpired)) {
+    problems.push(
+      `onApprovalExpired must be one of ${approvalExpiryActions.map((action) => `"${action}"`).join(", ")}; got ${JSON.stringify(onApprovalExpired)}.`,
+    );
+  }
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,
     32_000,
@@ -246,6 +263,7 @@ export function resolveAgentOptions(
     instructions,
     approver,
     approvalPolicy,
+    onApprovalExpired,
     maxSteps,
     toolConcurrency,
     toolTimeoutMs,

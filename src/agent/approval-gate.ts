@@ -17,6 +17,8 @@ export interface ApprovedRecord {
   fingerprint: string;
   interactionId?: string;
   approvedBy?: string;
+  /** What the person wrote with their approval, when anything (given to the model as theirs). */
+  note?: string;
   /** The `approvalPolicy` rule that allowed the call without asking anyone. */
   rule?: string;
   /** Shadow mode: what the policy's rules would have decided. */
@@ -48,6 +50,17 @@ export interface RefusedRecord {
   policy?: ShadowVerdict;
 }
 
+/** Nobody answered before the question expired: the call does not run, and it was not refused. */
+export interface ExpiredRecord {
+  outcome: "expired";
+  fingerprint: string;
+  /** What happened, told to the model. */
+  reason: string;
+  interactionId?: string;
+  /** Shadow mode: what the policy's rules would have decided. */
+  policy?: ShadowVerdict;
+}
+
 /** The question is out and the answer comes later; only when `allowPending` was set. */
 export interface PendingRecord {
   outcome: "pending";
@@ -56,7 +69,7 @@ export interface PendingRecord {
 }
 
 /** What the approval gate decided for one tool call. */
-export type ApprovalRecord = ApprovedRecord | RefusedRecord | PendingRecord;
+export type ApprovalRecord = ApprovedRecord | RefusedRecord | ExpiredRecord | PendingRecord;
 
 /** What the gate needs to ask about one action. */
 export interface ApprovalGateOptions {
@@ -97,7 +110,7 @@ export interface ApprovalGateOptions {
  */
 export async function passApprovalGate(
   options: ApprovalGateOptions & { allowPending?: false },
-): Promise<ApprovedRecord | RefusedRecord>;
+): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const record = await decide(options);
@@ -109,7 +122,7 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
       fingerprint: record.fingerprint,
       outcome: record.outcome,
       code: record.outcome === "refused" ? record.code : undefined,
-      note: record.outcome === "refused" ? record.note : undefined,
+      note: record.outcome === "refused" || record.outcome === "approved" ? record.note : undefined,
       interactionId: record.interactionId,
       checked: options.check !== undefined ? true : undefined,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
@@ -211,12 +224,25 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
         interactionId,
       );
     }
-    const { approvedBy } = decision as { approvedBy?: unknown };
+    const { approvedBy, note } = decision as { approvedBy?: unknown; note?: unknown };
     return {
       outcome: "approved",
       fingerprint: action.fingerprint,
       ...(typeof interactionId === "string" ? { interactionId } : {}),
       ...(typeof approvedBy === "string" ? { approvedBy } : {}),
+      ...(typeof note === "string" && note.trim() !== "" ? { note: redactText(note) } : {}),
+    };
+  }
+  if (outcome === "expired") {
+    const { reason } = decision as { reason?: unknown };
+    return {
+      outcome: "expired",
+      fingerprint: action.fingerprint,
+      reason:
+        typeof reason === "string" && reason.trim() !== ""
+          ? redactText(reason)
+          : "nobody answered before the question expired",
+      ...(typeof interactionId === "string" ? { interactionId } : {}),
     };
   }
   if (outcome === "refused") {

@@ -34,6 +34,8 @@ export interface ApprovedDecision {
   interactionId?: string;
   /** Who answered, when known (free text, never a secret). */
   approvedBy?: string;
+  /** What the person wrote with their approval, when anything; the model is given it as theirs. */
+  note?: string;
 }
 
 /**
@@ -50,6 +52,18 @@ export interface RefusedDecision {
   interactionId?: string;
 }
 
+/**
+ * Nobody answered before the question expired (the messaging service's
+ * `expires_in_s`, or the approver's own wait). Not a denial: the call does
+ * not run, and the agent's `onApprovalExpired` says what the run does next.
+ */
+export interface ExpiredDecision {
+  outcome: "expired";
+  /** What happened, in words fit for the model and for people alike. */
+  reason: string;
+  interactionId?: string;
+}
+
 /** The question is out; the answer will come later (durable runs only). */
 export interface PendingDecision {
   outcome: "pending";
@@ -57,7 +71,11 @@ export interface PendingDecision {
   interactionId: string;
 }
 
-export type ApprovalDecision = ApprovedDecision | RefusedDecision | PendingDecision;
+export type ApprovalDecision =
+  | ApprovedDecision
+  | RefusedDecision
+  | ExpiredDecision
+  | PendingDecision;
 
 /**
  * Asks a human before a destructive tool call runs. Anything but an

@@ -4,6 +4,7 @@ import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
+import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
 import {
   type ApprovalPolicy,
   decideByPolicy,
@@ -40,6 +41,8 @@ export interface ToolCallEnvironment {
   approver: Approver | undefined;
   /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
   approvalPolicy: ApprovalPolicy;
+  /** What happens when nobody answers a question before it expires. */
+  onApprovalExpired: ApprovalExpiryAction;
   /** The run's signal (or the step's, which follows it); {@link neverAborted} when the caller gave none. */
   signal: AbortSignal;
   logger: Logger;
@@ -217,14 +220,35 @@ async function checkApproveAndRun(
     };
   }
   const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
-  const asked = await askApproval(tool, frozen, context, environment, {
-    prior,
-    canSuspend:
-      !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets),
-  });
+  const canSuspend =
+    !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets);
+  let asked = await askApproval(tool, frozen, context, environment, { prior, canSuspend });
+  // "ask-again": an expired question is followed by a new one (never a reuse of the old answer).
+  for (
+    let questions = 1;
+    asked.outcome === "expired" &&
+    environment.onApprovalExpired === "ask-again" &&
+    questions < maxQuestionsPerCall &&
+    !environment.signal.aborted;
+    questions++
+  ) {
+    logger().info(
+      { question: questions + 1 },
+      `approval question for ${name} expired; asking again`,
+    );
+    asked = await askApproval(tool, frozen, context, environment, { prior: undefined, canSuspend });
+  }
   const approval = asked.outcome === "pending" ? asked : { ...asked, ...shadow };
   if (approval.outcome === "pending") {
     return { ...withArguments, approval, status: "awaiting_approval", content: "" };
+  }
+  if (approval.outcome === "expired") {
+    return {
+      ...withArguments,
+      approval,
+      status: "expired",
+      content: toolMessages.expired(name, approval.reason),
+    };
   }
   if (approval.outcome === "refused") {
     if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
@@ -232,10 +256,10 @@ async function checkApproveAndRun(
       ...withArguments,
       approval,
       status: "refused",
-      content: toolMessages.refused(name, approval.code, approval.reason),
+      content: toolMessages.refused(name, approval.code, approval.reason, approval.note),
     };
   }
-  return startAndRun(
+  const record = await startAndRun(
     tool,
     frozen.args,
     { ...withArguments, approval },
@@ -243,7 +267,12 @@ async function checkApproveAndRun(
     environment,
     logger,
   );
+  if (approval.note === undefined || record.approval?.outcome !== "approved") return record;
+  return { ...record, content: toolMessages.withPersonNote(record.content, approval.note) };
 }
+
+/** With `onApprovalExpired: "ask-again"`, the most questions put about one call. */
+const maxQuestionsPerCall = 10;
 
 /**
  * Journals the start of a call of a tool that is not read-only (the call

@@ -4,6 +4,7 @@ import { redactText } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { AgentSettings } from "./agent-options.js";
+import { ApprovalExpiredError } from "./approval/approval-expiry.js";
 import { callModel, type ModelCallMode } from "./call-model.js";
 import { describeThrown } from "./describe-thrown.js";
 import type { RunJournal } from "./durable/run-journal.js";
@@ -106,6 +107,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
       approvalPolicy: settings.approvalPolicy,
+      onApprovalExpired: settings.onApprovalExpired,
       signal,
       logger: settings.logger,
       toolTimeoutMs: settings.toolTimeoutMs,
@@ -147,6 +149,13 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     emit({ type: "step-finish", stepNumber: step.stepNumber, step: runStep });
     if (settings.onStepFinish) {
       await callObserver(settings, "onStepFinish", () => settings.onStepFinish?.(runStep));
+    }
+    const expired = records.filter((record) => record.status === "expired");
+    if (expired.length > 0 && settings.onApprovalExpired === "end" && !signal.aborted) {
+      return finish(
+        "approval_expired",
+        new ApprovalExpiredError(expired.map((record) => record.toolName)),
+      );
     }
     const askedForTools = step.calls.length > 0;
     if (!askedForTools && settings.output && !signal.aborted) {

@@ -1,6 +1,6 @@
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import type { AbortedError } from "../errors/transport-errors.js";
-import type { ApprovalRecord, PendingRecord } from "./approval-gate.js";
+import type { ApprovalRecord, ExpiredRecord, PendingRecord } from "./approval-gate.js";
 import type { RunState } from "./durable/run-state.js";
 import type { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import type { ModelUsage } from "./model.js";
@@ -12,8 +12,16 @@ import type { AssistantModelMessage, ModelMessage } from "./model-message.js";
  * `failed`: the model could not be reached or answered something unusable
  * (or the run's state could not be saved). `suspended`: an approval is
  * pending (`suspendOnApproval`); `agent.resume(state)` goes on later.
+ * `approval_expired`: nobody answered an approval question before it
+ * expired and the agent's `onApprovalExpired` is `end`.
  */
-export type RunStatus = "completed" | "max_steps" | "aborted" | "failed" | "suspended";
+export type RunStatus =
+  | "completed"
+  | "max_steps"
+  | "approval_expired"
+  | "aborted"
+  | "failed"
+  | "suspended";
 
 /** Tokens summed over every model call of a run. */
 export interface RunUsage {
@@ -42,6 +50,8 @@ export interface ToolCallRecordBase {
  * `awaiting_approval`: the run suspends until the answer comes; there is no
  * tool message yet (`content` is empty). `outcome_unknown`: a destructive
  * call had started when an earlier process stopped, and it is not run again.
+ * `expired`: nobody answered the approval question before it expired; the
+ * call did not run, and it was not refused.
  */
 export type ToolCallRecord = ToolCallRecordBase &
   (
@@ -51,6 +61,7 @@ export type ToolCallRecord = ToolCallRecordBase &
     | { status: "failed"; error: ToolExecutionError }
     | { status: "timed_out"; error: ToolTimeoutError }
     | { status: "refused" }
+    | { status: "expired"; approval: ExpiredRecord }
     | { status: "aborted"; error: AbortedError }
     | { status: "awaiting_approval"; approval: PendingRecord }
     | { status: "outcome_unknown" }
@@ -80,9 +91,10 @@ export interface RunStep {
 export type RunOutcome =
   | { status: "completed" | "suspended"; error?: undefined }
   | {
-      status: "failed" | "aborted" | "max_steps";
+      status: "failed" | "aborted" | "max_steps" | "approval_expired";
       /**
        * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`,
+       * `ApprovalExpiredError`,
        * the model's error (an `ApiError`, `ConnectionError`, ...), or a
        * `RunStoreError` when the run's state could not be saved.
        */

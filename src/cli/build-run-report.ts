@@ -39,10 +39,12 @@ export interface RunReportApproval {
   toolCallId: string;
   tool: string;
   outcome: ApprovalRecord["outcome"];
-  /** Why it was refused: `denied`, `timeout`, ... */
+  /** Why it was refused: `denied`, `policy_denied`, ... */
   code?: string;
-  /** Why it was refused, in words. */
+  /** Why it was refused or expired, in words. */
   reason?: string;
+  /** The approval policy's rule that decided without asking anyone. */
+  rule?: string;
   /** What the person wrote with their answer, when anything. */
   note?: string;
   interactionId?: string;
@@ -195,9 +197,17 @@ function describeApproval(
           ...(approval.note !== undefined ? { note: redactText(approval.note) } : {}),
         }
       : {}),
+    ...(approval.outcome === "expired" ? { reason: redactText(approval.reason) } : {}),
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.outcome === "approved" && approval.approvedBy !== undefined
       ? { approvedBy: approval.approvedBy }
+      : {}),
+    ...(approval.outcome === "approved" && approval.note !== undefined
+      ? { note: redactText(approval.note) }
+      : {}),
+    ...((approval.outcome === "approved" || approval.outcome === "refused") &&
+    approval.rule !== undefined
+      ? { rule: approval.rule }
       : {}),
     fingerprint: approval.fingerprint,
     ...(waitedMs !== undefined ? { waitedMs: Math.round(waitedMs) } : {}),

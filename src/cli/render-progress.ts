@@ -88,7 +88,14 @@ export class ProgressRenderer {
         const { approval } = event;
         if (approval.outcome === "approved") {
           const by = approval.approvedBy ? ` by ${escapeUntrustedText(approval.approvedBy)}` : "";
-          this.line(`  approved${by}${after}`);
+          const rule = approval.rule ? ` by rule ${quoteUntrustedValue(approval.rule)}` : "";
+          this.line(`  approved${by}${rule}${after}`);
+          if (approval.note !== undefined) {
+            this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
+          }
+        } else if (approval.outcome === "expired") {
+          const reason = truncate(escapeUntrustedText(approval.reason), 200);
+          this.line(`  expired, not refused${after}: ${reason}`);
         } else if (approval.outcome === "refused") {
           const reason = truncate(escapeUntrustedText(approval.reason), 200);
           this.line(`  refused (${escapeUntrustedText(approval.code)})${after}: ${reason}`);
@@ -230,6 +237,8 @@ function describeOutcome(call: ToolCallRecord): string {
       return `ok ${summarizeContent(call.content)}`;
     case "refused":
       return "not run (approval refused)";
+    case "expired":
+      return "not run (the approval question expired; not a refusal)";
     case "unknown_tool":
       return "unknown tool";
     case "awaiting_approval":

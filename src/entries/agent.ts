@@ -8,11 +8,17 @@ export type {
   ApprovalGateOptions,
   ApprovalRecord,
   ApprovedRecord,
+  ExpiredRecord,
   PendingRecord,
   RefusedRecord,
   ShadowVerdict,
 } from "../agent/approval-gate.js";
-export type { ApprovedDecision, PendingDecision, RefusedDecision } from "../agent/approver.js";
+export type {
+  ApprovedDecision,
+  ExpiredDecision,
+  PendingDecision,
+  RefusedDecision,
+} from "../agent/approver.js";
 export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";
 export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 export { isRunId } from "../agent/durable/run-id.js";

@@ -4,6 +4,7 @@
  * main entry too.
  */
 
+export { ApprovalExpiredError } from "../agent/approval/approval-expiry.js";
 export {
   RunConflictError,
   RunNotFoundError,

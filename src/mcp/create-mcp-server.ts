@@ -145,6 +145,7 @@ export function createMcpServer(options: McpServerOptions): Server {
           tools,
           approver: options.approver,
           approvalPolicy,
+          onApprovalExpired: "tell-model",
           signal: extra.signal,
           logger,
           toolTimeoutMs,

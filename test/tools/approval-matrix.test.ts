@@ -55,14 +55,6 @@ const refusalCases: RefusalCase[] = [
     },
   },
   {
-    label: "the question expires",
-    code: "expired",
-    reason: /expired before anyone answered/,
-    messaging: () => {
-      nock(messagingOrigin).get(interactionPath).reply(200, interaction("expired"));
-    },
-  },
-  {
     label: "the question is cancelled",
     code: "canceled",
     reason: /was cancelled before anyone answered/,
@@ -99,22 +91,6 @@ const refusalCases: RefusalCase[] = [
     reason: /does not support interactions/,
     readiness: () => nockReadiness({ state: "active" }, ["notifications"]),
     messaging: () => {},
-  },
-  {
-    label: "nobody answers in time",
-    code: "timeout",
-    reason: /No answer to the approval request .* came within/,
-    approverTimeoutMs: 150,
-    messaging: () => {
-      nock(messagingOrigin)
-        .get(interactionPath)
-        .reply(200, interaction("pending"))
-        .persist()
-        .get(`/v1/messages/${messageId}`)
-        .reply(200, { message_id: messageId, state: "delivered" })
-        .post(`/v1/messages/${messageId}/cancel`)
-        .reply(200, { message_id: messageId, state: "canceled" });
-    },
   },
   {
     label: "the answer is not one that was offered",
@@ -156,6 +132,33 @@ const refusalCases: RefusalCase[] = [
             fingerprint: actionFingerprint("delete_callbacks", otherArguments),
           }),
         );
+    },
+  },
+];
+
+const expiryCases: RefusalCase[] = [
+  {
+    label: "the question expires",
+    code: "expired",
+    reason: /expired before anyone answered/,
+    messaging: () => {
+      nock(messagingOrigin).get(interactionPath).reply(200, interaction("expired"));
+    },
+  },
+  {
+    label: "nobody answers in time",
+    code: "expired",
+    reason: /No answer to the approval request .* came within/,
+    approverTimeoutMs: 150,
+    messaging: () => {
+      nock(messagingOrigin)
+        .get(interactionPath)
+        .reply(200, interaction("pending"))
+        .persist()
+        .get(`/v1/messages/${messageId}`)
+        .reply(200, { message_id: messageId, state: "delivered" })
+        .post(`/v1/messages/${messageId}/cancel`)
+        .reply(200, { message_id: messageId, state: "canceled" });
     },
   },
 ];
@@ -218,6 +221,31 @@ describe("delete_callbacks behind a MessagingApprover: every refusal deletes not
     // A question goes out only when the approver can be reached.
     expect(send.isDone()).toBe(refusal.code !== "approver_unavailable");
     expect(JSON.stringify(result.messages)).not.toContain("keep-this-secret");
+  });
+
+  it.each(expiryCases)("$label -> expired, never a denial", async (expiry) => {
+    const deleteBodies: unknown[] = [];
+    const sent: Array<Record<string, unknown>> = [];
+    nockListCallbacks();
+    const deleteScope = nockDeleteCallbacks(deleteBodies);
+    nockReadiness();
+    nockSendQuestion(sent);
+    expiry.messaging(sent);
+
+    const { result, told } = await runDeletion(expiry.approverTimeoutMs);
+
+    expect(deleteBodies).toEqual([]);
+    expect(deleteScope.isDone()).toBe(false);
+    const record = result.steps[0]?.toolCalls[0];
+    expect(record).toMatchObject({
+      status: "expired",
+      approval: { outcome: "expired", reason: expect.stringMatching(expiry.reason) },
+    });
+    expect(record?.approval).not.toHaveProperty("code");
+    const message = JSON.parse(told?.[0]?.content ?? "") as Record<string, unknown>;
+    expect(message).toMatchObject({ error: "approval_expired" });
+    expect(String(message.message)).toContain("This is not a refusal.");
+    expect(String(message.message)).not.toMatch(/declined|denied/);
   });
 
   it("runs the deletion exactly once when the approver approves this very call", async () => {

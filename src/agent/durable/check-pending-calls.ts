@@ -15,6 +15,7 @@ const finishedStatuses: readonly FinishedCallStatus[] = [
   "failed",
   "timed_out",
   "refused",
+  "expired",
   "aborted",
   "outcome_unknown",
 ];

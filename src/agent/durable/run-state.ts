@@ -16,6 +16,7 @@ export type RunStateStatus =
   | "suspended"
   | "completed"
   | "max_steps"
+  | "approval_expired"
   | "aborted"
   | "failed";
 
@@ -25,6 +26,7 @@ export const runStateStatuses: readonly RunStateStatus[] = [
   "suspended",
   "completed",
   "max_steps",
+  "approval_expired",
   "aborted",
   "failed",
 ];
@@ -46,6 +48,7 @@ export type FinishedCallStatus =
   | "failed"
   | "timed_out"
   | "refused"
+  | "expired"
   | "aborted"
   | "outcome_unknown";
 

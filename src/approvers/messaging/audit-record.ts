@@ -20,7 +20,7 @@ export interface ApprovalAuditRecord {
   outcome: ApprovalDecision["outcome"];
   /** Why it was refused (`denied`, `timeout`, ...); absent unless refused. */
   code?: string;
-  /** Why it was refused, in words (what happened, never instructions to the model); absent unless refused. */
+  /** Why it was refused or expired, in words (what happened, never instructions to the model). */
   reason?: string;
   /** What the person wrote with their answer, when anything. */
   note?: string;
@@ -50,6 +50,10 @@ export function buildAuditRecord(
           reason: redactText(decision.reason),
           ...(decision.note !== undefined ? { note: redactText(decision.note) } : {}),
         }
+      : {}),
+    ...(decision.outcome === "expired" ? { reason: redactText(decision.reason) } : {}),
+    ...(decision.outcome === "approved" && decision.note !== undefined
+      ? { note: redactText(decision.note) }
       : {}),
     requestedAt: times.requestedAt.toISOString(),
     decidedAt: times.decidedAt.toISOString(),

@@ -18,7 +18,8 @@ export interface ExpectedInteraction {
  * still needs the delivery error, which the message carries.
  */
 export type InteractionVerdict =
-  | { outcome: "approved" }
+  | { outcome: "approved"; note?: string }
+  | { outcome: "expired"; reason: string }
   | { outcome: "pending" }
   | { outcome: "failed" }
   | { outcome: "refused"; code: string; reason: string; note?: string };
@@ -60,8 +61,7 @@ export function judgeInteraction(
       return judgeAnswer(interaction, tool);
     case "expired":
       return {
-        outcome: "refused",
-        code: "expired",
+        outcome: "expired",
         reason: `The approval request for ${tool} expired before anyone answered, so the action was not run.`,
       };
     case "canceled":
@@ -87,10 +87,11 @@ export function deliveryFailedReason(toolName: string, deliveryError: string | u
 function judgeAnswer(interaction: Interaction, tool: string): InteractionVerdict {
   const optionId = interaction.answer?.optionId;
   const text = interaction.answer?.text?.trim();
-  if (optionId === "approve") return { outcome: "approved" };
+  // The note is the person's own words: the agent quotes it to the model as theirs.
+  const note = text ? redactText(text).slice(0, 500) : undefined;
+  if (optionId === "approve") return { outcome: "approved", ...(note ? { note } : {}) };
   if (optionId === "deny") {
     // The reason states what happened; what the model should do next is the agent's to add.
-    const note = text ? redactText(text).slice(0, 500) : undefined;
     return {
       outcome: "refused",
       code: "denied",

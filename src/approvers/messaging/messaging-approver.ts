@@ -34,10 +34,11 @@ interface AskedQuestion {
  * runs (docs/contract.md §4). One interaction per action, worded so a person can
  * judge it; only an answer `approve` to the interaction created for the
  * action's exact fingerprint approves, once. Everything else is a refusal
- * with a `code` and a `reason` the model can read: `denied`, `expired`,
+ * with a `code` and a `reason` the model can read: `denied`,
  * `canceled`, `delivery_failed`, `approver_unavailable`, `timeout`,
  * `unreadable_answer`, `messaging_error`, `fingerprint_mismatch`,
- * `already_used`. An abort cancels the question and throws `AbortedError`.
+ * `already_used`. A question nobody answered in time (the service's
+ * expiry, or `timeoutMs`) is `expired`, its own outcome. An abort cancels the question and throws `AbortedError`.
  *
  * Durable runs (`context.allowPending`) get a `pending` decision as soon as
  * the question is out, and later call `checkApproval` (possibly in another
@@ -289,11 +290,12 @@ export class MessagingApprover implements Approver {
         );
       }
       await cancelQuestion(this.#options.client, messageId, logger);
-      return refusal(
-        "timeout",
-        `No answer to the approval request for ${tool} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
+      // Nobody answered in time: an expiry, never a denial.
+      return {
+        outcome: "expired",
+        reason: `No answer to the approval request for ${tool} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
         interactionId,
-      );
+      };
     }
     if (outcome.status === "error") {
       await cancelQuestion(this.#options.client, messageId, logger);
@@ -324,7 +326,14 @@ export class MessagingApprover implements Approver {
         if (this.#used.has(interactionId))
           return alreadyUsedRefusal(action.toolName, interactionId);
         this.#used.add(interactionId);
-        return { outcome: "approved", fingerprint: action.fingerprint, interactionId };
+        return {
+          outcome: "approved",
+          fingerprint: action.fingerprint,
+          interactionId,
+          ...(verdict.note !== undefined ? { note: verdict.note } : {}),
+        };
+      case "expired":
+        return { outcome: "expired", reason: verdict.reason, interactionId };
       case "pending":
         return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
       case "failed": {

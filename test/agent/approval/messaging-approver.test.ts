@@ -78,7 +78,6 @@ describe("MessagingApprover.requestApproval", () => {
       "denied",
       /denied "delete_callbacks".*not during the sale/,
     ],
-    ["an expired question", interaction("expired"), "expired", /expired before anyone answered/],
     ["a cancelled question", interaction("cancelled"), "canceled", /cancelled before anyone/],
     [
       "an answer without an option",
@@ -132,7 +131,29 @@ describe("MessagingApprover.requestApproval", () => {
     expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
   });
 
-  it("refuses after the timeout and cancels the question", async () => {
+  it("reads an expired question as expired, its own outcome, never a denial", async () => {
+    nockReady();
+    nockSend();
+    nock(base).get(interactionPath).reply(200, interaction("expired"));
+    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    expect(decision).toEqual({
+      outcome: "expired",
+      reason: expect.stringMatching(/expired before anyone answered/),
+      interactionId,
+    });
+  });
+
+  it("gives the note written with an approval to the agent", async () => {
+    nockReady();
+    nockSend();
+    nock(base)
+      .get(interactionPath)
+      .reply(200, answered("approve", { text: "fine, but only these two" }));
+    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    expect(decision).toMatchObject({ outcome: "approved", note: "fine, but only these two" });
+  });
+
+  it("expires after the timeout (not a refusal) and cancels the question", async () => {
     nockReady();
     nockSend();
     nock(base).persist().get(interactionPath).reply(200, interaction("pending"));
@@ -148,8 +169,8 @@ describe("MessagingApprover.requestApproval", () => {
       makeContext(),
     );
 
-    expect(decision).toMatchObject({ outcome: "refused", code: "timeout", interactionId });
-    if (decision.outcome !== "refused") throw new Error("unreachable");
+    expect(decision).toMatchObject({ outcome: "expired", interactionId });
+    if (decision.outcome !== "expired") throw new Error("unreachable");
     expect(decision.reason).toMatch(/No answer .* came within 80 ms/);
     expect(reads.isDone()).toBe(true);
     expect(cancel.isDone()).toBe(true);
