@@ -64,14 +64,18 @@ class FetchResponse implements TransportResponse {
   }
 
   async text(): Promise<string> {
+    // Bytes are kept as they come and decoded once at the end: a body cut
+    // off at the cap leaves no half-built text behind.
     const reader = this.reader();
-    const decoder = new TextDecoder();
-    let text = "";
+    const chunks: Uint8Array[] = [];
+    let size = 0;
     for (;;) {
       const result = await reader.read();
-      if (result.done) return text + decoder.decode();
-      text += decoder.decode(result.value, { stream: true });
+      if (result.done) break;
+      chunks.push(result.value);
+      size += result.value.byteLength;
     }
+    return Buffer.concat(chunks, size).toString("utf8");
   }
 
   reader(): BodyReader {

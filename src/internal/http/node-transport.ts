@@ -201,6 +201,8 @@ class NodeResponse implements TransportResponse {
       incoming.on("data", (chunk: Buffer) => {
         size += chunk.length;
         if (size > limit) {
+          // What was read is let go at once, not held until the answer is collected.
+          chunks.length = 0;
           incoming.destroy();
           reject(new ResponseTooLargeSignal(limit));
           return;

@@ -1,0 +1,92 @@
+import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+
+// A 50 MB answer against the 32 MiB cap: the read stops at the cap, the body
+// is cancelled (the server sees its connection closed before it wrote it
+// all), and the client's memory grows by well under 100 MB. Measured in a
+// child process of its own, whose peak RSS is nobody else's.
+
+const answerBytes = 50 * 1024 * 1024;
+const servers: ReturnType<typeof createServer>[] = [];
+
+/** Writes a 50 MB JSON answer, chunked; `outcome` tells whether the client took it all. */
+async function serveHugeAnswer() {
+  let resolveOutcome: (outcome: { written: number; cutShort: boolean }) => void = () => {};
+  const outcome = new Promise<{ written: number; cutShort: boolean }>((resolve) => {
+    resolveOutcome = resolve;
+  });
+  const piece = Buffer.alloc(64 * 1024, "a");
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(200, { "content-type": "application/json" });
+    let written = 0;
+    response.write('{"pad":"');
+    const pump = () => {
+      while (written < answerBytes && !response.destroyed) {
+        written += piece.length;
+        if (!response.write(piece)) {
+          response.once("drain", pump);
+          return;
+        }
+      }
+      if (!response.destroyed) response.end('"}');
+    };
+    response.on("close", () =>
+      resolveOutcome({ written, cutShort: !response.writableFinished || written < answerBytes }),
+    );
+    pump();
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, outcome };
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** Reads the answer in a child process; its error's name and its peak RSS growth in MB. */
+async function readInChild(url: string, transport: "node" | "fetch") {
+  const script = `
+const { HttpClient } = await import("./src/internal/http/http-client.ts");
+const client = new HttpClient({
+  baseUrl: process.env.ANSWER_URL,
+  maxRetries: 0,
+  ...(process.env.TRANSPORT === "fetch" ? { fetch: globalThis.fetch } : {}),
+});
+const before = process.memoryUsage().rss;
+let name = "none";
+try {
+  await client.requestJson({ method: "GET", path: "/answer" });
+} catch (error) {
+  name = error.name;
+}
+const growth = process.resourceUsage().maxRSS * 1024 - before;
+console.log(JSON.stringify({ name, growthMb: Math.round(growth / 1e6) }));`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", script],
+    { cwd: process.cwd(), env: { ...process.env, ANSWER_URL: url, TRANSPORT: transport } },
+  );
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as { name: string; growthMb: number };
+}
+
+describe("a 50 MB answer against the 32 MiB cap", () => {
+  for (const transport of ["node", "fetch"] as const) {
+    it(`through the ${transport} transport: refused at the cap, body cancelled, memory well under 100 MB`, async () => {
+      const service = await serveHugeAnswer();
+      const read = await readInChild(service.url, transport);
+      expect(read.name).toBe("ResponseTooLargeError");
+      const outcome = await service.outcome;
+      expect(outcome.cutShort).toBe(true);
+      expect(outcome.written).toBeLessThan(answerBytes);
+      expect(read.growthMb).toBeLessThan(100);
+    }, 60_000);
+  }
+});
