@@ -2,6 +2,7 @@ import type { RunState } from "../agent/durable/run-state.js";
 import type { RunClaim } from "../agent/durable/run-store.js";
 import { checkRunStateSeal, sealRunState } from "../agent/durable/seal-run-state.js";
 import { MessagingClient } from "../clients/messaging/messaging-client.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { CliIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
 import { describeFailure } from "./describe-failure.js";
@@ -95,8 +96,16 @@ async function cancelStoredRun(
   }
 }
 
-/** Cancels the message of each question the run waits for; one line each on what happened. */
+/**
+ * Cancels the message of each question the run waits for; one line each on
+ * what happened, every part the service or the saved file gave escaped.
+ */
 async function withdrawQuestions(state: RunState, io: CliIo): Promise<string[]> {
+  const lines = await withdrawalLines(state, io);
+  return lines.map(escapeUntrustedText);
+}
+
+async function withdrawalLines(state: RunState, io: CliIo): Promise<string[]> {
   const questions = state.pendingCalls.filter(
     (call) => call.phase === "awaiting_approval" && call.interactionId !== undefined,
   );

@@ -1,5 +1,6 @@
 import type { RunStateError } from "../agent/durable/durable-errors.js";
 import type { RunSummary } from "../agent/durable/run-store.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
 import { CommandError } from "./command-error.js";
@@ -108,7 +109,9 @@ async function listFrom(
     }),
   );
   for (const { file, problem } of unreadable) {
-    io.stderr.write(`warning: ${file} cannot be read: ${problem}\n`);
+    io.stderr.write(
+      `warning: ${escapeUntrustedText(file)} cannot be read: ${escapeUntrustedText(problem)}\n`,
+    );
   }
   if (args.json) {
     const report: RunsReport = { directory: state.where, runs, unreadable };
@@ -127,20 +130,23 @@ async function listFrom(
   return exitCodes.completed;
 }
 
+// Every cell is escaped: interaction ids come from the messaging service, the rest from saved files.
 function formatTable(runs: readonly RunListing[]): string {
   const rows = [
     ["RUN ID", "EXAMPLE", "STATUS", "UPDATED", "PENDING APPROVALS"],
-    ...runs.map((run) => [
-      run.runId,
-      run.example ?? "-",
-      run.status,
-      run.updatedAt.replace(/\.\d+Z$/, "Z"),
-      run.pendingApprovals.length === 0
-        ? "-"
-        : run.pendingApprovals
-            .map((call) => `${call.toolName} (${call.interactionId ?? "no interaction"})`)
-            .join(", "),
-    ]),
+    ...runs.map((run) =>
+      [
+        run.runId,
+        run.example ?? "-",
+        run.status,
+        run.updatedAt.replace(/\.\d+Z$/, "Z"),
+        run.pendingApprovals.length === 0
+          ? "-"
+          : run.pendingApprovals
+              .map((call) => `${call.toolName} (${call.interactionId ?? "no interaction"})`)
+              .join(", "),
+      ].map(escapeUntrustedText),
+    ),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows

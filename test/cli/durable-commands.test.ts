@@ -402,6 +402,32 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     expect(await readdir(join(directory, "cli"))).toEqual([]);
   });
 
+  it("runs and runs cancel print a hostile service's interaction id escaped", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    // What a hostile messaging service could have answered as the interaction's id.
+    const hostileId = "i-1\x1b]0;owned\x07\x1b[2J\u202e";
+    const escapedId = "i-1\\x1b]0;owned\\x07\\x1b[2J\\u202e";
+    const file = join(directory, "runs", `${runId}.json`);
+    const state = JSON.parse(await readFile(file, "utf8")) as {
+      pendingCalls: Array<{ interactionId?: string }>;
+    };
+    for (const call of state.pendingCalls) call.interactionId = hostileId;
+    await writeFile(file, JSON.stringify(state));
+
+    const listed = await switchyard(["runs"], env);
+    const cancelled = await switchyard(["runs", "cancel", runId], env);
+
+    expect(listed.stdout).toContain(`delete_callbacks (${escapedId})`);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stderr).toContain(`interaction ${escapedId}`);
+    for (const output of [listed.stdout, listed.stderr, cancelled.stdout, cancelled.stderr]) {
+      expect(output).not.toMatch(/[\x1b\x07\u202e]/);
+    }
+  });
+
   it("says how to write the age, and which command a flag belongs to", async () => {
     const env = environment(await stateDirectory());
     const bad = await switchyard(["runs", "prune", "--older-than", "a week"], env);
