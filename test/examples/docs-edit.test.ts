@@ -56,10 +56,10 @@ describe("docs-edit example", () => {
   });
 
   it("carries out the other task its header suggests, on text the page has", async () => {
-    // Its own services: a reset simulator hands out the interaction ids of the
-    // earlier tests again, and the approver remembers those approvals as used.
+    // Its own services, the person approving (the simulator refuses by default).
     const own = await startExampleHarness("docs-edit");
     onTestFinished(() => own.close());
+    own.simulators.messaging.setAnswer("approve");
     const { docs } = own.simulators;
     const header = await readFile(new URL("../../examples/docs-edit.ts", import.meta.url), "utf8");
     const task = /--task '([^']+)'/.exec(header)?.[1];

@@ -228,8 +228,8 @@ describe("messaging simulator: delivery and answers", () => {
     expect(status.interaction_id).toBeUndefined();
   });
 
-  it("approves in approve mode (the default) after the answer delay", async () => {
-    const simulator = await start();
+  it("approves in approve mode after the answer delay", async () => {
+    const simulator = await start({ answer: "approve" });
     const sent = await send(simulator, approval(simulator));
     expect(sent.body).toMatchObject({ state: "accepted", interaction_id: expect.any(String) });
     expect((await interactionOf(simulator, sent.body.interaction_id)).state).toBe("pending");
@@ -244,8 +244,8 @@ describe("messaging simulator: delivery and answers", () => {
     });
   });
 
-  it("denies in deny mode and never answers in never mode", async () => {
-    const simulator = await start({ answer: "deny" });
+  it("denies in deny mode (the default, as on the command line) and never answers in never mode", async () => {
+    const simulator = await start();
     const denied = await send(simulator, approval(simulator));
     const answer = await pollUntil(
       () => interactionOf(simulator, denied.body.interaction_id),

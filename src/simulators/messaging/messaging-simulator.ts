@@ -31,7 +31,11 @@ export interface MessagingSimulatorOptions {
   token?: string | false;
   /** Features of `GET /v1/capabilities`; also enforced on `POST /v1/messages`. @default notifications, interactions, options, free_text */
   features?: readonly string[];
-  /** How the simulated person answers interactions. @default "approve" */
+  /**
+   * How the simulated person answers interactions. Refuses by default, as
+   * the command line does without a terminal: approving is asked for.
+   * @default "deny"
+   */
   answer?: AnswerMode;
   /** Delay between delivery of an interaction and the automatic answer. @default 50 */
   answerDelayMs?: number;
@@ -123,7 +127,7 @@ export async function startMessagingSimulator(
   const seed = options.seed;
   const newIdSource = () => uuidSource(seed === undefined ? undefined : new SeededRandom(seed));
   const now = options.now ?? (() => new Date());
-  let answer = answerFunctionFor(options.answer ?? "approve");
+  let answer = answerFunctionFor(options.answer ?? "deny");
   const service: MessagingService = {
     state: { links: [], messages: [], interactions: [], idempotency: new Map() },
     newId: newIdSource(),
