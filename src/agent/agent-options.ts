@@ -157,6 +157,20 @@ const knownOptions = new Set([
   "stateKey",
 ]);
 
+/** What a run store must implement: the whole {@link RunStore} contract. */
+const runStoreMethods = [
+  "save",
+  "load",
+  "list",
+  "delete",
+  "claim",
+  "claimNext",
+  "markApprovalUsed",
+  "isApprovalUsed",
+  "recordStart",
+  "recordFinish",
+] as const satisfies ReadonlyArray<keyof RunStore>;
+
 /**
  * Checks every option and returns the settings, or throws one
  * ConfigurationError listing every problem found.
@@ -180,14 +194,12 @@ export function resolveAgentOptions(
   if (approver !== undefined && typeof approver?.requestApproval !== "function") {
     problems.push("approver must have a requestApproval() method.");
   }
-  if (
-    runStore !== undefined &&
-    !["save", "load", "list", "delete"].every(
-      (method) => typeof (runStore as unknown as Record<string, unknown>)?.[method] === "function",
-    )
-  ) {
+  const missing = runStoreMethods.filter(
+    (method) => typeof (runStore as unknown as Record<string, unknown>)?.[method] !== "function",
+  );
+  if (runStore !== undefined && missing.length > 0) {
     problems.push(
-      "runStore must have save(), load(), list() and delete() methods (e.g. a FileRunStore).",
+      `runStore must implement every RunStore method (e.g. a FileRunStore); it lacks ${missing.map((method) => `${method}()`).join(", ")}. runStoreConformance() in switchyard-agents/testing checks a store of your own.`,
     );
   }
   if (instructions !== undefined && typeof instructions !== "string") {

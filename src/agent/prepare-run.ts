@@ -92,11 +92,11 @@ export async function claimNewRun(
   const store = settings.runStore;
   const runId = prepared.journal.runId;
   if (!store || runId === undefined) return;
-  const claim = await store.claim?.(runId);
+  const claim = await store.claim(runId);
   try {
     if (idWasGiven) await checkRunIdFree(store.load.bind(store), runId);
   } catch (error) {
-    await claim?.release().catch(() => {});
+    await claim.release().catch(() => {});
     throw error;
   }
   prepared.claim = claim;

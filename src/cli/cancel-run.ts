@@ -65,7 +65,7 @@ async function cancelStoredRun(
       `Run "${runId}" already ended with status ${state.status} (last saved ${state.updatedAt}); there is nothing to cancel (switchyard runs prune removes old runs).`,
     );
   }
-  const claim: RunClaim | undefined = await directory.store.claim?.(runId, {
+  const claim: RunClaim | undefined = await directory.store.claim(runId, {
     takeOver: options.takeOver,
   });
   try {

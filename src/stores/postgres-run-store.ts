@@ -555,6 +555,17 @@ export class PostgresRunStore implements RunStore {
     return rowCount === 1;
   }
 
+  /** True when the approval's row is there. See {@link RunStore.isApprovalUsed}. */
+  async isApprovalUsed(interactionId: string): Promise<boolean> {
+    const { rowCount } = await this.#query(
+      "isApprovalUsed",
+      undefined,
+      `SELECT 1 FROM ${quoteIdentifier(this.schema)}.used_approvals WHERE interaction_id = $1`,
+      [interactionId],
+    );
+    return rowCount === 1;
+  }
+
   /** Inserts the call's execution record; `false` when it was there. See {@link RunStore.recordStart}. */
   async recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean> {
     const { rowCount } = await this.#query(

@@ -35,8 +35,8 @@ export interface RunStoreConformanceOptions {
  * other and fence a stale holder's saves, claims that expire (for stores
  * whose claims say they do), at-most-once execution records, approvals used
  * once, `claimNext` handing each due run to one caller, and listing by
- * status with keyset paging. The optional methods are tested when the store
- * has them. Assertions use `node:assert`, so any framework runs it.
+ * status with keyset paging. Every method of the contract is required.
+ * Assertions use `node:assert`, so any framework runs it.
  *
  * @example
  * // my-store.test.ts (vitest)
@@ -57,6 +57,23 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     });
 
   describe(options.name ?? "RunStore conformance", () => {
+    test("implements every method of the RunStore contract", async (store) => {
+      const methods = [
+        "save",
+        "load",
+        "list",
+        "delete",
+        "claim",
+        "claimNext",
+        "markApprovalUsed",
+        "isApprovalUsed",
+        "recordStart",
+        "recordFinish",
+      ] as const;
+      const missing = methods.filter((method) => typeof store[method] !== "function");
+      assert.deepEqual(missing, [], `the store lacks ${missing.join(", ")}`);
+    });
+
     describe("saving and loading", () => {
       test("loads back exactly the state saved", async (store) => {
         const saved = runState("run-a", { status: "suspended", revision: 1 });
@@ -117,7 +134,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
     describe("claims", () => {
       test("lets one process claim a run at a time, and another once released", async (store) => {
-        if (!store.claim) return;
         await store.save(runState("run-a", { status: "suspended" }));
         const first = await store.claim("run-a", { owner: "worker-1" });
         assert.equal(first.runId, "run-a");
@@ -133,7 +149,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("claims a run not saved yet, so a new run is held from its first save", async (store) => {
-        if (!store.claim) return;
         const claim = await store.claim("run-new");
         await assert.rejects(store.claim("run-new"), RunNotResumableError);
         await store.save(runState("run-new", { revision: 1, status: "running" }), {
@@ -145,7 +160,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("fences only the run a claim was taken on: a claim on one run cannot save another", async (store) => {
-        if (!store.claim) return;
         await store.save(runState("run-a", { revision: 1, status: "suspended" }));
         await store.save(runState("run-b", { revision: 1, status: "suspended" }));
         const onA = await store.claim("run-a", { owner: "worker-1" });
@@ -167,7 +181,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("does not delete a run another process holds; its holder can", async (store) => {
-        if (!store.claim) return;
         await store.save(runState("run-a", { revision: 1, status: "suspended" }));
         const held = await store.claim("run-a", { owner: "worker-1" });
         await assert.rejects(store.delete("run-a"), (error: unknown) => {
@@ -183,7 +196,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("fences a holder whose run was taken over: its saves and renewals are refused", async (store) => {
-        if (!store.claim) return;
         await store.save(runState("run-a", { revision: 1, status: "suspended" }));
         const stale = await store.claim("run-a", { owner: "worker-1" });
         const current = await store.claim("run-a", { owner: "worker-2", takeOver: true });
@@ -208,7 +220,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("ends a claim that is not renewed, when the store's claims expire", async (store) => {
-        if (!store.claim) return;
         await store.save(runState("run-a", { revision: 1, status: "running" }));
         const leaseMs = 300;
         const lapsed = await store.claim("run-a", { leaseMs, owner: "worker-1" });
@@ -229,7 +240,6 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
     describe("claimNext", () => {
       test("hands each due suspended run to exactly one of many callers", async (store) => {
-        if (!store.claimNext) return;
         const runIds = Array.from({ length: 12 }, (_, index) => `run-${index}`);
         for (const runId of runIds) await store.save(runState(runId, { status: "suspended" }));
         await store.save(runState("run-done", { status: "completed" }));
@@ -238,7 +248,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await Promise.all(
           Array.from({ length: 4 }, async () => {
             for (;;) {
-              const claim = await store.claimNext?.({ leaseMs: 30_000 });
+              const claim = await store.claimNext({ leaseMs: 30_000 });
               if (!claim) return;
               taken.push(claim.runId);
               held.push(claim);
@@ -250,23 +260,19 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
 
       test("leaves a run until its next check time once released with one", async (store) => {
-        if (!store.claimNext) return;
         await store.save(runState("run-a", { status: "suspended" }));
         const claim = await store.claimNext();
         assert.equal(claim?.runId, "run-a");
         await claim?.release({ nextCheckAt: new Date(Date.now() + 60_000) });
         assert.equal(await store.claimNext(), undefined);
-        const again = store.claim ? await store.claim("run-a") : undefined;
-        await again?.release({ nextCheckAt: new Date(Date.now() - 1000) });
-        if (again) {
-          const due = await store.claimNext();
-          assert.equal(due?.runId, "run-a");
-          await due?.release();
-        }
+        const again = await store.claim("run-a");
+        await again.release({ nextCheckAt: new Date(Date.now() - 1000) });
+        const due = await store.claimNext();
+        assert.equal(due?.runId, "run-a");
+        await due?.release();
       });
 
       test("recovers a running run whose claim expired, when the store's claims expire", async (store) => {
-        if (!store.claimNext || !store.claim) return;
         const leaseMs = 300;
         const claim = await store.claim("run-a", { leaseMs });
         await store.save(runState("run-a", { revision: 1, status: "running" }), {
@@ -288,32 +294,37 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
     describe("execution records", () => {
       test("lets exactly one of many callers start a call", async (store) => {
-        if (!store.recordStart) return;
         await store.save(runState("run-a", { status: "running" }));
         const outcomes = await Promise.all(
-          Array.from({ length: 8 }, () => store.recordStart?.("run-a", "call_1", "sha256:aa")),
+          Array.from({ length: 8 }, () => store.recordStart("run-a", "call_1", "sha256:aa")),
         );
         assert.equal(outcomes.filter((started) => started === true).length, 1);
         assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
         assert.equal(await store.recordStart("run-a", "call_2", "sha256:bb"), true);
-        await store.recordFinish?.("run-a", "call_1", '{"ok":true}');
+        await store.recordFinish("run-a", "call_1", '{"ok":true}');
         assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
       });
     });
 
     describe("used approvals", () => {
       test("records an approval's use once, even when asked at once by many", async (store) => {
-        if (!store.markApprovalUsed) return;
         const outcomes = await Promise.all(
-          Array.from({ length: 8 }, () => store.markApprovalUsed?.("i_1", "sha256:aa")),
+          Array.from({ length: 8 }, () => store.markApprovalUsed("i_1", "sha256:aa")),
         );
         assert.equal(outcomes.filter((first) => first === true).length, 1);
         assert.equal(await store.markApprovalUsed("i_1", "sha256:aa"), false);
         assert.equal(await store.markApprovalUsed("i_2", "sha256:aa"), true);
       });
 
+      test("says whether an approval was used, without using it", async (store) => {
+        assert.equal(await store.isApprovalUsed("i_5"), false);
+        assert.equal(await store.isApprovalUsed("i_5"), false, "asking does not use it");
+        assert.equal(await store.markApprovalUsed("i_5", "sha256:aa"), true);
+        assert.equal(await store.isApprovalUsed("i_5"), true);
+        assert.equal(await store.isApprovalUsed("i_6"), false);
+      });
+
       test("keeps the record of a used approval when the run is deleted", async (store) => {
-        if (!store.markApprovalUsed) return;
         await store.save(runState("run-a"));
         assert.equal(await store.markApprovalUsed("i_9", "sha256:aa"), true);
         await store.delete("run-a");

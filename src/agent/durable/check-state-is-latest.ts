@@ -18,7 +18,7 @@ export async function checkStateIsLatest(
   for (const call of state.pendingCalls) {
     const { interactionId } = call;
     if (call.phase !== "awaiting_approval" || interactionId === undefined) continue;
-    if (used.has(interactionId) || (await store?.isApprovalUsed?.(interactionId)) === true) {
+    if (used.has(interactionId) || (await store?.isApprovalUsed(interactionId)) === true) {
       throw new RunStateError(
         source,
         `it waits for the answer in interaction "${interactionId}", whose approval already let its call run: it is an older copy of run "${state.runId}" put back in place of a later one; it is not resumed (start a new run with its messages if the task must go on)`,

@@ -90,7 +90,7 @@ export async function openResumedRun(
       `The claim given is on run "${given.runId}", not "${runId}"; pass the claim of the run resumed.`,
     );
   }
-  const claim = given ?? (await store?.claim?.(runId, { takeOver: options.takeOver === true }));
+  const claim = given ?? (await store?.claim(runId, { takeOver: options.takeOver === true }));
   const takeOver = options.takeOver === true || claim?.recovered === true;
   try {
     let state = request.given;

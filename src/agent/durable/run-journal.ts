@@ -169,7 +169,7 @@ export class RunJournal {
     if (this.#usedApprovals.has(interactionId)) return false;
     const store = this.#store;
     let firstUse = true;
-    if (typeof store?.markApprovalUsed === "function") {
+    if (store) {
       firstUse = (await store.markApprovalUsed(interactionId, fingerprint)) === true;
     } else if (this.runId !== undefined && this.#agentUsedApprovals) {
       const key = `${this.runId}\n${interactionId}`;
@@ -220,7 +220,7 @@ export class RunJournal {
   ): Promise<RunStoreError | undefined> {
     const store = this.#store;
     const runId = this.runId;
-    if (typeof store?.recordStart !== "function" || runId === undefined) return undefined;
+    if (!store || runId === undefined) return undefined;
     let error: RunStoreError;
     try {
       if (await store.recordStart(runId, toolCallId, fingerprint ?? "")) return undefined;
@@ -279,7 +279,7 @@ export class RunJournal {
     if (!wasStarted && record.status !== "awaiting_approval") return;
     try {
       if (wasStarted && this.runId !== undefined && call.content !== undefined) {
-        await this.#store?.recordFinish?.(
+        await this.#store?.recordFinish(
           this.runId,
           record.toolCallId,
           this.#secrets.redactText(call.content),

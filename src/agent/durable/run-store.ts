@@ -166,43 +166,39 @@ export interface RunStore {
    * Makes this process the only one working on the run until released, so
    * two processes never resume the same run at once (the run need not be
    * saved yet). Rejects with `RunNotResumableError` (status `claimed`) when
-   * another holds it, unless `takeOver` says that holder is gone. Optional:
-   * the agent claims runs when the store can; a store shared by several
-   * processes should.
+   * another holds it, unless `takeOver` says that holder is gone.
    */
-  claim?(runId: string, options?: RunClaimOptions): Promise<RunClaim>;
+  claim(runId: string, options?: RunClaimOptions): Promise<RunClaim>;
   /**
    * Claims one run that is due: `suspended` with its check time passed, or
    * `running` under a claim that expired (its holder died). Resolves
-   * `undefined` when none is. Two callers never get the same run. Optional:
-   * `RunWorker` needs it.
+   * `undefined` when none is. Two callers never get the same run
+   * (`RunWorker` hands runs out with it).
    */
-  claimNext?(options?: RunClaimOptions): Promise<RunClaim | undefined>;
+  claimNext(options?: RunClaimOptions): Promise<RunClaim | undefined>;
   /**
    * Records, for good, that the approval given in this interaction let its
    * action run: resolves `true` the first time, `false` when it was recorded
    * before (the call is then refused as `already_used`), and rejects when it
    * cannot record (the call is then not run). The record outlives `delete`,
    * so a saved state resumed again never runs an approved call twice.
-   * Optional: without it, approvals are remembered only in this process.
    */
-  markApprovalUsed?(interactionId: string, fingerprint: string): Promise<boolean>;
+  markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean>;
   /**
-   * True when `markApprovalUsed` recorded this interaction; reads only.
-   * Optional: with it, a resume under a `stateKey` refuses an older copy of
-   * a state put back, waiting for an answer that was already used.
+   * True when `markApprovalUsed` recorded this interaction; reads only. A
+   * resume refuses, before anything runs, an older copy of a state put
+   * back that waits for an answer already used.
    */
-  isApprovalUsed?(interactionId: string): Promise<boolean>;
+  isApprovalUsed(interactionId: string): Promise<boolean>;
   /**
    * Records that a call of a tool that is not read-only starts: resolves
    * `true` for the first record of this run's call, `false` when it was
    * recorded before, by anyone (the call must then not run; its outcome is
-   * unknown). Of two processes, exactly one gets `true`. Optional, with
-   * {@link RunStore.recordFinish}.
+   * unknown). Of two processes, exactly one gets `true`.
    */
-  recordStart?(runId: string, toolCallId: string, fingerprint: string): Promise<boolean>;
+  recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean>;
   /** Records the tool message of a call recorded by `recordStart`. */
-  recordFinish?(runId: string, toolCallId: string, content: string): Promise<void>;
+  recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
 }
 
 /** The summary of one state, as `list` gives it. */

@@ -102,7 +102,7 @@ export class RunWorker {
     const problems: string[] = [];
     if (typeof options?.runStore?.claimNext !== "function") {
       problems.push(
-        "runStore must have claimNext() to hand out due runs (e.g. a PostgresRunStore from switchyard/postgres).",
+        "runStore must be a RunStore, with claimNext() to hand out due runs (e.g. a PostgresRunStore from switchyard-agents/postgres).",
       );
     }
     const agent = options?.agent;
@@ -174,7 +174,7 @@ export class RunWorker {
       }
       let claim: RunClaim | undefined;
       try {
-        claim = await this.#store.claimNext?.({ owner: this.owner, leaseMs: this.#leaseMs });
+        claim = await this.#store.claimNext({ owner: this.owner, leaseMs: this.#leaseMs });
         this.#reached = true;
       } catch (error) {
         this.#logger.error({ err: error }, "could not take a due run; trying again");

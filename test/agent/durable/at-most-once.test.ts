@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunStoreError } from "../../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
-import type { RunStore } from "../../../src/agent/durable/run-store.js";
+import type { RunSaveOptions, RunStore } from "../../../src/agent/durable/run-store.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
@@ -92,18 +92,15 @@ describe("destructive calls run at most once", () => {
   });
 
   it("does not run an approved call whose start cannot be recorded, and fails the run", async () => {
-    const files = new FileRunStore({ directory: await makeDirectory() });
-    const failing: RunStore = {
-      save: async (state) => {
+    class FullDiskStore extends FileRunStore {
+      override async save(state: RunState, options?: RunSaveOptions): Promise<void> {
         if (state.pendingCalls.some((call) => call.phase === "started")) {
           throw new Error("ENOSPC: no space left on device");
         }
-        await files.save(state);
-      },
-      load: (runId) => files.load(runId),
-      list: (options) => files.list(options),
-      delete: (runId) => files.delete(runId),
-    };
+        await super.save(state, options);
+      }
+    }
+    const failing = new FullDiskStore({ directory: await makeDirectory() });
     const { tools, deletions } = callbackTools();
     const model = new ScriptedModel([deleteCall, { text: "done" }]);
     const result = await new Agent({
