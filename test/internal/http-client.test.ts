@@ -18,7 +18,8 @@ import {
   UnprocessableEntityError,
 } from "../../src/errors/index.js";
 import { HttpClient } from "../../src/internal/http/http-client.js";
-import { backoffDelayMs, readRetryAfterMs } from "../../src/internal/http/retry-policy.js";
+import { readRetryAfterMs } from "../../src/internal/http/retry-policy.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { socketError } from "../helpers/socket-error.js";
 
 const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0In0.c2lnbmF0dXJlLXNlY3JldA";
@@ -256,11 +257,68 @@ describe("HttpClient retries", () => {
     expect(readRetryAfterMs(new Headers(), now)).toBeUndefined();
   });
 
-  it("backs off exponentially with jitter inside bounds", () => {
-    expect(backoffDelayMs(1, 100, 10_000, () => 0)).toBe(50);
-    expect(backoffDelayMs(1, 100, 10_000, () => 1)).toBe(100);
-    expect(backoffDelayMs(3, 100, 10_000, () => 1)).toBe(400);
-    expect(backoffDelayMs(10, 100, 1_000, () => 1)).toBe(1000);
+  /** The waits a client announced before each retry, from its warning lines. */
+  function announcedWaits(text: string): number[] {
+    return text
+      .split("\n")
+      .filter((line) => line.includes("request failed, retrying"))
+      .map((line) => (JSON.parse(line) as { retryInMs: number }).retryInMs);
+  }
+
+  it("backs off exponentially with jitter inside bounds", async () => {
+    const { logger, text } = captureLogger("warn");
+    nock(base).get("/b").times(5).reply(503, "down");
+    await client({ maxRetries: 4, initialRetryDelayMs: 8, maxRetryDelayMs: 40, logger })
+      .requestJson({ method: "GET", path: "/b" })
+      .catch(() => undefined);
+    const waits = announcedWaits(text());
+    expect(waits).toHaveLength(4);
+    // Between half and all of 8 * 2^n, never above the ceiling.
+    const ceilings = [8, 16, 32, 40];
+    waits.forEach((wait, index) => {
+      expect(wait).toBeGreaterThanOrEqual(ceilings[index]! / 2);
+      expect(wait).toBeLessThanOrEqual(ceilings[index]!);
+    });
+  });
+
+  it("waits at least what Retry-After asks, and at least the backoff", async () => {
+    const { logger, text } = captureLogger("warn");
+    const scope = nock(base)
+      .get("/f")
+      .reply(429, "", { "retry-after-ms": "30" })
+      .get("/f")
+      .reply(503, "", { "retry-after-ms": "1" })
+      .get("/f")
+      .reply(200, { ok: 1 });
+    await expect(
+      client({ maxRetries: 2, initialRetryDelayMs: 20, maxRetryDelayMs: 40, logger }).requestJson({
+        method: "GET",
+        path: "/f",
+      }),
+    ).resolves.toEqual({ ok: 1 });
+    scope.done();
+    const [first, second] = announcedWaits(text());
+    // The service's 30 ms is the floor of a backoff of 10-20 ms...
+    expect(first).toBeGreaterThanOrEqual(30);
+    // ...and its 1 ms does not cut short a backoff of 20-40 ms.
+    expect(second).toBeGreaterThanOrEqual(20);
+  });
+
+  it("counts every attempt: a service that always asks to wait is tried maxRetries + 1 times", async () => {
+    let hits = 0;
+    nock(base)
+      .get("/always")
+      .times(10)
+      .reply(() => {
+        hits++;
+        return [429, "", { "retry-after-ms": "1" }];
+      });
+    const error = await client({ maxRetries: 3 })
+      .requestJson({ method: "GET", path: "/always" })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(hits).toBe(4);
+    nock.cleanAll();
   });
 });
 

@@ -6,7 +6,6 @@ export {
   type QueryValue,
 } from "./http-client.js";
 export {
-  backoffDelayMs,
   isRetryableStatus,
   maxRetryAfterMs,
   readRetryAfterMs,

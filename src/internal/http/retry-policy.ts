@@ -35,39 +35,10 @@ export function readRetryAfterMs(headers: Headers, now: number = Date.now()): nu
   return Math.min(Math.max(0, date - now), maxRetryAfterMs);
 }
 
-/**
- * Exponential backoff with jitter: a random wait between half and all of
- * min(maxDelayMs, initialDelayMs * 2^(retryNumber - 1)), so simultaneous
- * clients spread out without ever retrying at once.
- */
-export function backoffDelayMs(
-  retryNumber: number,
-  initialDelayMs: number,
-  maxDelayMs: number,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.max(0, retryNumber - 1));
-  return Math.round(ceiling * (0.5 + random() * 0.5));
-}
-
 /** What spaces the retries of one client. */
 export interface RetrySchedule {
   /** Re-sends after the first attempt. */
   maxRetries: number;
   initialRetryDelayMs: number;
   maxRetryDelayMs: number;
-}
-
-/**
- * The wait before retry `retryNumber` (1 for the first re-send) after
- * `error`: what the service asked for in `Retry-After-Ms` / `Retry-After`
- * when the error carries an answer's headers, else the backoff.
- */
-export function retryDelayMs(error: unknown, retryNumber: number, schedule: RetrySchedule): number {
-  const headers = (error as { headers?: unknown } | undefined)?.headers;
-  if (headers instanceof Headers) {
-    const requested = readRetryAfterMs(headers);
-    if (requested !== undefined) return requested;
-  }
-  return backoffDelayMs(retryNumber, schedule.initialRetryDelayMs, schedule.maxRetryDelayMs);
 }
