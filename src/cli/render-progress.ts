@@ -28,6 +28,8 @@ export interface ProgressRendererOptions {
 interface Wait {
   toolName: string;
   startedAt: number;
+  /** The person answered at this terminal; the run has yet to take the answer. */
+  answered: boolean;
 }
 
 const clearLine = "\r\x1b[2K";
@@ -97,7 +99,10 @@ export class ProgressRenderer {
           const reason = truncate(escapeUntrustedText(approval.reason), 200);
           this.line(`  expired, not refused${after}: ${reason}`);
         } else if (approval.outcome === "refused") {
-          const reason = truncate(escapeUntrustedText(approval.reason), 200);
+          const reason = truncate(
+            escapeUntrustedText(withoutNote(approval.reason, approval.note)),
+            200,
+          );
           this.line(`  refused (${escapeUntrustedText(approval.code)})${after}: ${reason}`);
           if (approval.note !== undefined) {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
@@ -135,6 +140,22 @@ export class ProgressRenderer {
       this.#stream.write("\n");
       this.#midLine = false;
     }
+  }
+
+  /**
+   * The person answered the question about this tool call at the terminal:
+   * its wait is no longer shown, though the run takes the answer only at its
+   * next look. Without an id (a question from elsewhere), the one wait there
+   * is counts as answered.
+   */
+  answered(toolCallId: string | undefined): void {
+    const wait =
+      toolCallId === undefined
+        ? this.#waits.size === 1
+          ? [...this.#waits.values()][0]
+          : undefined
+        : this.#waits.get(toolCallId);
+    if (wait) wait.answered = true;
   }
 
   /** The terminal is ours again. */
@@ -176,7 +197,11 @@ export class ProgressRenderer {
       }
       if (lines.length > 5) this.line(`      ... and ${lines.length - 5} more lines`);
     }
-    this.#waits.set(toolCallId, { toolName: action.toolName, startedAt: this.#now() });
+    this.#waits.set(toolCallId, {
+      toolName: action.toolName,
+      startedAt: this.#now(),
+      answered: false,
+    });
     this.#startTimer();
     this.#drawTicker();
   }
@@ -207,19 +232,22 @@ export class ProgressRenderer {
       this.#drawTicker();
       return;
     }
-    for (const wait of this.#waits.values()) {
+    for (const wait of this.#unanswered()) {
       this.line(
         `  still waiting for approval of ${wait.toolName}: ${formatDuration(this.#now() - wait.startedAt)}`,
       );
     }
   }
 
+  #unanswered(): Wait[] {
+    return [...this.#waits.values()].filter((wait) => !wait.answered);
+  }
+
   #drawTicker(): void {
-    if (!this.#live || this.#suspended || this.#midLine || this.#waits.size === 0) return;
+    const waits = this.#unanswered();
+    if (!this.#live || this.#suspended || this.#midLine || waits.length === 0) return;
     const now = this.#now();
-    const parts = [...this.#waits.values()].map(
-      (wait) => `${wait.toolName} ${formatDuration(now - wait.startedAt)}`,
-    );
+    const parts = waits.map((wait) => `${wait.toolName} ${formatDuration(now - wait.startedAt)}`);
     this.#stream.write(`  waiting for approval: ${parts.join(", ")}`);
     this.#tickerShown = true;
   }
@@ -229,6 +257,13 @@ export class ProgressRenderer {
     this.#stream.write(clearLine);
     this.#tickerShown = false;
   }
+}
+
+/** A refusal's reason without the person's note at its end: the note has a line of its own. */
+function withoutNote(reason: string, note: string | undefined): string {
+  if (note === undefined) return reason;
+  const quoted = ` Their note: "${note}".`;
+  return reason.endsWith(quoted) ? reason.slice(0, -quoted.length) : reason;
 }
 
 function describeOutcome(call: ToolCallRecord): string {

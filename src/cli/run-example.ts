@@ -187,7 +187,10 @@ function askThroughProgress(
   return async (question) => {
     progress.suspend();
     try {
-      return await answerer(question);
+      const choice = await answerer(question);
+      const toolCallId = question.metadata.tool_call_id;
+      if (choice) progress.answered(typeof toolCallId === "string" ? toolCallId : undefined);
+      return choice;
     } finally {
       // A terminal echoes the person's Enter; piped input leaves the prompt's line open.
       if (io.stdin.isTTY !== true) io.stderr.write("\n");

@@ -58,6 +58,38 @@ describe("the approval prompt at a terminal", () => {
     expect(output).toContain("refused (denied)");
     expect(output).toContain("Nothing was deleted");
     expect(output).toMatch(/run completed \(/);
+    // The end of the input is no note of the approver's.
+    expect(output).not.toMatch(/their note|Their note|No answer/);
+  });
+
+  it("shows a refusal's note once, and no waiting line once the person answered", async () => {
+    const session = spawnInTerminal(`${switchyard} run callback-cleanup`);
+    await session.waitFor("Your choice");
+    session.press("2: not now\r");
+
+    expect(await session.exited).toBe(0);
+    const output = session.output();
+    const afterAnswer = output.slice(output.indexOf("Your choice"));
+    expect(afterAnswer).not.toContain("waiting for approval");
+    expect(afterAnswer).toMatch(
+      / {2}refused \(denied\) after \S+: The approver denied "delete_callbacks"\.\r?\n/,
+    );
+    expect(afterAnswer.match(/their note: "not now"/g)).toHaveLength(1);
+    expect(afterAnswer).toContain("Nothing was deleted");
+  });
+
+  it("shows the note given with an approval", async () => {
+    const session = spawnInTerminal(`${switchyard} run callback-cleanup`);
+    await session.waitFor("Your choice");
+    session.press("1: the new host is live\r");
+
+    expect(await session.exited).toBe(0);
+    const afterAnswer = session.output().slice(session.output().indexOf("Your choice"));
+    expect(afterAnswer).not.toContain("waiting for approval");
+    expect(afterAnswer).toMatch(
+      / {2}approved after \S+\r?\n {2}their note: "the new host is live"/,
+    );
+    expect(afterAnswer).toContain("Deleted 4 callbacks");
   });
 
   it("refuses at once when the terminal's input had already ended", async () => {

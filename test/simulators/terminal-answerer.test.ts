@@ -99,13 +99,14 @@ describe("terminalAnswerer", () => {
     answer.close();
   });
 
-  it("refuses at once, with a line saying so, when the input ends", async () => {
+  it("refuses at once, with a line saying so, when the input ends, recording no note", async () => {
     const { input, output, printed } = streams();
     const answer = terminalAnswerer({ input, output });
     const first = answer(question({ interaction_id: "i-1" }));
     const second = answer(question({ interaction_id: "i-2" }));
     input.end();
-    const refused = { option_id: "deny", text: "No answer: the input at the terminal ended." };
+    // Nobody wrote anything: an end of input is no note of the approver's.
+    const refused = { option_id: "deny" };
     expect(await first).toEqual(refused);
     expect(await second).toEqual(refused);
     expect(printed().match(/\(no more input: refused\)/g)).toHaveLength(2);

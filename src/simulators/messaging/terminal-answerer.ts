@@ -21,9 +21,6 @@ export const freeTextOptionId = "free_text";
 /** The option chosen for the person when the input ends: no answer is a refusal. */
 export const refusalOptionId = "deny";
 
-/** The answer text recorded when the input ended before the person answered. */
-export const endOfInputNote = "No answer: the input at the terminal ended.";
-
 /**
  * An answer mode for the messaging simulator that prints each interaction's
  * text and options and reads the person's choice: the option number, its id
@@ -107,7 +104,8 @@ function answerAtEndOfInput(
 ): AnswerChoice | undefined {
   if (question.options.some((option) => option.id === refusalOptionId)) {
     output.write("\n(no more input: refused)\n");
-    return { option_id: refusalOptionId, text: endOfInputNote };
+    // No text: nobody wrote a note, and none is recorded as theirs.
+    return { option_id: refusalOptionId };
   }
   output.write("\n(no more input and no option to refuse: the interaction stays pending)\n");
   return undefined;

@@ -10,6 +10,8 @@ export interface ToolStep {
   result: unknown;
   /** The `error` code when the result is a JSON object with a top-level `error` string. */
   error?: string;
+  /** The note the person gave with their approval (`person_note`), as the agent quoted it. */
+  personNote?: string;
 }
 
 /** What a scripted model reads from a request. */
@@ -62,14 +64,22 @@ function readSteps(messages: ChatMessage[]): ToolStep[] {
 }
 
 function step(name: string, args: unknown, content: string | null): ToolStep {
-  const result = parseJson(content ?? "");
+  const message = parseJson(content ?? "");
+  const fields = typeof message === "object" && message !== null ? message : {};
+  const note = "person_note" in fields ? fields.person_note : undefined;
+  // A call approved with a note: the agent wraps its result as {result, person_note, ...}.
+  const result = typeof note === "string" && "result" in fields ? fields.result : message;
   const error =
     typeof result === "object" && result !== null && "error" in result
       ? (result as { error: unknown }).error
       : undefined;
-  return typeof error === "string"
-    ? { name, arguments: args, result, error }
-    : { name, arguments: args, result };
+  return {
+    name,
+    arguments: args,
+    result,
+    ...(typeof error === "string" ? { error } : {}),
+    ...(typeof note === "string" ? { personNote: note } : {}),
+  };
 }
 
 function parseJson(text: string): unknown {
