@@ -37,4 +37,5 @@ export { ProgressRenderer, type ProgressRendererOptions } from "./render-progres
 export { type ResumeRunOptions, resumeRun } from "./resume-run.js";
 export { type RunExampleOptions, runExample } from "./run-example.js";
 export { isMainModule, runIfMain } from "./run-if-main.js";
+export type { RunShowApproval, RunShowReport, RunShowToolCall } from "./show-run.js";
 export { type RunningSimulators, simulatorEndpoints } from "./simulator-endpoints.js";

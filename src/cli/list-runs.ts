@@ -98,8 +98,13 @@ async function listFrom(
         createdAt: summary.createdAt,
         updatedAt: summary.updatedAt,
         stepCount: summary.stepCount,
+        // A run that ended (cancelled: its questions withdrawn) waits for nothing.
         pendingApprovals: summary.pendingCalls
-          .filter((call) => call.phase === "awaiting_approval")
+          .filter(
+            (call) =>
+              call.phase === "awaiting_approval" &&
+              (summary.status === "suspended" || summary.status === "running"),
+          )
           .map((call) => ({
             toolCallId: call.toolCallId,
             toolName: call.toolName,

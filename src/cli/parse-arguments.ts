@@ -85,6 +85,8 @@ export type CommandLine =
   | { command: "runs-cancel"; runId: string | undefined; takeOver: boolean; help: boolean }
   /** `switchyard runs prune --older-than AGE` */
   | { command: "runs-prune"; olderThan: string | undefined; help: boolean }
+  /** `switchyard runs show <run-id> [--json]` */
+  | { command: "runs-show"; runId: string | undefined; json: boolean; help: boolean }
   | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
   | { command: "worker"; arguments: WorkerArguments }
   | { command: "examples"; help: boolean }
@@ -258,6 +260,17 @@ function readRunsAction(
     }
     return { command: "runs-cancel", runId: rest[0], takeOver, help };
   }
+  if (action === "show") {
+    if (
+      (rest.length > 1 || olderThan !== undefined || takeOver || values.status !== undefined) &&
+      !help
+    ) {
+      throw usageError(
+        "switchyard runs show takes one run id and --json at most; switchyard runs lists the saved runs.",
+      );
+    }
+    return { command: "runs-show", runId: rest[0], json: values.json === true, help };
+  }
   if (action === "prune") {
     if ((rest.length > 0 || takeOver || values.status !== undefined) && !help) {
       throw usageError("switchyard runs prune takes only --older-than AGE (such as 7d).");
@@ -266,7 +279,7 @@ function readRunsAction(
   }
   if (action !== undefined && !help) {
     throw usageError(
-      `switchyard runs takes cancel <run-id> or prune --older-than AGE, or nothing to list the runs; got "${action}".`,
+      `switchyard runs takes show <run-id>, cancel <run-id> or prune --older-than AGE, or nothing to list the runs; got "${action}".`,
     );
   }
   if ((olderThan !== undefined || takeOver) && !help) {

@@ -3,7 +3,12 @@ import { type CliIo, processIo } from "./cli-io.js";
 import { examplesCommand } from "./commands/examples-command.js";
 import { resumeCommand } from "./commands/resume-command.js";
 import { runCommand } from "./commands/run-command.js";
-import { runsCancelCommand, runsCommand, runsPruneCommand } from "./commands/runs-command.js";
+import {
+  runsCancelCommand,
+  runsCommand,
+  runsPruneCommand,
+  runsShowCommand,
+} from "./commands/runs-command.js";
 import { simCommand } from "./commands/sim-command.js";
 import { workerCommand } from "./commands/worker-command.js";
 import { exitCodes } from "./exit-codes.js";
@@ -40,6 +45,8 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
         return await runsCommand(line.arguments, io);
       case "runs-cancel":
         return await runsCancelCommand(line.runId, line.takeOver, line.help, io);
+      case "runs-show":
+        return await runsShowCommand(line.runId, line.json, line.help, io);
       case "runs-prune":
         return await runsPruneCommand(line.olderThan, line.help, io);
       case "resume":

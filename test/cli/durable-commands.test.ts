@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunReport, RunsReport } from "switchyard-agents/cli";
+import type { RunReport, RunShowReport, RunsReport } from "switchyard-agents/cli";
 import {
   retiredCallbackHost,
   type Simulators,
@@ -158,6 +158,44 @@ describe("durable approval waits on the command line, as a user runs them", () =
       new RegExp(`^switchyard: Run "${runId}" already ended with status completed .*\\n$`),
     );
     expect(deletionsReceived()).toHaveLength(1);
+
+    const shown = await switchyard(["runs", "show", runId, "--json"], env);
+    expect(shown.code).toBe(0);
+    const report = parseJsonLine<RunShowReport>(shown.stdout);
+    expect(report).toMatchObject({
+      runId,
+      example: "callback-cleanup",
+      status: "completed",
+      answer: completed.output,
+      error: null,
+    });
+    const deletion = report.toolCalls.find((call) => call.toolName === "delete_callbacks");
+    expect(deletion).toMatchObject({ status: "succeeded", stepNumber: 2 });
+    expect(deletion?.result).toContain("deleted");
+    expect(report.approvals).toEqual([
+      {
+        toolCallId: deletion?.toolCallId,
+        toolName: "delete_callbacks",
+        outcome: "approved",
+        arguments: deletion?.arguments,
+        fingerprint: completed.approvals[0]!.fingerprint,
+        interactionId,
+        approvedBy: `subscription link ${simulators.messaging.approverLinkId}`,
+        code: null,
+        rule: null,
+        decidedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    ]);
+    const text = await switchyard(["runs", "show", runId], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`answer:    "${completed.output}"`);
+    expect(text.stdout).toMatch(/step 2 {2}delete_callbacks "\{.*\}" {2}succeeded/);
+    expect(text.stdout).toContain(
+      `: approved by "subscription link ${simulators.messaging.approverLinkId}" at `,
+    );
+    expect(text.stdout).toContain(
+      `fingerprint ${completed.approvals[0]!.fingerprint}, interaction ${interactionId}`,
+    );
   });
 
   it("with SWITCHYARD_STATE_KEY, resume refuses a saved run edited by hand", async () => {
@@ -370,7 +408,21 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     );
     expect(simulators.messaging.interaction(interactionId)?.state).toBe("canceled");
     const listed = parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout);
-    expect(listed.runs).toEqual([expect.objectContaining({ runId, status: "aborted" })]);
+    // The question was withdrawn: the run waits for nothing.
+    expect(listed.runs).toEqual([
+      expect.objectContaining({ runId, status: "aborted", pendingApprovals: [] }),
+    ]);
+    const shown = parseJsonLine<RunShowReport>(
+      (await switchyard(["runs", "show", runId, "--json"], env)).stdout,
+    );
+    expect(shown.error).toMatchObject({ name: "RunCancelled" });
+    expect(shown.approvals).toEqual([
+      expect.objectContaining({
+        toolName: "delete_callbacks",
+        outcome: "withdrawn",
+        interactionId,
+      }),
+    ]);
     const resumed = await switchyard(["resume", runId], env);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain("already ended with status aborted");

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import pg from "pg";
-import type { RunsReport } from "switchyard-agents/cli";
+import type { RunShowReport, RunsReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
@@ -78,6 +78,25 @@ it("run --no-wait saves to PostgreSQL, switchyard worker resumes the run once an
   expect(deletions).toHaveLength(1);
   const after = JSON.parse((await switchyard(["runs", "--json"])).stdout) as RunsReport;
   expect(after.runs.map((run) => run.status)).toEqual(["completed"]);
+
+  // What the run did, read back from PostgreSQL.
+  const shown = await switchyard(["runs", "show", runId, "--json"]);
+  expect(shown.code).toBe(0);
+  const shownReport = JSON.parse(shown.stdout) as RunShowReport;
+  expect(shownReport).toMatchObject({ runId, status: "completed", error: null });
+  expect(shownReport.answer).toMatch(/^Deleted 4 callbacks/);
+  expect(shownReport.toolCalls).toContainEqual(
+    expect.objectContaining({ toolName: "delete_callbacks", status: "succeeded" }),
+  );
+  expect(shownReport.approvals).toEqual([
+    expect.objectContaining({
+      toolName: "delete_callbacks",
+      outcome: "approved",
+      interactionId,
+      approvedBy: `subscription link ${simulators.messaging.approverLinkId}`,
+      fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    }),
+  ]);
 }, 120_000);
 
 it("a worker that cannot reach its database prints each store error naming SWITCHYARD_DATABASE_URL, and exits 1 on SIGTERM", async () => {

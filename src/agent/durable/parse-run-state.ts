@@ -4,6 +4,8 @@ import { checkStateMessages, isObject } from "./check-state-messages.js";
 import { RunStateError } from "./durable-errors.js";
 import { findRunIdProblem } from "./run-id.js";
 import {
+  type FinishedCallRecord,
+  type FinishedCallStatus,
   type RunState,
   type RunStateStatus,
   runStateFormat,
@@ -126,6 +128,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
   ) {
     problems.push("usedApprovals must be an array of interaction ids when present");
   }
+  const finishedCalls = readFinishedCalls(fields.finishedCalls, problems);
   const seal = fields.seal;
   if (seal !== undefined && typeof seal !== "string") {
     problems.push("seal must be a string when present");
@@ -146,6 +149,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     pendingCalls,
     ...(error ? { error } : {}),
     ...(Array.isArray(usedApprovals) ? { usedApprovals: [...(usedApprovals as string[])] } : {}),
+    ...(finishedCalls ? { finishedCalls } : {}),
     ...(typeof seal === "string" ? { seal } : {}),
   };
   if (problems.length === 0) checkOpenStep(state, problems);
@@ -204,4 +208,51 @@ function readError(value: unknown, problems: string[]): RunState["error"] {
     return undefined;
   }
   return { name: value.name, message: value.message };
+}
+
+const finishedStatuses: ReadonlySet<string> = new Set<FinishedCallStatus>([
+  "succeeded",
+  "invalid_arguments",
+  "unknown_tool",
+  "failed",
+  "timed_out",
+  "refused",
+  "aborted",
+  "outcome_unknown",
+]);
+
+/** `finishedCalls`: each with an id, a tool name, a step, a status and, when present, an approval. */
+function readFinishedCalls(value: unknown, problems: string[]): FinishedCallRecord[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    problems.push("finishedCalls must be an array when present");
+    return undefined;
+  }
+  const calls: FinishedCallRecord[] = [];
+  for (const [index, call] of value.entries()) {
+    const at = `finishedCalls[${index}]`;
+    if (
+      !isObject(call) ||
+      typeof call.toolCallId !== "string" ||
+      typeof call.toolName !== "string" ||
+      typeof call.stepNumber !== "number" ||
+      !finishedStatuses.has(call.status as string)
+    ) {
+      problems.push(`${at} must have toolCallId, toolName, stepNumber and a finished status`);
+      continue;
+    }
+    const approval = call.approval;
+    if (
+      approval !== undefined &&
+      (!isObject(approval) ||
+        !["approved", "refused", "expired"].includes(approval.outcome as string) ||
+        typeof approval.fingerprint !== "string" ||
+        typeof approval.decidedAt !== "string")
+    ) {
+      problems.push(`${at}.approval must have an outcome, a fingerprint and decidedAt`);
+      continue;
+    }
+    calls.push(structuredClone(call) as unknown as FinishedCallRecord);
+  }
+  return calls;
 }

@@ -12,6 +12,7 @@ import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunConflictError, RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
 import {
+  type FinishedCallRecord,
   type FinishedCallStatus,
   type PendingToolCall,
   type RunState,
@@ -46,7 +47,14 @@ export interface RunJournalOptions {
   /** From a saved state; a new run starts empty. */
   resumeFrom?: Pick<
     RunState,
-    "createdAt" | "stepCount" | "usage" | "pendingCalls" | "revision" | "metadata" | "usedApprovals"
+    | "createdAt"
+    | "stepCount"
+    | "usage"
+    | "pendingCalls"
+    | "revision"
+    | "metadata"
+    | "usedApprovals"
+    | "finishedCalls"
   >;
 }
 
@@ -76,6 +84,8 @@ export class RunJournal {
   readonly #agentUsedApprovals: Set<string> | undefined;
   /** The interactions whose approval let a call of this run run, kept in its state. */
   readonly #usedApprovals: Set<string>;
+  /** Every call that ended, oldest first, with its approval (`RunState.finishedCalls`). */
+  readonly #finishedCalls: FinishedCallRecord[];
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
@@ -95,6 +105,7 @@ export class RunJournal {
     this.#agentUsedApprovals = options.agentUsedApprovals;
     const from = options.resumeFrom;
     this.#usedApprovals = new Set(from?.usedApprovals ?? []);
+    this.#finishedCalls = [...(from?.finishedCalls ?? [])];
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
     this.claim = options.claim;
@@ -265,6 +276,7 @@ export class RunJournal {
         interactionId: record.approval.interactionId,
       });
     } else {
+      if (this.durable) this.#finishedCalls.push(finishedCallRecord(record, this.stepCount));
       Object.assign(call, {
         phase: "finished",
         status: record.status satisfies FinishedCallStatus,
@@ -348,6 +360,7 @@ export class RunJournal {
             }
           : {}),
         ...(this.#usedApprovals.size > 0 ? { usedApprovals: [...this.#usedApprovals] } : {}),
+        ...(this.#finishedCalls.length > 0 ? { finishedCalls: [...this.#finishedCalls] } : {}),
       },
       this.#secrets,
     );
@@ -381,4 +394,37 @@ export class RunJournal {
     this.#queue = saving.catch(() => {});
     return saving;
   }
+}
+
+/** What the run keeps of a call that ended: its status, and the decision of its approval. */
+function finishedCallRecord(
+  record: Exclude<ToolCallRecord, { status: "awaiting_approval" }>,
+  stepNumber: number,
+): FinishedCallRecord {
+  const approval = record.approval;
+  return {
+    toolCallId: record.toolCallId,
+    toolName: record.toolName,
+    stepNumber,
+    status: record.status,
+    ...(approval && approval.outcome !== "pending"
+      ? {
+          approval: {
+            outcome: approval.outcome,
+            fingerprint: approval.fingerprint,
+            ...(approval.interactionId !== undefined
+              ? { interactionId: approval.interactionId }
+              : {}),
+            ...(approval.outcome === "approved" && approval.approvedBy !== undefined
+              ? { approvedBy: approval.approvedBy }
+              : {}),
+            ...(approval.outcome === "refused" ? { code: approval.code } : {}),
+            ...(approval.outcome !== "expired" && approval.rule !== undefined
+              ? { rule: approval.rule }
+              : {}),
+            decidedAt: new Date().toISOString(),
+          },
+        }
+      : {}),
+  };
 }

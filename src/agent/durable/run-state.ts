@@ -71,6 +71,35 @@ export interface PendingToolCall {
   content?: string;
 }
 
+/** The approval decision that let a call run, or refused it, as the run recorded it. */
+export interface RunApprovalRecord {
+  /** `expired`: the question ran out before anyone answered. */
+  outcome: "approved" | "refused" | "expired";
+  /** `sha256:` fingerprint of the tool name and arguments the decision was about. */
+  fingerprint: string;
+  /** The approver's interaction that held the question, when a person was asked. */
+  interactionId?: string;
+  /** Who approved, as the approver names them. */
+  approvedBy?: string;
+  /** Why it was refused (`denied`, `expired`, `fingerprint_mismatch`, ...). */
+  code?: string;
+  /** The `approvalPolicy` rule that decided without asking anyone. */
+  rule?: string;
+  /** When the run recorded the decision (ISO 8601). */
+  decidedAt: string;
+}
+
+/** A tool call that ended, as the run keeps it for people to look back at (`switchyard runs show`). */
+export interface FinishedCallRecord {
+  toolCallId: string;
+  toolName: string;
+  /** The model call (step) that asked for it, from 1. */
+  stepNumber: number;
+  status: FinishedCallStatus;
+  /** The approval decision, for a call that needed one. */
+  approval?: RunApprovalRecord;
+}
+
 /**
  * A run saved so it can go on in another process: versioned JSON holding the
  * conversation, the step count, usage so far and the tool calls of the step
@@ -113,6 +142,12 @@ export interface RunState {
    * its action run once, so a resume refuses to use one again.
    */
   usedApprovals?: string[];
+  /**
+   * Every tool call that ended, oldest first, with its status and approval:
+   * what the conversation's tool messages do not say. States written before
+   * it existed have none.
+   */
+  finishedCalls?: FinishedCallRecord[];
   /**
    * `hmac-sha256:<hex>` over the rest of the state, when the agent has a
    * `stateKey`; a resume with the key refuses a state it does not match.

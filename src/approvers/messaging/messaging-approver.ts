@@ -326,10 +326,12 @@ export class MessagingApprover implements Approver {
         if (this.#used.has(interactionId))
           return alreadyUsedRefusal(action.toolName, interactionId);
         this.#used.add(interactionId);
+        // The person who answered is the one behind the subscription link asked.
         return {
           outcome: "approved",
           fingerprint: action.fingerprint,
           interactionId,
+          approvedBy: `subscription link ${this.#options.subscriptionLinkId}`,
           ...(verdict.note !== undefined ? { note: verdict.note } : {}),
         };
       case "expired":

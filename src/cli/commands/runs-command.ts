@@ -6,6 +6,7 @@ import { commandHelp } from "../help-text.js";
 import { listRuns } from "../list-runs.js";
 import type { RunsArguments } from "../parse-arguments.js";
 import { pruneRuns } from "../prune-runs.js";
+import { showRun } from "../show-run.js";
 
 /** `switchyard runs`: the saved runs, on stdout. Resolves to the exit status. */
 export async function runsCommand(args: RunsArguments, io: CliIo): Promise<number> {
@@ -26,6 +27,20 @@ export async function runsCancelCommand(
     );
   }
   return cancelRun(runId, { takeOver, io });
+}
+
+/** `switchyard runs show <run-id> [--json]`: see {@link showRun}. Resolves to the exit status. */
+export async function runsShowCommand(
+  runId: string | undefined,
+  json: boolean,
+  help: boolean,
+  io: CliIo,
+): Promise<number> {
+  if (help) return writeRunsHelp(io);
+  if (runId === undefined) {
+    throw usageError("switchyard runs show needs a run id; switchyard runs lists the saved runs.");
+  }
+  return showRun(runId, json, io);
 }
 
 /** `switchyard runs prune --older-than AGE`: see {@link pruneRuns}. Resolves to the exit status. */

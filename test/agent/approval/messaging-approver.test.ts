@@ -46,6 +46,7 @@ describe("MessagingApprover.requestApproval", () => {
       outcome: "approved",
       fingerprint: action.fingerprint,
       interactionId,
+      approvedBy: `subscription link ${linkId}`,
     });
     expect(answers.isDone()).toBe(true);
     expect(sent).toHaveLength(1);

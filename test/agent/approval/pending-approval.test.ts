@@ -8,6 +8,7 @@ import {
   interaction,
   interactionId,
   interactionPath,
+  linkId,
   makeApprover,
   makeContext,
   messageId,
@@ -61,6 +62,7 @@ describe("MessagingApprover in durable mode", () => {
       outcome: "approved",
       fingerprint: action.fingerprint,
       interactionId,
+      approvedBy: `subscription link ${linkId}`,
     });
     const again = await approver.checkApproval(pendingOf(action), makeContext());
     expect(again).toMatchObject({ outcome: "refused", code: "already_used" });
