@@ -47,9 +47,12 @@ export async function traceRun(
     attributes: Record<string, unknown>,
     parent: Context,
   ) => tracer.startSpan(name, { kind, attributes: defined(attributes) }, parent) as unknown as Span;
-  const providerName =
-    tracing.providerName ?? (settings.model as { providerName?: unknown }).providerName;
+  // What a model may say of itself beyond the Model interface (a
+  // ReasonerClient does): who serves it, and its model when a request names none.
+  const described = settings.model as { providerName?: unknown; model?: unknown };
+  const providerName = tracing.providerName ?? described.providerName;
   const provider = typeof providerName === "string" ? providerName : "unknown";
+  const defaultModel = typeof described.model === "string" ? described.model : undefined;
 
   const agentSpan = start(
     `invoke_agent ${tracing.agentName}`,
@@ -75,13 +78,14 @@ export async function traceRun(
 
   /** A `chat` span for one model call; `settle` ends it with the answer or the error. */
   const chatSpan = (request: ModelRequest) => {
+    const requestModel = request.model ?? defaultModel;
     const span = start(
-      request.model ? `chat ${request.model}` : "chat",
+      requestModel ? `chat ${requestModel}` : "chat",
       SpanKind.CLIENT,
       {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": provider,
-        "gen_ai.request.model": request.model,
+        "gen_ai.request.model": requestModel,
         "gen_ai.request.temperature": request.temperature,
         "gen_ai.request.top_p": request.top_p,
         "gen_ai.request.max_tokens": request.max_tokens,
@@ -99,7 +103,7 @@ export async function traceRun(
       openChats.delete(settle);
       if (response) {
         const choice = response.choices?.[0];
-        if (!request.model && typeof response.model === "string")
+        if (!requestModel && typeof response.model === "string")
           span.updateName(`chat ${response.model}`);
         const attributes = defined({
           "gen_ai.response.model": typeof response.model === "string" ? response.model : undefined,
@@ -127,6 +131,7 @@ export async function traceRun(
   const model = settings.model;
   const tracedModel: Model = {
     ...(typeof providerName === "string" ? { providerName } : {}),
+    ...(defaultModel !== undefined ? { model: defaultModel } : {}),
     complete(request, options) {
       const chat = chatSpan(request);
       const answer = api.context.with(chat.context, () => model.complete(request, options));

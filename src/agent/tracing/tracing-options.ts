@@ -34,7 +34,8 @@ export interface TracingOptions {
   agentName?: string | undefined;
   /**
    * `gen_ai.provider.name` of `chat` spans.
-   * @default the model's `providerName`, else "unknown"
+   * @default the model's `providerName` (a `ReasonerClient` names the well-known
+   * provider of its address, or the first of its provider routing), else "unknown"
    */
   providerName?: string | undefined;
 }

@@ -13,6 +13,7 @@ import { applyChatDefaults, type ChatDefaults, toWireBody } from "./chat-request
 import type { ChatCallOptions, ChatCompletion, ChatRequest, ChatStream } from "./chat-types.js";
 import { createChatStream } from "./create-chat-stream.js";
 import { parseChatCompletion } from "./parse-chat-completion.js";
+import { providerNameOf } from "./provider-name.js";
 import { readProviderError } from "./read-provider-error.js";
 import type { ReasonerClientOptions } from "./reasoner-client-options.js";
 import { streamChatCompletion } from "./stream-chat-completion.js";
@@ -43,6 +44,13 @@ export class ReasonerClient {
   readonly baseUrl: string;
   /** The model used when a request names none, if any. */
   readonly model: string | undefined;
+  /**
+   * Who serves the requests, as tracing names it (`gen_ai.provider.name`):
+   * the well-known provider of the address's host (`api.openai.com` is
+   * `openai`, `openrouter.ai` is `openrouter`, ...), else the first provider
+   * of the `provider` routing, else undefined.
+   */
+  readonly providerName: string | undefined;
   readonly extraBodyMode: ExtraBodyMode;
   readonly #http: HttpClient;
   readonly #logger: Logger;
@@ -68,6 +76,7 @@ export class ReasonerClient {
     this.url = this.#http.baseUrl.href;
     this.baseUrl = this.url;
     this.model = options.model;
+    this.providerName = providerNameOf(this.#http.baseUrl, options.provider);
     this.extraBodyMode = options.extraBodyMode ?? "extra_body";
     this.#defaults = {
       model: options.model,
