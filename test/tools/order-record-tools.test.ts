@@ -211,20 +211,45 @@ describe("the order writes", () => {
     expect(orders.order(identifier)?.status).toBe("canceled");
   });
 
-  it("describe a cancellation with the order identifiers", async () => {
+  it("describe a cancellation with each order's state now, read from the service", async () => {
+    const delivered = orders.orders().find((order) => order.status === "delivered")!;
+    const created = orders.orders().find((order) => order.status === "created")!;
     const tool = findTool(tools, "cancel_orders");
     expect(
       await tool.describeAction?.(
-        { customer_identifiers: ["ORD-1001", "ORD-1002", "ORD-1001"] },
+        {
+          customer_identifiers: [
+            delivered.customer_identifier,
+            created.customer_identifier,
+            "ORD-9999",
+            delivered.customer_identifier,
+          ],
+        },
         toolContext(),
       ),
     ).toEqual({
-      summary: "Cancel 2 orders: they will not be fulfilled, and the cancellation cannot be undone",
+      summary:
+        "Cancel 3 orders; the cancellation cannot be undone. Each order's state now is shown below",
       details: [
-        { label: "order", value: "ORD-1001" },
-        { label: "order", value: "ORD-1002" },
+        { label: "order", value: delivered.customer_identifier },
+        { label: "its state now", value: "delivered" },
+        { label: "order", value: created.customer_identifier },
+        { label: "its state now", value: "created" },
+        { label: "no order has this identifier (nothing is cancelled for it)", value: "ORD-9999" },
       ],
       irreversible: true,
     });
+  });
+
+  it("say when an order's state cannot be read", async () => {
+    orders.failNext({ method: "GET", path: "/orders", status: 400, times: 5 });
+    const description = await findTool(tools, "cancel_orders").describeAction?.(
+      { customer_identifiers: ["ORD-1001"] },
+      toolContext(),
+    );
+    expect(description?.details).toEqual([
+      { label: "order", value: "ORD-1001" },
+      { label: "its state could not be read", value: expect.stringContaining("400") },
+    ]);
   });
 });

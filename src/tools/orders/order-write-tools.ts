@@ -2,6 +2,7 @@ import type { BatchResult } from "../../clients/orders/order-types.js";
 import { defineTool } from "../define-tool.js";
 import { scrubResult } from "../scrub-result.js";
 import type { ActionDetail, NeedsApproval, Tool } from "../tool.js";
+import { describeOrderCancellation } from "./describe-order-cancellation.js";
 import type { OrderToolArguments } from "./order-tool-names.js";
 import { maximumOrdersPerCall, orderToolSchemas } from "./order-tool-schemas.js";
 import type { OrderToolsClient } from "./order-tools-client.js";
@@ -74,17 +75,8 @@ export function cancelOrdersTool(
     parameters: orderToolSchemas().cancelOrdersParameters,
     needsApproval,
     idempotent: true,
-    describeAction: ({ customer_identifiers }) => {
-      const identifiers = [...new Set(customer_identifiers)];
-      return {
-        summary:
-          identifiers.length === 1
-            ? "Cancel 1 order: it will not be fulfilled, and the cancellation cannot be undone"
-            : `Cancel ${identifiers.length} orders: they will not be fulfilled, and the cancellation cannot be undone`,
-        details: identifiers.map((identifier) => ({ label: "order", value: identifier })),
-        irreversible: true,
-      };
-    },
+    describeAction: ({ customer_identifiers }, context) =>
+      describeOrderCancellation(client, customer_identifiers, context),
     execute: async ({ customer_identifiers }, { signal }) =>
       toOrderBatchResult(await client.cancelOrders(customer_identifiers, { signal })),
   });
