@@ -227,7 +227,7 @@ export function formatRunShowReport(report: RunShowReport): string {
     lines.push(
       `  step ${call.stepNumber}  ${escapeUntrustedText(call.toolName)} ${quoteUntrustedValue(call.arguments)}  ${call.status ?? "(not recorded)"}  [${escapeUntrustedText(call.toolCallId)}]`,
     );
-    if (call.result !== null) lines.push(`    result: ${quoteUntrustedValue(call.result)}`);
+    if (call.result !== null) lines.push(`    result: ${shortened(call.result)}`);
   }
   lines.push(report.approvals.length === 0 ? "approvals: none" : "approvals:");
   for (const approval of report.approvals) {
@@ -250,4 +250,13 @@ export function formatRunShowReport(report: RunShowReport): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Longest tool result shown whole in the text view; `--json` always has all of it. */
+const shownResultChars = 300;
+
+function shortened(result: string): string {
+  if (result.length <= shownResultChars) return quoteUntrustedValue(result);
+  const rest = result.length - shownResultChars;
+  return `${quoteUntrustedValue(result.slice(0, shownResultChars))}... (${rest} more characters; --json shows all)`;
 }
