@@ -9,6 +9,7 @@ import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/app
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
+import { StartedCalls } from "./durable/started-calls.js";
 import {
   type AgentLoopOptions,
   type LoopSettings,
@@ -128,11 +129,8 @@ export interface AgentSettings extends LoopSettings {
   secrets: SecretRegistry;
   maxToolResultChars: number;
   stateKey: string | undefined;
-  /**
-   * This agent's record of the approvals its durable runs used
-   * (`<runId>\n<interactionId>`), for runs whose store cannot record them.
-   */
-  usedApprovals: Set<string>;
+  /** This agent's record of the calls its runs without a store started and the approvals they spent. */
+  startedCalls: StartedCalls;
 }
 
 /** The shortest `stateKey` accepted. */
@@ -165,9 +163,8 @@ const runStoreMethods = [
   "delete",
   "claim",
   "claimNext",
-  "markApprovalUsed",
+  "startCall",
   "isApprovalUsed",
-  "recordStart",
   "recordFinish",
 ] as const satisfies ReadonlyArray<keyof RunStore>;
 
@@ -286,7 +283,7 @@ export function resolveAgentOptions(
     secrets,
     maxToolResultChars,
     stateKey,
-    usedApprovals: new Set(),
+    startedCalls: new StartedCalls(),
   };
 }
 

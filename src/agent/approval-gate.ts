@@ -33,8 +33,8 @@ export interface RefusedRecord {
    * `denied` when a human said no; otherwise why no approval was obtained
    * or why it cannot be used: `no_approver`, `approver_error`,
    * `invalid_decision`, `fingerprint_mismatch`, `pending_not_supported`,
-   * `aborted`, `already_used` (the approval let its call run before),
-   * `approval_not_recorded` (its use could not be recorded),
+   * `aborted`, `already_used` (the approval was spent by another run or
+   * call, or by a later copy of this run's state),
    * `not_fingerprintable` (arguments JSON cannot hold), `policy_denied` (a
    * rule of the agent's `approvalPolicy`, named in `rule`), or the approver's
    * own code (`expired`, `timeout`, ...).
@@ -89,12 +89,6 @@ export interface ApprovalGateOptions {
    * one recorded when the question was sent; it must equal the action's.
    */
   check?: { interactionId: string; fingerprint: string };
-  /**
-   * Records that an approval let its call run (the run journal's
-   * `markApprovalUsed`, backed by the run store); `false` means it was used
-   * before. Without it, nothing is recorded.
-   */
-  markUsed?: ((interactionId: string, fingerprint: string) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -103,9 +97,9 @@ export interface ApprovalGateOptions {
  * including no approver, an approver that throws, a malformed answer, and an
  * abort while waiting. With `check`, reads an earlier question's answer
  * instead of asking (refused when the approver cannot, or when the recorded
- * fingerprint is not the action's). An approval naming an interaction lets
- * its call run once: its use is recorded (`markUsed`) and a second use is
- * refused as `already_used`. Logs one
+ * fingerprint is not the action's). An approval is spent when its call
+ * starts, in the same write that records the start (`RunJournal.startCall`),
+ * not here: a process that dies in between leaves it unspent. Logs one
  * audit line per decision, without arguments.
  */
 export async function passApprovalGate(
@@ -113,7 +107,7 @@ export async function passApprovalGate(
 ): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const record = await decide(options);
+  const record = await decideOnce(options);
   options.logger.info(
     {
       audit: "approval",
@@ -130,34 +124,6 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
     `approval ${record.outcome} for ${options.action.toolName}`,
   );
   return record;
-}
-
-async function decide(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const record = await decideOnce(options);
-  if (record.outcome !== "approved" || record.interactionId === undefined) return record;
-  if (!options.markUsed) return record;
-  const { interactionId, fingerprint } = record;
-  const refuse = (code: string, reason: string): RefusedRecord => ({
-    outcome: "refused",
-    fingerprint,
-    code,
-    reason,
-    interactionId,
-  });
-  let firstUse: boolean;
-  try {
-    firstUse = (await options.markUsed(interactionId, fingerprint)) === true;
-  } catch (error) {
-    return refuse(
-      "approval_not_recorded",
-      `the approval could not be recorded as used, so the call was not run (it runs only once that record is kept): ${redactText(describeThrown(error))}`,
-    );
-  }
-  if (firstUse) return record;
-  return refuse(
-    "already_used",
-    `the approval given in interaction "${interactionId}" for "${options.action.toolName}" was already used once; an approval lets an action run only once, so ask again`,
-  );
 }
 
 async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {

@@ -82,6 +82,13 @@ export type ApprovalDecision =
  * `approved` decision with the action's exact fingerprint is a refusal.
  */
 export interface Approver {
+  /**
+   * The service whose interaction ids this approver's decisions name, e.g.
+   * a messaging service's base URL. A spent approval is recorded under it
+   * and the interaction id, so the ids of two services never collide.
+   * @default "" (all approvals from one service)
+   */
+  readonly interactionService?: string;
   requestApproval(action: ApprovalAction, context: ApprovalContext): Promise<ApprovalDecision>;
   /**
    * Reads the outcome of an approval asked earlier (after a suspended run is
@@ -91,4 +98,10 @@ export interface Approver {
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
     context: ApprovalContext,
   ): Promise<ApprovalDecision>;
+}
+
+/** The service an approver's interaction ids belong to (`Approver.interactionService`); `""` when it names none. */
+export function interactionServiceOf(approver: Approver | undefined): string {
+  const service = approver?.interactionService;
+  return typeof service === "string" ? service : "";
 }

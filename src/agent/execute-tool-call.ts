@@ -18,7 +18,7 @@ import {
   passApprovalGate,
   type RefusedRecord,
 } from "./approval-gate.js";
-import type { Approver } from "./approver.js";
+import { type Approver, interactionServiceOf } from "./approver.js";
 import { buildApprovalAction } from "./build-approval-action.js";
 import { describeThrown } from "./describe-thrown.js";
 import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js";
@@ -275,9 +275,10 @@ async function checkApproveAndRun(
 const maxQuestionsPerCall = 10;
 
 /**
- * Journals the start of a call of a tool that is not read-only (the call
- * does not run when that record cannot be kept), checks an approved call's
- * arguments still have the approved fingerprint, then runs it.
+ * Journals the start of a call of a tool that is not read-only, spending
+ * its approval in the same write (the call does not run when that record
+ * cannot be kept, or the approval was spent before), checks an approved
+ * call's arguments still have the approved fingerprint, then runs it.
  */
 async function startAndRun(
   tool: AnyTool,
@@ -289,13 +290,41 @@ async function startAndRun(
 ): Promise<ToolCallRecord> {
   const name = tool.name;
   if (environment.signal.aborted) return aborted(base, name);
-  // Only a durable run keeps the record (and needs the fingerprint it holds).
-  if (tool.readOnly !== true && environment.journal.durable) {
-    const notRecorded = await environment.journal.markStarted(base.toolCallId, {
-      fingerprint: approval?.fingerprint ?? fingerprintOrNothing(tool, args),
+  const spends = approval?.interactionId !== undefined;
+  // Only a durable run keeps the start record (and needs the fingerprint it
+  // holds); an approval is spent by any run.
+  if ((tool.readOnly !== true && environment.journal.durable) || spends) {
+    const fingerprint = approval?.fingerprint ?? fingerprintOrNothing(tool, args);
+    const started = await environment.journal.startCall(base.toolCallId, {
+      fingerprint,
       arguments: args,
+      ...(approval?.interactionId !== undefined
+        ? {
+            approval: {
+              service: interactionServiceOf(environment.approver),
+              interactionId: approval.interactionId,
+            },
+          }
+        : {}),
     });
-    if (notRecorded) {
+    if (started.outcome === "already_used") {
+      const refused = alreadyUsedRecord(approval, name);
+      logger().warn(
+        { audit: "approval", code: refused.code, interactionId: refused.interactionId },
+        `approval refused for ${name}: ${refused.reason}`,
+      );
+      return {
+        ...base,
+        approval: refused,
+        status: "refused",
+        content: toolMessages.refused(name, refused.code, refused.reason),
+      };
+    }
+    if (started.outcome === "already_started") {
+      return startedBefore(base, started, environment);
+    }
+    if (started.outcome === "not_recorded") {
+      const notRecorded = started.error;
       return {
         ...base,
         status: "failed",
@@ -330,6 +359,18 @@ async function startAndRun(
   return runTool(tool, args, base, environment, logger);
 }
 
+/** The refusal of a call whose approval was spent before (by another run or call, or a newer copy). */
+function alreadyUsedRecord(approval: ApprovedRecord | undefined, toolName: string): RefusedRecord {
+  const interactionId = approval?.interactionId ?? "";
+  return {
+    outcome: "refused",
+    fingerprint: approval?.fingerprint ?? "",
+    code: "already_used",
+    reason: `the approval given in interaction "${interactionId}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again`,
+    ...(approval?.interactionId !== undefined ? { interactionId } : {}),
+  };
+}
+
 function fingerprintOrNothing(tool: AnyTool, args: unknown): string | undefined {
   try {
     return actionFingerprint(tool.name, args, tool.target);
@@ -360,10 +401,23 @@ function toolContext(
   source: { readonly signal: AbortSignal },
   logger: () => Logger,
   toolCallId: string,
+  makeIdempotencyKey?: () => string,
 ): ToolContext {
   let signal: AbortSignal | undefined;
   let replacedLogger: Logger | undefined;
+  let idempotencyKey: string | undefined;
   return {
+    ...(makeIdempotencyKey
+      ? {
+          get idempotencyKey(): string {
+            idempotencyKey ??= makeIdempotencyKey();
+            return idempotencyKey;
+          },
+          set idempotencyKey(value: string) {
+            idempotencyKey = value;
+          },
+        }
+      : {}),
     get signal(): AbortSignal {
       signal ??= source.signal;
       return signal;
@@ -415,7 +469,6 @@ async function askApproval(
     allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(check ? { check } : {}),
-    markUsed: (interactionId, fingerprint) => journal.markApprovalUsed(interactionId, fingerprint),
   });
   emit({
     type: "approval-result",
@@ -459,7 +512,13 @@ async function runTool(
     // Rejects as soon as the tool's signal fires, so a tool that ignores it cannot hold the run.
     const result = await new Promise((resolve, reject) => {
       stopWaiting = reject;
-      const context = toolContext(controller, logger, base.toolCallId);
+      const context = toolContext(
+        controller,
+        logger,
+        base.toolCallId,
+        // Made when the tool reads it: a digest per call is dear on the hot path.
+        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOrNothing(tool, args)),
+      );
       Promise.resolve(tool.execute(args, context)).then(resolve, reject);
     });
     let content: string;
@@ -511,6 +570,11 @@ function aborted(base: ToolCallRecordBase, name: string): ToolCallRecord {
   };
 }
 
+/**
+ * A call that had started when an earlier process stopped: not run again,
+ * reported as of unknown outcome to the model, the run's result and the
+ * audit log.
+ */
 function outcomeUnknown(
   base: ToolCallRecordBase,
   prior: PendingToolCall,
@@ -519,12 +583,53 @@ function outcomeUnknown(
   const readOnlyTools = [...environment.tools.values()]
     .filter((tool) => tool.readOnly === true)
     .map((tool) => tool.name);
+  logOutcomeUnknown(base, environment, prior.interactionId);
   return {
     ...base,
     ...(prior.arguments !== undefined ? { arguments: prior.arguments } : {}),
     status: "outcome_unknown",
     content: outcomeUnknownMessage(base.toolName, readOnlyTools),
   };
+}
+
+/**
+ * A call the run had started before under another id (the step was asked
+ * of the model again, which gave the same call a new id): it is not run
+ * again, and is of unknown outcome unless its tool message was recorded.
+ */
+function startedBefore(
+  base: ToolCallRecordBase,
+  earlier: { toolCallId: string; content?: string },
+  environment: ToolCallEnvironment,
+): ToolCallRecord {
+  const readOnlyTools = [...environment.tools.values()]
+    .filter((tool) => tool.readOnly === true)
+    .map((tool) => tool.name);
+  logOutcomeUnknown(base, environment, undefined, earlier.toolCallId);
+  return {
+    ...base,
+    status: "outcome_unknown",
+    content: outcomeUnknownMessage(base.toolName, readOnlyTools, earlier),
+  };
+}
+
+function logOutcomeUnknown(
+  base: ToolCallRecordBase,
+  environment: ToolCallEnvironment,
+  interactionId: string | undefined,
+  startedAs?: string,
+): void {
+  environment.logger.warn(
+    {
+      audit: "tool-call",
+      tool: base.toolName,
+      toolCallId: base.toolCallId,
+      outcome: "outcome_unknown",
+      ...(interactionId !== undefined ? { interactionId } : {}),
+      ...(startedAs !== undefined ? { startedAs } : {}),
+    },
+    `outcome unknown: ${base.toolName} had started before the run was interrupted; it was not run again`,
+  );
 }
 
 /** A call of a resumed step that had not run, whose saved arguments lost a secret to redaction. */

@@ -69,7 +69,7 @@ export function prepareRun(
       maxSteps,
       secrets: settings.secrets,
       stateKey: settings.stateKey,
-      agentUsedApprovals: settings.usedApprovals,
+      startedCalls: settings.startedCalls,
       messages,
       metadata,
     }),

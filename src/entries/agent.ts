@@ -31,6 +31,8 @@ export {
   runStateVersion,
 } from "../agent/durable/run-state.js";
 export type {
+  CallStart,
+  CallStartOutcome,
   RunClaim,
   RunClaimOptions,
   RunDeleteOptions,
@@ -39,6 +41,7 @@ export type {
   RunReleaseOptions,
   RunSaveOptions,
   RunSummary,
+  SpentApproval,
 } from "../agent/durable/run-store.js";
 export type { RunWorkerOutcome, RunWorkerStopOptions } from "../agent/durable/run-worker.js";
 export type { AgentLoopOptions } from "../agent/loop-options.js";

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
-  access,
   mkdir,
   open,
   readdir,
@@ -11,7 +10,7 @@ import {
   unlink,
   writeFile,
 } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
@@ -27,6 +26,8 @@ import { findRunIdProblem } from "../agent/durable/run-id.js";
 import { comesAfter, readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
 import type { RunState } from "../agent/durable/run-state.js";
 import {
+  type CallStart,
+  type CallStartOutcome,
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
@@ -36,6 +37,7 @@ import {
   type RunSaveOptions,
   type RunStore,
   type RunSummary,
+  type SpentApproval,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
@@ -158,8 +160,11 @@ export class FileRunStore implements RunStore {
     }
   }
 
-  /** Refuses a save whose claim is not the lock file's, or whose expected revision is not the stored one. */
-  async #checkSave(runId: string, options: RunSaveOptions): Promise<void> {
+  /**
+   * Refuses a save whose claim is not the lock file's, or whose expected
+   * revision is not the stored one; resolves with the stored state.
+   */
+  async #checkSave(runId: string, options: RunSaveOptions): Promise<RunState | undefined> {
     const { claim, expectedRevision } = options;
     if (claim) {
       const holder = await readClaimHolder(this.#lockFileOf(runId));
@@ -172,15 +177,14 @@ export class FileRunStore implements RunStore {
         });
       }
     }
-    if (expectedRevision === undefined) return;
-    let stored: number;
+    let state: RunState | undefined;
     try {
-      stored = (await this.load(runId)).revision;
+      state = await this.load(runId);
     } catch (error) {
       if (!(error instanceof RunNotFoundError)) throw error;
-      stored = 0;
     }
-    if (stored !== expectedRevision) {
+    const stored = state?.revision ?? 0;
+    if (expectedRevision !== undefined && stored !== expectedRevision) {
       throw new RunConflictError({
         operation: "save",
         runId,
@@ -188,6 +192,7 @@ export class FileRunStore implements RunStore {
         message: `Run "${runId}" was not saved: the store holds revision ${stored}, not ${expectedRevision}; another process saved it since this one read it. Nothing was written; the run stops here.`,
       });
     }
+    return state;
   }
 
   async load(runId: string): Promise<RunState> {
@@ -360,27 +365,94 @@ export class FileRunStore implements RunStore {
   }
 
   /**
-   * Creates `executions/<runId>/<sha256 of the call id>.json` exclusively;
-   * see {@link RunStore.recordStart}.
+   * Under the run's save lock: checks the claim and the revision as `save`
+   * does, then writes the used-approval marker
+   * (`used-approvals/<sha256 of service and interaction id>.json`) and the
+   * call's execution records (`executions/<runId>/<sha256>.json`, one by id
+   * and one by content), and last the state itself, by a rename: the commit.
+   * The marker is then rewritten as committed. A marker not committed that
+   * the stored state does not account for (its run does not list the
+   * approval as used), or a record of a call the state does not show
+   * started, was left by a write that crashed before its commit, and is
+   * taken over. See
+   * {@link RunStore.startCall}.
    */
-  async recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean> {
-    const file = this.#executionFileOf(runId, toolCallId);
-    try {
-      await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
-      const record = { runId, toolCallId, fingerprint, startedAt: new Date().toISOString() };
-      await writeDurably(file, `${JSON.stringify(record)}\n`, "wx");
-      return true;
-    } catch (error) {
-      if (errorCode(error) === "EEXIST") return false;
-      throw new RunStoreError(
-        {
-          operation: "recordStart",
-          runId,
-          message: `Could not record that call "${toolCallId}" of run "${runId}" starts (${file}): ${describeThrown(error)}`,
-        },
-        { cause: error },
-      );
-    }
+  async startCall(
+    state: RunState,
+    start: CallStart,
+    options: RunSaveOptions = {},
+  ): Promise<CallStartOutcome> {
+    const checked = parseRunState(state, "the state to save");
+    const { runId } = checked;
+    const file = this.pathOf(runId);
+    await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
+    return withSaveLock(`${file.slice(0, -".json".length)}.saving`, runId, async () => {
+      const stored = await this.#checkSave(runId, options);
+      const records = [
+        this.#executionFileOf(runId, start.toolCallId),
+        this.#executionFileOf(runId, `content\n${start.contentKey}`),
+      ];
+      const { approval } = start;
+      const marker = approval ? this.#usedApprovalFile(approval) : undefined;
+      if (marker && approval) {
+        const found = await readRecord(marker, "startCall", runId);
+        const leftover =
+          found?.committed === false &&
+          found.runId === runId &&
+          found.toolCallId === start.toolCallId &&
+          stored?.usedApprovals?.includes(approval.interactionId) !== true;
+        if (found && !leftover) {
+          return {
+            outcome: "already_used",
+            ...(typeof found.runId === "string" ? { runId: found.runId } : {}),
+            ...(typeof found.toolCallId === "string" ? { toolCallId: found.toolCallId } : {}),
+          };
+        }
+      }
+      for (const record of records) {
+        const found = await readRecord(record, "startCall", runId);
+        const toolCallId = typeof found?.toolCallId === "string" ? found.toolCallId : undefined;
+        if (found && (toolCallId === undefined || startedIn(stored, toolCallId))) {
+          return {
+            outcome: "already_started",
+            toolCallId: toolCallId ?? start.toolCallId,
+            ...(typeof found.content === "string" ? { content: found.content } : {}),
+          };
+        }
+      }
+      const record = {
+        runId,
+        toolCallId: start.toolCallId,
+        fingerprint: start.fingerprint,
+        startedAt: new Date().toISOString(),
+      };
+      try {
+        if (marker && approval) {
+          await mkdir(this.#usedApprovalsDirectory, { recursive: true, mode: 0o700 });
+          await replaceDurably(marker, { ...approval, ...record, committed: false });
+        }
+        await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
+        for (const execution of records) {
+          await replaceDurably(execution, { ...record, contentKey: start.contentKey });
+        }
+      } catch (error) {
+        throw new RunStoreError(
+          {
+            operation: "startCall",
+            runId,
+            message: `Could not record that call "${start.toolCallId}" of run "${runId}" starts: ${describeThrown(error)}`,
+          },
+          { cause: error },
+        );
+      }
+      await this.#write(checked, file);
+      // The state is the commit; the marker then says so itself, so an older
+      // copy of the state put back later cannot pass it for a leftover.
+      if (marker && approval) {
+        await replaceDurably(marker, { ...approval, ...record, committed: true }).catch(() => {});
+      }
+      return { outcome: "started" };
+    });
   }
 
   /** Adds the tool message to the call's execution record; see {@link RunStore.recordFinish}. */
@@ -389,9 +461,11 @@ export class FileRunStore implements RunStore {
     try {
       const record = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
       const finished = { ...record, finishedAt: new Date().toISOString(), content };
-      const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-      await writeDurably(temporary, `${JSON.stringify(finished)}\n`, "wx");
-      await rename(temporary, file);
+      await replaceDurably(file, finished);
+      if (typeof record.contentKey === "string") {
+        const byContent = this.#executionFileOf(runId, `content\n${record.contentKey}`);
+        await replaceDurably(byContent, finished);
+      }
     } catch (error) {
       throw new RunStoreError(
         {
@@ -410,59 +484,28 @@ export class FileRunStore implements RunStore {
     return join(this.directory, "executions", runId, `${name}.json`);
   }
 
-  /** True when `used-approvals/` holds the marker of this interaction; see {@link RunStore.isApprovalUsed}. */
-  async isApprovalUsed(interactionId: string): Promise<boolean> {
-    const file = this.#usedApprovalFile(interactionId);
-    try {
-      await access(file);
-      return true;
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return false;
-      throw new RunStoreError(
-        {
-          operation: "isApprovalUsed",
-          message: `Could not read whether the approval in interaction "${interactionId}" was used (${file}): ${describeThrown(error)}`,
-        },
-        { cause: error },
-      );
-    }
-  }
-
-  #usedApprovalFile(interactionId: string): string {
-    const name = createHash("sha256").update(interactionId).digest("hex");
-    return join(this.#usedApprovalsDirectory, `${name}.json`);
-  }
-
   /**
-   * Creates `used-approvals/<sha256 of the interaction id>.json` if it does
-   * not exist (an exclusive create, so two processes cannot both succeed);
-   * see {@link RunStore.markApprovalUsed}.
+   * True when `used-approvals/` holds the approval's marker, made by a write
+   * that took effect (the marker says so, or its run's state lists the
+   * approval as used, or the run is gone); see {@link RunStore.isApprovalUsed}.
    */
-  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
-    const directory = this.#usedApprovalsDirectory;
-    const file = this.#usedApprovalFile(interactionId);
-    let handle: Awaited<ReturnType<typeof open>> | undefined;
-    try {
-      await mkdir(directory, { recursive: true, mode: 0o700 });
-      handle = await open(file, "wx", 0o600);
-      const record = { interactionId, fingerprint, usedAt: new Date().toISOString() };
-      await handle.writeFile(`${JSON.stringify(record)}\n`, "utf8");
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      await syncDirectory(directory);
-      return true;
-    } catch (error) {
-      await handle?.close().catch(() => {});
-      if (errorCode(error) === "EEXIST") return false;
-      throw new RunStoreError(
-        {
-          operation: "markApprovalUsed",
-          message: `Could not record that the approval in interaction "${interactionId}" was used (${file}): ${describeThrown(error)}`,
-        },
-        { cause: error },
-      );
-    }
+  async isApprovalUsed(approval: SpentApproval): Promise<boolean> {
+    const found = await readRecord(this.#usedApprovalFile(approval), "isApprovalUsed", undefined);
+    if (!found) return false;
+    if (found.committed !== false) return true;
+    if (typeof found.runId !== "string" || findRunIdProblem(found.runId)) return true;
+    const state = await this.load(found.runId).catch((error: unknown) => {
+      if (error instanceof RunNotFoundError) return undefined;
+      throw error;
+    });
+    return state?.usedApprovals?.includes(approval.interactionId) ?? true;
+  }
+
+  #usedApprovalFile(approval: SpentApproval): string {
+    const name = createHash("sha256")
+      .update(`${approval.service}\n${approval.interactionId}`)
+      .digest("hex");
+    return join(this.#usedApprovalsDirectory, `${name}.json`);
   }
 
   /**
@@ -545,6 +588,64 @@ async function withSaveLock<T>(
   } finally {
     await unlink(lockFile).catch(() => {});
   }
+}
+
+/**
+ * True when the state shows the call started: `started` or `finished` in
+ * the open step, or answered by a tool message. A start record it does not
+ * show was left by a write that never took effect.
+ */
+function startedIn(state: RunState | undefined, toolCallId: string): boolean {
+  // A run that is gone cannot tell: its records stand.
+  if (!state) return true;
+  const call = state.pendingCalls.find((pending) => pending.toolCallId === toolCallId);
+  if (call) return call.phase === "started" || call.phase === "finished";
+  return state.messages.some(
+    (message) => message.role === "tool" && message.tool_call_id === toolCallId,
+  );
+}
+
+/**
+ * A marker or execution record; `undefined` when there is none. One that
+ * cannot be read as JSON counts as a record of unknown origin (it stands).
+ */
+async function readRecord(
+  file: string,
+  operation: string,
+  runId: string | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw new RunStoreError(
+      { operation, runId, message: `Could not read ${file}: ${describeThrown(error)}` },
+      { cause: error },
+    );
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Replaces a file with the JSON of `record`, flushed to disk: a temporary
+ * file renamed over it, so a reader finds the old record or the new one.
+ */
+async function replaceDurably(file: string, record: Record<string, unknown>): Promise<void> {
+  const temporary = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeDurably(temporary, `${JSON.stringify(record)}\n`, "wx");
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dirname(file));
 }
 
 /** Writes a file and flushes it to disk before resolving. */

@@ -53,6 +53,20 @@ export const postgresMigrations: readonly string[] = [
   ALTER TABLE {schema}.used_approvals ADD COLUMN write_id text;
   ALTER TABLE {schema}.tool_executions ADD COLUMN write_id text;
   `,
+  // Spending an approval and starting its call are one transaction: a used
+  // approval names its service (ids of two services never collide) and the
+  // call that spent it; a call is also known by its content within the run.
+  `
+  ALTER TABLE {schema}.used_approvals
+    ADD COLUMN service text NOT NULL DEFAULT '',
+    ADD COLUMN run_id text,
+    ADD COLUMN tool_call_id text;
+  ALTER TABLE {schema}.used_approvals DROP CONSTRAINT used_approvals_pkey;
+  ALTER TABLE {schema}.used_approvals ADD PRIMARY KEY (service, interaction_id);
+  ALTER TABLE {schema}.tool_executions ADD COLUMN content_key text;
+  CREATE UNIQUE INDEX tool_executions_by_content
+    ON {schema}.tool_executions (run_id, content_key);
+  `,
 ];
 
 /**

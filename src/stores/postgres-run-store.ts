@@ -14,6 +14,8 @@ import { findRunIdProblem } from "../agent/durable/run-id.js";
 import { readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
 import type { RunState } from "../agent/durable/run-state.js";
 import {
+  type CallStart,
+  type CallStartOutcome,
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
@@ -23,6 +25,7 @@ import {
   type RunSaveOptions,
   type RunStore,
   type RunSummary,
+  type SpentApproval,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -243,6 +246,22 @@ export class PostgresRunStore implements RunStore {
 
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
+    const { text, values } = this.#saveStatement(checked, options, randomUUID());
+    const { rowCount } = await this.#query("save", checked.runId, text, values);
+    if (rowCount === 1) return;
+    throw await this.#conflict(checked.runId, options);
+  }
+
+  /**
+   * The statement of a compare-and-set save fenced by the claim; it changes
+   * one row or none. `writeId` names the write, so the same statement sent
+   * again after a lost answer finds its own write.
+   */
+  #saveStatement(
+    checked: RunState,
+    options: RunSaveOptions,
+    writeId: string,
+  ): { text: string; values: unknown[] } {
     const { runId } = checked;
     checkRunId(runId);
     const { expectedRevision, claim } = options;
@@ -253,7 +272,7 @@ export class PostgresRunStore implements RunStore {
       JSON.stringify(checked),
       JSON.stringify(summarizeRunState(checked)),
       checked.revision,
-      randomUUID(),
+      writeId,
       expectedRevision ?? null,
       claim?.token ?? null,
     ];
@@ -282,9 +301,61 @@ export class PostgresRunStore implements RunStore {
                  CASE WHEN $2::text = 'suspended' THEN now() END)
          ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence}`
       : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence}`;
-    const { rowCount } = await this.#query("save", runId, text, values);
-    if (rowCount === 1) return;
-    throw await this.#conflict(runId, options);
+    return { text, values };
+  }
+
+  /**
+   * One transaction: the state saved as `save` saves it (fenced by the
+   * claim and the revision), then the approval's row and the call's
+   * execution row; any conflict rolls all of it back. One write id names
+   * all three, so the transaction sent again after a lost `COMMIT` that
+   * did commit finds its own rows and answers `started`. See
+   * {@link RunStore.startCall}.
+   */
+  async startCall(
+    state: RunState,
+    start: CallStart,
+    options: RunSaveOptions = {},
+  ): Promise<CallStartOutcome> {
+    const checked = parseRunState(state, "the state to save");
+    const { runId } = checked;
+    const schema = quoteIdentifier(this.schema);
+    const writeId = randomUUID();
+    const { text, values } = this.#saveStatement(checked, options, writeId);
+    await this.migrate();
+    let outcome: CallStartOutcome | "conflict";
+    try {
+      outcome = await this.#retrying("startCall", runId, () =>
+        this.#withClient(async (client) => {
+          await client.query("BEGIN");
+          try {
+            const decided = await startInTransaction(client, {
+              schema,
+              save: { text, values },
+              runId,
+              start,
+              writeId,
+            });
+            await client.query(decided === "started" ? "COMMIT" : "ROLLBACK");
+            return decided === "started" ? { outcome: "started" as const } : decided;
+          } catch (error) {
+            await client.query("ROLLBACK").catch(() => {});
+            throw error;
+          }
+        }),
+      );
+    } catch (error) {
+      throw new RunStoreError(
+        {
+          operation: "startCall",
+          runId,
+          message: `Run store startCall of run "${runId}" failed (PostgreSQL, schema "${this.schema}"): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+    if (outcome === "conflict") throw await this.#conflict(runId, options);
+    return outcome;
   }
 
   /** Says why a save was refused: the claim no longer current, or another revision stored. */
@@ -540,43 +611,14 @@ export class PostgresRunStore implements RunStore {
     };
   }
 
-  /** Inserts the approval's row; `false` when it was there. See {@link RunStore.markApprovalUsed}. */
-  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
-    const { rowCount } = await this.#query(
-      "markApprovalUsed",
-      undefined,
-      `INSERT INTO ${quoteIdentifier(this.schema)}.used_approvals AS used
-         (interaction_id, fingerprint, write_id)
-       VALUES ($1, $2, $3)
-       ON CONFLICT (interaction_id) DO UPDATE SET write_id = EXCLUDED.write_id
-       WHERE used.write_id = EXCLUDED.write_id`,
-      [interactionId, fingerprint, randomUUID()],
-    );
-    return rowCount === 1;
-  }
-
-  /** True when the approval's row is there. See {@link RunStore.isApprovalUsed}. */
-  async isApprovalUsed(interactionId: string): Promise<boolean> {
+  /** True when the approval's row is there (only a `startCall` that commits writes one). */
+  async isApprovalUsed(approval: SpentApproval): Promise<boolean> {
     const { rowCount } = await this.#query(
       "isApprovalUsed",
       undefined,
-      `SELECT 1 FROM ${quoteIdentifier(this.schema)}.used_approvals WHERE interaction_id = $1`,
-      [interactionId],
-    );
-    return rowCount === 1;
-  }
-
-  /** Inserts the call's execution record; `false` when it was there. See {@link RunStore.recordStart}. */
-  async recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean> {
-    const { rowCount } = await this.#query(
-      "recordStart",
-      runId,
-      `INSERT INTO ${quoteIdentifier(this.schema)}.tool_executions AS started
-         (run_id, tool_call_id, fingerprint, write_id)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (run_id, tool_call_id) DO UPDATE SET write_id = EXCLUDED.write_id
-       WHERE started.write_id = EXCLUDED.write_id`,
-      [runId, toolCallId, fingerprint, randomUUID()],
+      `SELECT 1 FROM ${quoteIdentifier(this.schema)}.used_approvals
+        WHERE service = $1 AND interaction_id = $2`,
+      [approval.service, approval.interactionId],
     );
     return rowCount === 1;
   }
@@ -664,6 +706,80 @@ export class PostgresRunStore implements RunStore {
       );
     }
   }
+}
+
+/**
+ * The statements of `startCall` inside its transaction: `conflict` when the
+ * save changed no row; `started` when every row is this write's; otherwise
+ * why the call must not run. Rows written by `writeId` count as its own.
+ */
+async function startInTransaction(
+  client: PoolClient,
+  write: {
+    schema: string;
+    save: { text: string; values: unknown[] };
+    runId: string;
+    start: CallStart;
+    writeId: string;
+  },
+): Promise<"started" | "conflict" | Exclude<CallStartOutcome, { outcome: "started" }>> {
+  const { schema, runId, start, writeId } = write;
+  const saved = await client.query(write.save.text, write.save.values);
+  if (saved.rowCount !== 1) return "conflict";
+  const { approval } = start;
+  if (approval) {
+    const spent = await client.query(
+      `INSERT INTO ${schema}.used_approvals AS used
+         (service, interaction_id, fingerprint, run_id, tool_call_id, write_id)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (service, interaction_id) DO UPDATE SET write_id = EXCLUDED.write_id
+       WHERE used.write_id = EXCLUDED.write_id`,
+      [
+        approval.service,
+        approval.interactionId,
+        start.fingerprint,
+        runId,
+        start.toolCallId,
+        writeId,
+      ],
+    );
+    if (spent.rowCount !== 1) {
+      const { rows } = await client.query<{ run_id: string | null; tool_call_id: string | null }>(
+        `SELECT run_id, tool_call_id FROM ${schema}.used_approvals
+          WHERE service = $1 AND interaction_id = $2`,
+        [approval.service, approval.interactionId],
+      );
+      const row = rows[0];
+      return {
+        outcome: "already_used",
+        ...(row?.run_id ? { runId: row.run_id } : {}),
+        ...(row?.tool_call_id ? { toolCallId: row.tool_call_id } : {}),
+      };
+    }
+  }
+  const { rows: earlier } = await client.query<{ tool_call_id: string; content: string | null }>(
+    `SELECT tool_call_id, content FROM ${schema}.tool_executions
+      WHERE run_id = $1 AND (tool_call_id = $2 OR content_key = $3)
+        AND write_id IS DISTINCT FROM $4
+      ORDER BY tool_call_id = $2 DESC LIMIT 1`,
+    [runId, start.toolCallId, start.contentKey, writeId],
+  );
+  const found = earlier[0];
+  if (found) {
+    return {
+      outcome: "already_started",
+      toolCallId: found.tool_call_id,
+      ...(typeof found.content === "string" ? { content: found.content } : {}),
+    };
+  }
+  await client.query(
+    `INSERT INTO ${schema}.tool_executions AS started
+       (run_id, tool_call_id, fingerprint, content_key, write_id)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+    [runId, start.toolCallId, start.fingerprint, start.contentKey, writeId],
+  );
+  return "started";
 }
 
 interface ClaimRow {

@@ -33,8 +33,9 @@ export interface RunStoreConformanceOptions {
  * The contract of a {@link RunStore}, as tests your store must pass: saves
  * and loads whole states, compare-and-set saves, claims that exclude each
  * other and fence a stale holder's saves, claims that expire (for stores
- * whose claims say they do), at-most-once execution records, approvals used
- * once, `claimNext` handing each due run to one caller, and listing by
+ * whose claims say they do), a call's start and its approval's spending
+ * as one fenced write (at most once, by id and by content; approvals of two
+ * services apart), `claimNext` handing each due run to one caller, and listing by
  * status with keyset paging. Every method of the contract is required.
  * Assertions use `node:assert`, so any framework runs it.
  *
@@ -65,9 +66,8 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         "delete",
         "claim",
         "claimNext",
-        "markApprovalUsed",
+        "startCall",
         "isApprovalUsed",
-        "recordStart",
         "recordFinish",
       ] as const;
       const missing = methods.filter((method) => typeof store[method] !== "function");
@@ -292,43 +292,124 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
     });
 
-    describe("execution records", () => {
-      test("lets exactly one of many callers start a call", async (store) => {
-        await store.save(runState("run-a", { status: "running" }));
-        const outcomes = await Promise.all(
-          Array.from({ length: 8 }, () => store.recordStart("run-a", "call_1", "sha256:aa")),
+    describe("starting a call (an approval spent with its call's start, in one write)", () => {
+      const approval = { service: "https://messaging.example.com/", interactionId: "i_1" };
+      const start = { toolCallId: "call_1", fingerprint: "sha256:aa", contentKey: "k1", approval };
+
+      test("saves the state, records the start and spends the approval, fenced by the claim", async (store) => {
+        const claim = await store.claim("run-a", { owner: "worker-1" });
+        await store.save(runState("run-a", { revision: 1, status: "running" }), {
+          expectedRevision: 0,
+          claim,
+        });
+        assert.equal(await store.isApprovalUsed(approval), false);
+        assert.equal(await store.isApprovalUsed(approval), false, "asking does not spend it");
+        const started = await store.startCall(startedState("run-a", 2), start, {
+          expectedRevision: 1,
+          claim,
+        });
+        assert.deepEqual(started, { outcome: "started" });
+        const stored = await store.load("run-a");
+        assert.equal(stored.revision, 2);
+        assert.equal(stored.pendingCalls[0]?.phase, "started");
+        assert.equal(await store.isApprovalUsed(approval), true);
+        await claim.release();
+      });
+
+      test("writes nothing for a holder whose claim was taken over: the next owner spends the approval", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const stale = await store.claim("run-a", { owner: "worker-1" });
+        const current = await store.claim("run-a", { owner: "worker-2", takeOver: true });
+        await assertConflict(
+          store.startCall(startedState("run-a", 2), start, { expectedRevision: 1, claim: stale }),
+          "claim",
         );
-        assert.equal(outcomes.filter((started) => started === true).length, 1);
-        assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
-        assert.equal(await store.recordStart("run-a", "call_2", "sha256:bb"), true);
-        await store.recordFinish("run-a", "call_1", '{"ok":true}');
-        assert.equal(await store.recordStart("run-a", "call_1", "sha256:aa"), false);
+        assert.equal(await store.isApprovalUsed(approval), false, "the approval is unspent");
+        assert.equal((await store.load("run-a")).revision, 1);
+        const started = await store.startCall(startedState("run-a", 2), start, {
+          expectedRevision: 1,
+          claim: current,
+        });
+        assert.equal(started.outcome, "started");
+        await current.release();
       });
-    });
 
-    describe("used approvals", () => {
-      test("records an approval's use once, even when asked at once by many", async (store) => {
-        const outcomes = await Promise.all(
-          Array.from({ length: 8 }, () => store.markApprovalUsed("i_1", "sha256:aa")),
+      test("writes nothing when the revision does not hold, and lets exactly one of many start", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        await assertConflict(
+          store.startCall(startedState("run-a", 3), start, { expectedRevision: 2 }),
+          "revision",
         );
-        assert.equal(outcomes.filter((first) => first === true).length, 1);
-        assert.equal(await store.markApprovalUsed("i_1", "sha256:aa"), false);
-        assert.equal(await store.markApprovalUsed("i_2", "sha256:aa"), true);
+        assert.equal(await store.isApprovalUsed(approval), false);
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 6 }, () =>
+            store.startCall(startedState("run-a", 2), start, { expectedRevision: 1 }),
+          ),
+        );
+        const started = outcomes.filter(
+          (outcome) => outcome.status === "fulfilled" && outcome.value.outcome === "started",
+        );
+        assert.equal(started.length, 1);
+        for (const outcome of outcomes) {
+          if (outcome.status === "rejected") {
+            assert.ok(outcome.reason instanceof RunConflictError, String(outcome.reason));
+          }
+        }
       });
 
-      test("says whether an approval was used, without using it", async (store) => {
-        assert.equal(await store.isApprovalUsed("i_5"), false);
-        assert.equal(await store.isApprovalUsed("i_5"), false, "asking does not use it");
-        assert.equal(await store.markApprovalUsed("i_5", "sha256:aa"), true);
-        assert.equal(await store.isApprovalUsed("i_5"), true);
-        assert.equal(await store.isApprovalUsed("i_6"), false);
-      });
-
-      test("keeps the record of a used approval when the run is deleted", async (store) => {
-        await store.save(runState("run-a"));
-        assert.equal(await store.markApprovalUsed("i_9", "sha256:aa"), true);
+      test("refuses an approval spent by another run as already_used, even once that run is deleted", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        await store.save(runState("run-b", { revision: 1, status: "running" }));
+        await store.startCall(startedState("run-a", 2), start, { expectedRevision: 1 });
+        const other = await store.startCall(startedState("run-b", 2), start, {
+          expectedRevision: 1,
+        });
+        assert.equal(other.outcome, "already_used");
+        assert.equal((await store.load("run-b")).revision, 1, "nothing was written");
         await store.delete("run-a");
-        assert.equal(await store.markApprovalUsed("i_9", "sha256:aa"), false);
+        const again = await store.startCall(startedState("run-b", 2), start, {
+          expectedRevision: 1,
+        });
+        assert.equal(again.outcome, "already_used");
+        assert.equal(await store.isApprovalUsed(approval), true);
+      });
+
+      test("keeps the interaction ids of two services apart", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        await store.save(runState("run-b", { revision: 1, status: "running" }));
+        await store.startCall(startedState("run-a", 2), start, { expectedRevision: 1 });
+        const elsewhere = { service: "https://other-messaging.example.com/", interactionId: "i_1" };
+        assert.equal(await store.isApprovalUsed(elsewhere), false);
+        const started = await store.startCall(
+          startedState("run-b", 2),
+          { ...start, approval: elsewhere },
+          { expectedRevision: 1 },
+        );
+        assert.equal(started.outcome, "started");
+      });
+
+      test("recognises a call the run started, by its id and by its content under a new id", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const write = { toolCallId: "call_1", fingerprint: "sha256:bb", contentKey: "k-create" };
+        await store.startCall(startedState("run-a", 2), write, { expectedRevision: 1 });
+        const sameId = await store.startCall(
+          startedState("run-a", 3),
+          { ...write, contentKey: "k-other" },
+          { expectedRevision: 2 },
+        );
+        assert.deepEqual(sameId, { outcome: "already_started", toolCallId: "call_1" });
+        await store.recordFinish("run-a", "call_1", '{"created":1}');
+        const askedAgain = await store.startCall(
+          startedState("run-a", 3, "call_9"),
+          { ...write, toolCallId: "call_9" },
+          { expectedRevision: 2 },
+        );
+        assert.equal(askedAgain.outcome, "already_started");
+        if (askedAgain.outcome === "already_started") {
+          assert.equal(askedAgain.toolCallId, "call_1");
+          assert.equal(askedAgain.content, '{"created":1}');
+        }
+        assert.equal((await store.load("run-a")).revision, 2, "nothing was written");
       });
     });
 
@@ -418,6 +499,25 @@ async function assertConflict(
 
 function at(minute: number): string {
   return new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString();
+}
+
+/** A running state whose call (`call_1` unless named) is `started`, having spent approval `i_1`. */
+function startedState(runId: string, revision: number, toolCallId = "call_1"): RunState {
+  const base = runState(runId, { revision, status: "running" });
+  const call = base.pendingCalls[0];
+  const message = base.messages[1];
+  const asked = message?.role === "assistant" ? message : undefined;
+  const toolCall = asked?.tool_calls?.[0];
+  if (!call || !asked || !toolCall) throw new Error("the base state has no call");
+  return {
+    ...base,
+    messages: [
+      base.messages[0] ?? asked,
+      { ...asked, tool_calls: [{ ...toolCall, id: toolCallId }] },
+    ],
+    pendingCalls: [{ ...call, toolCallId, phase: "started", interactionId: "i_1" }],
+    usedApprovals: ["i_1"],
+  };
 }
 
 /** A valid state waiting for one approval answer, with what the test changes. */

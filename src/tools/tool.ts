@@ -9,6 +9,14 @@ export interface ToolContext {
   logger: Logger;
   /** The id of the model's tool call this execution answers. */
   toolCallId: string;
+  /**
+   * For a write the service lets carry an idempotency key (a message's
+   * `Idempotency-Key`): derived from the run, the step and the call's
+   * content, so the same call asked again in a resumed step (with a new
+   * tool call id) carries the same key, and the service does not write twice.
+   * Absent where no agent runs the call.
+   */
+  idempotencyKey?: string;
 }
 
 /** Whether a call needs a human's approval before it runs. */

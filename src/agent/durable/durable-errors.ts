@@ -40,7 +40,7 @@ export class RunNotFoundError extends SwitchyardError {
  */
 export class RunStoreError extends SwitchyardError {
   override readonly name: string = "RunStoreError";
-  /** The store method that failed: `save`, `load`, `list`, `delete`, `claim`, `markApprovalUsed`, ... */
+  /** The store method that failed: `save`, `load`, `list`, `delete`, `claim`, `startCall`, ... */
   readonly operation: string;
   readonly runId: string | undefined;
 

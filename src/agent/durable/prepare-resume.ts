@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { AgentSettings } from "../agent-options.js";
+import { interactionServiceOf } from "../approver.js";
 import { neverAborted } from "../never-aborted.js";
 import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
 import type { ResumeOptions } from "../run-options.js";
@@ -103,7 +104,7 @@ export async function openResumedRun(
     if (settings.stateKey !== undefined) {
       const source = store ? `run "${runId}" in the run store` : "the state given";
       checkRunStateSeal(state, settings.stateKey, source);
-      await checkStateIsLatest(state, store, source);
+      await checkStateIsLatest(state, store, source, interactionServiceOf(settings.approver));
     }
     checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
     const maxSteps = options.maxSteps ?? state.maxSteps;
@@ -115,7 +116,7 @@ export async function openResumedRun(
         maxSteps,
         secrets: settings.secrets,
         stateKey: settings.stateKey,
-        agentUsedApprovals: settings.usedApprovals,
+        startedCalls: settings.startedCalls,
         messages: [...state.messages],
         resumeFrom: state,
       }),

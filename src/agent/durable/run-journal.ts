@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from "node:crypto";
 import { SecretRegistry } from "../../internal/redact.js";
 import { describeThrown } from "../describe-thrown.js";
 import type {
@@ -9,7 +10,7 @@ import type {
 } from "../model-message.js";
 import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-calls.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
-import { RunConflictError, RunStoreError } from "./durable-errors.js";
+import { RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
 import {
   type FinishedCallRecord,
@@ -20,8 +21,36 @@ import {
   runStateFormat,
   runStateVersion,
 } from "./run-state.js";
-import type { RunClaim, RunStore } from "./run-store.js";
+import type {
+  CallStart,
+  CallStartOutcome,
+  RunClaim,
+  RunStore,
+  SpentApproval,
+} from "./run-store.js";
 import { sealRunState } from "./seal-run-state.js";
+import { StartedCalls } from "./started-calls.js";
+
+/** What {@link RunJournal.startCall} decided: only `started` lets the call run. */
+export type CallStartDecision =
+  | CallStartOutcome
+  | {
+      /** The start could not be recorded: the call does not run, its approval is unspent. */
+      outcome: "not_recorded";
+      error: RunStoreError;
+    };
+
+/** Marks the open step's call `started`, with the arguments and fingerprint it runs with. */
+function markCallStarted(
+  call: PendingToolCall,
+  starting: { fingerprint: string | undefined; arguments: unknown },
+): void {
+  Object.assign(call, {
+    phase: "started",
+    arguments: starting.arguments,
+    ...(starting.fingerprint !== undefined ? { fingerprint: starting.fingerprint } : {}),
+  });
+}
 
 /** Where a run starts from: nothing (a new run) or a saved state. */
 export interface RunJournalOptions {
@@ -40,10 +69,10 @@ export interface RunJournalOptions {
   /** Seals every state saved or returned (`AgentOptions.stateKey`). */
   stateKey?: string | undefined;
   /**
-   * The agent's own record of used approvals (`<runId>\n<interactionId>`),
-   * for durable runs whose store cannot record them.
+   * The agent's own record of started calls and spent approvals, for runs
+   * without a store. @default a record of this run alone
    */
-  agentUsedApprovals?: Set<string> | undefined;
+  startedCalls?: StartedCalls | undefined;
   /** From a saved state; a new run starts empty. */
   resumeFrom?: Pick<
     RunState,
@@ -81,7 +110,9 @@ export class RunJournal {
   readonly #metadata: Record<string, string> | undefined;
   readonly #secrets: SecretRegistry;
   readonly #stateKey: string | undefined;
-  readonly #agentUsedApprovals: Set<string> | undefined;
+  readonly #startedCalls: StartedCalls;
+  /** The run's id, or for a run without one a random id made when first needed: what idempotency keys derive from. */
+  #runKey: string | undefined;
   /** The interactions whose approval let a call of this run run, kept in its state. */
   readonly #usedApprovals: Set<string>;
   /** Every call that ended, oldest first, with its approval (`RunState.finishedCalls`). */
@@ -102,7 +133,8 @@ export class RunJournal {
     this.messages = options.messages;
     this.#secrets = options.secrets ?? new SecretRegistry();
     this.#stateKey = options.stateKey;
-    this.#agentUsedApprovals = options.agentUsedApprovals;
+    this.#startedCalls = options.startedCalls ?? new StartedCalls();
+    this.#runKey = options.runId;
     const from = options.resumeFrom;
     this.#usedApprovals = new Set(from?.usedApprovals ?? []);
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
@@ -167,95 +199,124 @@ export class RunJournal {
   }
 
   /**
-   * Records that the approval given in an interaction lets its call run, and
-   * says whether this is its first use (`false`: refuse the call as
-   * `already_used`). The one home of "an approval runs its action once", with
-   * the store: the run's state keeps the approvals it used (so deleting the
-   * store's records does not free them), and the store's `markApprovalUsed`
-   * records each use for good (so an older copy of the state put back does
-   * not either). A durable run whose store cannot record uses falls back on
-   * the agent's own record; a run without an id on its own list.
+   * The one home of "an approval runs its action once" and "a call that may
+   * change something runs at most once": marks the call `started` and spends
+   * its approval in one write, the store's `startCall` (fenced by the claim
+   * that holds the run), or without a store the agent's own record
+   * ({@link StartedCalls}). Only `started` lets the call run. A worker that
+   * dies before this write leaves the approval unspent for the next owner of
+   * the run; after it, the call is finished or of unknown outcome.
+   * `already_used`: the approval was spent by another run or call, or this
+   * state is an older copy. `already_started`: the run started this call
+   * before, under this id or, asked of the model again, another.
+   * `not_recorded`: the write failed (the run then stops), nothing spent.
    */
-  async markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean> {
-    if (this.#usedApprovals.has(interactionId)) return false;
-    const store = this.#store;
-    let firstUse = true;
-    if (store) {
-      firstUse = (await store.markApprovalUsed(interactionId, fingerprint)) === true;
-    } else if (this.runId !== undefined && this.#agentUsedApprovals) {
-      const key = `${this.runId}\n${interactionId}`;
-      firstUse = !this.#agentUsedApprovals.has(key);
-      this.#agentUsedApprovals.add(key);
-    }
-    if (firstUse) this.#usedApprovals.add(interactionId);
-    return firstUse;
-  }
-
-  /**
-   * Records, and saves when the store is set, that a call of a tool that is
-   * not read-only is about to run. Resolves with the save's error when it
-   * failed: the call must then not run, since a crash could no longer be
-   * told apart from a call that never started (the run then fails after the
-   * step).
-   */
-  async markStarted(
+  async startCall(
     toolCallId: string,
-    starting: { fingerprint: string | undefined; arguments: unknown },
-  ): Promise<RunStoreError | undefined> {
+    starting: { fingerprint: string | undefined; arguments: unknown; approval?: SpentApproval },
+  ): Promise<CallStartDecision> {
     const call = this.#calls.get(toolCallId);
-    if (!call || !this.durable) return undefined;
-    const previous = { ...call };
-    Object.assign(call, {
-      phase: "started",
-      arguments: starting.arguments,
-      ...(starting.fingerprint !== undefined ? { fingerprint: starting.fingerprint } : {}),
-    });
-    try {
-      await this.#persist();
-    } catch (error) {
-      this.#calls.set(toolCallId, previous);
-      this.#storeError ??= error as RunStoreError;
-      return error as RunStoreError;
+    const { approval } = starting;
+    if (approval && this.#usedApprovals.has(approval.interactionId)) {
+      return { outcome: "already_used" };
     }
-    return this.#recordStart(toolCallId, starting.fingerprint);
-  }
-
-  /**
-   * The store's execution record, when it keeps them: of two processes
-   * starting the same call, one gets the record and the other a refusal (it
-   * then stops the run; the call's outcome is unknown to it).
-   */
-  async #recordStart(
-    toolCallId: string,
-    fingerprint: string | undefined,
-  ): Promise<RunStoreError | undefined> {
+    const start: CallStart = {
+      toolCallId,
+      fingerprint: starting.fingerprint ?? "",
+      contentKey: this.#contentKey(toolCallId, starting.fingerprint),
+      ...(approval ? { approval } : {}),
+    };
     const store = this.#store;
     const runId = this.runId;
-    if (!store || runId === undefined) return undefined;
-    let error: RunStoreError;
+    if (!store || runId === undefined || !call) {
+      const decided = this.#startedCalls.start(runId, start);
+      if (decided.outcome !== "started") return decided;
+      if (approval) this.#usedApprovals.add(approval.interactionId);
+      if (call) markCallStarted(call, starting);
+      return decided;
+    }
+    const writing = this.#queue.then(async () => {
+      // Changed only here, inside the queue, so no other save writes the call
+      // started without this write's approval record.
+      const previous = { ...call };
+      markCallStarted(call, starting);
+      if (approval) this.#usedApprovals.add(approval.interactionId);
+      const undo = () => {
+        this.#calls.set(toolCallId, previous);
+        if (approval) this.#usedApprovals.delete(approval.interactionId);
+      };
+      try {
+        const state = this.#snapshotAt(this.#revision + 1);
+        const decided = await store.startCall(state, start, {
+          expectedRevision: this.#revision,
+          claim: this.claim,
+        });
+        if (decided.outcome === "started") this.#revision = state.revision;
+        else undo();
+        return decided;
+      } catch (error) {
+        undo();
+        throw error;
+      }
+    });
+    this.#queue = writing.catch(() => {});
     try {
-      if (await store.recordStart(runId, toolCallId, fingerprint ?? "")) return undefined;
-      error = new RunConflictError({
-        operation: "recordStart",
-        runId,
-        reason: "claim",
-        message: `Call "${toolCallId}" of run "${runId}" was not run: the run store already holds a record that it started, made by another process. The run stops here; whoever holds the run goes on with it.`,
-      });
+      return await writing;
     } catch (thrown) {
-      error =
+      const error =
         thrown instanceof RunStoreError
           ? thrown
           : new RunStoreError(
               {
-                operation: "recordStart",
+                operation: "startCall",
                 runId,
                 message: `Could not record that call "${toolCallId}" of run "${runId}" starts: ${this.#secrets.redactText(describeThrown(thrown))}`,
               },
               { cause: thrown },
             );
+      this.#storeError ??= error;
+      return { outcome: "not_recorded", error };
     }
-    this.#storeError ??= error;
-    return error;
+  }
+
+  /**
+   * The call by its content within the run: the step, its fingerprint (or
+   * raw arguments) and its rank among the step's calls with the same tool
+   * and arguments. The same call asked again under a new id has the same key.
+   */
+  #contentKey(toolCallId: string, fingerprint: string | undefined): string {
+    const call = this.#calls.get(toolCallId);
+    const same = [...this.#calls.values()].filter(
+      (other) => other.toolName === call?.toolName && other.rawArguments === call?.rawArguments,
+    );
+    const rank = Math.max(
+      0,
+      same.findIndex((other) => other.toolCallId === toolCallId),
+    );
+    return createHash("sha256")
+      .update(
+        JSON.stringify([
+          this.stepCount,
+          call?.toolName ?? "",
+          fingerprint ?? call?.rawArguments ?? "",
+          rank,
+        ]),
+      )
+      .digest("hex");
+  }
+
+  /**
+   * The `Idempotency-Key` a write of this call sends (`ToolContext.idempotencyKey`):
+   * from the run, the step and the call's content, so the same call asked
+   * again in a resumed step carries the same key and the service does not
+   * write twice.
+   */
+  idempotencyKey(toolCallId: string, fingerprint: string | undefined): string {
+    this.#runKey ??= randomUUID();
+    const digest = createHash("sha256")
+      .update(`${this.#runKey}\n${this.#contentKey(toolCallId, fingerprint)}`)
+      .digest("hex");
+    return `switchyard-${digest.slice(0, 40)}`;
   }
 
   /**
@@ -289,6 +350,13 @@ export class RunJournal {
       });
     }
     if (!wasStarted && record.status !== "awaiting_approval") return;
+    if (wasStarted && this.runId !== undefined && call.content !== undefined && !this.#store) {
+      this.#startedCalls.finish(
+        this.runId,
+        record.toolCallId,
+        this.#secrets.redactText(call.content),
+      );
+    }
     try {
       if (wasStarted && this.runId !== undefined && call.content !== undefined) {
         await this.#store?.recordFinish(

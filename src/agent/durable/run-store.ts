@@ -177,29 +177,75 @@ export interface RunStore {
    */
   claimNext(options?: RunClaimOptions): Promise<RunClaim | undefined>;
   /**
-   * Records, for good, that the approval given in this interaction let its
-   * action run: resolves `true` the first time, `false` when it was recorded
-   * before (the call is then refused as `already_used`), and rejects when it
-   * cannot record (the call is then not run). The record outlives `delete`,
-   * so a saved state resumed again never runs an approved call twice.
+   * The one write that lets a call of a tool that is not read-only run:
+   * saves `state` (in which the call is `started`) as `save` does, fenced by
+   * `options.claim` and `options.expectedRevision`, and in the same atomic
+   * write records the call's start and spends its approval. Nothing is
+   * written unless all of it is. Resolves `started` (the call may run, once);
+   * `already_used` when the approval was spent by another run or another
+   * call, or by this call in a state this one is an older copy of;
+   * `already_started` when this run holds a start record of the call, by its
+   * id or by its content (`CallStart.contentKey`). Rejects with
+   * `RunConflictError` when the claim or the revision does not hold, and
+   * with `RunStoreError` when it cannot write: the approval is then unspent,
+   * and whoever holds the run next uses it. Spent approvals outlive `delete`.
    */
-  markApprovalUsed(interactionId: string, fingerprint: string): Promise<boolean>;
+  startCall(state: RunState, start: CallStart, options?: RunSaveOptions): Promise<CallStartOutcome>;
   /**
-   * True when `markApprovalUsed` recorded this interaction; reads only. A
-   * resume refuses, before anything runs, an older copy of a state put
-   * back that waits for an answer already used.
+   * True when an approval was spent (`startCall`) by a write that took
+   * effect; reads only. A resume under a `stateKey` refuses a state waiting
+   * for an answer whose approval was spent: an older copy put back.
    */
-  isApprovalUsed(interactionId: string): Promise<boolean>;
-  /**
-   * Records that a call of a tool that is not read-only starts: resolves
-   * `true` for the first record of this run's call, `false` when it was
-   * recorded before, by anyone (the call must then not run; its outcome is
-   * unknown). Of two processes, exactly one gets `true`.
-   */
-  recordStart(runId: string, toolCallId: string, fingerprint: string): Promise<boolean>;
-  /** Records the tool message of a call recorded by `recordStart`. */
+  isApprovalUsed(approval: SpentApproval): Promise<boolean>;
+  /** Records the tool message of a call whose start `startCall` recorded. */
   recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
 }
+
+/**
+ * An approval as it is spent: the interaction that carried it, on the
+ * service that holds that interaction. Two services (or one service's
+ * restarts with fresh storage) may hand out the same interaction ids; the
+ * service keeps their records apart.
+ */
+export interface SpentApproval {
+  /** The approver's `interactionService` (a messaging service's base URL); `""` when it names none. */
+  service: string;
+  interactionId: string;
+}
+
+/** What {@link RunStore.startCall} records besides the state. */
+export interface CallStart {
+  /** The call, `started` in the state saved with this record. */
+  toolCallId: string;
+  /** `sha256:` fingerprint of its tool, arguments and target; `""` when they cannot be fingerprinted. */
+  fingerprint: string;
+  /**
+   * The call by its content within the run: its step, fingerprint and rank
+   * among equal calls of the step. A step asked of the model again gives
+   * the same calls new ids, and the same keys.
+   */
+  contentKey: string;
+  /** The approval the call spends, when it needed one. */
+  approval?: SpentApproval | undefined;
+}
+
+/** What {@link RunStore.startCall} did; only `started` lets the call run. */
+export type CallStartOutcome =
+  | { outcome: "started" }
+  | {
+      /** The approval was spent before: by this run and call, or another. */
+      outcome: "already_used";
+      runId?: string;
+      toolCallId?: string;
+    }
+  | {
+      /** The run started this call before (by id or by content): it must not run again. */
+      outcome: "already_started";
+      /** The call that had started, as the store recorded it. */
+      toolCallId: string;
+      /** Its tool message, when the store recorded how it ended. */
+      content?: string;
+    };
 
 /** The summary of one state, as `list` gives it. */
 export function summarizeRunState(state: RunState): RunSummary {

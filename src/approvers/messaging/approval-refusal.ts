@@ -18,15 +18,6 @@ export function refusal(
   };
 }
 
-/** The refusal of an approval that already let its action run once. */
-export function alreadyUsedRefusal(toolName: string, interactionId: string): RefusedDecision {
-  return refusal(
-    "already_used",
-    `The approval given in interaction "${interactionId}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again.`,
-    interactionId,
-  );
-}
-
 /** Throws `AbortedError` when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal, toolName: string, cause?: unknown): void {
   if (signal?.aborted) {

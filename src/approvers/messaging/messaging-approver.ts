@@ -11,7 +11,7 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
-import { alreadyUsedRefusal, formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
+import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
 import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
@@ -36,9 +36,11 @@ interface AskedQuestion {
  * action's exact fingerprint approves, once. Everything else is a refusal
  * with a `code` and a `reason` the model can read: `denied`,
  * `canceled`, `delivery_failed`, `approver_unavailable`, `timeout`,
- * `unreadable_answer`, `messaging_error`, `fingerprint_mismatch`,
- * `already_used`. A question nobody answered in time (the service's
- * expiry, or `timeoutMs`) is `expired`, its own outcome. An abort cancels the question and throws `AbortedError`.
+ * `unreadable_answer`, `messaging_error`, `fingerprint_mismatch`. A
+ * question nobody answered in time (the service's expiry, or `timeoutMs`)
+ * is `expired`, its own outcome. The agent spends an approval when its
+ * call starts (an approval runs its action once; a second use is refused
+ * as `already_used`). An abort cancels the question and throws `AbortedError`.
  *
  * Durable runs (`context.allowPending`) get a `pending` decision as soon as
  * the question is out, and later call `checkApproval` (possibly in another
@@ -56,11 +58,16 @@ export class MessagingApprover implements Approver {
   readonly #readiness: ApproverReadiness;
   /** Fingerprint and message of each interaction this approver created. */
   readonly #asked = new Map<string, { fingerprint: string; messageId: string }>();
-  /** Interactions whose approval was already handed out: an approval runs an action once. */
-  readonly #used = new Set<string>();
+  /**
+   * The messaging service's base URL: spent approvals are recorded under
+   * it and the interaction id (by the agent, when the call starts).
+   */
+  readonly interactionService: string;
 
   constructor(options: MessagingApproverOptions) {
     this.#options = resolveMessagingApproverOptions(options);
+    const { baseUrl } = this.#options.client;
+    this.interactionService = typeof baseUrl === "string" ? baseUrl : "";
     // An agent using this approver redacts its client's token too.
     attachSecrets(this, secretsOf(this.#options.client));
     this.#readiness = new ApproverReadiness(this.#options.client, this.#options.subscriptionLinkId);
@@ -109,7 +116,7 @@ export class MessagingApprover implements Approver {
   }
 
   /**
-   * Reads the answer to a question asked earlier with `allowPending`, once,
+   * Reads the answer to a question asked earlier with `allowPending`
    * without sending anything: the decision as `requestApproval` would give
    * it, or `pending` again while nobody has answered.
    *
@@ -118,9 +125,9 @@ export class MessagingApprover implements Approver {
    * with `fingerprint` in the run state (trusted storage) when the question
    * was sent, and `fingerprint` must equal the fingerprint of the action
    * about to run. When the service returns the interaction's
-   * `metadata.fingerprint`, it must match as well. That an approval is used
-   * once is known only within this approver; across processes the run state
-   * must drop the pending record once the call ran.
+   * `metadata.fingerprint`, it must match as well. It reads the same answer
+   * each time it is asked: the agent spends the approval once, when the call
+   * starts, in the run's store.
    */
   async checkApproval(
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
@@ -150,8 +157,6 @@ export class MessagingApprover implements Approver {
           ),
         );
       }
-      if (this.#used.has(interactionId))
-        return decide(alreadyUsedRefusal(action.toolName, interactionId));
       throwIfAborted(context.signal, action.toolName);
       let interaction: Interaction;
       try {
@@ -323,9 +328,6 @@ export class MessagingApprover implements Approver {
     });
     switch (verdict.outcome) {
       case "approved":
-        if (this.#used.has(interactionId))
-          return alreadyUsedRefusal(action.toolName, interactionId);
-        this.#used.add(interactionId);
         // The person who answered is the one behind the subscription link asked.
         return {
           outcome: "approved",

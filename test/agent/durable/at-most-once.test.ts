@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunStoreError } from "../../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
-import type { RunSaveOptions, RunStore } from "../../../src/agent/durable/run-store.js";
+import type { CallStartOutcome, RunStore } from "../../../src/agent/durable/run-store.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
@@ -93,11 +93,8 @@ describe("destructive calls run at most once", () => {
 
   it("does not run an approved call whose start cannot be recorded, and fails the run", async () => {
     class FullDiskStore extends FileRunStore {
-      override async save(state: RunState, options?: RunSaveOptions): Promise<void> {
-        if (state.pendingCalls.some((call) => call.phase === "started")) {
-          throw new Error("ENOSPC: no space left on device");
-        }
-        await super.save(state, options);
+      override async startCall(): Promise<CallStartOutcome> {
+        throw new Error("ENOSPC: no space left on device");
       }
     }
     const failing = new FullDiskStore({ directory: await makeDirectory() });
@@ -115,7 +112,7 @@ describe("destructive calls run at most once", () => {
     expect(result.status).toBe("failed");
     expect(result.error).toBeInstanceOf(RunStoreError);
     expect(result.error?.message).toBe(
-      'Could not save run "full-disk": ENOSPC: no space left on device',
+      'Could not record that call "call_delete" of run "full-disk" starts: ENOSPC: no space left on device',
     );
     expect(result.steps[0]?.toolCalls[0]).toMatchObject({ status: "failed" });
     expect(JSON.parse(result.steps[0]?.toolCalls[0]?.content ?? "")).toMatchObject({
