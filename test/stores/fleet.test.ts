@@ -119,8 +119,15 @@ it("a fleet of workers finishes every run, runs each approved deletion once and 
         .n,
     );
   try {
-    // Kill the first worker halfway, and note the runs it held.
+    // Kill the first worker halfway, while it holds runs, and note them.
     while ((await count("status = 'completed'")) < runCount / 2) await sleep(10);
+    while (
+      (await count(
+        `lease_owner = 'worker-1' AND lease_expires_at > now() AND status <> 'completed'`,
+      )) === 0
+    ) {
+      await sleep(2);
+    }
     const victim = fleet[0]!;
     victim.child.kill("SIGKILL");
     await victim.exited;
