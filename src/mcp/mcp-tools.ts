@@ -1,10 +1,17 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { positiveInteger } from "../agent/agent-options.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { compileJsonSchema, type JsonSchemaCheck } from "../tools/compile-json-schema.js";
 import type { JsonSchema } from "../tools/json-schema.js";
 import type { ActionDescription, AnyTool, NeedsApproval, Tool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
+import { mcpSdk } from "./mcp-sdk.js";
+
+type ResultSchemas = Pick<
+  ReturnType<typeof mcpSdk.types>,
+  "ListToolsResultSchema" | "CallToolResultSchema"
+>;
 
 /**
  * What a tool from an MCP server runs with, and what its approval's
@@ -57,6 +64,18 @@ export interface McpToolsOptions {
   annotationKeywords?: readonly string[] | undefined;
   /** How long one call may take, in milliseconds, before it fails. @default 60000 */
   timeoutMs?: number | undefined;
+  /**
+   * Most pages of the server's tool list read (`tools/list` with each
+   * `nextCursor`); a server that offers more makes `mcpTools` throw.
+   * @default 100
+   */
+  maxPages?: number | undefined;
+  /**
+   * Most tools the server may list, across its pages, before `include`
+   * picks; a server that lists more makes `mcpTools` throw.
+   * @default 1000
+   */
+  maxTools?: number | undefined;
 }
 
 /**
@@ -70,11 +89,19 @@ export interface McpToolsOptions {
  * JSON; otherwise text content as its text, and other content as the SDK
  * gives it. A result marked `isError` fails the call with its text.
  *
- * Reads the server's tool list once, now.
+ * The server's schemas are its own: their patterns are compiled with a
+ * linear-time engine (`compileJsonSchema`'s `untrusted`), and a structured
+ * result is not checked against the tool's `outputSchema` (the SDK's
+ * `callTool` would, with the server's patterns in JavaScript's engine), so
+ * no answer of the server can stall the agent.
+ *
+ * Reads the server's tool list once, now: at most `maxPages` pages and
+ * `maxTools` tools, each page's cursor a new one.
  *
  * @throws ConfigurationError naming every tool whose name or schema cannot
  * be used (pick the others with `include`), an unknown name in `include` or
- * `needsApproval`, or a name two tools would share.
+ * `needsApproval`, or a name two tools would share; or a tool list that
+ * repeats a cursor or passes `maxPages` or `maxTools`.
  *
  * @example
  * const client = new Client({ name: "my-agent", version: "1.0.0" });
@@ -94,7 +121,12 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
   const reported = client.getServerVersion();
   const implementation = reported ? `${reported.name}@${reported.version}` : "unknown";
   const serverName = options.serverName ?? reported?.name ?? "mcp";
-  const listed = await listAllTools(client);
+  const limits: string[] = [];
+  const maxPages = positiveInteger(options.maxPages, 100, "maxPages", limits);
+  const maxTools = positiveInteger(options.maxTools, 1000, "maxTools", limits);
+  if (limits.length > 0) throw new ConfigurationError(limits.map((line) => `mcpTools: ${line}`));
+  const schemas: ResultSchemas = mcpSdk.types("mcpTools");
+  const listed = await listAllTools(client, serverName, schemas, { maxPages, maxTools });
   const problems: string[] = [];
   const listedNames = new Set(listed.map((tool) => tool.name));
   for (const name of [...(options.include ?? []), ...Object.keys(options.needsApproval ?? {})]) {
@@ -128,9 +160,10 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
           serverName,
           implementation,
           trusted: options.trusted === true,
-          needsApproval: options.needsApproval?.[definition.name],
+          needsApproval: ownValue(options.needsApproval, definition.name),
           annotationKeywords: options.annotationKeywords,
           timeoutMs: options.timeoutMs,
+          schemas,
         }),
       );
     } catch (error) {
@@ -147,15 +180,53 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
   return tools;
 }
 
-async function listAllTools(client: Client): Promise<McpToolDefinition[]> {
+/** `map[name]` when it is the map's own, never a property every object inherits (`hasOwnProperty`). */
+function ownValue<Value>(
+  map: Readonly<Record<string, Value>> | undefined,
+  name: string,
+): Value | undefined {
+  return map !== undefined && Object.hasOwn(map, name) ? map[name] : undefined;
+}
+
+/**
+ * Every page of `tools/list`, within the limits. Asked with `request`, not
+ * `listTools`, which would compile each `outputSchema` with the server's
+ * patterns for `callTool` to check.
+ */
+async function listAllTools(
+  client: Client,
+  serverName: string,
+  schemas: ResultSchemas,
+  limits: { maxPages: number; maxTools: number },
+): Promise<McpToolDefinition[]> {
   const tools: McpToolDefinition[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+  for (let pages = 1; ; pages += 1) {
+    const page = await client.request(
+      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+      schemas.ListToolsResultSchema,
+    );
     tools.push(...page.tools);
+    if (tools.length > limits.maxTools) {
+      throw new ConfigurationError(
+        `MCP server "${serverName}" lists more than ${limits.maxTools} tools (maxTools); raise maxTools if it really offers that many.`,
+      );
+    }
     cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+    if (cursor === undefined) return tools;
+    if (seen.has(cursor)) {
+      throw new ConfigurationError(
+        `MCP server "${serverName}" sent the tool-list cursor ${JSON.stringify(cursor)} a second time, so its list would never end; the server's pagination is broken.`,
+      );
+    }
+    if (pages >= limits.maxPages) {
+      throw new ConfigurationError(
+        `MCP server "${serverName}" has more than ${limits.maxPages} pages of tools (maxPages); raise maxPages if it really has that many.`,
+      );
+    }
+    seen.add(cursor);
+  }
 }
 
 interface McpToolSettings {
@@ -165,6 +236,7 @@ interface McpToolSettings {
   needsApproval: NeedsApproval<McpToolCall> | undefined;
   annotationKeywords: readonly string[] | undefined;
   timeoutMs: number | undefined;
+  schemas: ResultSchemas;
 }
 
 function mcpTool(
@@ -178,6 +250,7 @@ function mcpTool(
   const check: JsonSchemaCheck = compileJsonSchema(inputSchema, {
     subject,
     annotationKeywords: settings.annotationKeywords,
+    untrusted: true,
   });
   const { $schema: _dialect, ...parameters } = structuredClone(inputSchema);
   const annotations = settings.trusted ? (definition.annotations ?? {}) : {};
@@ -215,9 +288,10 @@ function mcpTool(
       };
     },
     async execute(call, { signal }) {
-      const result = (await client.callTool(
-        { name: call.tool, arguments: call.arguments },
-        undefined,
+      // Not callTool: it checks structuredContent against the server's outputSchema, patterns and all.
+      const result = (await client.request(
+        { method: "tools/call", params: { name: call.tool, arguments: call.arguments } },
+        settings.schemas.CallToolResultSchema,
         { signal, ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}) },
       )) as CallToolResult;
       return toolResultForModel(result, subject);

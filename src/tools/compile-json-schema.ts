@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv as AjvCore, Options as AjvOptions, ErrorObject } from "ajv";
+import type { RegExpEngine, RegExpLike } from "ajv/dist/types/index.js";
 import type { FormatsPlugin } from "ajv-formats";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { formatIssuePath } from "./format-issues.js";
@@ -20,6 +21,16 @@ export interface CompileJsonSchemaOptions {
   annotationKeywords?: readonly string[] | undefined;
   /** Names the schema in error messages, e.g. `Tool "delete_file"`. @default "The JSON Schema" */
   subject?: string | undefined;
+  /**
+   * The schema was not written by this program's author (an MCP server's
+   * `inputSchema`): its `pattern` and `patternProperties` are compiled with
+   * a linear-time engine (RE2, as `re2js`), so no value can make a check
+   * backtrack for seconds or forever. A pattern that engine cannot compile
+   * (lookaround, backreferences) makes the schema refused, naming the
+   * pattern, never checked without it.
+   * @default false (patterns are JavaScript regular expressions)
+   */
+  untrusted?: boolean | undefined;
 }
 
 const require = createRequire(import.meta.url);
@@ -61,11 +72,12 @@ export function compileJsonSchema(
 ): JsonSchemaCheck {
   const subject = options.subject ?? "The JSON Schema";
   const declared = schema.$schema;
+  const address = typeof declared === "string" ? declared.replace(/#$/, "") : undefined;
   const dialect =
     declared === undefined
       ? dialects["https://json-schema.org/draft/2020-12/schema"]
-      : typeof declared === "string"
-        ? dialects[declared.replace(/#$/, "") as keyof typeof dialects]
+      : address !== undefined && Object.hasOwn(dialects, address)
+        ? dialects[address as keyof typeof dialects]
         : undefined;
   if (dialect === undefined) {
     throw new ConfigurationError(
@@ -75,7 +87,7 @@ export function compileJsonSchema(
     );
   }
   const annotationKeywords = [...new Set(options.annotationKeywords ?? [])].sort();
-  const validator = validatorFor(dialect, annotationKeywords);
+  const validator = validatorFor(dialect, annotationKeywords, options.untrusted === true);
   let validate: ReturnType<AjvCore["compile"]>;
   try {
     validate = validator.compile(schema);
@@ -94,8 +106,12 @@ export function compileJsonSchema(
   };
 }
 
-function validatorFor(dialect: DialectModule, annotationKeywords: readonly string[]): AjvCore {
-  const key = `${dialect}\n${annotationKeywords.join("\n")}`;
+function validatorFor(
+  dialect: DialectModule,
+  annotationKeywords: readonly string[],
+  untrusted: boolean,
+): AjvCore {
+  const key = `${dialect}\n${untrusted}\n${annotationKeywords.join("\n")}`;
   let validator = validators.get(key);
   if (validator) return validator;
   const loaded = require(dialect) as { default: new (options: AjvOptions) => AjvCore };
@@ -114,11 +130,40 @@ function validatorFor(dialect: DialectModule, annotationKeywords: readonly strin
     verbose: true,
     validateFormats: true,
     logger: false,
+    ...(untrusted ? { code: { regExp: linearRegExpEngine() } } : {}),
   });
   addFormats(validator);
   for (const keyword of annotationKeywords) validator.addKeyword({ keyword });
   validators.set(key, validator);
   return validator;
+}
+
+/**
+ * Ajv's regular expression engine for schemas from outside: RE2 (`re2js`,
+ * loaded here, on the first untrusted schema), whose matching time grows
+ * linearly with the text. JavaScript's syntax (`\\u0041`, `(?<name>…)`) is
+ * translated first; what RE2 cannot do in linear time is refused.
+ */
+function linearRegExpEngine(): RegExpEngine {
+  const { RE2JS } = require("re2js") as typeof import("re2js");
+  const engine = (pattern: string, flags: string): RegExpLike => {
+    let compiled: InstanceType<typeof RE2JS>;
+    try {
+      compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      throw new Error(
+        `the pattern ${JSON.stringify(pattern)} cannot be checked in linear time (${(error as Error).message}); lookahead, lookbehind and backreferences are not supported in a schema from outside`,
+        { cause: error },
+      );
+    }
+    // Ajv shares one compiled pattern per distinct toString().
+    const linear: RegExpLike & { toString(): string } = {
+      test: (text) => compiled.test(text),
+      toString: () => `/${pattern}/${flags}`,
+    };
+    return linear;
+  };
+  return Object.assign(engine, { code: 'require("re2js").RE2JS' });
 }
 
 function describeError(error: ErrorObject): string {

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Agent } from "../../src/agent/agent.js";
 import type { Simulators } from "../../src/simulators/start-simulators.js";
 
 /**
@@ -19,4 +20,17 @@ export function secretsOf(simulators: Simulators): string[] {
 /** The text blocks of a tool's result, joined. */
 export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+}
+
+/** The tool messages the model read, parsed when they are JSON. */
+export function toolMessages(result: Awaited<ReturnType<Agent["run"]>>): unknown[] {
+  return result.messages
+    .filter((message) => message.role === "tool")
+    .map((message) => {
+      try {
+        return JSON.parse(String(message.content)) as unknown;
+      } catch {
+        return message.content;
+      }
+    });
 }

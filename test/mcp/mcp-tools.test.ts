@@ -8,6 +8,7 @@ import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { mcpTools } from "../../src/mcp/index.js";
 import { ScriptedApprover } from "../../src/testing/scripted-approver.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { toolMessages } from "./mcp-test-kit.js";
 
 /** What the server's tools were really called with. */
 let calls: Array<{ tool: string; arguments: unknown }> = [];
@@ -71,19 +72,6 @@ afterEach(async () => {
   calls = [];
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
-
-/** The tool messages the model read, parsed when they are JSON. */
-function toolMessages(result: Awaited<ReturnType<Agent["run"]>>): unknown[] {
-  return result.messages
-    .filter((message) => message.role === "tool")
-    .map((message) => {
-      try {
-        return JSON.parse(String(message.content)) as unknown;
-      } catch {
-        return message.content;
-      }
-    });
-}
 
 describe("mcpTools: an MCP server's tools in an Agent", () => {
   it("runs a read tool of a trusted server without asking, its structured result as JSON", async () => {

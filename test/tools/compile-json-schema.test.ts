@@ -105,6 +105,47 @@ describe("compileJsonSchema", () => {
     expect(refused({ type: "object", minProperties: "two" })).toMatch(/cannot be checked/);
   });
 
+  it("refuses a $schema named like a property every object inherits, as a dialect", () => {
+    for (const $schema of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      expect(() => compileJsonSchema({ $schema, type: "object" }, { subject: 'Tool "t"' })).toThrow(
+        new ConfigurationError(
+          `Tool "t": its $schema "${$schema}" names a JSON Schema dialect that cannot be checked; use https://json-schema.org/draft/2020-12/schema, https://json-schema.org/draft/2019-09/schema, http://json-schema.org/draft-07/schema (or leave $schema out for 2020-12).`,
+        ),
+      );
+    }
+  });
+
+  it("checks an untrusted schema's patterns in linear time, JavaScript syntax translated", () => {
+    const check = compileJsonSchema(
+      {
+        type: "object",
+        properties: {
+          key: { type: "string", pattern: "^(a+)+$" },
+          code: { type: "string", pattern: "^\\u0041\\d{2}$" },
+        },
+        patternProperties: { "^x-(?<name>\\w+)$": { type: "number" } },
+      },
+      { untrusted: true },
+    );
+    // 2^44 steps for JavaScript's engine; RE2 answers at once.
+    expect(check({ key: `${"a".repeat(44)}!`, code: "B12", "x-y": "1" })).toEqual([
+      'key: must match pattern "^(a+)+$"',
+      'code: must match pattern "^\\u0041\\d{2}$"',
+      "x-y: must be number",
+    ]);
+    expect(check({ key: "aaa", code: "A12", "x-y": 1 })).toEqual([]);
+    expect(() =>
+      compileJsonSchema(
+        { type: "string", pattern: "^(?!admin)" },
+        { subject: 'Tool "t"', untrusted: true },
+      ),
+    ).toThrow(
+      /^Tool "t": the schema cannot be checked, so it is refused \(the pattern "\^\(\?!admin\)" cannot be checked in linear time/,
+    );
+    // The program's own schemas keep JavaScript's engine.
+    expect(compileJsonSchema({ type: "string", pattern: "^(?!admin)" })("root")).toEqual([]);
+  });
+
   it("accepts keywords declared as annotations, and standard annotations", () => {
     const annotated = compileJsonSchema(
       {
