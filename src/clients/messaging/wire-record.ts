@@ -89,7 +89,8 @@ export class WireRecord {
 
   /** Every field not read into a known property, under its wire name. */
   extras(): Record<string, unknown> {
-    const extras: Record<string, unknown> = {};
+    // Null-prototype: the names are the service's, `__proto__` included.
+    const extras: Record<string, unknown> = Object.create(null);
     for (const [key, value] of Object.entries(this.#fields)) {
       if (!this.#consumed.has(key)) extras[key] = value;
     }

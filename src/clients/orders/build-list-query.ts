@@ -19,7 +19,8 @@ export function buildListQuery(params: ListParams = {}): Record<string, QueryVal
   }
   const { limit, offset, listType, list_type: listTypeAlias, ...filters } = params;
   const problems: string[] = [];
-  const query: Record<string, QueryValue> = {};
+  // Null-prototype: filter names are the caller's (or a model's), `__proto__` included.
+  const query: Record<string, QueryValue> = Object.create(null);
   if (limit !== undefined && limit !== null) {
     if (
       typeof limit !== "number" ||

@@ -34,7 +34,8 @@ const ownKeys = new Set(["id", "object", "created", "model", "choices", "usage",
 export class ChatCompletionAssembler {
   readonly #source: StreamSource;
   readonly #choices = new Map<number, ChoiceAssembler>();
-  readonly #extras: Record<string, unknown> = {};
+  /** The provider's own top-level fields; null-prototype, since the keys are the provider's. */
+  readonly #extras: Record<string, unknown> = Object.create(null);
   #id: string | undefined;
   #created: number | undefined;
   #model: string | undefined;
@@ -147,7 +148,7 @@ export class ChatCompletionAssembler {
     if (this.#model === undefined && typeof chunk.model === "string") this.#model = chunk.model;
     this.#usage = findUsage(chunk) ?? this.#usage;
     for (const key in chunk) {
-      if (!ownKeys.has(key) && !(key in this.#extras)) this.#extras[key] = chunk[key];
+      if (!ownKeys.has(key) && !Object.hasOwn(this.#extras, key)) this.#extras[key] = chunk[key];
     }
   }
 

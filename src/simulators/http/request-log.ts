@@ -40,15 +40,17 @@ export function recordRequest(
 }
 
 function firstValues(parameters: URLSearchParams): Record<string, string> {
-  const result: Record<string, string> = {};
+  // Null-prototype: the names are the client's, `constructor` and `__proto__` included.
+  const result: Record<string, string> = Object.create(null);
   for (const [key, value] of parameters) {
-    if (!(key in result)) result[key] = value;
+    if (!Object.hasOwn(result, key)) result[key] = value;
   }
   return result;
 }
 
 function headersWithoutCredentials(request: IncomingMessage): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {};
+  // Null-prototype: header names are the client's.
+  const result: Record<string, string | string[]> = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || name === "authorization" || name === "proxy-authorization") continue;
     result[name] = value;

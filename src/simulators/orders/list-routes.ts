@@ -144,7 +144,7 @@ function filterableFields(records: readonly StoredRecord[]): Set<string> {
 function fieldText(record: StoredRecord, key: string): string | undefined {
   let value: unknown = record;
   for (const part of key.split(".")) {
-    if (!isJsonObject(value)) return undefined;
+    if (!isJsonObject(value) || !Object.hasOwn(value, part)) return undefined;
     value = value[part];
   }
   return isScalar(value) ? String(value) : undefined;

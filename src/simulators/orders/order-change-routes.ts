@@ -93,9 +93,10 @@ function updateOrder(
     if (target === "canceled") {
       throw new ItemFailure("cancel orders with DELETE /orders, not by setting status");
     }
-    if (nextStatus[order.status] !== target) {
+    const next = Object.hasOwn(nextStatus, order.status) ? nextStatus[order.status] : undefined;
+    if (next !== target) {
       throw new ItemFailure(
-        `order ${order.customer_identifier} cannot go from ${order.status} to ${describeJsonValue(target)}; the next status is ${nextStatus[order.status] ?? "none"}`,
+        `order ${order.customer_identifier} cannot go from ${order.status} to ${describeJsonValue(target)}; the next status is ${next ?? "none"}`,
       );
     }
     if (target === "shipped") update.shipped_at ??= now;

@@ -32,7 +32,8 @@ export function recordOf(
   text: string,
   parsed: { ok: true; value: unknown } | { ok: false; error: string },
 ): RecordedReasonerRequest {
-  const headers: RecordedReasonerRequest["headers"] = {};
+  // Null-prototype: header names are the client's.
+  const headers: RecordedReasonerRequest["headers"] = Object.create(null);
   for (const [name, value] of Object.entries(request.headers)) {
     if (name !== "authorization" && name !== "proxy-authorization") headers[name] = value;
   }

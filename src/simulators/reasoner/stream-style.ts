@@ -60,7 +60,7 @@ export function resolveStreamStyle(
 ): StreamStyle {
   if (chunking === undefined) return openai;
   if (typeof chunking === "string") {
-    const style = presets[chunking];
+    const style = Object.hasOwn(presets, chunking) ? presets[chunking] : undefined;
     if (!style) {
       throw new ConfigurationError(
         `Unknown chunking "${chunking}"; use one of ${Object.keys(presets).join(", ")} or a StreamStyle object.`,
