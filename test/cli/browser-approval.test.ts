@@ -97,7 +97,7 @@ describe("approving the demo in a browser (Chromium)", () => {
     const run = await done;
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("answered in a browser");
-    expect(run.stderr).toMatch(/approved after/);
+    expect(run.stderr).toMatch(/approved (by .+ )?after/);
     expect(run.stdout).toMatch(/^Deleted 4 callbacks that pointed at/);
     expect(await page.locator(".outcome.answered").innerText()).toMatch(
       /^Answered: Approve \[approve\]/,
@@ -127,6 +127,60 @@ describe("approving the demo in a browser (Chromium)", () => {
     expect(await page.locator(".outcome.answered").innerText()).toContain(
       "Note: the new host is not live yet",
     );
+    await page.close();
+  });
+
+  it("never wraps a long URL's host on a narrow page", async () => {
+    const host = "paypal-account-verification-secure-login.example-payments-portal.example";
+    const response = await fetch(`${messaging.url}/v1/messages`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${messaging.token}`,
+        "content-type": "application/json",
+        "idempotency-key": "long-url",
+      },
+      body: JSON.stringify({
+        subscription_link_id: messaging.approverLinkId,
+        kind: "interaction",
+        text: `Delete 1 callback\n- callback to: "https://${host}/acme/orders/webhooks/v2/receive"`,
+        options: [{ id: "approve", label: "Approve" }],
+      }),
+    });
+    expect(response.status).toBe(202);
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.goto(messaging.inboxUrl);
+    const text = page.locator("article.interaction .text");
+    await text.waitFor();
+
+    // The line boxes the host's characters fall on, measured on the text as laid out.
+    const lines = await text.evaluate((element, wanted) => {
+      const showText = 4; // NodeFilter.SHOW_TEXT
+      const walker = element.ownerDocument.createTreeWalker(element, showText);
+      const nodes: Array<{ data: string }> = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+      const whole = nodes.map((node) => node.data).join("");
+      let start = whole.indexOf(wanted);
+      const end = start + wanted.length;
+      const tops = new Set<number>();
+      let offset = 0;
+      for (const node of nodes) {
+        for (let index = 0; index < node.data.length; index += 1, offset += 1) {
+          if (offset < start || offset >= end) continue;
+          const range = element.ownerDocument.createRange();
+          range.setStart(node, index);
+          range.setEnd(node, index + 1);
+          for (const rect of range.getClientRects()) tops.add(Math.round(rect.top));
+        }
+      }
+      if (start < 0) start = Number.NaN;
+      return { found: !Number.isNaN(start), lines: tops.size };
+    }, host);
+    // The path still wraps: the text is not one long line.
+    const height = await text.evaluate((element) => element.getBoundingClientRect().height);
+
+    expect(lines).toEqual({ found: true, lines: 1 });
+    expect(height).toBeGreaterThan(40);
     await page.close();
   });
 });

@@ -8,7 +8,12 @@ beforeEach(async () => {
 });
 afterEach(() => messaging.close());
 
-async function ask(text: string, key: string, options = ["approve", "deny"]): Promise<string> {
+async function ask(
+  text: string,
+  key: string,
+  options = ["approve", "deny"],
+  metadata?: Record<string, unknown>,
+): Promise<string> {
   const response = await fetch(`${messaging.url}/v1/messages`, {
     method: "POST",
     headers: {
@@ -21,6 +26,7 @@ async function ask(text: string, key: string, options = ["approve", "deny"]): Pr
       kind: "interaction",
       text,
       options: options.map((id) => ({ id, label: id[0]!.toUpperCase() + id.slice(1) })),
+      ...(metadata ? { metadata } : {}),
     }),
   });
   expect(response.status).toBe(202);
@@ -95,11 +101,44 @@ describe("the messaging simulator's inbox page", () => {
 
     const { html } = await inbox();
     expect(html).toContain(
-      "Delete &lt;img src=x onerror=&quot;alert(1)&quot;&gt; at https://a.example/\\u202egpj.exe\\x1b[2K\nline two",
+      'Delete &lt;img src=x onerror=&quot;alert(1)&quot;&gt; at <span class="url">https://<span class="host">a.example</span>/<wbr>\\u202egpj.exe\\x1b[2K</span>\nline two',
     );
     expect(html).not.toContain("<img");
     expect(html).not.toContain("\u202e");
     expect(html).not.toContain("\x1b");
+  });
+
+  it("keeps each URL's host whole and lets its path wrap only after a slash", async () => {
+    await ask(
+      'Delete 1 callback\n- callback to: "https://hooks.old-warehouse-example-with-a-long-name.example:8443/acme/orders/v2?x=1"',
+      "url",
+    );
+
+    const { html } = await inbox();
+    expect(html).toContain(
+      '&quot;<span class="url">https://<span class="host">hooks.old-warehouse-example-with-a-long-name.example:8443</span>/<wbr>acme/<wbr>orders/<wbr>v2?x=1</span>&quot;',
+    );
+    expect(html).toContain(
+      ".text .host { white-space: nowrap; overflow-wrap: normal; word-break: keep-all;",
+    );
+  });
+
+  it("says which run, tool call and task asks, escaped", async () => {
+    await ask("Delete 4 callbacks?", "asker", ["approve", "deny"], {
+      run_id: "run_1\x1b[2J<b>",
+      tool: "delete_callbacks",
+      tool_call_id: "call_7",
+      task: 'Remove the retired host\u202e "now"',
+      fingerprint: "f",
+    });
+    await ask("Plain question", "plain");
+
+    const { html } = await inbox();
+    expect(html).toContain(
+      '<p class="asker">Asked by run <code>run_1\\x1b[2J&lt;b&gt;</code> · tool <code>delete_callbacks</code> (call <code>call_7</code>) · task <code>Remove the retired host\\u202e &quot;now&quot;</code></p>',
+    );
+    // A question without metadata names nobody.
+    expect(html.match(/class="asker"/g)).toHaveLength(1);
   });
 
   it("refuses a post without the page's token or from another site, answering nothing", async () => {

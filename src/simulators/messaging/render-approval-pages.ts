@@ -69,10 +69,9 @@ function renderInteraction(
   context: PageContext,
 ): string {
   const id = escapeHtml(interaction.interaction_id);
-  const text = escapeHtml(escapeUntrustedLines(interaction.text));
   const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
 <p class="muted">Interaction ${id} · ${escapeHtml(interaction.created_at)}</p>
-<div class="text">${text}</div>`;
+${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>`;
   if (interaction.state === "pending") {
     const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
     const buttons =
@@ -94,6 +93,54 @@ ${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxl
   }
   return `${head}\n${renderOutcome(interaction)}\n</article>`;
 }
+
+/**
+ * Which run asks, for which tool call and task, from the metadata the
+ * sender put on the question (`run_id`, `tool`, `tool_call_id`, `task`), each
+ * escaped; nothing when the sender gave none of them.
+ */
+function renderAsker(metadata: Record<string, unknown>): string {
+  const text = (key: string) => {
+    const value = metadata[key];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const shown = (value: string) => `<code>${escapeHtml(escapeUntrustedText(value))}</code>`;
+  const [run, tool, call, task] = [
+    text("run_id"),
+    text("tool"),
+    text("tool_call_id"),
+    text("task"),
+  ];
+  const parts = [
+    ...(run ? [`run ${shown(run)}`] : []),
+    ...(tool ? [`tool ${shown(tool)}${call ? ` (call ${shown(call)})` : ""}`] : []),
+    ...(task ? [`task ${shown(task)}`] : []),
+  ];
+  return parts.length === 0 ? "" : `<p class="asker">Asked by ${parts.join(" · ")}</p>\n`;
+}
+
+/**
+ * A question's text as HTML: escaped as untrusted text, then as HTML, with
+ * every URL kept in a span whose host never wraps (a look-alike host broken
+ * over two lines is easy to misread) and whose path may wrap only after a
+ * `/`.
+ */
+function renderQuestionText(text: string): string {
+  const shown = escapeUntrustedLines(text);
+  let html = "";
+  let last = 0;
+  for (const match of shown.matchAll(urlInText)) {
+    const [whole, scheme = "", host = "", path = ""] = match;
+    html += escapeHtml(shown.slice(last, match.index));
+    const breakablePath = path.split("/").map(escapeHtml).join("/<wbr>");
+    html += `<span class="url">${escapeHtml(scheme)}<span class="host">${escapeHtml(host)}</span>${breakablePath}</span>`;
+    last = match.index + whole.length;
+  }
+  return html + escapeHtml(shown.slice(last));
+}
+
+// `scheme://`, the host (with any user and port), then the path, query and fragment up to a space or quote.
+const urlInText = /([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)([^\s"'<>]*)/giu;
 
 function renderOutcome(interaction: InteractionRecord): string {
   if (interaction.state === "answered" && interaction.answer) {
@@ -132,7 +179,10 @@ h1 { font-size: 1.4rem; margin-bottom: 0.2rem; }
 .muted { color: #667085; font-size: 0.85rem; }
 .interaction { border: 1px solid #d0d5dd; border-radius: 8px; padding: 0.8rem 1rem; margin: 1rem 0; }
 .interaction.pending { border-color: #f79009; background: #fffcf5; }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 0.9rem; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; overflow-x: auto; font-family: ui-monospace, monospace; font-size: 0.9rem; }
+.text .url { overflow-wrap: normal; word-break: keep-all; }
+.text .host { white-space: nowrap; overflow-wrap: normal; word-break: keep-all; background: #eef2f6; }
+.asker { font-size: 0.85rem; margin: 0.2rem 0 0.5rem; }
 form { margin-top: 0.8rem; }
 textarea { width: 100%; box-sizing: border-box; font: inherit; }
 .options { display: flex; gap: 0.5rem; margin-top: 0.5rem; }
