@@ -81,6 +81,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
         state = journal.snapshot();
       }
     }
+    const unknown = journal.outcomeUnknownCalls();
     const result: RunResult<unknown> = {
       ...runOutcome(finalStatus, finalError),
       output: settings.output ? structured : (steps.at(-1)?.message.content ?? ""),
@@ -88,6 +89,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       steps,
       usage: { ...journal.usage },
       ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(unknown.length > 0 ? { outcomeUnknownCalls: unknown } : {}),
       ...(state ? { state } : {}),
     };
     if (settings.logger.isLevelEnabled("debug")) {

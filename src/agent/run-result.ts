@@ -1,7 +1,7 @@
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import type { AbortedError } from "../errors/transport-errors.js";
 import type { ApprovalRecord, ExpiredRecord, PendingRecord } from "./approval-gate.js";
-import type { RunState } from "./durable/run-state.js";
+import type { OutcomeUnknownCall, RunState } from "./durable/run-state.js";
 import type { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import type { ModelUsage } from "./model.js";
 import type { AssistantModelMessage, ModelMessage } from "./model-message.js";
@@ -133,6 +133,15 @@ export type RunResult<Output = string> = RunOutcome & {
   usage: RunUsage;
   /** The run's id, when it is durable (a run store, `suspendOnApproval`, or a resume). */
   runId?: string;
+  /**
+   * Calls of the run whose outcome is unknown: each had started when an
+   * earlier worker stopped (or was asked again under a new id after it had
+   * started), and was not run again; whether it took effect nobody knows.
+   * The whole run's, not only this process's; absent when there are none.
+   * A `completed` run with one did not do everything it was asked for, as
+   * far as anyone knows: check it before you count it done.
+   */
+  outcomeUnknownCalls?: OutcomeUnknownCall[];
   /**
    * The run's saved state (redacted), when it is durable; pass it to
    * `agent.resume()` to go on with a `suspended` run. When a save failed

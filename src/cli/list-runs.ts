@@ -20,6 +20,8 @@ export interface RunListing {
   stepCount: number;
   /** The approval requests the run waits for. */
   pendingApprovals: Array<{ toolCallId: string; toolName: string; interactionId: string | null }>;
+  /** Calls whose outcome is unknown (started when a worker stopped, never run again). */
+  outcomeUnknownCalls: Array<{ toolCallId: string; toolName: string; stepNumber: number }>;
 }
 
 /** What `switchyard runs --json` prints. */
@@ -110,6 +112,7 @@ async function listFrom(
             toolName: call.toolName,
             interactionId: call.interactionId ?? null,
           })),
+        outcomeUnknownCalls: summary.outcomeUnknownCalls ?? [],
       };
     }),
   );
@@ -143,7 +146,9 @@ function formatTable(runs: readonly RunListing[]): string {
       [
         run.runId,
         run.example ?? "-",
-        run.status,
+        run.outcomeUnknownCalls.length === 0
+          ? run.status
+          : `${run.status}, outcome unknown: ${run.outcomeUnknownCalls.map((call) => `${call.toolName} (${call.toolCallId})`).join(", ")}`,
         run.updatedAt.replace(/\.\d+Z$/, "Z"),
         run.pendingApprovals.length === 0
           ? "-"

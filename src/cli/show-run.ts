@@ -212,8 +212,9 @@ function approvalOf(
 /** The report as text for a person: every model or service text quoted and escaped. */
 export function formatRunShowReport(report: RunShowReport): string {
   const lines = [`Run ${report.runId}${report.example ? ` (example ${report.example})` : ""}`];
+  const unknown = report.toolCalls.filter((call) => call.status === "outcome_unknown").length;
   lines.push(
-    `status:    ${report.status}, ${report.stepCount} step(s), ${report.usage.totalTokens} tokens; created ${report.createdAt}, updated ${report.updatedAt}`,
+    `status:    ${report.status}${unknown > 0 ? `, outcome unknown: ${unknown} call(s)` : ""}, ${report.stepCount} step(s), ${report.usage.totalTokens} tokens; created ${report.createdAt}, updated ${report.updatedAt}`,
   );
   if (report.task !== null) lines.push(`task:      ${quoteUntrustedValue(report.task)}`);
   if (report.answer !== null) lines.push(`answer:    ${quoteUntrustedValue(report.answer)}`);
@@ -225,7 +226,7 @@ export function formatRunShowReport(report: RunShowReport): string {
   lines.push(report.toolCalls.length === 0 ? "tool calls: none" : "tool calls:");
   for (const call of report.toolCalls) {
     lines.push(
-      `  step ${call.stepNumber}  ${escapeUntrustedText(call.toolName)} ${quoteUntrustedValue(call.arguments)}  ${call.status ?? "(not recorded)"}  [${escapeUntrustedText(call.toolCallId)}]`,
+      `  step ${call.stepNumber}  ${escapeUntrustedText(call.toolName)} ${quoteUntrustedValue(call.arguments)}  ${call.status === "outcome_unknown" ? "outcome unknown" : (call.status ?? "(not recorded)")}  [${escapeUntrustedText(call.toolCallId)}]`,
     );
     if (call.result !== null) lines.push(`    result: ${shortened(call.result)}`);
   }

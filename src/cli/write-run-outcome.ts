@@ -1,4 +1,5 @@
 import type { RunResult } from "../agent/run-result.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import { buildRunReport, type RunReportContext } from "./build-run-report.js";
 import type { CliIo } from "./cli-io.js";
 import { describeFailure } from "./describe-failure.js";
@@ -55,6 +56,11 @@ export function writeRunOutcome(result: RunResult, options: RunOutcomeOptions): 
       ? `run ${result.status} (${summary}): ${failure.message}\n`
       : `run completed (${summary})\n`,
   );
+  for (const call of result.outcomeUnknownCalls ?? []) {
+    io.stderr.write(
+      `outcome unknown: ${escapeUntrustedText(call.toolName)} (call ${escapeUntrustedText(call.toolCallId)}, step ${call.stepNumber}) had started when an earlier worker stopped; it was not run again. Check whether it took effect.\n`,
+    );
+  }
   if (options.json) {
     json();
   } else if (result.output !== "" && !(io.stdout.isTTY && io.stderr.isTTY)) {

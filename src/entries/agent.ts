@@ -24,6 +24,7 @@ export { parseRunState, serializeRunState } from "../agent/durable/parse-run-sta
 export { isRunId } from "../agent/durable/run-id.js";
 export {
   type FinishedCallStatus,
+  type OutcomeUnknownCall,
   type PendingCallPhase,
   type PendingToolCall,
   type RunStateStatus,

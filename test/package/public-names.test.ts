@@ -126,6 +126,7 @@ const publicNames: Record<string, string[]> = {
     "ExpiredDecision",
     "ExpiredRecord",
     "FinishedCallStatus",
+    "OutcomeUnknownCall",
     "OutputOf",
     "OutputSchema",
     "PendingCallPhase",

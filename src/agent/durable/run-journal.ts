@@ -15,6 +15,8 @@ import { redactRunState } from "./redact-run-state.js";
 import {
   type FinishedCallRecord,
   type FinishedCallStatus,
+  type OutcomeUnknownCall,
+  outcomeUnknownCallsOf,
   type PendingToolCall,
   type RunState,
   type RunStateStatus,
@@ -166,6 +168,11 @@ export class RunJournal {
   /** True while some tool call of the last step has no tool message yet. */
   get hasOpenStep(): boolean {
     return this.#calls.size > 0;
+  }
+
+  /** The calls of the run (this process's and earlier ones') whose outcome is unknown. */
+  outcomeUnknownCalls(): OutcomeUnknownCall[] {
+    return outcomeUnknownCallsOf(this.#finishedCalls);
   }
 
   /** The open step's record of one call. */

@@ -100,6 +100,23 @@ export interface FinishedCallRecord {
   approval?: RunApprovalRecord;
 }
 
+/** A call of a run whose outcome is unknown: it had started when its worker stopped, and never ran again. */
+export interface OutcomeUnknownCall {
+  toolCallId: string;
+  toolName: string;
+  /** The model call (step) that asked for it, from 1. */
+  stepNumber: number;
+}
+
+/** The calls of `finishedCalls` whose outcome is unknown, in the order they ended. */
+export function outcomeUnknownCallsOf(
+  finishedCalls: readonly FinishedCallRecord[] | undefined,
+): OutcomeUnknownCall[] {
+  return (finishedCalls ?? [])
+    .filter((call) => call.status === "outcome_unknown")
+    .map(({ toolCallId, toolName, stepNumber }) => ({ toolCallId, toolName, stepNumber }));
+}
+
 /**
  * A run saved so it can go on in another process: versioned JSON holding the
  * conversation, the step count, usage so far and the tool calls of the step

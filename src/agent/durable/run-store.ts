@@ -1,5 +1,11 @@
 import type { RunStateError } from "./durable-errors.js";
-import type { PendingCallPhase, RunState, RunStateStatus } from "./run-state.js";
+import {
+  type OutcomeUnknownCall,
+  outcomeUnknownCallsOf,
+  type PendingCallPhase,
+  type RunState,
+  type RunStateStatus,
+} from "./run-state.js";
 
 /** What a listing says about one run, without its conversation. */
 export interface RunSummary {
@@ -15,6 +21,13 @@ export interface RunSummary {
     phase: PendingCallPhase;
     interactionId?: string;
   }>;
+  /**
+   * Calls of the run whose outcome is unknown (they had started when a
+   * worker stopped, and were never run again); absent when there are none.
+   * A run that ended `completed` with one did not do everything it was
+   * asked for, as far as anyone knows.
+   */
+  outcomeUnknownCalls?: OutcomeUnknownCall[];
 }
 
 /** Which runs `list` returns, and which page of them. */
@@ -249,6 +262,7 @@ export type CallStartOutcome =
 
 /** The summary of one state, as `list` gives it. */
 export function summarizeRunState(state: RunState): RunSummary {
+  const outcomeUnknownCalls = outcomeUnknownCallsOf(state.finishedCalls);
   return {
     runId: state.runId,
     status: state.status,
@@ -261,5 +275,6 @@ export function summarizeRunState(state: RunState): RunSummary {
       phase: call.phase,
       ...(call.interactionId !== undefined ? { interactionId: call.interactionId } : {}),
     })),
+    ...(outcomeUnknownCalls.length > 0 ? { outcomeUnknownCalls } : {}),
   };
 }
