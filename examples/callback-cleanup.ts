@@ -47,6 +47,7 @@ export const callbackCleanup: ExampleDefinition = {
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
       stateKey: services.stateKey,
+      auditLog: services.auditLog,
     }),
 };
 

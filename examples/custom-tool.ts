@@ -152,6 +152,7 @@ export const customTool: ExampleDefinition = {
       logger: services.logger,
       runStore: services.runStore,
       stateKey: services.stateKey,
+      auditLog: services.auditLog,
     });
   },
 };

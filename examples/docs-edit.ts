@@ -38,6 +38,7 @@ export const docsEdit: ExampleDefinition = {
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
       stateKey: services.stateKey,
+      auditLog: services.auditLog,
     }),
 };
 

@@ -33,6 +33,7 @@ export const orderReport: ExampleDefinition = {
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
       stateKey: services.stateKey,
+      auditLog: services.auditLog,
     }),
 };
 

@@ -18,10 +18,6 @@ export { Agent, type ResumeOptions, type RunOptions } from "./agent/agent.js";
 export type { AgentEvent } from "./agent/agent-events.js";
 export type { AgentOptions } from "./agent/agent-options.js";
 export type { AgentStream } from "./agent/agent-stream.js";
-export {
-  ApprovalExpiredError,
-  type ApprovalExpiryAction,
-} from "./agent/approval/approval-expiry.js";
 export type { ApprovalPolicy, ApprovalRule } from "./agent/approval/approval-policy.js";
 export type {
   ApprovalAction,
@@ -96,6 +92,7 @@ export type { TransportOptions } from "./internal/http/transport-options.js";
 export { createLogger } from "./internal/logger.js";
 // Run stores
 export { FileRunStore, type FileRunStoreOptions } from "./stores/file-run-store.js";
+export { JsonlAuditLog, verifyAuditLog } from "./stores/jsonl-audit-log.js";
 // Tools and the tool sets over the three services
 export { defineTool, type ToolDefinition } from "./tools/define-tool.js";
 export { type DocsToolsOptions, docsTools } from "./tools/docs/docs-tools.js";

@@ -5,6 +5,7 @@ import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
+import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval/approval-audit-record.js";
 import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
 import type { Approver } from "./approver.js";
@@ -56,6 +57,18 @@ export interface AgentOptions<Schema extends OutputSchema | undefined = undefine
    * @default "tell-model"
    */
   onApprovalExpired?: ApprovalExpiryAction | undefined;
+  /**
+   * Where the audit record of every approval decision (a person's answer,
+   * a policy rule, an expiry, a refusal by the gate) is appended, e.g.
+   * `new JsonlAuditLog({ path: "audit.jsonl" })`. An approved call runs
+   * only once its record is appended.
+   */
+  auditLog?: ApprovalAuditLog | undefined;
+  /**
+   * Called with the audit record of every approval decision, e.g. to ship
+   * it elsewhere. What it throws is logged; the decision stands.
+   */
+  onApprovalDecided?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   /**
    * Model calls per run. When the last one still asks for tools, those run,
    * and the run ends with status `max_steps`.
@@ -119,6 +132,8 @@ export interface AgentSettings extends LoopSettings {
   approver: Approver | undefined;
   approvalPolicy: ApprovalPolicy;
   onApprovalExpired: ApprovalExpiryAction;
+  auditLog: ApprovalAuditLog | undefined;
+  onApprovalDecided: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   maxSteps: number;
   toolConcurrency: number;
   toolTimeoutMs: number;
@@ -143,6 +158,8 @@ const knownOptions = new Set([
   "approver",
   "approvalPolicy",
   "onApprovalExpired",
+  "auditLog",
+  "onApprovalDecided",
   "maxSteps",
   "toolConcurrency",
   "toolTimeoutMs",
@@ -185,6 +202,13 @@ export function resolveAgentOptions(
     }
   }
   const { model, approver, instructions, requestOptions = {}, runStore } = options;
+  const { auditLog, onApprovalDecided } = options;
+  if (auditLog !== undefined && typeof auditLog?.append !== "function") {
+    problems.push("auditLog must have an append(record) method (e.g. a JsonlAuditLog).");
+  }
+  if (onApprovalDecided !== undefined && typeof onApprovalDecided !== "function") {
+    problems.push("onApprovalDecided must be a function that receives each audit record.");
+  }
   if (typeof model?.complete !== "function" || typeof model?.stream !== "function") {
     problems.push("model must implement complete() and stream() (e.g. a ReasonerClient).");
   }
@@ -273,6 +297,8 @@ export function resolveAgentOptions(
     approver,
     approvalPolicy,
     onApprovalExpired,
+    auditLog,
+    onApprovalDecided,
     maxSteps,
     toolConcurrency,
     toolTimeoutMs,

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
-import type { ApprovalAction, Approver } from "./approver.js";
+import type { ApprovalAction, Approver, DecisionSource } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
 /** What the rules of the agent's `approvalPolicy` would have decided, in shadow mode. */
@@ -12,7 +12,7 @@ export interface ShadowVerdict {
 }
 
 /** The gate let the call run, once. */
-export interface ApprovedRecord {
+export interface ApprovedRecord extends DecisionSource {
   outcome: "approved";
   fingerprint: string;
   interactionId?: string;
@@ -26,7 +26,7 @@ export interface ApprovedRecord {
 }
 
 /** The call does not run. `reason` is told to the model. */
-export interface RefusedRecord {
+export interface RefusedRecord extends DecisionSource {
   outcome: "refused";
   fingerprint: string;
   /**
@@ -51,7 +51,7 @@ export interface RefusedRecord {
 }
 
 /** Nobody answered before the question expired: the call does not run, and it was not refused. */
-export interface ExpiredRecord {
+export interface ExpiredRecord extends DecisionSource {
   outcome: "expired";
   fingerprint: string;
   /** What happened, told to the model. */
@@ -181,6 +181,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     return refuse("invalid_decision", "the approver gave no usable answer");
   }
   const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
+  const source = decisionSource(decision as Record<string, unknown>);
 
   if (outcome === "approved") {
     if (fingerprint !== action.fingerprint) {
@@ -193,6 +194,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     const { approvedBy, note } = decision as { approvedBy?: unknown; note?: unknown };
     return {
       outcome: "approved",
+      ...source,
       fingerprint: action.fingerprint,
       ...(typeof interactionId === "string" ? { interactionId } : {}),
       ...(typeof approvedBy === "string" ? { approvedBy } : {}),
@@ -203,6 +205,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     const { reason } = decision as { reason?: unknown };
     return {
       outcome: "expired",
+      ...source,
       fingerprint: action.fingerprint,
       reason:
         typeof reason === "string" && reason.trim() !== ""
@@ -214,6 +217,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
   if (outcome === "refused") {
     const { code, reason, note } = decision as { code?: unknown; reason?: unknown; note?: unknown };
     return {
+      ...source,
       ...refuse(
         typeof code === "string" && code !== "" ? code : "denied",
         typeof reason === "string" && reason.trim() !== ""
@@ -241,4 +245,13 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
   }
   return refuse("invalid_decision", "the approver gave no usable answer");
+}
+
+/** Where an answer came from, for the audit trail: plain strings only. */
+function decisionSource(decision: Record<string, unknown>): DecisionSource {
+  const { approverLink, questionDigest } = decision;
+  return {
+    ...(typeof approverLink === "string" ? { approverLink } : {}),
+    ...(typeof questionDigest === "string" ? { questionDigest } : {}),
+  };
 }

@@ -27,8 +27,16 @@ export interface ApprovalContext {
   allowPending?: boolean;
 }
 
+/** Where a decision came from, for the audit trail (the approver fills in what it knows). */
+export interface DecisionSource {
+  /** The approver's link (e.g. the messaging subscription link id) the question went to. */
+  approverLink?: string;
+  /** `sha256:` + hex digest of the question's text as it was sent. */
+  questionDigest?: string;
+}
+
 /** Lets the call run once. `fingerprint` must equal the action's, or the gate refuses. */
-export interface ApprovedDecision {
+export interface ApprovedDecision extends DecisionSource {
   outcome: "approved";
   fingerprint: string;
   interactionId?: string;
@@ -42,7 +50,7 @@ export interface ApprovedDecision {
  * The call does not run. `reason` says why, in words fit for the model and
  * for people alike (no instructions to the model: the agent adds those).
  */
-export interface RefusedDecision {
+export interface RefusedDecision extends DecisionSource {
   outcome: "refused";
   reason: string;
   /** What the person wrote with their answer, when they wrote anything (e.g. why they denied). */
@@ -57,7 +65,7 @@ export interface RefusedDecision {
  * `expires_in_s`, or the approver's own wait). Not a denial: the call does
  * not run, and the agent's `onApprovalExpired` says what the run does next.
  */
-export interface ExpiredDecision {
+export interface ExpiredDecision extends DecisionSource {
   outcome: "expired";
   /** What happened, in words fit for the model and for people alike. */
   reason: string;

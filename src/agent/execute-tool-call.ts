@@ -4,6 +4,10 @@ import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
+import {
+  type ApprovalAuditSinks,
+  recordApprovalDecision,
+} from "./approval/approval-audit-record.js";
 import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
 import {
   type ApprovalPolicy,
@@ -43,6 +47,8 @@ export interface ToolCallEnvironment {
   approvalPolicy: ApprovalPolicy;
   /** What happens when nobody answers a question before it expires. */
   onApprovalExpired: ApprovalExpiryAction;
+  /** Where each decision's audit record goes (the agent's `auditLog` and `onApprovalDecided`). */
+  audit: ApprovalAuditSinks;
   /** The run's signal (or the step's, which follows it); {@link neverAborted} when the caller gave none. */
   signal: AbortSignal;
   logger: Logger;
@@ -165,8 +171,15 @@ async function checkApproveAndRun(
     logger,
   );
   const shadow = verdict.shadow ? { policy: verdict.shadow } : {};
+  const decidedAt = new Date();
+  const audited = { toolName: name, toolCallId: call.id, runId: environment.journal.runId };
   if (verdict.decision === "deny") {
-    const approval = policyRefusal(name, frozen?.fingerprint ?? "", verdict.rule ?? "");
+    const approval = await recordApprovalDecision(
+      environment.audit,
+      audited,
+      policyRefusal(name, frozen?.fingerprint ?? "", verdict.rule ?? ""),
+      decidedAt,
+    );
     logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
     return {
       ...withArguments,
@@ -186,12 +199,25 @@ async function checkApproveAndRun(
         );
       return startAndRun(tool, args, withArguments, undefined, environment, logger);
     }
-    const approval: ApprovedRecord = {
-      outcome: "approved",
-      fingerprint: frozen.fingerprint,
-      rule: verdict.rule,
-    };
+    const approval = await recordApprovalDecision(
+      environment.audit,
+      audited,
+      {
+        outcome: "approved",
+        fingerprint: frozen.fingerprint,
+        rule: verdict.rule,
+      } as ApprovedRecord,
+      decidedAt,
+    );
     logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
+    if (approval.outcome === "refused") {
+      return {
+        ...withArguments,
+        approval,
+        status: "refused",
+        content: toolMessages.refused(name, approval.code, approval.reason),
+      };
+    }
     return startAndRun(
       tool,
       frozen.args,
@@ -222,6 +248,7 @@ async function checkApproveAndRun(
   const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
   const canSuspend =
     !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets);
+  let askedAt = new Date();
   let asked = await askApproval(tool, frozen, context, environment, { prior, canSuspend });
   // "ask-again": an expired question is followed by a new one (never a reuse of the old answer).
   for (
@@ -232,13 +259,18 @@ async function checkApproveAndRun(
     !environment.signal.aborted;
     questions++
   ) {
+    await recordApprovalDecision(environment.audit, audited, { ...asked, ...shadow }, askedAt);
     logger().info(
       { question: questions + 1 },
       `approval question for ${name} expired; asking again`,
     );
+    askedAt = new Date();
     asked = await askApproval(tool, frozen, context, environment, { prior: undefined, canSuspend });
   }
-  const approval = asked.outcome === "pending" ? asked : { ...asked, ...shadow };
+  const approval =
+    asked.outcome === "pending"
+      ? asked
+      : await recordApprovalDecision(environment.audit, audited, { ...asked, ...shadow }, askedAt);
   if (approval.outcome === "pending") {
     return { ...withArguments, approval, status: "awaiting_approval", content: "" };
   }

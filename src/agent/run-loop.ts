@@ -110,6 +110,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       approver: settings.approver,
       approvalPolicy: settings.approvalPolicy,
       onApprovalExpired: settings.onApprovalExpired,
+      audit: {
+        log: settings.auditLog,
+        onApprovalDecided: settings.onApprovalDecided,
+        secrets: settings.secrets,
+        logger: settings.logger,
+      },
       signal,
       logger: settings.logger,
       toolTimeoutMs: settings.toolTimeoutMs,

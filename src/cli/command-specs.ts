@@ -18,7 +18,7 @@ export interface OptionSpec {
 
 /** A command: its usage line, what it does, its flags and notes for its help. */
 export interface CommandSpec {
-  name: "run" | "runs" | "resume" | "worker" | "examples" | "sim" | "mcp";
+  name: "run" | "runs" | "resume" | "worker" | "examples" | "sim" | "mcp" | "audit";
   usage: string;
   summary: string;
   options: readonly OptionSpec[];
@@ -290,6 +290,28 @@ export const commandSpecs: readonly CommandSpec[] = [
       "Over HTTP every request needs Authorization: Bearer <token>, the token from",
       "SWITCHYARD_MCP_TOKEN (at least 16 characters), or one generated and printed to stderr.",
       "Ctrl-C or SIGTERM stops it. See examples/mcp-server.md to register it with a host.",
+    ],
+  },
+  {
+    name: "audit",
+    usage: "switchyard audit verify <file> | switchyard audit show <run-id> [--file PATH]",
+    summary: "Check the approval audit log for changes, or list one run's approval decisions.",
+    options: [
+      {
+        name: "file",
+        type: "string",
+        valueName: "PATH",
+        description:
+          "The audit log to read (show). Default: SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory.",
+      },
+      jsonReportOption,
+      helpOption,
+    ],
+    notes: [
+      "Every approval decision of a run of this command (a person's answer, a policy rule, an",
+      "expiry, a refusal by the gate) is appended to the audit log, each line chained to the one",
+      "before by its hash. verify exits 0 when the log is intact and 1 when a line was changed,",
+      "removed, reordered or cut; show lists the decisions of one run (exit 1 when it has none).",
     ],
   },
 ];

@@ -1,3 +1,4 @@
+import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { MessagingApprover } from "../approvers/messaging/messaging-approver.js";
 import { DocsClient } from "../clients/docs/docs-client.js";
@@ -27,6 +28,8 @@ export interface CreateExampleServicesOptions {
   runStore?: RunStore | undefined;
   /** Handed to the examples as `services.stateKey`. @default none */
   stateKey?: string | undefined;
+  /** Handed to the examples as `services.auditLog`. @default none */
+  auditLog?: ApprovalAuditLog | undefined;
   /** Names a service in configuration problems. @default "<name> service" */
   describeService?: ((service: ServiceName) => string) | undefined;
 }
@@ -114,5 +117,6 @@ export function createExampleServices(
     logger,
     ...(options.runStore ? { runStore: options.runStore } : {}),
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),
+    ...(options.auditLog ? { auditLog: options.auditLog } : {}),
   };
 }

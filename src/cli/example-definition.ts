@@ -1,4 +1,5 @@
 import type { Agent } from "../agent/agent.js";
+import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
 import type { Approver } from "../agent/approver.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import type { Model } from "../agent/model.js";
@@ -49,6 +50,12 @@ export interface ExampleServices {
    * state directory is refused on resume.
    */
   stateKey?: string | undefined;
+  /**
+   * Where every approval decision is appended (`SWITCHYARD_AUDIT_LOG`, else
+   * `audit.jsonl` in the state directory): give it to the agent
+   * (`auditLog: services.auditLog`); `switchyard audit` reads it.
+   */
+  auditLog?: ApprovalAuditLog | undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { FileRunStore } from "../stores/file-run-store.js";
+import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
 
@@ -35,4 +36,18 @@ export function openStateDirectory(env: CliIo["env"]): StateDirectory {
 export function stateKeyOf(env: CliIo["env"]): string | undefined {
   const key = env.SWITCHYARD_STATE_KEY?.trim();
   return key ? key : undefined;
+}
+
+/**
+ * The audit log the command's runs append every approval decision to:
+ * `SWITCHYARD_AUDIT_LOG`, else `audit.jsonl` in the state directory.
+ */
+export function auditLogPath(env: CliIo["env"]): string {
+  const named = env.SWITCHYARD_AUDIT_LOG?.trim();
+  return resolve(named ? named : join(openStateDirectory(env).directory, "audit.jsonl"));
+}
+
+/** The command's audit log, opened for appending (nothing is created until a decision). */
+export function openAuditLog(env: CliIo["env"]): JsonlAuditLog {
+  return new JsonlAuditLog({ path: auditLogPath(env) });
 }

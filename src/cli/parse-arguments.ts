@@ -81,6 +81,15 @@ export type CommandLine =
   | { command: "version" }
   | { command: "run"; example: string | undefined; arguments: RunArguments }
   | { command: "runs"; arguments: RunsArguments }
+  /** `switchyard audit verify <file>` or `switchyard audit show <run-id> [--file PATH]` */
+  | {
+      command: "audit";
+      action: "verify" | "show" | undefined;
+      target: string | undefined;
+      file: string | undefined;
+      json: boolean;
+      help: boolean;
+    }
   /** `switchyard runs cancel <run-id> [--take-over]` */
   | { command: "runs-cancel"; runId: string | undefined; takeOver: boolean; help: boolean }
   /** `switchyard runs prune --older-than AGE` */
@@ -146,6 +155,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const line = readRunsAction(positionals, values, help);
     if (line) return line;
   }
+  if (spec.name === "audit") return readAuditLine(positionals, values, help);
   if (positionals.length > 0 && !help) {
     throw usageError(
       `switchyard ${spec.name} takes no arguments, got "${positionals[0]}"; see switchyard ${spec.name} --help.`,
@@ -241,6 +251,34 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
     json: values.json === true,
     help,
   };
+}
+
+/** `audit verify <file>` and `audit show <run-id> [--file PATH]`. */
+function readAuditLine(
+  positionals: readonly string[],
+  values: FlagValues,
+  help: boolean,
+): CommandLine {
+  const [action, target, ...extra] = positionals;
+  const file = values.file as string | undefined;
+  const json = values.json === true;
+  if (help) return { command: "audit", action: undefined, target, file, json, help };
+  if (action !== "verify" && action !== "show") {
+    throw usageError(
+      `switchyard audit takes verify <file> or show <run-id>${action === undefined ? "" : `, got "${action}"`}; see switchyard audit --help.`,
+    );
+  }
+  if (target === undefined || extra.length > 0) {
+    throw usageError(
+      action === "verify"
+        ? "switchyard audit verify takes one file, the audit log to check (e.g. .switchyard/audit.jsonl)."
+        : "switchyard audit show takes one run id; switchyard runs lists them.",
+    );
+  }
+  if (action === "verify" && file !== undefined) {
+    throw usageError("switchyard audit verify takes the file as its argument, not --file.");
+  }
+  return { command: "audit", action, target, file, json, help };
 }
 
 /** `runs cancel` and `runs prune`; undefined for the listing, whose flags they do not take. */

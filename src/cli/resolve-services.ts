@@ -1,3 +1,4 @@
+import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Logger } from "../internal/logger.js";
@@ -41,6 +42,8 @@ export interface ResolveServicesOptions {
   runStore?: RunStore | undefined;
   /** Given to the examples, to seal durable runs (`SWITCHYARD_STATE_KEY`). */
   stateKey?: string | undefined;
+  /** Given to the examples: where every approval decision is appended. */
+  auditLog?: ApprovalAuditLog | undefined;
 }
 
 /** The services of one run; `close()` stops the simulators it started. */
@@ -84,6 +87,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
       approvalTimeoutMs: options.approvalTimeoutMs,
       runStore: options.runStore,
       stateKey: options.stateKey,
+      auditLog: options.auditLog,
       describeService: (service) =>
         settings[service] === undefined
           ? `the ${service} simulator`

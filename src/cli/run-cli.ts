@@ -1,5 +1,6 @@
 import { exampleDirectory, examples } from "../../examples/index.js";
 import { type CliIo, processIo } from "./cli-io.js";
+import { auditCommand } from "./commands/audit-command.js";
 import { examplesCommand } from "./commands/examples-command.js";
 import { resumeCommand } from "./commands/resume-command.js";
 import { runCommand } from "./commands/run-command.js";
@@ -49,6 +50,8 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
         return await runsShowCommand(line.runId, line.json, line.help, io);
       case "runs-prune":
         return await runsPruneCommand(line.olderThan, line.help, io);
+      case "audit":
+        return await auditCommand(line, io);
       case "resume":
         return await resumeCommand(line.runId, line.arguments, io, examples);
       case "worker":

@@ -19,7 +19,7 @@ import { followRun } from "./follow-run.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { stateKeyOf } from "./open-state-directory.js";
+import { openAuditLog, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
@@ -112,6 +112,7 @@ export async function runExample(
       approvalTimeoutMs: options.approvalTimeoutMs,
       ...(state ? { runStore: state.store } : {}),
       stateKey: stateKeyOf(io.env),
+      auditLog: openAuditLog(io.env),
     });
     writeRunHeader(io, {
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,

@@ -10,7 +10,7 @@ import { createRunLogger } from "./create-run-logger.js";
 import type { ExampleDefinition } from "./example-definition.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { stateKeyOf } from "./open-state-directory.js";
+import { openAuditLog, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
@@ -82,6 +82,7 @@ export async function workRuns(
           logger,
           runStore: opened.store,
           stateKey: stateKeyOf(io.env),
+          auditLog: openAuditLog(io.env),
         });
         resolvedByExample.set(example.name, resolved);
       }

@@ -3,6 +3,13 @@
  * approvals and saved runs closely: step and tool call records, approval
  * decisions and records, the saved run state and the run store's types.
  */
+
+export type {
+  ApprovalAuditLog,
+  ApprovalAuditRecord,
+  ApprovalDecider,
+} from "../agent/approval/approval-audit-record.js";
+export type { ApprovalExpiryAction } from "../agent/approval/approval-expiry.js";
 export type { ApprovalRuleDecision } from "../agent/approval/approval-policy.js";
 export type {
   ApprovalGateOptions,
@@ -15,6 +22,7 @@ export type {
 } from "../agent/approval-gate.js";
 export type {
   ApprovedDecision,
+  DecisionSource,
   ExpiredDecision,
   PendingDecision,
   RefusedDecision,
@@ -74,5 +82,5 @@ export type {
   TracingTracer,
 } from "../agent/tracing/tracing-options.js";
 export type { ApprovalMessagingClient } from "../approvers/messaging/approval-messaging-client.js";
-export type { ApprovalAuditRecord } from "../approvers/messaging/audit-record.js";
 export { defaultApprovalTimeoutMs } from "../approvers/messaging/messaging-approver-options.js";
+export type { AuditLogEntry, AuditLogVerification } from "../stores/jsonl-audit-log.js";

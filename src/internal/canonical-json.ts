@@ -65,3 +65,8 @@ export function actionFingerprint(toolName: string, args: unknown, target?: obje
   const digest = hash.digest("hex");
   return `sha256:${digest}`;
 }
+
+/** `sha256:<hex>` of a text (UTF-8), e.g. an approval question as it was sent. */
+export function textDigest(text: string): string {
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+}

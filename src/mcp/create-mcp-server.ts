@@ -146,6 +146,7 @@ export function createMcpServer(options: McpServerOptions): Server {
           approver: options.approver,
           approvalPolicy,
           onApprovalExpired: "tell-model",
+          audit: { log: undefined, onApprovalDecided: undefined, secrets, logger },
           signal: extra.signal,
           logger,
           toolTimeoutMs,

@@ -150,10 +150,10 @@ describe("parseCommandLine", () => {
 
   it("names each mistake and the way out", () => {
     expect(usageMessage(["deploy"])).toBe(
-      'Unknown command "deploy"; the commands are run, runs, resume, worker, examples, sim and mcp (see switchyard --help).',
+      'Unknown command "deploy"; the commands are run, runs, resume, worker, examples, sim, mcp and audit (see switchyard --help).',
     );
     expect(usageMessage(["--json"])).toBe(
-      "Unknown option --json: put a command first (run, runs, resume, worker, examples, sim, mcp); see switchyard --help.",
+      "Unknown option --json: put a command first (run, runs, resume, worker, examples, sim, mcp, audit); see switchyard --help.",
     );
     expect(usageMessage(["run", "order-report", "--task"])).toBe(
       '--task needs a value: --task TEXT (quote text with spaces; a value starting with "-" goes as --task=-...).',

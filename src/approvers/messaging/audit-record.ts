@@ -1,34 +1,7 @@
+import type { ApprovalAuditRecord } from "../../agent/approval/approval-audit-record.js";
 import type { ApprovalAction, ApprovalDecision } from "../../agent/approver.js";
 import type { Logger } from "../../internal/logger.js";
 import { redactText } from "../../internal/redact.js";
-
-/**
- * What an approver decided about one action, for the audit trail. It never
- * holds argument values (they may be secrets): the fingerprint identifies them.
- */
-export interface ApprovalAuditRecord {
-  /** The tool the action would run, e.g. `delete_callbacks`. */
-  action: string;
-  /** The model's tool call id. */
-  toolCallId: string;
-  /** The run that asked, when it has an id. */
-  runId?: string;
-  /** `sha256:` digest of the tool name and canonical arguments. */
-  fingerprint: string;
-  /** The messaging interaction that carried the question, once one was created. */
-  interactionId?: string;
-  outcome: ApprovalDecision["outcome"];
-  /** Why it was refused (`denied`, `timeout`, ...); absent unless refused. */
-  code?: string;
-  /** Why it was refused or expired, in words (what happened, never instructions to the model). */
-  reason?: string;
-  /** What the person wrote with their answer, when anything. */
-  note?: string;
-  /** ISO 8601: when the approval was asked, or when the check of an earlier one began. */
-  requestedAt: string;
-  /** ISO 8601: when this decision was reached. */
-  decidedAt: string;
-}
 
 /** Builds the audit record of one decision. */
 export function buildAuditRecord(
@@ -54,6 +27,12 @@ export function buildAuditRecord(
     ...(decision.outcome === "expired" ? { reason: redactText(decision.reason) } : {}),
     ...(decision.outcome === "approved" && decision.note !== undefined
       ? { note: redactText(decision.note) }
+      : {}),
+    ...(decision.outcome !== "pending" && decision.approverLink !== undefined
+      ? { approverLink: decision.approverLink }
+      : {}),
+    ...(decision.outcome !== "pending" && decision.questionDigest !== undefined
+      ? { questionDigest: decision.questionDigest }
       : {}),
     requestedAt: times.requestedAt.toISOString(),
     decidedAt: times.decidedAt.toISOString(),

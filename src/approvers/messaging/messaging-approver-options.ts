@@ -1,7 +1,7 @@
+import type { ApprovalAuditRecord } from "../../agent/approval/approval-audit-record.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { Logger } from "../../internal/logger.js";
 import type { ApprovalMessagingClient } from "./approval-messaging-client.js";
-import type { ApprovalAuditRecord } from "./audit-record.js";
 
 /** Options of `MessagingApprover`. */
 export interface MessagingApproverOptions {

@@ -8,6 +8,7 @@ import type {
 import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
 import { AbortedError } from "../../errors/transport-errors.js";
+import { textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
@@ -358,11 +359,20 @@ export class MessagingApprover implements Approver {
 
   async #publish(
     action: ApprovalAction,
-    decision: ApprovalDecision,
+    given: ApprovalDecision,
     requestedAt: Date,
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
+    // A question went out: the decision names the link it went to and what it said.
+    const decision: ApprovalDecision =
+      given.outcome === "pending" || given.interactionId === undefined
+        ? given
+        : {
+            ...given,
+            approverLink: this.#options.subscriptionLinkId,
+            questionDigest: textDigest(buildApprovalMessageText(action)),
+          };
     const record = buildAuditRecord(action, decision, {
       requestedAt,
       decidedAt: new Date(),

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAuditRecord } from "../../../src/approvers/messaging/audit-record.js";
+import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
 import {
   answered,
   base,
@@ -50,6 +50,8 @@ describe("MessagingApprover audit records", () => {
       fingerprint: action.fingerprint,
       interactionId,
       outcome: "approved",
+      approverLink: expect.any(String),
+      questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       requestedAt: expect.any(String),
       decidedAt: expect.any(String),
     });

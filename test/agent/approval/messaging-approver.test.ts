@@ -2,6 +2,7 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { AbortedError, ConfigurationError } from "../../../src/errors/index.js";
+import { textDigest } from "../../../src/internal/canonical-json.js";
 import {
   answered,
   base,
@@ -47,6 +48,8 @@ describe("MessagingApprover.requestApproval", () => {
       fingerprint: action.fingerprint,
       interactionId,
       approvedBy: `subscription link ${linkId}`,
+      approverLink: linkId,
+      questionDigest: textDigest(String(sent[0]?.text)),
     });
     expect(answers.isDone()).toBe(true);
     expect(sent).toHaveLength(1);
@@ -141,6 +144,8 @@ describe("MessagingApprover.requestApproval", () => {
       outcome: "expired",
       reason: expect.stringMatching(/expired before anyone answered/),
       interactionId,
+      approverLink: linkId,
+      questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     });
   });
 

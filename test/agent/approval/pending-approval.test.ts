@@ -66,6 +66,8 @@ describe("MessagingApprover in durable mode", () => {
       fingerprint: action.fingerprint,
       interactionId,
       approvedBy: `subscription link ${linkId}`,
+      approverLink: expect.any(String),
+      questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     };
     expect(await approver.checkApproval(pendingOf(action), makeContext())).toEqual(approved);
     expect(await approver.checkApproval(pendingOf(action), makeContext())).toEqual(approved);

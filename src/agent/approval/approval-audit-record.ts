@@ -1,0 +1,154 @@
+import type { Logger } from "pino";
+import { redactText, type SecretRegistry } from "../../internal/redact.js";
+import type { ApprovalRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
+import { describeThrown } from "../describe-thrown.js";
+
+/**
+ * Who (or what) reached a decision: `person` (an answer to a question),
+ * `policy` (a rule of the agent's `approvalPolicy`), `expiry` (nobody
+ * answered in time), `gate` (the gate refused on its own: no approver, an
+ * approver error, an answer for other arguments, ...).
+ */
+export type ApprovalDecider = "person" | "policy" | "expiry" | "gate";
+
+/**
+ * One decision about one action, for the audit trail. It never holds
+ * argument values (they may be secrets): the fingerprint identifies them.
+ */
+export interface ApprovalAuditRecord {
+  /** The tool the action would run, e.g. `delete_callbacks`. */
+  action: string;
+  /** The model's tool call id. */
+  toolCallId: string;
+  /** The run that asked, when it has an id. */
+  runId?: string;
+  /** `sha256:` digest of the tool name, canonical arguments and target. */
+  fingerprint: string;
+  /** The messaging interaction that carried the question, once one was created. */
+  interactionId?: string;
+  outcome: ApprovalRecord["outcome"];
+  /** Who decided; set on the agent's records. */
+  decidedBy?: ApprovalDecider;
+  /** Why it was refused (`denied`, `policy_denied`, ...); absent unless refused. */
+  code?: string;
+  /** Why it was refused or expired, in words (what happened, never instructions to the model). */
+  reason?: string;
+  /** What the person wrote with their answer, when anything. */
+  note?: string;
+  /** The `approvalPolicy` rule that decided without asking anyone. */
+  rule?: string;
+  /** Shadow mode: what the policy's rules would have decided. */
+  policy?: ShadowVerdict;
+  /** The approver's link (the messaging subscription link) the question went to. */
+  approverLink?: string;
+  /** The approver's name, where the service gives one. */
+  approvedBy?: string;
+  /** `sha256:` digest of the question's text as it was sent. */
+  questionDigest?: string;
+  /** ISO 8601: when the approval was asked, or when the check of an earlier one began. */
+  requestedAt: string;
+  /** ISO 8601: when this decision was reached. */
+  decidedAt: string;
+}
+
+/**
+ * Where an agent appends the audit record of every approval decision, e.g.
+ * a `JsonlAuditLog` (a hash-chained JSON Lines file). A call a decision
+ * lets run runs only once its record is appended.
+ */
+export interface ApprovalAuditLog {
+  append(record: ApprovalAuditRecord): Promise<void>;
+}
+
+/** What the agent does with each decision. */
+export interface ApprovalAuditSinks {
+  log: ApprovalAuditLog | undefined;
+  onApprovalDecided: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
+  secrets: SecretRegistry;
+  logger: Logger;
+}
+
+/**
+ * Appends the audit record of a decision to the agent's audit log and hands
+ * it to `onApprovalDecided`. Fails closed: an approval whose record cannot
+ * be appended becomes a refusal (`audit_not_recorded`), so nothing runs that
+ * the log does not show; what the hook throws is logged, never the decision.
+ */
+export async function recordApprovalDecision<Decision extends ApprovalRecord>(
+  sinks: ApprovalAuditSinks,
+  call: { toolName: string; toolCallId: string; runId: string | undefined },
+  decision: Decision,
+  requestedAt: Date,
+): Promise<Decision | RefusedRecord> {
+  if (decision.outcome === "pending") return decision;
+  if (!sinks.log && !sinks.onApprovalDecided) return decision;
+  const record = sinks.secrets.redactValue(auditRecordOf(call, decision, requestedAt));
+  if (sinks.log) {
+    try {
+      await sinks.log.append(record);
+    } catch (error) {
+      const detail = redactText(sinks.secrets.redactText(describeThrown(error)));
+      sinks.logger.error(
+        { error: detail },
+        "the approval decision could not be written to the audit log",
+      );
+      if (decision.outcome === "approved") {
+        return {
+          outcome: "refused",
+          fingerprint: decision.fingerprint,
+          code: "audit_not_recorded",
+          reason: `the approval could not be written to the audit log (${detail}), so the call was not run`,
+          ...(decision.interactionId !== undefined
+            ? { interactionId: decision.interactionId }
+            : {}),
+        };
+      }
+    }
+  }
+  if (sinks.onApprovalDecided) {
+    try {
+      await sinks.onApprovalDecided({ ...record });
+    } catch (error) {
+      sinks.logger.warn(
+        { error: redactText(sinks.secrets.redactText(describeThrown(error))) },
+        "onApprovalDecided threw; the decision stands",
+      );
+    }
+  }
+  return decision;
+}
+
+function auditRecordOf(
+  call: { toolName: string; toolCallId: string; runId: string | undefined },
+  decision: Exclude<ApprovalRecord, { outcome: "pending" }>,
+  requestedAt: Date,
+): ApprovalAuditRecord {
+  const optional = <Value>(key: string, value: Value | undefined) =>
+    value === undefined ? {} : { [key]: value };
+  return {
+    action: call.toolName,
+    toolCallId: call.toolCallId,
+    ...optional("runId", call.runId),
+    fingerprint: decision.fingerprint,
+    ...optional("interactionId", decision.interactionId),
+    outcome: decision.outcome,
+    decidedBy: deciderOf(decision),
+    ...(decision.outcome === "refused" ? { code: decision.code } : {}),
+    ...(decision.outcome !== "approved" ? { reason: decision.reason } : {}),
+    ...(decision.outcome !== "expired" ? optional("note", decision.note) : {}),
+    ...(decision.outcome !== "expired" ? optional("rule", decision.rule) : {}),
+    ...optional("policy", decision.policy),
+    ...optional("approverLink", decision.approverLink),
+    ...(decision.outcome === "approved" ? optional("approvedBy", decision.approvedBy) : {}),
+    ...optional("questionDigest", decision.questionDigest),
+    requestedAt: requestedAt.toISOString(),
+    decidedAt: new Date().toISOString(),
+  };
+}
+
+function deciderOf(decision: Exclude<ApprovalRecord, { outcome: "pending" }>): ApprovalDecider {
+  if (decision.outcome === "expired") return "expiry";
+  if (decision.rule !== undefined) return "policy";
+  if (decision.outcome === "approved") return "person";
+  return decision.code === "denied" ? "person" : "gate";
+}

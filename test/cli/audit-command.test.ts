@@ -1,0 +1,153 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunReport } from "switchyard-agents/cli";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
+import { runCli } from "../../src/cli/run-cli.js";
+import { createTestIo } from "./cli-test-io.js";
+
+let simulators: Simulators;
+const directories: string[] = [];
+
+beforeAll(async () => {
+  simulators = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+});
+
+afterAll(async () => {
+  await simulators.close();
+  await Promise.all(
+    directories.map((directory) => rm(directory, { recursive: true, force: true })),
+  );
+});
+
+beforeEach(() => {
+  simulators.orders.reset();
+  simulators.messaging.reset();
+});
+
+async function environment(): Promise<Record<string, string>> {
+  const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+  directories.push(directory);
+  const { reasoner, orders, messaging } = simulators;
+  return {
+    SWITCHYARD_REASONER_URL: reasoner.url,
+    SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
+    SWITCHYARD_ORDERS_URL: orders.url,
+    SWITCHYARD_ORDERS_TOKEN: orders.token,
+    SWITCHYARD_MESSAGING_URL: messaging.url,
+    SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
+    SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    SWITCHYARD_STATE_DIR: directory,
+  };
+}
+
+async function switchyard(argv: string[], env: Record<string, string>) {
+  const test = createTestIo({ env });
+  const code = await runCli(argv, test.io);
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+const deletionsReceived = () =>
+  simulators.orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path === "/callbacks",
+  );
+
+/** `run --no-wait`: the run's id and the interaction its question went out on. */
+async function suspendedRun(env: Record<string, string>) {
+  const started = await switchyard(["run", "callback-cleanup", "--no-wait", "--json"], env);
+  expect(started.code).toBe(0);
+  const report = JSON.parse(started.stdout) as RunReport;
+  return { runId: report.runId!, interactionId: report.approvals[0]!.interactionId! };
+}
+
+describe("switchyard audit: who decided, provably, on the command line", () => {
+  it("a denial with a note is recorded, shown by run id, verified, and never runs after a resume", async () => {
+    const env = await environment();
+    const { runId, interactionId } = await suspendedRun(env);
+    simulators.messaging.answerInteraction(interactionId, "deny", "use the new warehouse host");
+    const resumed = await switchyard(["resume", runId, "--json"], env);
+    expect(resumed.code).toBe(0);
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const shown = await switchyard(["audit", "show", runId, "--json"], env);
+    expect(shown.code).toBe(0);
+    const { records, intact } = JSON.parse(shown.stdout) as {
+      records: ApprovalAuditRecord[];
+      intact: boolean;
+    };
+    expect(intact).toBe(true);
+    expect(records).toEqual([
+      expect.objectContaining({
+        runId,
+        action: "delete_callbacks",
+        outcome: "refused",
+        decidedBy: "person",
+        code: "denied",
+        note: "use the new warehouse host",
+        interactionId,
+        approverLink: simulators.messaging.approverLinkId,
+        questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        fingerprint: expect.stringMatching(/^sha256:/),
+      }),
+    ]);
+    const text = await switchyard(["audit", "show", runId], env);
+    expect(text.stdout).toContain("refused (denied)  by person via link");
+    expect(text.stdout).toContain('note "use the new warehouse host"');
+
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const verified = await switchyard(["audit", "verify", file], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^intact: 1 decision\(s\)/);
+
+    // Someone turns the denial into an approval: verify says so, and nothing runs.
+    const saved = await readFile(file, "utf8");
+    await writeFile(file, saved.replace('"outcome":"refused"', '"outcome":"approved"'));
+    const altered = await switchyard(["audit", "verify", file], env);
+    expect(altered.code).toBe(1);
+    expect(altered.stdout).toContain("ALTERED");
+    expect(altered.stdout).toContain("line 1: its content does not match its hash");
+    const again = await switchyard(["resume", runId], env);
+    expect(again.code).toBe(2);
+    expect(deletionsReceived()).toHaveLength(0);
+  });
+
+  it("an expired question is recorded as expired, never as a denial", async () => {
+    const env = await environment();
+    const { runId, interactionId } = await suspendedRun(env);
+    simulators.messaging.expireInteraction(interactionId);
+    const resumed = await switchyard(["resume", runId, "--json"], env);
+    const report = JSON.parse(resumed.stdout) as RunReport;
+    expect(report.approvals).toEqual([
+      expect.objectContaining({ outcome: "expired", interactionId }),
+    ]);
+    expect(report.approvals[0]).not.toHaveProperty("code");
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const shown = await switchyard(["audit", "show", runId, "--json"], env);
+    const { records } = JSON.parse(shown.stdout) as { records: ApprovalAuditRecord[] };
+    expect(records).toEqual([
+      expect.objectContaining({ outcome: "expired", decidedBy: "expiry", interactionId }),
+    ]);
+    expect(records[0]).not.toHaveProperty("code");
+  });
+
+  it("says what it takes when used wrongly, and exits 1 for a run with no decisions", async () => {
+    const env = await environment();
+    const wrong = await switchyard(["audit", "check", "x"], env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("switchyard audit takes verify <file> or show <run-id>");
+    const none = await switchyard(["audit", "show", "run_unknown"], env);
+    expect(none.code).toBe(1);
+    const missing = await switchyard(
+      ["audit", "verify", join(env.SWITCHYARD_STATE_DIR!, "none.jsonl")],
+      env,
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain("no such file");
+  });
+});
