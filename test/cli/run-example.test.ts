@@ -47,7 +47,7 @@ describe("runExample against the simulators it starts", () => {
     expect(test.stdout()).not.toMatch(/eyJ|sk-sim-|docs_|msg_/);
     expect(test.stderr()).toContain("step 1");
     expect(test.stderr()).toContain("-> delete_callbacks");
-    expect(test.stderr()).toMatch(/approved after/);
+    expect(test.stderr()).toMatch(/approved by subscription link \S+ after/);
     expect(test.stderr()).toContain("run completed");
   });
 
