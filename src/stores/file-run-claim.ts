@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFile, unlink, writeFile } from "node:fs/promises";
+import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
@@ -8,6 +8,7 @@ import {
   RunStoreError,
 } from "../agent/durable/durable-errors.js";
 import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "../agent/durable/run-store.js";
+import { withLockFile } from "./with-lock-file.js";
 
 /** The last token handed out here: tokens grow even within one millisecond. */
 let lastToken = 0;
@@ -21,34 +22,57 @@ export interface ClaimHolder {
   /** This claim's identity: the lock file is this claim's while it holds this id. */
   id: string;
   token: number;
+  /**
+   * When the claim lapses unless renewed (absent in locks written before
+   * claims expired: those never do).
+   */
+  expiresAt?: string;
+}
+
+/** True while the holder's claim has not lapsed. */
+export function isLive(holder: ClaimHolder | undefined, now: number = Date.now()): boolean {
+  if (!holder) return false;
+  return holder.expiresAt === undefined || Date.parse(holder.expiresAt) > now;
 }
 
 /**
  * Claims a run with a lock file created exclusively (`wx`): the first
- * process to create it holds the run; others are refused, naming the
- * holder. `takeOver` replaces the lock of a holder that is gone (a crash
- * leaves its lock behind). The claim never expires; release removes the
- * lock only while it is still this claim's, then calls `onRelease` (which
- * records when the run is due again).
+ * process to create it holds the run, for `leaseMs` unless renewed; others
+ * are refused, naming the holder. A lock whose lease lapsed (its holder
+ * stalled or died) is taken over, as is any with `takeOver`; the claim is
+ * then `recovered`. Replacing a lock, renewing and releasing happen under
+ * a short `<lock>.taking` lock, so two processes never both take one run.
+ * Release removes the lock only while it is still this claim's, then calls
+ * `onRelease` (which records when the run is due again).
  */
 export async function claimWithLockFile(
   runId: string,
   lockFile: string,
-  options: RunClaimOptions & { onRelease?: (options: RunReleaseOptions) => Promise<void> } = {},
+  options: RunClaimOptions & {
+    leaseMs: number;
+    /** Whether the run is marked running: a claim of it, unheld, is then `recovered`. */
+    wasRunning: () => Promise<boolean>;
+    onRelease?: (options: RunReleaseOptions) => Promise<void>;
+  },
 ): Promise<RunClaim> {
+  const { leaseMs } = options;
   const holder: ClaimHolder = {
     pid: process.pid,
     hostname: hostname(),
     owner: options.owner ?? `${hostname()}:${process.pid}`,
     claimedAt: new Date().toISOString(),
     id: randomBytes(8).toString("hex"),
-    token: Math.max(Date.now(), lastToken + 1),
+    token: nextToken(0),
+    expiresAt: new Date(Date.now() + leaseMs).toISOString(),
   };
-  lastToken = holder.token;
-  const text = `${JSON.stringify(holder)}\n`;
-  let recovered = false;
+  const text = () => `${JSON.stringify(holder)}\n`;
+  const taking = `${lockFile}.taking`;
+  const underLock = <T>(operation: string, body: () => Promise<T>) =>
+    withLockFile(taking, { operation, runId }, body);
+  let recovered: boolean;
   try {
-    await writeFile(lockFile, text, { flag: "wx", mode: 0o600 });
+    await writeFile(lockFile, text(), { flag: "wx", mode: 0o600 });
+    recovered = await options.wasRunning();
   } catch (error) {
     if ((error as { code?: unknown }).code !== "EEXIST") {
       throw new RunStoreError(
@@ -60,24 +84,15 @@ export async function claimWithLockFile(
         { cause: error },
       );
     }
-    if (options.takeOver !== true) {
+    await underLock("claim", async () => {
       const current = await readClaimHolder(lockFile);
-      const where = current ? `process ${current.pid} on ${current.hostname}` : undefined;
-      const who = current
-        ? `${current.owner && current.owner !== `${current.hostname}:${current.pid}` ? `${current.owner} (${where})` : where} since ${current.claimedAt}`
-        : "another process";
-      throw new RunNotResumableError(
-        runId,
-        "claimed",
-        `Run "${runId}" is being worked on by ${who} (lock ${lockFile}). Wait for it to finish; if that process is gone, resume with { takeOver: true }.`,
-        { takeOver: true },
-      );
-    }
-    const current = await readClaimHolder(lockFile);
-    const before = typeof current?.token === "number" ? current.token : 0;
-    holder.token = Math.max(holder.token, before + 1);
-    lastToken = holder.token;
-    await writeFile(lockFile, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+      // A lock that cannot be read yet is being written by its new holder.
+      const live = current ? isLive(current) : await isRecent(lockFile, leaseMs);
+      if (options.takeOver !== true && live) throw refusal(runId, lockFile, current);
+      holder.token = nextToken(current?.token);
+      holder.expiresAt = new Date(Date.now() + leaseMs).toISOString();
+      await writeFile(lockFile, text(), { mode: 0o600 });
+    });
     recovered = true;
   }
   const isCurrent = async () => (await readClaimHolder(lockFile))?.id === holder.id;
@@ -86,23 +101,65 @@ export async function claimWithLockFile(
     owner: holder.owner,
     token: holder.token,
     recovered,
-    expiresAt: undefined,
-    renew: async () => {
-      if (!(await isCurrent())) {
-        throw new RunConflictError({
-          operation: "renew",
-          runId,
-          reason: "claim",
-          message: `The claim on run "${runId}" was lost: another process took the run over (lock ${lockFile}).`,
-        });
-      }
+    get expiresAt() {
+      return new Date(holder.expiresAt ?? 0);
     },
-    release: async (releaseOptions = {}) => {
-      if (!(await isCurrent())) return;
-      await options.onRelease?.(releaseOptions);
-      await unlink(lockFile).catch(() => {});
-    },
+    renew: () =>
+      underLock("renew", async () => {
+        const current = await readClaimHolder(lockFile);
+        if (current?.id !== holder.id || !isLive(current)) {
+          throw new RunConflictError({
+            operation: "renew",
+            runId,
+            reason: "claim",
+            message: `The claim on run "${runId}" was lost: ${current?.id === holder.id ? "it expired" : "another process took the run over"} (lock ${lockFile}).`,
+          });
+        }
+        holder.expiresAt = new Date(Date.now() + leaseMs).toISOString();
+        await writeFile(lockFile, text(), { mode: 0o600 });
+      }),
+    release: (releaseOptions = {}) =>
+      underLock("release", async () => {
+        if (!(await isCurrent())) return;
+        await options.onRelease?.(releaseOptions);
+        await unlink(lockFile).catch(() => {});
+      }),
   };
+}
+
+/** True when the file was written less than `ageMs` ago. */
+async function isRecent(file: string, ageMs: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(file)).mtimeMs < ageMs;
+  } catch {
+    return false;
+  }
+}
+
+/** A token larger than `after` and than any handed out here before. */
+function nextToken(after: unknown): number {
+  lastToken = Math.max(Date.now(), lastToken + 1, typeof after === "number" ? after + 1 : 0);
+  return lastToken;
+}
+
+function refusal(
+  runId: string,
+  lockFile: string,
+  current: ClaimHolder | undefined,
+): RunNotResumableError {
+  const where = current ? `process ${current.pid} on ${current.hostname}` : undefined;
+  const who = current
+    ? `${current.owner && current.owner !== `${current.hostname}:${current.pid}` ? `${current.owner} (${where})` : where} since ${current.claimedAt}`
+    : "another process";
+  const until = current?.expiresAt
+    ? `, whose claim expires at ${current.expiresAt} unless renewed`
+    : "";
+  return new RunNotResumableError(
+    runId,
+    "claimed",
+    `Run "${runId}" is being worked on by ${who}${until} (lock ${lockFile}). Wait for it to finish (a stalled or dead holder's claim expires on its own); if that process is gone, resume with { takeOver: true }.`,
+    { takeOver: true },
+  );
 }
 
 /** The holder a lock file names; `undefined` when there is none or it cannot be read. */

@@ -11,7 +11,6 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describeThrown } from "../agent/describe-thrown.js";
 import {
   claimOfAnotherRun,
@@ -42,7 +41,8 @@ import {
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { claimWithLockFile, readClaimHolder } from "./file-run-claim.js";
+import { claimWithLockFile, isLive, readClaimHolder } from "./file-run-claim.js";
+import { withLockFile } from "./with-lock-file.js";
 
 /** Options of {@link FileRunStore}. */
 export interface FileRunStoreOptions {
@@ -52,6 +52,13 @@ export interface FileRunStoreOptions {
    * @default the `SWITCHYARD_STATE_DIR` environment variable, else `.switchyard` in the working directory
    */
   directory?: string | undefined;
+  /**
+   * How long a claim lasts unless renewed, when `claim()` is not told: a
+   * process that stalls or dies longer than this loses its runs to others
+   * (the agent and `RunWorker` renew their claims every third of it).
+   * @default 60_000
+   */
+  leaseMs?: number | undefined;
 }
 
 /** Files read at the same time when listing. */
@@ -71,11 +78,16 @@ const listConcurrency = 16;
  * Compare-and-set and fencing checks are made under a short `<runId>.saving`
  * lock file, so they hold between processes on one machine.
  *
- * What it cannot guarantee, where `PostgresRunStore` does: its claims never
- * expire (a crashed holder's lock stays until someone resumes with
- * `takeOver`, and `claimNext` never recovers a `running` run), a holder
- * fenced out learns it only at its next save, and exclusive creates and
- * renames on a network file system are only as atomic as its protocol.
+ * Claims are leases, as in `PostgresRunStore`: a claim lapses after
+ * `leaseMs` unless renewed, so a process that stalls or dies loses its runs
+ * to the next that claims them (`claimNext` recovers a `running` run whose
+ * claim lapsed), and its later saves are refused.
+ *
+ * What it cannot guarantee, where `PostgresRunStore` does: leases are
+ * timed by each process's own clock (one machine: one clock), a holder
+ * fenced out learns it only at its next save or renewal, and exclusive
+ * creates and renames on a network file system are only as atomic as its
+ * protocol.
  * Listing and `claimNext` read every state file (fine for thousands of
  * runs, not millions). Made for one machine; `docs/scaling.md` describes
  * running workers on many.
@@ -89,8 +101,10 @@ export class FileRunStore implements RunStore {
   readonly directory: string;
   readonly #runsDirectory: string;
   readonly #usedApprovalsDirectory: string;
+  readonly #leaseMs: number;
 
   constructor(options: FileRunStoreOptions = {}) {
+    this.#leaseMs = checkLeaseMs(options?.leaseMs ?? 60_000);
     const given = options?.directory;
     if (given !== undefined && (typeof given !== "string" || given.trim() === "")) {
       throw new ConfigurationError(
@@ -125,7 +139,8 @@ export class FileRunStore implements RunStore {
       return this.#write(checked, file);
     }
     await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
-    await withSaveLock(`${file.slice(0, -".json".length)}.saving`, checked.runId, async () => {
+    const saving = `${file.slice(0, -".json".length)}.saving`;
+    await withLockFile(saving, { operation: "save", runId: checked.runId }, async () => {
       await this.#checkSave(checked.runId, options);
       await this.#write(checked, file);
     });
@@ -166,14 +181,20 @@ export class FileRunStore implements RunStore {
    */
   async #checkSave(runId: string, options: RunSaveOptions): Promise<RunState | undefined> {
     const { claim, expectedRevision } = options;
+    if (claim && claim.runId !== runId) throw claimOfAnotherRun("save", runId, claim);
     if (claim) {
       const holder = await readClaimHolder(this.#lockFileOf(runId));
-      if (holder?.token !== claim.token) {
+      if (holder?.token !== claim.token || !isLive(holder)) {
+        const why = !holder
+          ? "it was released"
+          : holder.token !== claim.token
+            ? `${holder.owner} took it over`
+            : "it expired unrenewed";
         throw new RunConflictError({
           operation: "save",
           runId,
           reason: "claim",
-          message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${holder ? `${holder.owner} took it over` : "it was released"}). Nothing was written; the run stops here.`,
+          message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${why}). Nothing was written; the run stops here.`,
         });
       }
     }
@@ -286,8 +307,8 @@ export class FileRunStore implements RunStore {
 
   /**
    * Claims the run with a lock file beside its state; see
-   * {@link RunStore.claim}. The claim never expires (`leaseMs` is not
-   * used): after a crash, resume with `takeOver`.
+   * {@link RunStore.claim}. The claim lapses after `leaseMs` unless renewed,
+   * and is then taken by the next process that claims the run.
    */
   async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
     this.pathOf(runId);
@@ -305,21 +326,29 @@ export class FileRunStore implements RunStore {
     }
     return claimWithLockFile(runId, this.#lockFileOf(runId), {
       ...options,
+      leaseMs: checkLeaseMs(options.leaseMs ?? this.#leaseMs),
+      wasRunning: async () => (await this.load(runId).catch(() => undefined))?.status === "running",
       onRelease: (release) => this.#schedule(runId, release),
     });
   }
 
   /**
-   * Claims the suspended run due first (its `nextCheckAt` passed, oldest
-   * update first) that no process holds; see {@link RunStore.claimNext}.
-   * Reads every state file, and never takes a `running` run (claims here do
-   * not expire, so a crashed holder cannot be told from a live one).
+   * Claims the run due first that no process holds: a suspended run whose
+   * `nextCheckAt` passed, or a running run whose claim lapsed (its holder
+   * stalled or died; the claim is then `recovered`); see
+   * {@link RunStore.claimNext}. Reads every state file.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
-    const { runs } = await this.#readAll(["suspended"]);
+    const { runs } = await this.#readAll(["suspended", "running"]);
     const now = Date.now();
     const due: Array<{ runId: string; at: number }> = [];
     for (const run of runs.reverse()) {
+      if (run.status === "running") {
+        if (!isLive(await readClaimHolder(this.#lockFileOf(run.runId)))) {
+          due.push({ runId: run.runId, at: 0 });
+        }
+        continue;
+      }
       const at = await this.#dueTime(run.runId);
       if (at <= now) due.push({ runId: run.runId, at });
     }
@@ -328,7 +357,7 @@ export class FileRunStore implements RunStore {
       try {
         const claim = await this.claim(runId, { ...options, takeOver: false });
         const state = await this.load(runId).catch(() => undefined);
-        if (state?.status === "suspended") return claim;
+        if (state?.status === "suspended" || state?.status === "running") return claim;
         await claim.release();
       } catch (error) {
         if (!(error instanceof RunNotResumableError)) throw error;
@@ -386,7 +415,8 @@ export class FileRunStore implements RunStore {
     const { runId } = checked;
     const file = this.pathOf(runId);
     await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
-    return withSaveLock(`${file.slice(0, -".json".length)}.saving`, runId, async () => {
+    const saving = `${file.slice(0, -".json".length)}.saving`;
+    return withLockFile(saving, { operation: "startCall", runId }, async () => {
       const stored = await this.#checkSave(runId, options);
       const records = [
         this.#executionFileOf(runId, start.toolCallId),
@@ -546,50 +576,6 @@ export class FileRunStore implements RunStore {
   }
 }
 
-/** A save lock older than this was left by a crash, and is removed. */
-const staleSaveLockMs = 10_000;
-
-/**
- * Runs `body` holding the lock file `lockFile` (created exclusively),
- * waiting while another save holds it: compare-and-set is a read, a check
- * and a rename, which must not interleave with another process's.
- */
-async function withSaveLock<T>(
-  lockFile: string,
-  runId: string,
-  body: () => Promise<T>,
-): Promise<T> {
-  const deadline = Date.now() + 2 * staleSaveLockMs;
-  for (;;) {
-    try {
-      await writeFile(lockFile, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
-      break;
-    } catch (error) {
-      if (errorCode(error) !== "EEXIST" || Date.now() > deadline) {
-        throw new RunStoreError(
-          {
-            operation: "save",
-            runId,
-            message: `Could not lock run "${runId}" to save it (${lockFile}): ${describeThrown(error)}`,
-          },
-          { cause: error },
-        );
-      }
-      const since = await stat(lockFile).then(
-        (found) => found.mtimeMs,
-        () => Date.now(),
-      );
-      if (Date.now() - since > staleSaveLockMs) await unlink(lockFile).catch(() => {});
-      else await sleep(2 + Math.random() * 8);
-    }
-  }
-  try {
-    return await body();
-  } finally {
-    await unlink(lockFile).catch(() => {});
-  }
-}
-
 /**
  * True when the state shows the call started: `started` or `finished` in
  * the open step, or answered by a tool message. A start record it does not
@@ -674,6 +660,13 @@ async function syncDirectory(directory: string): Promise<void> {
 
 function errorCode(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
+}
+
+function checkLeaseMs(leaseMs: number): number {
+  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
+    throw new ConfigurationError("leaseMs must be a whole number of milliseconds, at least 100.");
+  }
+  return leaseMs;
 }
 
 function capitalize(text: string): string {

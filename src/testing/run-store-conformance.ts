@@ -32,10 +32,10 @@ export interface RunStoreConformanceOptions {
 /**
  * The contract of a {@link RunStore}, as tests your store must pass: saves
  * and loads whole states, compare-and-set saves, claims that exclude each
- * other and fence a stale holder's saves, claims that expire (for stores
- * whose claims say they do), a call's start and its approval's spending
- * as one fenced write (at most once, by id and by content; approvals of two
- * services apart), `claimNext` handing each due run to one caller, and listing by
+ * other and fence a stale holder's saves, claims that expire unless
+ * renewed, a call's start and its approval's spending as one fenced write
+ * (at most once, by id and by content; approvals of two services apart),
+ * `claimNext` handing each due run to one caller, and listing by
  * status with keyset paging. Every method of the contract is required.
  * Assertions use `node:assert`, so any framework runs it.
  *
@@ -219,14 +219,11 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await current.release();
       });
 
-      test("ends a claim that is not renewed, when the store's claims expire", async (store) => {
+      test("ends a claim that is not renewed: a stalled holder loses the run", async (store) => {
         await store.save(runState("run-a", { revision: 1, status: "running" }));
         const leaseMs = 300;
         const lapsed = await store.claim("run-a", { leaseMs, owner: "worker-1" });
-        if (lapsed.expiresAt === undefined) {
-          await lapsed.release();
-          return;
-        }
+        assert.ok(lapsed.expiresAt instanceof Date, "a claim says when it expires");
         await sleep(leaseMs * 3);
         const next = await store.claim("run-a", { owner: "worker-2" });
         assert.equal(next.recovered, true, "a claim taken from an expired one is recovered");
@@ -234,7 +231,21 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
           store.save(runState("run-a", { revision: 2 }), { expectedRevision: 1, claim: lapsed }),
           "claim",
         );
+        await assertConflict(lapsed.renew(), "claim");
         await next.release();
+      });
+
+      test("keeps a claim that is renewed in time", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const leaseMs = 1_500;
+        const kept = await store.claim("run-a", { leaseMs, owner: "worker-1" });
+        for (let renewal = 0; renewal < 4; renewal++) {
+          await sleep(leaseMs / 3);
+          await kept.renew();
+        }
+        await assert.rejects(store.claim("run-a", { owner: "worker-2" }), RunNotResumableError);
+        await store.save(runState("run-a", { revision: 2 }), { expectedRevision: 1, claim: kept });
+        await kept.release();
       });
     });
 
@@ -272,17 +283,13 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await due?.release();
       });
 
-      test("recovers a running run whose claim expired, when the store's claims expire", async (store) => {
+      test("recovers a running run whose claim expired (its holder stalled or died)", async (store) => {
         const leaseMs = 300;
         const claim = await store.claim("run-a", { leaseMs });
         await store.save(runState("run-a", { revision: 1, status: "running" }), {
           expectedRevision: 0,
           claim,
         });
-        if (claim.expiresAt === undefined) {
-          await claim.release();
-          return;
-        }
         assert.equal(await store.claimNext(), undefined, "a held run is not handed out");
         await sleep(leaseMs * 3);
         const recovered = await store.claimNext();

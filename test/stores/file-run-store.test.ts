@@ -1,5 +1,8 @@
-import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import {
@@ -289,7 +292,7 @@ describe("an agent with a FileRunStore", () => {
     }).resume(runId);
     await expect(secondRun).rejects.toThrow(
       new RegExp(
-        `^Run "${runId}" is being worked on by process ${process.pid} on .+ since .+ \\(lock .+\\.lock\\)\\. Wait for it to finish; if that process is gone, resume with \\{ takeOver: true \\}\\.$`,
+        `^Run "${runId}" is being worked on by process ${process.pid} on .+ since .+, whose claim expires at .+ unless renewed \\(lock .+\\.lock\\)\\. Wait for it to finish \\(a stalled or dead holder's claim expires on its own\\); if that process is gone, resume with \\{ takeOver: true \\}\\.$`,
       ),
     );
     letCheckAnswer();
@@ -385,3 +388,43 @@ async function waitForFile(path: string): Promise<void> {
   }
   throw new Error(`${path} never appeared`);
 }
+
+describe("FileRunStore's save lock", () => {
+  /** Leaves a `.saving` lock as `pid` of this machine would, written `ageMs` ago. */
+  async function leaveSaveLock(store: FileRunStore, runId: string, pid: number, ageMs: number) {
+    const lock = store.pathOf(runId).replace(/\.json$/, ".saving");
+    await writeFile(lock, `${JSON.stringify({ pid, hostname: hostname() })}\n`);
+    const at = new Date(Date.now() - ageMs);
+    await utimes(lock, at, at);
+    return lock;
+  }
+
+  it("waits for a holder that still runs, however old its lock, so two saves never pass the same revision", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    // A process that stalled for a minute holding the lock, still alive (this one).
+    const lock = await leaveSaveLock(store, "run-a", process.pid, 60_000);
+    let settled = false;
+    const saving = store
+      .save(state("run-a", { revision: 2 }), { expectedRevision: 1 })
+      .finally(() => {
+        settled = true;
+      });
+    await sleep(300);
+    expect(settled).toBe(false);
+    expect(await readFile(lock, "utf8")).toContain(`"pid":${process.pid}`);
+    await unlink(lock);
+    await saving;
+    expect((await store.load("run-a")).revision).toBe(2);
+  });
+
+  it("removes at once a lock whose holder process is gone", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.once("exit", resolve));
+    await leaveSaveLock(store, "run-a", gone.pid ?? 0, 0);
+    await store.save(state("run-a", { revision: 2 }), { expectedRevision: 1 });
+    expect((await store.load("run-a")).revision).toBe(2);
+  });
+});

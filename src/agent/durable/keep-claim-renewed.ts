@@ -1,14 +1,14 @@
 import type { RunClaim } from "./run-store.js";
 
 /**
- * Renews a claim that expires every third of its remaining lease, until the
- * returned function is called; a claim that never expires is left alone.
+ * Renews a claim every third of its remaining lease, until the returned
+ * function is called.
  * A renewal that fails stops the renewing: the claim is lost (taken over or
  * expired), and the holder's next save is refused by the store.
  */
 export function keepClaimRenewed(claim: RunClaim | undefined): () => void {
-  const expiresAt = claim?.expiresAt;
-  if (!claim || expiresAt === undefined) return () => {};
+  if (!claim) return () => {};
+  const expiresAt = claim.expiresAt;
   const everyMs = Math.max(50, Math.floor((expiresAt.getTime() - Date.now()) / 3));
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -94,9 +94,9 @@ export interface RunClaimOptions {
   /** Who holds the claim, shown to others refused the run. @default `<host name>:<process id>` */
   owner?: string | undefined;
   /**
-   * How long the claim lasts unless renewed, in milliseconds, for stores
-   * whose claims expire (a lease). A store that renews claims itself does so
-   * every third of it. @default 60_000
+   * How long the claim lasts unless renewed, in milliseconds: a holder that
+   * stalls or dies longer loses the run. The agent and `RunWorker` renew
+   * their claims every third of it. @default 60_000
    */
   leaseMs?: number | undefined;
 }
@@ -112,7 +112,7 @@ export interface RunReleaseOptions {
 
 /**
  * A run claimed by this process: no other process works on it until it is
- * released (or, in a store whose claims expire, until it expires unrenewed).
+ * released, or until it expires unrenewed (a lease).
  */
 export interface RunClaim {
   readonly runId: string;
@@ -129,12 +129,11 @@ export interface RunClaim {
    * that holder had started are reported as of unknown outcome.
    */
   readonly recovered: boolean;
-  /** When the claim expires unless renewed; `undefined` when it never expires. */
-  readonly expiresAt: Date | undefined;
+  /** When the claim expires unless renewed. */
+  readonly expiresAt: Date;
   /**
    * Extends the claim by its lease. Rejects with `RunConflictError`
-   * (reason `claim`) when it was lost. Resolves at once for claims that do
-   * not expire.
+   * (reason `claim`) when it was lost (taken over, or expired).
    */
   renew(): Promise<void>;
   /** Ends the claim (a lost claim is left as it is); see {@link RunReleaseOptions}. */

@@ -1,0 +1,97 @@
+import { readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describeThrown } from "../agent/describe-thrown.js";
+import { RunStoreError } from "../agent/durable/durable-errors.js";
+
+/**
+ * A lock older than this whose holder cannot be checked (it runs on another
+ * machine sharing the directory) was left by a crash, and is removed.
+ */
+const staleLockMs = 10_000;
+
+/** Who holds a short lock, as its file says. */
+interface LockHolder {
+  pid: number;
+  hostname: string;
+}
+
+/**
+ * Runs `body` holding the lock file `lockFile` (created exclusively),
+ * waiting while another holds it: a check and a write (compare-and-set, a
+ * claim taken over) must not interleave with another process's. A lock
+ * whose holder is gone is removed: at once when it names a process of this
+ * machine that no longer runs, after 10 s when its holder runs elsewhere; a
+ * live holder of this machine is waited for however slow it is, so two
+ * writers never pass the same check. Rejects with a `RunStoreError`
+ * (`operation`) after waiting 20 s.
+ */
+export async function withLockFile<T>(
+  lockFile: string,
+  what: { operation: string; runId: string },
+  body: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + 2 * staleLockMs;
+  const mine: LockHolder = { pid: process.pid, hostname: hostname() };
+  for (;;) {
+    try {
+      await writeFile(lockFile, `${JSON.stringify(mine)}\n`, { flag: "wx", mode: 0o600 });
+      break;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "EEXIST" || Date.now() > deadline) {
+        throw new RunStoreError(
+          {
+            operation: what.operation,
+            runId: what.runId,
+            message: `Could not lock run "${what.runId}" for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
+          },
+          { cause: error },
+        );
+      }
+      if (await isAbandoned(lockFile)) await unlink(lockFile).catch(() => {});
+      else await sleep(2 + Math.random() * 8);
+    }
+  }
+  try {
+    return await body();
+  } finally {
+    await unlink(lockFile).catch(() => {});
+  }
+}
+
+/** True when the lock's holder is certainly gone, or ran elsewhere and the lock is stale. */
+async function isAbandoned(lockFile: string): Promise<boolean> {
+  const holder = await readHolder(lockFile);
+  if (holder && holder.hostname === hostname()) return !isRunning(holder.pid);
+  const since = await stat(lockFile).then(
+    (found) => found.mtimeMs,
+    () => Date.now(),
+  );
+  return Date.now() - since > staleLockMs;
+}
+
+async function readHolder(lockFile: string): Promise<LockHolder | undefined> {
+  try {
+    const value = JSON.parse(await readFile(lockFile, "utf8")) as Partial<LockHolder>;
+    return typeof value.pid === "number" && typeof value.hostname === "string"
+      ? { pid: value.pid, hostname: value.hostname }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function describeHolder(lockFile: string): Promise<string> {
+  const holder = await readHolder(lockFile);
+  return holder ? `process ${holder.pid} on ${holder.hostname}, still running` : "another process";
+}
+
+/** Whether a process of this machine runs (signal 0 checks without signalling). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+}
