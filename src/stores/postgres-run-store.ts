@@ -240,8 +240,10 @@ export class PostgresRunStore implements RunStore {
 
   /** Ends the store's own pool (made from `connectionString`); a pool given is left open. */
   async close(): Promise<void> {
-    this.#pool.off("error", this.#onIdleError);
+    // The store's own pool keeps its listener: a connection still closing
+    // when the server goes away must not crash the process either.
     if (this.#ownsPool) await this.#pool.end();
+    else this.#pool.off("error", this.#onIdleError);
   }
 
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
