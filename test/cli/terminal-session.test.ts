@@ -87,7 +87,7 @@ describe("the approval prompt at a terminal", () => {
     const afterAnswer = session.output().slice(session.output().indexOf("Your choice"));
     expect(afterAnswer).not.toContain("waiting for approval");
     expect(afterAnswer).toMatch(
-      / {2}approved after \S+\r?\n {2}their note: "the new host is live"/,
+      / {2}approved (?:by subscription link \S+ )?after \S+\r?\n {2}their note: "the new host is live"/,
     );
     expect(afterAnswer).toContain("Deleted 4 callbacks");
   });
