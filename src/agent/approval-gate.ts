@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
+import { sameFingerprint } from "./approval/fingerprint-check.js";
 import type { ApprovalAction, Approver, DecisionSource } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
@@ -144,7 +145,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
   if (signal.aborted) return refuse("aborted", "the run was aborted before approval was asked");
 
   const { check } = options;
-  if (check && check.fingerprint !== action.fingerprint) {
+  if (check && !sameFingerprint(check.fingerprint, action.fingerprint)) {
     return refuse(
       "fingerprint_mismatch",
       "the approval was asked for other arguments than this call now has (fingerprint mismatch)",
@@ -184,7 +185,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
   const source = decisionSource(decision as Record<string, unknown>);
 
   if (outcome === "approved") {
-    if (fingerprint !== action.fingerprint) {
+    if (!sameFingerprint(fingerprint, action.fingerprint)) {
       return refuse(
         "fingerprint_mismatch",
         "the approval given was for a different action (fingerprint mismatch)",
@@ -236,7 +237,7 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
         interactionId,
       );
     }
-    if (fingerprint !== action.fingerprint || typeof interactionId !== "string") {
+    if (!sameFingerprint(fingerprint, action.fingerprint) || typeof interactionId !== "string") {
       return refuse(
         "invalid_decision",
         "the approver's pending answer did not name this action and an interaction",

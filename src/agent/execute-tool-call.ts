@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
-import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -16,6 +15,7 @@ import {
   mayBeGated,
   policyRefusal,
 } from "./approval/approval-policy.js";
+import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -326,7 +326,7 @@ async function startAndRun(
   // Only a durable run keeps the start record (and needs the fingerprint it
   // holds); an approval is spent by any run.
   if ((tool.readOnly !== true && environment.journal.durable) || spends) {
-    const fingerprint = approval?.fingerprint ?? fingerprintOrNothing(tool, args);
+    const fingerprint = approval?.fingerprint ?? fingerprintOf(tool, args);
     const started = await environment.journal.startCall(base.toolCallId, {
       fingerprint,
       arguments: args,
@@ -371,7 +371,7 @@ async function startAndRun(
       };
     }
   }
-  if (approval && fingerprintOrNothing(tool, args) !== approval.fingerprint) {
+  if (approval && !sameFingerprint(fingerprintOf(tool, args), approval.fingerprint)) {
     const refused: RefusedRecord = {
       outcome: "refused",
       fingerprint: approval.fingerprint,
@@ -401,14 +401,6 @@ function alreadyUsedRecord(approval: ApprovedRecord | undefined, toolName: strin
     reason: `the approval given in interaction "${interactionId}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again`,
     ...(approval?.interactionId !== undefined ? { interactionId } : {}),
   };
-}
-
-function fingerprintOrNothing(tool: AnyTool, args: unknown): string | undefined {
-  try {
-    return actionFingerprint(tool.name, args, tool.target);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Empty text means no arguments; JSON encoded twice (a string holding an object) is unwrapped. */
@@ -549,7 +541,7 @@ async function runTool(
         logger,
         base.toolCallId,
         // Made when the tool reads it: a digest per call is dear on the hot path.
-        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOrNothing(tool, args)),
+        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOf(tool, args)),
       );
       Promise.resolve(tool.execute(args, context)).then(resolve, reject);
     });

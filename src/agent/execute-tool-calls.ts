@@ -1,18 +1,19 @@
 import { redactText } from "../internal/redact.js";
 import { describeThrown } from "./describe-thrown.js";
-import { executeToolCall, type ToolCallEnvironment } from "./execute-tool-call.js";
+import type { ToolCallEnvironment } from "./execute-tool-call.js";
 import { followSignal } from "./follow-signal.js";
-import { guardToolCallRecord } from "./guard-tool-call-record.js";
 import type { ModelToolCall } from "./model-message.js";
 import { runConcurrently } from "./run-concurrently.js";
 import type { ToolCallRecord } from "./run-result.js";
+import { runToolCall } from "./run-tool-call.js";
 
 /**
  * Runs the tool calls of one model answer, at most `toolConcurrency` at a
  * time. Emits `tool-call` for each first, `tool-result` as each ends (also
  * for a call left `awaiting_approval`), records each outcome in the run's
- * journal, and returns the records in the order the model asked. Each
- * record is guarded first: no secret and no oversized message goes on.
+ * journal, and returns the records in the order the model asked. Each call
+ * goes through {@link runToolCall}, so no secret and no oversized message
+ * goes on.
  */
 export async function executeToolCalls(
   calls: readonly ModelToolCall[],
@@ -36,11 +37,7 @@ export async function executeToolCalls(
   const callEnvironment = step ? { ...environment, signal: step.signal } : environment;
   try {
     return await runConcurrently(calls, environment.toolConcurrency, async (call) => {
-      const record = guardToolCallRecord(await executeToolCall(call, callEnvironment), {
-        secrets: environment.secrets,
-        maxToolResultChars: environment.maxToolResultChars,
-        tool: environment.tools.get(call.function.name),
-      });
+      const record = await runToolCall(call, callEnvironment);
       await environment.journal.recordOutcome(record);
       if (logger.isLevelEnabled("debug")) {
         logger.debug(

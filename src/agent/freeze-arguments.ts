@@ -1,4 +1,5 @@
 import { actionFingerprint } from "../internal/canonical-json.js";
+import { sameFingerprint } from "./approval/fingerprint-check.js";
 
 /** The arguments an approved call runs with, and the fingerprint its approval binds to. */
 export interface FrozenArguments {
@@ -22,7 +23,7 @@ export function freezeArguments(toolName: string, args: unknown, target?: object
   } catch (error) {
     throw new TypeError(`the arguments cannot be copied: ${(error as Error).message}`);
   }
-  if (actionFingerprint(toolName, copy, target) !== fingerprint) {
+  if (!sameFingerprint(actionFingerprint(toolName, copy, target), fingerprint)) {
     throw new TypeError(
       "the arguments do not survive a copy unchanged (a class instance with toJSON?); use plain objects and arrays",
     );

@@ -9,8 +9,8 @@ import { collectTools, positiveInteger } from "../agent/agent-options.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import type { Approver } from "../agent/approver.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
-import { executeToolCall } from "../agent/execute-tool-call.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
+import { runToolCall } from "../agent/run-tool-call.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
@@ -62,10 +62,11 @@ const approvalProgressIntervalMs = 15_000;
  * An MCP server (the SDK's `Server`) offering the tools, to connect to any
  * transport: `server.connect(new StdioServerTransport())`, or see
  * `serveMcpOverHttp`. Each tool is listed with its JSON Schema and its
- * annotations (`toolAnnotations`). A call runs as in an agent: arguments
- * checked against the tool's schema, a gated call put to the approver and
- * run only when the person approved exactly these arguments, the result
- * redacted. A refusal, invalid arguments or a failure is a tool error
+ * annotations (`toolAnnotations`). A call runs through the agent's own
+ * pipeline (`runToolCall`): arguments checked against the tool's schema, a
+ * gated call put to the approver and run only when the person approved
+ * exactly these arguments, the result redacted of every secret and cut to
+ * `maxToolResultChars`. A refusal, invalid arguments or a failure is a tool error
  * (`isError`) whose text says why; an object result also comes as
  * `structuredContent`. A host that sends a progress token hears when a
  * person is asked, and every 15 s while they have not answered.
@@ -135,7 +136,7 @@ export function createMcpServer(options: McpServerOptions): Server {
             } satisfies ServerNotification),
           );
     try {
-      const record = await executeToolCall(
+      const record = await runToolCall(
         {
           id: `mcp-${String(extra.requestId)}`,
           type: "function",

@@ -1,3 +1,4 @@
+import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { redactText } from "../../internal/redact.js";
 import { approvalOptions } from "./approval-message-text.js";
@@ -47,8 +48,8 @@ export function judgeInteraction(
   const carried = carriedFingerprint(interaction);
   if (
     (expected.recordedFingerprint !== undefined &&
-      expected.recordedFingerprint !== expected.fingerprint) ||
-    (carried.present && carried.value !== expected.fingerprint)
+      !sameFingerprint(expected.recordedFingerprint, expected.fingerprint)) ||
+    (carried.present && !sameFingerprint(carried.value, expected.fingerprint))
   ) {
     return {
       outcome: "refused",

@@ -1,3 +1,4 @@
+import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -149,7 +150,7 @@ export class MessagingApprover implements Approver {
           ),
         );
       }
-      if (pending.fingerprint !== action.fingerprint) {
+      if (!sameFingerprint(pending.fingerprint, action.fingerprint)) {
         return decide(
           refusal(
             "fingerprint_mismatch",
