@@ -41,6 +41,21 @@ export interface MessagingApproverOptions {
    * that asked has gone. @default 86400 (24 hours)
    */
   pendingExpiresInSeconds?: number | undefined;
+  /**
+   * Sends a reminder (a notification to the same link) this long before the
+   * question expires, when nobody has answered yet. Runs that wait for the
+   * answer only (not suspended runs, whose process is gone).
+   */
+  reminderBeforeExpiryMs?: number | undefined;
+  /**
+   * When the first approver does not answer within `afterMs`, the question is
+   * withdrawn from them and put to a second approver link for the rest of
+   * `timeoutMs`. Runs that wait for the answer only.
+   *
+   * @example
+   * escalation: { subscriptionLinkId: "sl_oncall_lead", afterMs: 120_000 }
+   */
+  escalation?: { subscriptionLinkId: string; afterMs: number } | undefined;
   /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
   onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
@@ -56,6 +71,8 @@ export interface ResolvedMessagingApproverOptions {
   messageExpiresInSeconds: number;
   pendingExpiresInSeconds: number;
   onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
+  reminderBeforeExpiryMs: number | undefined;
+  escalation: { subscriptionLinkId: string; afterMs: number } | undefined;
 }
 
 /** A day: how long a suspended run's question stays answerable by default. */
@@ -136,6 +153,33 @@ export function resolveMessagingApproverOptions(
   if (onDecision !== undefined && typeof onDecision !== "function") {
     problems.push("onDecision must be a function that receives each audit record, or omitted");
   }
+  const reminderBeforeExpiryMs =
+    options.reminderBeforeExpiryMs === undefined
+      ? undefined
+      : positiveInteger(
+          options.reminderBeforeExpiryMs,
+          "reminderBeforeExpiryMs",
+          "milliseconds",
+          problems,
+        );
+  const { escalation } = options;
+  if (escalation !== undefined) {
+    if (typeof escalation !== "object" || escalation === null) {
+      problems.push('escalation must be { subscriptionLinkId: "sl_...", afterMs: 120000 }');
+    } else {
+      if (
+        typeof escalation.subscriptionLinkId !== "string" ||
+        escalation.subscriptionLinkId.trim() === ""
+      ) {
+        problems.push(
+          "escalation.subscriptionLinkId must be the second approver's active consent link id",
+        );
+      } else if (escalation.subscriptionLinkId === subscriptionLinkId) {
+        problems.push("escalation.subscriptionLinkId must be another link than subscriptionLinkId");
+      }
+      positiveInteger(escalation.afterMs, "escalation.afterMs", "milliseconds", problems);
+    }
+  }
   if (problems.length > 0) {
     throw new ConfigurationError(problems.map((problem) => `MessagingApprover: ${problem}`));
   }
@@ -149,6 +193,11 @@ export function resolveMessagingApproverOptions(
     messageExpiresInSeconds,
     pendingExpiresInSeconds,
     onDecision,
+    reminderBeforeExpiryMs,
+    escalation:
+      escalation === undefined
+        ? undefined
+        : { subscriptionLinkId: escalation.subscriptionLinkId, afterMs: escalation.afterMs },
   };
 }
 

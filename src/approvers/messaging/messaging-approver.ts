@@ -12,6 +12,7 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import { textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
+import { escapeUntrustedText } from "../../internal/untrusted-text.js";
 import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
@@ -59,7 +60,7 @@ export class MessagingApprover implements Approver {
   readonly #options: ResolvedMessagingApproverOptions;
   readonly #readiness: ApproverReadiness;
   /** Fingerprint and message of each interaction this approver created. */
-  readonly #asked = new Map<string, { fingerprint: string; messageId: string }>();
+  readonly #asked = new Map<string, { fingerprint: string; messageId: string; link: string }>();
   /**
    * The messaging service's base URL: spent approvals are recorded under
    * it and the interaction id (by the agent, when the call starts).
@@ -201,9 +202,9 @@ export class MessagingApprover implements Approver {
     action: ApprovalAction,
     context: ApprovalContext,
     logger: Logger,
+    subscriptionLinkId: string = this.#options.subscriptionLinkId,
   ): Promise<AskedQuestion | RefusedDecision> {
-    const { client, subscriptionLinkId, messageExpiresInSeconds, pendingExpiresInSeconds } =
-      this.#options;
+    const { client, messageExpiresInSeconds, pendingExpiresInSeconds } = this.#options;
     const metadata = redactValue({
       fingerprint: action.fingerprint,
       tool: action.toolName,
@@ -244,6 +245,7 @@ export class MessagingApprover implements Approver {
     this.#asked.set(accepted.interactionId, {
       fingerprint: action.fingerprint,
       messageId: accepted.messageId,
+      link: subscriptionLinkId,
     });
     logger.debug(
       {
@@ -258,35 +260,50 @@ export class MessagingApprover implements Approver {
 
   async #wait(
     action: ApprovalAction,
-    asked: AskedQuestion,
+    first: AskedQuestion,
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
     const { client, timeoutMs, pollIntervalMs, maxPollIntervalMs } = this.#options;
-    const { messageId, interactionId } = asked;
     const tool = `"${action.toolName}"`;
-    let outcome: InteractionOutcome;
-    try {
-      outcome = await client.waitForInteraction(interactionId, {
-        timeoutMs,
-        signal: context.signal,
-        ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-        ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
-      });
-    } catch (error) {
-      if (error instanceof AbortedError || context.signal.aborted) {
-        await cancelQuestion(this.#options.client, messageId, logger);
-        throw new AbortedError(
-          `Waiting for approval of ${tool} was aborted; the question was withdrawn`,
-          { cause: error },
+    let asked = first;
+    let waited = 0;
+    let outcome: InteractionOutcome | undefined;
+    // Wait in stretches: up to the reminder, up to the escalation, up to the end.
+    for (const checkpoint of [...this.#checkpoints(), { atMs: timeoutMs, kind: "end" as const }]) {
+      try {
+        outcome = await client.waitForInteraction(asked.interactionId, {
+          timeoutMs: Math.max(1, checkpoint.atMs - waited),
+          signal: context.signal,
+          ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+          ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
+        });
+      } catch (error) {
+        if (error instanceof AbortedError || context.signal.aborted) {
+          await cancelQuestion(this.#options.client, asked.messageId, logger);
+          throw new AbortedError(
+            `Waiting for approval of ${tool} was aborted; the question was withdrawn`,
+            { cause: error },
+          );
+        }
+        return refusal(
+          "messaging_error",
+          `Waiting for the answer about ${tool} failed (${describeMessagingError(error)}), so the action was not run.`,
+          asked.interactionId,
         );
       }
-      return refusal(
-        "messaging_error",
-        `Waiting for the answer about ${tool} failed (${describeMessagingError(error)}), so the action was not run.`,
-        interactionId,
-      );
+      waited = checkpoint.atMs;
+      if (outcome.status !== "timeout" || checkpoint.kind === "end") break;
+      if (checkpoint.kind === "remind") {
+        await this.#remind(action, asked, timeoutMs - waited, logger);
+        continue;
+      }
+      const moved = await this.#escalate(action, asked, context, logger);
+      if ("outcome" in moved) return moved;
+      asked = moved;
     }
+    const { messageId, interactionId } = asked;
+    if (outcome === undefined) throw new Error("unreachable: the wait always runs once");
     if (outcome.status === "timeout") {
       const failure = await readDeliveryFailure(this.#options.client, messageId, logger);
       if (failure) {
@@ -315,6 +332,62 @@ export class MessagingApprover implements Approver {
     return this.#conclude(action, outcome.interaction, interactionId, messageId, logger);
   }
 
+  /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */
+  #checkpoints(): Array<{ atMs: number; kind: "remind" | "escalate" }> {
+    const { timeoutMs, reminderBeforeExpiryMs, escalation } = this.#options;
+    const checkpoints: Array<{ atMs: number; kind: "remind" | "escalate" }> = [];
+    if (reminderBeforeExpiryMs !== undefined && reminderBeforeExpiryMs < timeoutMs) {
+      checkpoints.push({ atMs: timeoutMs - reminderBeforeExpiryMs, kind: "remind" });
+    }
+    if (escalation !== undefined && escalation.afterMs < timeoutMs) {
+      checkpoints.push({ atMs: escalation.afterMs, kind: "escalate" });
+    }
+    return checkpoints.sort((a, b) => a.atMs - b.atMs);
+  }
+
+  /** A notification to the link the question is waiting on: it has not been answered yet. */
+  async #remind(
+    action: ApprovalAction,
+    asked: AskedQuestion,
+    leftMs: number,
+    logger: Logger,
+  ): Promise<void> {
+    const link = this.#asked.get(asked.interactionId)?.link ?? this.#options.subscriptionLinkId;
+    try {
+      await this.#options.client.sendMessage({
+        subscriptionLinkId: link,
+        kind: "notification",
+        text: `Reminder: the approval question about ${escapeUntrustedText(action.toolName)} is still waiting for your answer. It expires in ${formatDuration(leftMs)}; if nobody answers, the action is not run.`,
+      });
+    } catch (error) {
+      // A reminder that cannot be sent changes nothing about the question.
+      logger.warn(
+        { error: describeMessagingError(error) },
+        "the approval reminder could not be sent",
+      );
+    }
+  }
+
+  /**
+   * Nobody answered the first approver: the question is withdrawn from them
+   * and the same question goes to the escalation link. An answer the first
+   * link gives after this reads a withdrawn interaction and approves nothing.
+   */
+  async #escalate(
+    action: ApprovalAction,
+    asked: AskedQuestion,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<AskedQuestion | RefusedDecision> {
+    const escalation = this.#options.escalation!;
+    await cancelQuestion(this.#options.client, asked.messageId, logger);
+    logger.info(
+      { interactionId: asked.interactionId, to: escalation.subscriptionLinkId },
+      "no answer from the first approver; asking the escalation link",
+    );
+    return this.#send(action, context, logger, escalation.subscriptionLinkId);
+  }
+
   async #conclude(
     action: ApprovalAction,
     interaction: Interaction,
@@ -335,7 +408,7 @@ export class MessagingApprover implements Approver {
           outcome: "approved",
           fingerprint: action.fingerprint,
           interactionId,
-          approvedBy: `subscription link ${this.#options.subscriptionLinkId}`,
+          approvedBy: `subscription link ${this.#asked.get(interactionId)?.link ?? this.#options.subscriptionLinkId}`,
           ...(verdict.note !== undefined ? { note: verdict.note } : {}),
         };
       case "expired":
@@ -371,7 +444,8 @@ export class MessagingApprover implements Approver {
         ? given
         : {
             ...given,
-            approverLink: this.#options.subscriptionLinkId,
+            approverLink:
+              this.#asked.get(given.interactionId)?.link ?? this.#options.subscriptionLinkId,
             questionDigest: textDigest(buildApprovalMessageText(action)),
           };
     const record = buildAuditRecord(action, decision, {
