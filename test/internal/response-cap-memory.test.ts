@@ -51,19 +51,29 @@ afterEach(async () => {
   }
 });
 
+type Reader = "node" | "fetch" | "chat stream";
+
 /** Reads the answer in a child process; its error's name and its peak RSS growth in MB. */
-async function readInChild(url: string, transport: "node" | "fetch") {
+async function readInChild(url: string, reader: Reader) {
   const script = `
 const { HttpClient } = await import("./src/internal/http/http-client.ts");
+const { ReasonerClient } = await import("./src/clients/reasoner/reasoner-client.ts");
+const reader = process.env.READER;
 const client = new HttpClient({
   baseUrl: process.env.ANSWER_URL,
   maxRetries: 0,
-  ...(process.env.TRANSPORT === "fetch" ? { fetch: globalThis.fetch } : {}),
+  ...(reader === "fetch" ? { fetch: globalThis.fetch } : {}),
 });
+const chat = new ReasonerClient({ url: process.env.ANSWER_URL, apiKey: "sk-cap-test-51c0e2", maxRetries: 0 });
 const before = process.memoryUsage().rss;
 let name = "none";
 try {
-  await client.requestJson({ method: "GET", path: "/answer" });
+  if (reader === "chat stream") {
+    // A streamed request answered with one JSON body, as some servers do.
+    await chat.stream({ messages: [{ role: "user", content: "hi" }] }).finalCompletion();
+  } else {
+    await client.requestJson({ method: "GET", path: "/answer" });
+  }
 } catch (error) {
   name = error.name;
 }
@@ -72,16 +82,16 @@ console.log(JSON.stringify({ name, growthMb: Math.round(growth / 1e6) }));`;
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ["--import", "tsx", "--input-type=module", "-e", script],
-    { cwd: process.cwd(), env: { ...process.env, ANSWER_URL: url, TRANSPORT: transport } },
+    { cwd: process.cwd(), env: { ...process.env, ANSWER_URL: url, READER: reader } },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as { name: string; growthMb: number };
 }
 
 describe("a 50 MB answer against the 32 MiB cap", () => {
-  for (const transport of ["node", "fetch"] as const) {
-    it(`through the ${transport} transport: refused at the cap, body cancelled, memory well under 100 MB`, async () => {
+  for (const reader of ["node", "fetch", "chat stream"] as const) {
+    it(`read by ${reader === "chat stream" ? "a chat stream" : `the ${reader} transport`}: refused at the cap, body cancelled, memory well under 100 MB`, async () => {
       const service = await serveHugeAnswer();
-      const read = await readInChild(service.url, transport);
+      const read = await readInChild(service.url, reader);
       expect(read.name).toBe("ResponseTooLargeError");
       const outcome = await service.outcome;
       expect(outcome.cutShort).toBe(true);

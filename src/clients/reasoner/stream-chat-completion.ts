@@ -212,11 +212,15 @@ async function readJsonAnswer(
   chunks: AsyncIterable<Uint8Array>,
   source: StreamSource,
 ): Promise<ChatCompletion> {
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  for await (const chunk of chunks) parts.push(decoder.decode(chunk, { stream: true }));
-  parts.push(decoder.decode());
-  const text = parts.join("");
+  // Bytes kept as they come and decoded once: an answer cut off at the cap
+  // leaves no decoded half behind.
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    parts.push(chunk);
+    size += chunk.byteLength;
+  }
+  const text = Buffer.concat(parts, size).toString("utf8");
   const snippet = () => source.redact(text.length > 200 ? `${text.slice(0, 200)}...` : text);
   let value: unknown;
   try {
