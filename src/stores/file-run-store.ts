@@ -399,11 +399,11 @@ export class FileRunStore implements RunStore {
    * (`used-approvals/<sha256 of service and interaction id>.json`) and the
    * call's execution records (`executions/<runId>/<sha256>.json`, one by id
    * and one by content), and last the state itself, by a rename: the commit.
-   * The marker is then rewritten as committed. A marker not committed that
-   * the stored state does not account for (its run does not list the
-   * approval as used), or a record of a call the state does not show
-   * started, was left by a write that crashed before its commit, and is
-   * taken over. See
+   * The marker and records are then rewritten as committed. A marker not
+   * committed that the stored state does not account for (its run does not
+   * list the approval as used), or an uncommitted record of a call the state
+   * does not show started, was left by a write that crashed before its
+   * commit, and is taken over. See
    * {@link RunStore.startCall}.
    */
   async startCall(
@@ -442,7 +442,9 @@ export class FileRunStore implements RunStore {
       for (const record of records) {
         const found = await readRecord(record, "startCall", runId);
         const toolCallId = typeof found?.toolCallId === "string" ? found.toolCallId : undefined;
-        if (found && (toolCallId === undefined || startedIn(stored, toolCallId))) {
+        const leftover =
+          found?.committed === false && toolCallId !== undefined && !startedIn(stored, toolCallId);
+        if (found && !leftover) {
           return {
             outcome: "already_started",
             toolCallId: toolCallId ?? start.toolCallId,
@@ -463,7 +465,11 @@ export class FileRunStore implements RunStore {
         }
         await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
         for (const execution of records) {
-          await replaceDurably(execution, { ...record, contentKey: start.contentKey });
+          await replaceDurably(execution, {
+            ...record,
+            contentKey: start.contentKey,
+            committed: false,
+          });
         }
       } catch (error) {
         throw new RunStoreError(
@@ -476,10 +482,22 @@ export class FileRunStore implements RunStore {
         );
       }
       await this.#write(checked, file);
-      // The state is the commit; the marker then says so itself, so an older
-      // copy of the state put back later cannot pass it for a leftover.
-      if (marker && approval) {
-        await replaceDurably(marker, { ...approval, ...record, committed: true }).catch(() => {});
+      // The state is the commit; the marker and records then say so
+      // themselves, so an older copy of the state put back later cannot pass
+      // them for leftovers of a write that crashed.
+      try {
+        if (marker && approval) {
+          await replaceDurably(marker, { ...approval, ...record, committed: true });
+        }
+        for (const execution of records) {
+          await replaceDurably(execution, {
+            ...record,
+            contentKey: start.contentKey,
+            committed: true,
+          });
+        }
+      } catch {
+        // Uncommitted records the stored state accounts for still stand.
       }
       return { outcome: "started" };
     });

@@ -38,10 +38,12 @@ export function sendNotificationTool(
     description: `Sends a one-way notification (no answer expected) to the person behind an active subscription link. text: 1 to ${maximumNotificationLength} characters. Returns {message_id, state}; state "accepted" means the service took it for delivery, not that it arrived: check with get_message_status. Each call sends a new message, so do not call it again for the same text.`,
     parameters: messagingToolSchemas().sendNotificationParameters,
     needsApproval,
-    execute: async ({ subscription_link_id, text }, { signal }) => {
+    execute: async ({ subscription_link_id, text }, { signal, idempotencyKey }) => {
+      // The agent's key (from the run, the step and the call's content): the
+      // same call asked again in a resumed step is not sent twice.
       const accepted = await client.sendMessage(
         { subscriptionLinkId: subscription_link_id, kind: "notification", text },
-        { signal },
+        { signal, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) },
       );
       return scrubResult({ message_id: accepted.messageId, state: accepted.state });
     },
