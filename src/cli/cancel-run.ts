@@ -73,6 +73,8 @@ async function cancelStoredRun(
     const now = new Date().toISOString();
     const cancelled: RunState = {
       ...state,
+      // A new revision: a save still expecting the one cancelled is refused, not un-cancelling it.
+      revision: state.revision + 1,
       status: "aborted",
       updatedAt: now,
       error: {

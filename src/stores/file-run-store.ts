@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  access,
   mkdir,
   open,
   readdir,
@@ -19,6 +20,7 @@ import {
   RunNotResumableError,
   RunStateError,
   RunStoreError,
+  unsealedInSealedStore,
 } from "../agent/durable/durable-errors.js";
 import { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 import { findRunIdProblem } from "../agent/durable/run-id.js";
@@ -102,6 +104,9 @@ export class FileRunStore implements RunStore {
   readonly #runsDirectory: string;
   readonly #usedApprovalsDirectory: string;
   readonly #leaseMs: number;
+  readonly #sealedFile: string;
+  /** Seen the `sealed` file: it stays for good. */
+  #knownSealed = false;
 
   constructor(options: FileRunStoreOptions = {}) {
     this.#leaseMs = checkLeaseMs(options?.leaseMs ?? 60_000);
@@ -120,6 +125,7 @@ export class FileRunStore implements RunStore {
     );
     this.#runsDirectory = join(this.directory, "runs");
     this.#usedApprovalsDirectory = join(this.directory, "used-approvals");
+    this.#sealedFile = join(this.directory, "sealed");
   }
 
   /** The file holding a run's state. Throws a ConfigurationError for an id that is not path-safe. */
@@ -135,6 +141,7 @@ export class FileRunStore implements RunStore {
     if (options.claim && options.claim.runId !== checked.runId) {
       throw claimOfAnotherRun("save", checked.runId, options.claim);
     }
+    await this.#keepSealed(checked);
     if (options.expectedRevision === undefined && !options.claim) {
       return this.#write(checked, file);
     }
@@ -237,7 +244,50 @@ export class FileRunStore implements RunStore {
         `it holds run "${state.runId}", not "${runId}"; the file was renamed or copied by hand`,
       );
     }
+    if (state.seal === undefined && (await this.#isSealed())) {
+      throw unsealedInSealedStore(runId, `the run store at ${this.directory}`, "loaded");
+    }
     return state;
+  }
+
+  /**
+   * The store remembers, in its `sealed` file, that it was given sealed
+   * states: from then on it refuses an unsealed one (a process without the
+   * key must not write one, nor resume one slipped in by hand).
+   */
+  async #keepSealed(checked: RunState): Promise<void> {
+    if (checked.seal === undefined) {
+      if (await this.#isSealed()) {
+        throw unsealedInSealedStore(checked.runId, `the run store at ${this.directory}`, "saved");
+      }
+      return;
+    }
+    if (this.#knownSealed) return;
+    try {
+      await mkdir(this.directory, { recursive: true, mode: 0o700 });
+      await writeFile(this.#sealedFile, "The states of this store are sealed.\n", { mode: 0o600 });
+    } catch (error) {
+      throw new RunStoreError(
+        {
+          operation: "save",
+          runId: checked.runId,
+          message: `Could not record that the store's states are sealed (${this.#sealedFile}): ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+    this.#knownSealed = true;
+  }
+
+  async #isSealed(): Promise<boolean> {
+    if (this.#knownSealed) return true;
+    try {
+      await access(this.#sealedFile);
+      this.#knownSealed = true;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Reads every state file, then returns the page asked for; see {@link RunStore.list}. */
@@ -414,6 +464,7 @@ export class FileRunStore implements RunStore {
     const checked = parseRunState(state, "the state to save");
     const { runId } = checked;
     const file = this.pathOf(runId);
+    await this.#keepSealed(checked);
     await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
     const saving = `${file.slice(0, -".json".length)}.saving`;
     return withLockFile(saving, { operation: "startCall", runId }, async () => {

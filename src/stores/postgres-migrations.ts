@@ -67,6 +67,14 @@ export const postgresMigrations: readonly string[] = [
   CREATE UNIQUE INDEX tool_executions_by_content
     ON {schema}.tool_executions (run_id, content_key);
   `,
+  // A row here once a sealed state was saved: from then on the store
+  // refuses unsealed states, whoever writes or reads them.
+  `
+  CREATE TABLE {schema}.sealed_states (
+    sealed    boolean PRIMARY KEY DEFAULT true CHECK (sealed),
+    sealed_at timestamptz NOT NULL DEFAULT now()
+  );
+  `,
 ];
 
 /**

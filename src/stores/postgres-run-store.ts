@@ -8,6 +8,7 @@ import {
   RunNotFoundError,
   RunNotResumableError,
   RunStoreError,
+  unsealedInSealedStore,
 } from "../agent/durable/durable-errors.js";
 import { parseRunState } from "../agent/durable/parse-run-state.js";
 import { findRunIdProblem } from "../agent/durable/run-id.js";
@@ -128,6 +129,9 @@ export class PostgresRunStore implements RunStore {
   readonly #ownsPool: boolean;
   readonly #table: string;
   readonly #sequence: string;
+  readonly #sealedTable: string;
+  /** Seen a sealed state saved here: the marker is there for good. */
+  #knownSealed = false;
   readonly #leaseMs: number;
   readonly #retry: RetrySchedule;
   readonly #logger: Logger;
@@ -174,6 +178,7 @@ export class PostgresRunStore implements RunStore {
     this.schema = schema;
     this.#table = `${quoteIdentifier(schema)}.runs`;
     this.#sequence = `${quoteIdentifier(schema)}.lease_tokens`;
+    this.#sealedTable = `${quoteIdentifier(schema)}.sealed_states`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
     this.#pool =
@@ -248,10 +253,38 @@ export class PostgresRunStore implements RunStore {
 
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
+    await this.#rememberSealed(checked);
     const { text, values } = this.#saveStatement(checked, options, randomUUID());
     const { rowCount } = await this.#query("save", checked.runId, text, values);
     if (rowCount === 1) return;
-    throw await this.#conflict(checked.runId, options);
+    throw await this.#refusal(checked, options);
+  }
+
+  /** Records, once, that this store's states are sealed (a sealed state is being saved). */
+  async #rememberSealed(checked: RunState): Promise<void> {
+    if (checked.seal === undefined || this.#knownSealed) return;
+    await this.#query(
+      "save",
+      checked.runId,
+      `INSERT INTO ${this.#sealedTable} DEFAULT VALUES ON CONFLICT DO NOTHING`,
+      [],
+    );
+    this.#knownSealed = true;
+  }
+
+  /** Why a save changed nothing: an unsealed state in a sealed store, or a conflict. */
+  async #refusal(checked: RunState, options: RunSaveOptions): Promise<Error> {
+    if (checked.seal === undefined) {
+      const { rowCount } = await this.#query(
+        "save",
+        checked.runId,
+        `SELECT 1 FROM ${this.#sealedTable}`,
+        [],
+      );
+      if (rowCount > 0)
+        return unsealedInSealedStore(checked.runId, `schema "${this.schema}"`, "saved");
+    }
+    return this.#conflict(checked.runId, options);
   }
 
   /**
@@ -277,6 +310,7 @@ export class PostgresRunStore implements RunStore {
       writeId,
       expectedRevision ?? null,
       claim?.token ?? null,
+      checked.seal !== undefined,
     ];
     // Times are the server's: a worker whose clock is off cannot make a run
     // look older or newer than it is (listing, pruning, due checks).
@@ -290,17 +324,21 @@ export class PostgresRunStore implements RunStore {
         WHEN $2::text = 'suspended' THEN now()
         ELSE NULL END`;
     // A statement sent again after a lost answer finds its own write (write_id) and succeeds.
+    // An unsealed state is never written once the store holds sealed ones.
+    const sealedOnly = `($9::boolean OR NOT EXISTS (SELECT 1 FROM ${this.#sealedTable}))`;
     const fence = `(runs.write_id = $6::text OR (
         ($7::bigint IS NULL OR runs.revision = $7)
         AND ($8::bigint IS NULL OR (runs.lease_token = $8 AND runs.lease_owner IS NOT NULL
-                                    AND runs.lease_expires_at > now()))))`;
+                                    AND runs.lease_expires_at > now()))))
+      AND ${sealedOnly}`;
     // A run not stored yet can be created only by a save expecting nothing (revision 0, no claim).
     const mayCreate = (expectedRevision ?? 0) === 0 && !claim;
     const text = mayCreate
       ? `INSERT INTO ${this.#table} AS runs
            (run_id, status, state, summary, revision, write_id, updated_at, created_at, next_check_at)
-         VALUES ($1, $2, $3, $4, $5, $6, ${serverNow}, ${serverNow},
-                 CASE WHEN $2::text = 'suspended' THEN now() END)
+         SELECT $1, $2, $3, $4, $5, $6, ${serverNow}, ${serverNow},
+                CASE WHEN $2::text = 'suspended' THEN now() END
+          WHERE ${sealedOnly}
          ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence}`
       : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence}`;
     return { text, values };
@@ -323,6 +361,7 @@ export class PostgresRunStore implements RunStore {
     const { runId } = checked;
     const schema = quoteIdentifier(this.schema);
     const writeId = randomUUID();
+    await this.#rememberSealed(checked);
     const { text, values } = this.#saveStatement(checked, options, writeId);
     await this.migrate();
     let outcome: CallStartOutcome | "conflict";
@@ -356,7 +395,7 @@ export class PostgresRunStore implements RunStore {
         { cause: error },
       );
     }
-    if (outcome === "conflict") throw await this.#conflict(runId, options);
+    if (outcome === "conflict") throw await this.#refusal(checked, options);
     return outcome;
   }
 
@@ -390,15 +429,20 @@ export class PostgresRunStore implements RunStore {
 
   async load(runId: string): Promise<RunState> {
     checkRunId(runId);
-    const { rows } = await this.#query<{ state: unknown }>(
+    const { rows } = await this.#query<{ state: unknown; sealed_store: boolean }>(
       "load",
       runId,
-      `SELECT state FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL`,
+      `SELECT state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store
+         FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL`,
       [runId],
     );
     const row = rows[0];
     if (!row) throw new RunNotFoundError(runId, `the run store (schema "${this.schema}")`);
-    return parseRunState(row.state, `run "${runId}" in schema "${this.schema}"`);
+    const state = parseRunState(row.state, `run "${runId}" in schema "${this.schema}"`);
+    if (row.sealed_store && state.seal === undefined) {
+      throw unsealedInSealedStore(runId, `schema "${this.schema}"`, "loaded");
+    }
+    return state;
   }
 
   /**

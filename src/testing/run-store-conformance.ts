@@ -4,6 +4,7 @@ import {
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
+  RunStateError,
 } from "../agent/durable/durable-errors.js";
 import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
 import type { RunClaim, RunStore } from "../agent/durable/run-store.js";
@@ -93,6 +94,29 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(await store.delete("run-a"), true);
         assert.equal(await store.delete("run-a"), false);
         await assert.rejects(store.load("run-a"), RunNotFoundError);
+      });
+    });
+
+    describe("sealed states", () => {
+      test("once given a sealed state, refuses to save an unsealed one, in any run", async (store) => {
+        await store.save(runState("run-plain", { revision: 1 }));
+        const sealed = runState("run-a", { revision: 1, seal: `hmac-sha256:${"a".repeat(64)}` });
+        await store.save(sealed, { expectedRevision: 0 });
+        assert.deepEqual(await store.load("run-a"), sealed);
+        for (const unsealed of [runState("run-a", { revision: 2 }), runState("run-b")]) {
+          await assert.rejects(
+            store.save(unsealed, { expectedRevision: unsealed.runId === "run-a" ? 1 : 0 }),
+            (error: unknown) => {
+              assert.ok(error instanceof RunStateError, `expected a RunStateError, got ${error}`);
+              assert.match(error.message, /this store's states are sealed/);
+              return true;
+            },
+          );
+        }
+        assert.deepEqual(await store.load("run-a"), sealed);
+        await assert.rejects(store.load("run-b"), RunNotFoundError);
+        // An unsealed state kept from before is not resumed either.
+        await assert.rejects(store.load("run-plain"), RunStateError);
       });
     });
 

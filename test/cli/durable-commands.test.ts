@@ -8,6 +8,7 @@ import {
   startSimulators,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { RunConflictError } from "../../src/agent/durable/durable-errors.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { createTestIo } from "./cli-test-io.js";
@@ -400,6 +401,7 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     const [interaction] = simulators.messaging.interactions();
     const interactionId = interaction!.interaction_id;
 
+    const beforeCancel = await new FileRunStore({ directory }).load(runId);
     const cancelled = await switchyard(["runs", "cancel", runId], env);
 
     expect(cancelled).toMatchObject({ code: 0, stdout: `${runId}\n` });
@@ -423,6 +425,13 @@ describe("orphaned runs: runs cancel and runs prune", () => {
         interactionId,
       }),
     ]);
+    // A process that read the run before the cancel cannot save over it (un-cancelling it).
+    await expect(
+      new FileRunStore({ directory }).save(
+        { ...beforeCancel, revision: beforeCancel.revision + 1 },
+        { expectedRevision: beforeCancel.revision },
+      ),
+    ).rejects.toBeInstanceOf(RunConflictError);
     const resumed = await switchyard(["resume", runId], env);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain("already ended with status aborted");

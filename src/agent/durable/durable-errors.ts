@@ -126,3 +126,19 @@ export function claimOfAnotherRun(
     message: `Run "${runId}" was not changed: the claim given is on run "${claim.runId}", not this one. Pass the claim of the run you change.`,
   });
 }
+
+/**
+ * The refusal of an unsealed state by a store whose states are sealed: once
+ * a store saved a sealed state, a process without the key (or a hand) must
+ * not write or slip in an unsealed one.
+ */
+export function unsealedInSealedStore(
+  runId: string,
+  where: string,
+  what: "saved" | "loaded",
+): RunStateError {
+  return new RunStateError(
+    `run "${runId}" in ${where}`,
+    `it is not sealed, and this store's states are sealed (it was given sealed states before): it is not ${what}. Give this process the same state key as the others (stateKey, SWITCHYARD_STATE_KEY)${what === "loaded" ? "; a state without a seal was put there outside Switchyard" : ""}`,
+  );
+}
