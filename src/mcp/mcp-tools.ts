@@ -215,9 +215,10 @@ async function listAllTools(
     }
     cursor = page.nextCursor;
     if (cursor === undefined) return tools;
+    // The cursor is the server's text: named by its page, never quoted.
     if (seen.has(cursor)) {
       throw new ConfigurationError(
-        `MCP server "${serverName}" sent the tool-list cursor ${JSON.stringify(cursor)} a second time, so its list would never end; the server's pagination is broken.`,
+        `MCP server "${serverName}" sent, with page ${pages} of its tools, a cursor it had sent before, so its list would never end; the server's pagination is broken.`,
       );
     }
     if (pages >= limits.maxPages) {

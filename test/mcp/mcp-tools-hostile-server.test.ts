@@ -202,7 +202,7 @@ describe("mcpTools: a tool list that never ends", () => {
     });
     const error = await thrownBy(mcpTools(client, { serverName: "loop" }));
     expect(error.message).toBe(
-      'MCP server "loop" sent the tool-list cursor "a" a second time, so its list would never end; the server\'s pagination is broken.',
+      'MCP server "loop" sent, with page 3 of its tools, a cursor it had sent before, so its list would never end; the server\'s pagination is broken.',
     );
     expect(cursors).toEqual([undefined, "a", "b"]);
   });
