@@ -192,6 +192,15 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
         interactionId,
       );
     }
+    // An answer read for one question approves only that question: a late
+    // answer to an older question never approves the call asked about now.
+    if (check && interactionId !== undefined && interactionId !== check.interactionId) {
+      return refuse(
+        "fingerprint_mismatch",
+        `the approval read belongs to another question (interaction "${String(interactionId)}", not "${check.interactionId}"), so it does not approve this call`,
+        check.interactionId,
+      );
+    }
     const { approvedBy, note } = decision as { approvedBy?: unknown; note?: unknown };
     return {
       outcome: "approved",
