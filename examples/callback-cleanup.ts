@@ -2,8 +2,8 @@
  * callback-cleanup, the demo: find the webhook callbacks that still point at
  * a retired host, delete them once a person approves, and report.
  *
- *   npx tsx examples/callback-cleanup.ts              # against the simulators
- *   npx tsx examples/callback-cleanup.ts --approve deny --json
+ *   node --import tsx examples/callback-cleanup.ts              # against the simulators
+ *   node --import tsx examples/callback-cleanup.ts --approve deny --json
  *
  * Without waiting for the answer, services running outside (`switchyard sim`
  * in another shell, then the export lines it prints):

@@ -3,8 +3,8 @@
  * own tool (apply_discount, over OrderClient.updateOrders) and its own
  * approval policy: small discounts go through, larger ones wait for a person.
  *
- *   npx tsx examples/custom-tool.ts                      # 15 %: asks the person
- *   npx tsx examples/custom-tool.ts --task "Give order ORD-1042 a 5% discount because it shipped late."
+ *   node --import tsx examples/custom-tool.ts                      # 15 %: asks the person
+ *   node --import tsx examples/custom-tool.ts --task "Give order ORD-1042 a 5% discount because it shipped late."
  *
  * The same as `switchyard run custom-tool`.
  */
@@ -96,7 +96,7 @@ export class DiscountApprover implements Approver {
       // Fail closed: an answer that cannot be read approves nothing.
       return {
         outcome: "refused",
-        code: "unsupported",
+        code: "pending_not_supported",
         reason:
           "The person's approver cannot read an earlier answer, so the discount was not applied.",
         interactionId: pending.interactionId,

@@ -2,8 +2,8 @@
  * docs-edit: check a documentation site's configuration, then change one
  * page (manifest -> pull -> edit -> push) once a person approves.
  *
- *   npx tsx examples/docs-edit.ts
- *   npx tsx examples/docs-edit.ts --task 'In the docs project "Storefront API", on page support.mdx replace one business day with two business days.'
+ *   node --import tsx examples/docs-edit.ts
+ *   node --import tsx examples/docs-edit.ts --task 'In the docs project "Storefront API", on page support.mdx replace one business day with two business days.'
  *
  * The same as `switchyard run docs-edit`.
  */

@@ -1,6 +1,8 @@
 /**
  * The example agents `switchyard run` knows, in the order `switchyard
- * examples` lists them. Each file also runs on its own with `npx tsx`.
+ * examples` lists them. Each file also runs on its own with `node --import tsx`.
+ *
+ * @module switchyard-agents/examples
  */
 import { fileURLToPath } from "node:url";
 import type { ExampleDefinition } from "switchyard-agents/cli";

@@ -1,8 +1,8 @@
 /**
  * order-report: read-only. Page through every order and summarise them.
  *
- *   npx tsx examples/order-report.ts
- *   npx tsx examples/order-report.ts --json | jq .output
+ *   node --import tsx examples/order-report.ts
+ *   node --import tsx examples/order-report.ts --json | jq .output
  *
  * The same as `switchyard run order-report`.
  */

@@ -11,6 +11,8 @@
  * `switchyard-agents/messaging` (each service's types and tool names),
  * `switchyard-agents/errors`, `switchyard-agents/testing`, `switchyard-agents/simulators` and
  * `switchyard-agents/cli`. `test/package/public-names.test.ts` lists every name.
+ *
+ * @module switchyard-agents
  */
 
 // The agent

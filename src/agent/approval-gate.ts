@@ -4,6 +4,7 @@ import { abortable } from "./abortable.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
 import type { ApprovalAction, Approver, DecisionSource } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
+import { isRefusalCode, type RefusalCode } from "./refusal-code.js";
 
 /** What the rules of the agent's `approvalPolicy` would have decided, in shadow mode. */
 export interface ShadowVerdict {
@@ -38,9 +39,9 @@ export interface RefusedRecord extends DecisionSource {
    * call, or by a later copy of this run's state),
    * `not_fingerprintable` (arguments JSON cannot hold), `policy_denied` (a
    * rule of the agent's `approvalPolicy`, named in `rule`), or the approver's
-   * own code (`expired`, `timeout`, ...).
+   * own (`expired`, `timeout`, ...). Every code: {@link RefusalCode}.
    */
-  code: string;
+  code: RefusalCode;
   reason: string;
   /** What the person wrote with their answer, when anything (shown to people as theirs). */
   note?: string;
@@ -129,7 +130,7 @@ export async function passApprovalGate(options: ApprovalGateOptions): Promise<Ap
 
 async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const { approver, action, signal } = options;
-  const refuse = (code: string, reason: string, interactionId?: unknown): RefusedRecord => ({
+  const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord => ({
     outcome: "refused",
     fingerprint: action.fingerprint,
     code,
@@ -229,7 +230,12 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     return {
       ...source,
       ...refuse(
-        typeof code === "string" && code !== "" ? code : "denied",
+        // A code outside the list (from an approver written in JavaScript) makes the answer unusable.
+        code === undefined || code === ""
+          ? "denied"
+          : isRefusalCode(code)
+            ? code
+            : "invalid_decision",
         typeof reason === "string" && reason.trim() !== ""
           ? redactText(reason)
           : "no reason was given",

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { ActionDescription, ToolTarget } from "../tools/tool.js";
+import type { RefusalCode } from "./refusal-code.js";
 
 /** A tool call waiting at the approval gate. */
 export interface ApprovalAction {
@@ -55,8 +56,11 @@ export interface RefusedDecision extends DecisionSource {
   reason: string;
   /** What the person wrote with their answer, when they wrote anything (e.g. why they denied). */
   note?: string;
-  /** Short machine-readable cause: `denied`, `expired`, `timeout`, `unavailable`, ... */
-  code: string;
+  /**
+   * Short machine-readable cause: `denied`, `expired`, `timeout`, ... (every
+   * code: {@link RefusalCode}). Any other is read as `invalid_decision`.
+   */
+  code: RefusalCode;
   interactionId?: string;
 }
 

@@ -3,6 +3,8 @@
  * files' main guards and for running an example from your own code or tests.
  * The command itself (`switchyard run`, `runs`, `resume`, `examples`, `sim`)
  * is `main.ts`.
+ *
+ * @module switchyard-agents/cli
  */
 export { type ApprovalMode, approvalModes, defaultApprovalMode } from "./approval-mode.js";
 export {

@@ -2,6 +2,8 @@
  * `switchyard-agents/agent`: what a run is made of, for code that reads results,
  * approvals and saved runs closely: step and tool call records, approval
  * decisions and records, the saved run state and the run store's types.
+ *
+ * @module switchyard-agents/agent
  */
 
 export type {
@@ -60,6 +62,7 @@ export type {
   PrepareStepContext,
   StepPreparation,
 } from "../agent/prepare-step.js";
+export { type RefusalCode, refusalCodes } from "../agent/refusal-code.js";
 export type { RunLoopOverrides } from "../agent/run-options.js";
 export type {
   RunOutcome,

@@ -1,6 +1,8 @@
 /**
  * `switchyard-agents/docs`: the documentation hosting service's records, routes,
  * edits and site check, beside `DocsClient` from the main entry.
+ *
+ * @module switchyard-agents/docs
  */
 export type { CheckSiteOptions } from "../clients/docs/check-site.js";
 export { checkSiteConfig } from "../clients/docs/check-site-config.js";

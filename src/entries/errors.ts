@@ -2,6 +2,8 @@
  * `switchyard-agents/errors`: every error class Switchyard throws or returns, with
  * the types of their details. The ones a caller usually catches are in the
  * main entry too.
+ *
+ * @module switchyard-agents/errors
  */
 
 export { ApprovalExpiredError } from "../agent/approval/approval-expiry.js";

@@ -2,6 +2,8 @@
  * `switchyard-agents/messaging`: the messaging delivery service's messages,
  * interactions, subscription links and routes, beside `MessagingClient`
  * from the main entry.
+ *
+ * @module switchyard-agents/messaging
  */
 export type {
   CreateSubscriptionLinkInput,

@@ -1,6 +1,8 @@
 /**
  * `switchyard-agents/model`: the protocol the agent speaks to a language model.
  * Implement `Model` to run an agent on a provider of your own.
+ *
+ * @module switchyard-agents/model
  */
 export type {
   Model,

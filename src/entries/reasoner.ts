@@ -1,6 +1,8 @@
 /**
  * `switchyard-agents/reasoner`: the reasoning service's wire format (chat
  * completions with `extra_body`), its request check and stream error details.
+ *
+ * @module switchyard-agents/reasoner
  */
 export type {
   ChatAssistantMessage,

@@ -1,6 +1,8 @@
 /**
  * `switchyard-agents/tools`: the parts of a tool and of a tool set, and the names,
  * arguments and default approvals of the three services' tools.
+ *
+ * @module switchyard-agents/tools
  */
 export {
   type DocsToolArguments,

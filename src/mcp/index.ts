@@ -4,6 +4,8 @@
  * `serveMcpOverHttp`, or the `switchyard mcp` command), and give an agent
  * the tools of any MCP server (`mcpTools`), the approval gate kept either
  * way. Loads the MCP SDK, which `import("switchyard-agents")` never does.
+ *
+ * @module switchyard-agents/mcp
  */
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
 export { type McpToolCall, type McpToolsOptions, mcpTools } from "./mcp-tools.js";

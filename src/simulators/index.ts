@@ -2,6 +2,8 @@
  * Local simulators of the reasoning, order-management, documentation-hosting
  * and messaging services: real HTTP servers on 127.0.0.1 speaking the wire
  * contract, with seeded in-memory state. Test your own agents against them.
+ *
+ * @module switchyard-agents/simulators
  */
 export {
   type DocsSimulator,

@@ -1,3 +1,10 @@
+/**
+ * `switchyard-agents/testing`: for testing your own agents without a network: a
+ * scripted model and approver, and the conformance suite a run store of yours
+ * runs (`runStoreConformance`).
+ *
+ * @module switchyard-agents/testing
+ */
 export {
   type ConformanceTest,
   type RunStoreConformanceOptions,

@@ -174,6 +174,21 @@ describe("the package installed from its tarball", () => {
     expect(mcp.status).toBe(2);
   });
 
+  it("ships every file the README points at, so its links resolve where the package is read", () => {
+    const readme = readFileSync(join(installed, "README.md"), "utf8");
+    const linked = [...readme.matchAll(/\]\(([^)#\s]+)\)/g)].map((match) => match[1]!);
+    const named = [
+      ...readme.matchAll(/`((?:docs|examples|test|src|bench|scripts|\.ci)\/[^`\s]*)`/g),
+    ].map((match) => match[1]!);
+    const paths = [...linked.filter((path) => !/^[a-z]+:/.test(path)), ...named];
+    expect(paths).toContain("docs/inbox-page.png");
+    expect(paths).toContain("examples/mcp-server.md");
+    const missing = paths.filter(
+      (path) => !path.includes("<") && !existsSync(join(installed, path)),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it("ships a LICENSE and no source map pointing at sources it does not ship", () => {
     const files = listFiles(installed);
     expect(files).toContain("LICENSE");

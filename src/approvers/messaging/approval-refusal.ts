@@ -1,10 +1,11 @@
 import type { RefusedDecision } from "../../agent/approver.js";
+import type { RefusalCode } from "../../agent/refusal-code.js";
 import { AbortedError } from "../../errors/transport-errors.js";
 import { redactText } from "../../internal/redact.js";
 
 /** A refusal with its reason (and the person's note) scrubbed of secrets: the model reads it. */
 export function refusal(
-  code: string,
+  code: RefusalCode,
   reason: string,
   interactionId?: string,
   note?: string,

@@ -1,4 +1,5 @@
 import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
+import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { redactText } from "../../internal/redact.js";
 import { approvalOptions } from "./approval-message-text.js";
@@ -23,7 +24,7 @@ export type InteractionVerdict =
   | { outcome: "expired"; reason: string }
   | { outcome: "pending" }
   | { outcome: "failed" }
-  | { outcome: "refused"; code: string; reason: string; note?: string };
+  | { outcome: "refused"; code: RefusalCode; reason: string; note?: string };
 
 const offeredOptionIds: ReadonlySet<string> = new Set(approvalOptions.map((option) => option.id));
 
