@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
+import { Agent } from "../../src/agent/agent.js";
 import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../src/agent/durable/run-state.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
@@ -13,6 +14,8 @@ import {
   startOrdersSimulator,
 } from "../../src/simulators/index.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import { callbackTools } from "../agent/durable/durable-helpers.js";
 import { uniqueSchema } from "../helpers/postgres-test-database.js";
 import { endedRunState } from "../helpers/run-state-fixtures.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/start-test-postgres.js";
@@ -121,6 +124,40 @@ describe("PostgresRunStore under database faults", () => {
     }
     // And the store goes on once the server is back.
     await store.save(savedState("run-a"), { expectedRevision: 0 });
+  });
+
+  it("ends a run failed, its approval unspent and its call not run, when the outage outlasts the retries", async () => {
+    const store = makeStore("outage-run", { maxRetries: 2 });
+    const { tools, deletions } = callbackTools();
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+        { text: "done" },
+      ]),
+      tools,
+      // The database goes down while the person approves.
+      approver: new ScriptedApprover([
+        async (action) => {
+          await server.stopServer();
+          return { outcome: "approved", fingerprint: action.fingerprint, interactionId: "i-9" };
+        },
+      ]),
+      runStore: store,
+    });
+    let result: Awaited<ReturnType<typeof agent.run>>;
+    try {
+      result = await agent.run("delete cb-1", { runId: "outage-run" });
+    } finally {
+      await server.startServer();
+      await admin.end().catch(() => {});
+      admin = await connectAdmin();
+    }
+    expect(deletions).toEqual([]);
+    expect(result.status).toBe("failed");
+    expect(result.error).toBeInstanceOf(RunStoreError);
+    expect(result.error?.message).toMatch(/stayed unreachable through 3 attempts/);
+    const { rows } = await admin.query(`SELECT 1 FROM "${store.schema}".used_approvals`);
+    expect(rows).toEqual([]);
   });
 
   describe("a RunWorker across a server restart", () => {
