@@ -108,7 +108,9 @@ export class ProgressRenderer {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
           }
         } else {
-          this.line(`  approval pending (interaction ${approval.interactionId})`);
+          this.line(
+            `  approval pending (interaction ${escapeUntrustedText(approval.interactionId)})`,
+          );
         }
         return;
       }
@@ -281,12 +283,19 @@ function describeOutcome(call: ToolCallRecord): string {
     case "outcome_unknown":
       return "outcome unknown (it had started before the run stopped)";
     default:
-      return `${call.status.replace("_", " ")}: ${truncate(call.error.message, 200)}`;
+      return `${call.status.replace("_", " ")}: ${truncate(escapeUntrustedText(call.error.message), 200)}`;
   }
 }
 
-/** `{"callbacks":[...12],"total":12}` -> `callbacks: 12 items, total: 12`. */
+/**
+ * `{"callbacks":[...12],"total":12}` -> `callbacks: 12 items, total: 12`,
+ * escaped: the keys and values are what a service answered.
+ */
 function summarizeContent(content: string): string {
+  return escapeUntrustedText(summarizeJson(content));
+}
+
+function summarizeJson(content: string): string {
   let value: unknown;
   try {
     value = JSON.parse(content);

@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { AgentEvent, ApprovalAction } from "switchyard-agents";
+import { type AgentEvent, type ApprovalAction, ToolExecutionError } from "switchyard-agents";
 import { ProgressRenderer } from "switchyard-agents/cli";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -117,5 +117,52 @@ describe("ProgressRenderer", () => {
 
     progress.resume();
     progress.close();
+  });
+
+  it("writes out what a service gave: a tool result's keys and values, errors, interaction ids", () => {
+    const output = capture(false);
+    const progress = new ProgressRenderer({ stream: output.stream });
+    const call = {
+      toolCallId: "call_9",
+      toolName: "list_callbacks",
+      rawArguments: "{}",
+      result: {},
+    };
+    progress.handle({
+      type: "tool-result",
+      stepNumber: 1,
+      toolCall: {
+        ...call,
+        status: "succeeded",
+        content: '{"\\u001b[2Jkey\\u202e":"\\u001b]0;x\\u0007"}',
+      },
+    });
+    progress.handle({
+      type: "tool-result",
+      stepNumber: 1,
+      toolCall: {
+        ...call,
+        status: "failed",
+        content: "",
+        error: new ToolExecutionError({
+          toolName: "list_callbacks",
+          toolCallId: "call_9",
+          message: "service said \x1b[31mok\u2028Approved",
+        }),
+      },
+    });
+    progress.handle({
+      type: "approval-result",
+      stepNumber: 1,
+      toolCallId: "call_9",
+      approval: { outcome: "pending", interactionId: "i\x1b[1A\u202e" },
+    } as AgentEvent);
+    progress.close();
+
+    const written = output.written();
+    expect(written).toContain('ok \\x1b[2Jkey\\u202e: "\\\\u001b]0;x\\\\u0007"');
+    expect(written).toContain("service said \\x1b[31mok\\u2028Approved");
+    expect(written).toContain("approval pending (interaction i\\x1b[1A\\u202e)");
+    expect(written.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\p{Cf}\u2028]/u);
   });
 });
