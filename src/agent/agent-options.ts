@@ -20,6 +20,7 @@ import {
 import type { Model } from "./model.js";
 import type { ModelToolDefinition } from "./model-message.js";
 import type { AgentRequestOptions } from "./prepare-step.js";
+import { type RunBudget, readRunBudget } from "./run-budget.js";
 import type { OutputSchema } from "./structured-output.js";
 
 /**
@@ -75,6 +76,16 @@ export interface AgentOptions<Schema extends OutputSchema | undefined = undefine
    * @default 10
    */
   maxSteps?: number | undefined;
+  /**
+   * What each run may spend (tool calls, tokens), over the whole run and
+   * across resumes; a run's own `budget` replaces it. Reached, the run ends
+   * with status `budget_exhausted`, or with `onExhausted: "ask"` the approver
+   * is asked to extend it by `extendBy`. See `RunBudget`.
+   * @default no budget
+   * @example
+   * budget: { maxToolCalls: 20, onExhausted: "ask", extendBy: { toolCalls: 10 } }
+   */
+  budget?: RunBudget | undefined;
   /** Tool calls of one answer that run at the same time. @default 4 */
   toolConcurrency?: number | undefined;
   /**
@@ -135,6 +146,7 @@ export interface AgentSettings extends LoopSettings {
   auditLog: ApprovalAuditLog | undefined;
   onApprovalDecided: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   maxSteps: number;
+  budget: RunBudget | undefined;
   toolConcurrency: number;
   toolTimeoutMs: number;
   logger: Logger;
@@ -161,6 +173,7 @@ const knownOptions = new Set([
   "auditLog",
   "onApprovalDecided",
   "maxSteps",
+  "budget",
   "toolConcurrency",
   "toolTimeoutMs",
   "logger",
@@ -227,6 +240,7 @@ export function resolveAgentOptions(
     problems.push("instructions must be a string.");
   }
   const maxSteps = positiveInteger(options.maxSteps, 10, "maxSteps", problems);
+  const budget = readRunBudget(options.budget, problems);
   const toolConcurrency = positiveInteger(options.toolConcurrency, 4, "toolConcurrency", problems);
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   if (toolTimeoutMs > maxTimerMs) problems.push(`toolTimeoutMs must be at most ${maxTimerMs}.`);
@@ -300,6 +314,7 @@ export function resolveAgentOptions(
     auditLog,
     onApprovalDecided,
     maxSteps,
+    budget,
     toolConcurrency,
     toolTimeoutMs,
     logger: componentLogger(options.logger, "agent", secrets),

@@ -7,6 +7,7 @@ import { RunJournal } from "./durable/run-journal.js";
 import type { RunState } from "./durable/run-state.js";
 import type { RunClaim } from "./durable/run-store.js";
 import { neverAborted } from "./never-aborted.js";
+import { readRunBudget, startRunBudget } from "./run-budget.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
 import { type AgentInput, startConversation } from "./start-conversation.js";
 
@@ -72,6 +73,7 @@ export function prepareRun(
       startedCalls: settings.startedCalls,
       messages,
       metadata,
+      budget: startRunBudget(options.budget ?? settings.budget, undefined),
     }),
     maxSteps,
     signal: options.signal ?? neverAborted,
@@ -129,6 +131,7 @@ async function checkRunIdFree(
 export function checkCommonOptions(options: RunOptions | ResumeOptions): string[] {
   const problems: string[] = [];
   positiveInteger(options.maxSteps, 1, "maxSteps", problems);
+  readRunBudget(options.budget, problems);
   const signal = options.signal as Partial<AbortSignal> | undefined;
   if (
     signal !== undefined &&

@@ -17,11 +17,18 @@ import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
 import { prepareStepRequest } from "./prepare-step.js";
 import { requestedToolCalls } from "./requested-tool-calls.js";
 import {
+  admitToolCalls,
+  type BudgetContext,
+  budgetOverrunError,
+  checkBudgetBeforeModelCall,
+} from "./run-budget.js";
+import {
   addUsage,
   type RunResult,
   type RunStatus,
   type RunStep,
   runOutcome,
+  type ToolCallRecord,
 } from "./run-result.js";
 import { anyStopConditionHolds, decideStop, runAbortedError } from "./stop-conditions.js";
 import { outputCorrectionMessage } from "./structured-output.js";
@@ -48,6 +55,8 @@ interface StepInput {
   tools?: ReadonlyMap<string, AnyTool>;
   message: AssistantModelMessage;
   calls: readonly ModelToolCall[];
+  /** Calls of the step that did not run: the run's tool-call budget was spent. */
+  beyondBudget?: readonly ToolCallRecord[];
   finishReason: string | null;
   usage: ModelUsage | undefined;
 }
@@ -67,6 +76,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
   // The parsed answer of a structured run, and the answers read so far.
   let structured: unknown;
   let outputAttempts = 0;
+  const audit = {
+    log: settings.auditLog,
+    onApprovalDecided: settings.onApprovalDecided,
+    secrets: settings.secrets,
+    logger: settings.logger,
+  };
 
   const finish = async (status: RunStatus, error?: Error): Promise<RunResult<unknown>> => {
     let finalStatus = status;
@@ -104,18 +119,13 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
 
   /** Settles a step's tool calls; returns the result when the run ends with it. */
   const settleStep = async (step: StepInput): Promise<RunResult<unknown> | undefined> => {
-    const records = await executeToolCalls(step.calls, {
+    const executed = await executeToolCalls(step.calls, {
       tools: step.tools ?? settings.tools,
       onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
       approvalPolicy: settings.approvalPolicy,
       onApprovalExpired: settings.onApprovalExpired,
-      audit: {
-        log: settings.auditLog,
-        onApprovalDecided: settings.onApprovalDecided,
-        secrets: settings.secrets,
-        logger: settings.logger,
-      },
+      audit,
       signal,
       logger: settings.logger,
       toolTimeoutMs: settings.toolTimeoutMs,
@@ -127,6 +137,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       secrets: settings.secrets,
       maxToolResultChars: settings.maxToolResultChars,
     });
+    const records = [...executed, ...(step.beyondBudget ?? [])];
     const awaiting = records.some((record) => record.status === "awaiting_approval");
     if (awaiting && signal.aborted) {
       // The caller stopped the run: a pending question ends like any call cut short.
@@ -165,6 +176,8 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
         new ApprovalExpiredError(expired.map((record) => record.toolName)),
       );
     }
+    const overrun = journal.budget && budgetOverrunError(journal.budget);
+    if (overrun && !signal.aborted) return finish("budget_exhausted", overrun);
     const askedForTools = step.calls.length > 0;
     if (!askedForTools && settings.output && !signal.aborted) {
       const answer = settings.output.read(step.message.content);
@@ -209,6 +222,15 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     return undefined;
   };
 
+  const budget: BudgetContext | undefined = journal.budget && {
+    budget: journal.budget,
+    usage: journal.usage,
+    runId: journal.runId,
+    approver: settings.approver,
+    audit,
+    signal,
+  };
+
   try {
     if (journal.persistent) await journal.save("running");
     const open = journal.unfinishedCalls();
@@ -224,6 +246,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     }
     for (let stepNumber = journal.stepCount + 1; ; stepNumber++) {
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
+      const budgetSpent = budget && (await checkBudgetBeforeModelCall(budget));
+      if (signal.aborted) return await finish("aborted", runAbortedError(signal));
+      if (budgetSpent) return await finish("budget_exhausted", budgetSpent);
       emit({ type: "step-start", stepNumber });
       let completion: ModelResponse;
       let step: Awaited<ReturnType<typeof prepareStepRequest>>;
@@ -257,11 +282,14 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       messages.push(message);
       journal.stepCount = stepNumber;
       journal.openStep(message);
+      const { admitted, beyondBudget } = await admitToolCalls(requestedToolCalls(message), budget);
+      for (const record of beyondBudget) await journal.recordOutcome(record);
       const ended = await settleStep({
         stepNumber,
         tools: step.tools,
         message,
-        calls: requestedToolCalls(message),
+        calls: admitted,
+        beyondBudget,
         finishReason: choice.finish_reason ?? null,
         usage: completion.usage,
       });

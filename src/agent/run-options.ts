@@ -1,4 +1,5 @@
 import type { RunClaim } from "./durable/run-store.js";
+import type { RunBudget } from "./run-budget.js";
 import type { StopWhen } from "./stop-conditions.js";
 import type { OutputSchema } from "./structured-output.js";
 
@@ -20,6 +21,8 @@ export interface RunOptions<Schema extends OutputSchema | undefined = undefined>
   signal?: AbortSignal | undefined;
   /** Overrides the agent's `maxSteps` for this run. */
   maxSteps?: number | undefined;
+  /** This run's budget, instead of the agent's `budget`. See `RunBudget`. */
+  budget?: RunBudget | undefined;
   /**
    * Ask the approver with `allowPending`: when it answers `pending`, the
    * run ends with status `suspended` and a state to `resume()` later (in
@@ -51,6 +54,12 @@ export interface ResumeOptions<Schema extends OutputSchema | undefined = undefin
   signal?: AbortSignal | undefined;
   /** Overrides the step budget saved with the run (model calls in all, not from now). */
   maxSteps?: number | undefined;
+  /**
+   * New limits for the resumed run, instead of those saved with it (tool
+   * calls and tokens in all, not from now): what the run spent before still
+   * counts. See `RunBudget`.
+   */
+  budget?: RunBudget | undefined;
   /**
    * Whether new approval requests of the resumed run may suspend it again.
    * Answers still pending from before always suspend it again.

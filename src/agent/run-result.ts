@@ -14,11 +14,14 @@ import type { AssistantModelMessage, ModelMessage } from "./model-message.js";
  * pending (`suspendOnApproval`); `agent.resume(state)` goes on later.
  * `approval_expired`: nobody answered an approval question before it
  * expired and the agent's `onApprovalExpired` is `end`.
+ * `budget_exhausted`: the run reached its `budget` (tool calls or tokens)
+ * and it was not extended.
  */
 export type RunStatus =
   | "completed"
   | "max_steps"
   | "approval_expired"
+  | "budget_exhausted"
   | "aborted"
   | "failed"
   | "suspended";
@@ -91,10 +94,10 @@ export interface RunStep {
 export type RunOutcome =
   | { status: "completed" | "suspended"; error?: undefined }
   | {
-      status: "failed" | "aborted" | "max_steps" | "approval_expired";
+      status: "failed" | "aborted" | "max_steps" | "approval_expired" | "budget_exhausted";
       /**
        * Why the run did not complete: `AbortedError`, `MaxStepsExceededError`,
-       * `ApprovalExpiredError`,
+       * `ApprovalExpiredError`, `BudgetExhaustedError`,
        * the model's error (an `ApiError`, `ConnectionError`, ...), or a
        * `RunStoreError` when the run's state could not be saved.
        */

@@ -4,7 +4,7 @@ import { quoteUntrustedValue } from "../internal/untrusted-text.js";
  * The tool messages the model reads when a tool call did not simply succeed.
  * Each is a JSON object with a top-level `error` code (`invalid_arguments`,
  * `unknown_tool`, `tool_failed`, `tool_timeout`, `approval_refused`,
- * `approval_expired`, `aborted`, `result_unserializable`) and a `message` saying what went wrong
+ * `approval_expired`, `budget_exhausted`, `aborted`, `result_unserializable`) and a `message` saying what went wrong
  * and what to do next, since the model can only act on what it is told.
  */
 export const toolMessages = {
@@ -89,6 +89,13 @@ export const toolMessages = {
       ...(isErrorMessage(parsed) ? parsed : { result: parsed }),
       person_note: quoteUntrustedValue(note),
       person_note_message: `${personNoteMessage}. The call was approved and ran as shown.`,
+    });
+  },
+
+  /** The run's tool-call budget was spent: the call did not run, and the run ends after this step. */
+  budgetExhausted(name: string, maxToolCalls: number): string {
+    return encode("budget_exhausted", {
+      message: `The call to ${name} was not run: this run's budget of ${maxToolCalls} tool call(s) is spent, and the run ends after this step. Nothing more can be done in this run.`,
     });
   },
 

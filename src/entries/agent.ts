@@ -37,6 +37,7 @@ export {
   type OutcomeUnknownCall,
   type PendingCallPhase,
   type PendingToolCall,
+  type RunBudgetState,
   type RunStateStatus,
   runStateFormat,
   runStateVersion,
@@ -63,6 +64,7 @@ export type {
   StepPreparation,
 } from "../agent/prepare-step.js";
 export { type RefusalCode, refusalCodes } from "../agent/refusal-code.js";
+export type { BudgetExtension, BudgetLimit, RunBudget } from "../agent/run-budget.js";
 export type { RunLoopOverrides } from "../agent/run-options.js";
 export type {
   RunOutcome,

@@ -22,6 +22,7 @@ export {
   ToolExecutionError,
   ToolTimeoutError,
 } from "../agent/errors.js";
+export { BudgetExhaustedError } from "../agent/run-budget.js";
 export { DocsPathNotFoundError } from "../clients/docs/docs-path-not-found-error.js";
 export { DocsTextNotFoundError } from "../clients/docs/docs-text-not-found-error.js";
 export {

@@ -180,7 +180,7 @@ describe("parseCommandLine", () => {
       '--port must be a whole number from 1 to 65532 (the first of four ports), got "70000".',
     );
     expect(usageMessage(["runs", "--status", "waiting"])).toBe(
-      '--status must be one of running, suspended, completed, max_steps, approval_expired, aborted, failed (or several, comma-separated); got "waiting".',
+      '--status must be one of running, suspended, completed, max_steps, approval_expired, budget_exhausted, aborted, failed (or several, comma-separated); got "waiting".',
     );
     expect(usageMessage(["resume", "run_1", "run_2"])).toBe(
       "switchyard resume takes one run id, got 2 words (run_1 run_2); switchyard runs lists them.",

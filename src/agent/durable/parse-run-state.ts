@@ -1,4 +1,5 @@
 import { requestedToolCalls } from "../requested-tool-calls.js";
+import { readRunBudgetState } from "../run-budget.js";
 import { checkPendingCalls } from "./check-pending-calls.js";
 import { checkStateMessages, isObject } from "./check-state-messages.js";
 import { RunStateError } from "./durable-errors.js";
@@ -118,6 +119,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
   }
   const metadata = readMetadata(fields.metadata, problems);
   const usage = readUsage(fields.usage, problems);
+  const budget = readRunBudgetState(fields.budget, problems);
   const messages = checkStateMessages(fields.messages, problems);
   const pendingCalls = checkPendingCalls(fields.pendingCalls, problems);
   const error = readError(fields.error, problems);
@@ -145,6 +147,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     maxSteps: maxSteps as number,
     stepCount: stepCount as number,
     usage,
+    ...(budget ? { budget } : {}),
     messages,
     pendingCalls,
     ...(error ? { error } : {}),

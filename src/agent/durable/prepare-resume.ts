@@ -3,6 +3,7 @@ import type { AgentSettings } from "../agent-options.js";
 import { interactionServiceOf } from "../approver.js";
 import { neverAborted } from "../never-aborted.js";
 import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
+import { startRunBudget } from "../run-budget.js";
 import type { ResumeOptions } from "../run-options.js";
 import { checkResumable } from "./check-resumable.js";
 import { checkStateIsLatest } from "./check-state-is-latest.js";
@@ -119,6 +120,7 @@ export async function openResumedRun(
         startedCalls: settings.startedCalls,
         messages: [...state.messages],
         resumeFrom: state,
+        budget: startRunBudget(options.budget, state.budget),
       }),
       maxSteps,
       signal: options.signal ?? neverAborted,

@@ -18,6 +18,7 @@ import {
   type OutcomeUnknownCall,
   outcomeUnknownCallsOf,
   type PendingToolCall,
+  type RunBudgetState,
   type RunState,
   type RunStateStatus,
   runStateFormat,
@@ -66,6 +67,8 @@ export interface RunJournalOptions {
   claim?: RunClaim | undefined;
   /** The caller's labels of a new run (`RunOptions.metadata`). */
   metadata?: Record<string, string> | undefined;
+  /** The run's budget and what it spent, kept in every state saved. */
+  budget?: RunBudgetState | undefined;
   /** The agent's secrets, removed from every state saved or returned. */
   secrets?: SecretRegistry | undefined;
   /** Seals every state saved or returned (`AgentOptions.stateKey`). */
@@ -103,6 +106,8 @@ export class RunJournal {
   readonly messages: ModelMessage[];
   readonly usage: RunUsage;
   readonly maxSteps: number;
+  /** The run's budget; the loop counts into it, and every save keeps it. */
+  readonly budget: RunBudgetState | undefined;
   /** Model calls made so far; the open step, when there is one, is the last. */
   stepCount: number;
   readonly #store: RunStore | undefined;
@@ -132,6 +137,7 @@ export class RunJournal {
     this.runId = options.runId;
     this.#store = options.runId === undefined ? undefined : options.store;
     this.maxSteps = options.maxSteps;
+    this.budget = options.budget;
     this.messages = options.messages;
     this.#secrets = options.secrets ?? new SecretRegistry();
     this.#stateKey = options.stateKey;
@@ -424,6 +430,7 @@ export class RunJournal {
         maxSteps: this.maxSteps,
         stepCount: this.stepCount,
         usage: { ...this.usage },
+        ...(this.budget ? { budget: structuredClone(this.budget) } : {}),
         messages: this.messages,
         pendingCalls: [...this.#calls.values()],
         ...(this.#error

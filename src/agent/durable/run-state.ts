@@ -17,6 +17,7 @@ export type RunStateStatus =
   | "completed"
   | "max_steps"
   | "approval_expired"
+  | "budget_exhausted"
   | "aborted"
   | "failed";
 
@@ -27,6 +28,7 @@ export const runStateStatuses: readonly RunStateStatus[] = [
   "completed",
   "max_steps",
   "approval_expired",
+  "budget_exhausted",
   "aborted",
   "failed",
 ];
@@ -118,6 +120,30 @@ export function outcomeUnknownCallsOf(
 }
 
 /**
+ * A run's budget as its saved state keeps it: the limits (with the
+ * extensions granted so far), what one extension adds, and what was spent.
+ * Tokens spent are the state's `usage` (prompt + completion).
+ */
+export interface RunBudgetState {
+  maxToolCalls?: number;
+  maxTokens?: number;
+  onExhausted: "stop" | "ask";
+  extendBy?: { toolCalls: number; tokens: number };
+  /** Tool calls the model asked for so far that were let through the budget. */
+  toolCalls: number;
+  /** Extensions asked for so far (each has its own question and fingerprint). */
+  extensions: number;
+  /** Random, made when the run starts: an extension's fingerprint names this run's budget alone. */
+  budgetId: string;
+  /**
+   * The model asked for calls beyond the tool-call budget: they did not run,
+   * and the run ends before its next model call. `why`: how the extension
+   * question ended, when one was asked.
+   */
+  overrun?: { why: string };
+}
+
+/**
  * A run saved so it can go on in another process: versioned JSON holding the
  * conversation, the step count, usage so far and the tool calls of the step
  * the run stopped in. Secrets are redacted before it is saved or returned.
@@ -150,6 +176,12 @@ export interface RunState {
   /** Model calls made so far; the open step, when there is one, is the last of them. */
   stepCount: number;
   usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  /**
+   * The run's `budget`: its limits (with the extensions granted) and the
+   * tool calls counted so far, so a resumed run goes on with what is left
+   * rather than a fresh budget. Absent when the run has none.
+   */
+  budget?: RunBudgetState;
   messages: ModelMessage[];
   pendingCalls: PendingToolCall[];
   /** Why the run stopped, for `failed`, `aborted` and `max_steps`. */

@@ -116,7 +116,7 @@ describe("a state that is not a readable run state is refused, never misread", (
     expect(error.problems).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^run id "\.\.\/\.\.\/etc\/passwd" is not valid/),
-        'status must be one of running, suspended, completed, max_steps, approval_expired, aborted, failed; got "paused"',
+        'status must be one of running, suspended, completed, max_steps, approval_expired, budget_exhausted, aborted, failed; got "paused"',
         "stepCount must be an integer of 0 or more",
         "usage.promptTokens must be a number of 0 or more",
         'messages[0].role must be system, user, assistant, tool or function; got "robot"',
