@@ -1,9 +1,10 @@
 /**
  * One worker of the fleet figure, as its own process: a RunWorker on the
  * PostgreSQL store. Prints `{ready: true}` once started, then one line per
- * run it settles (`{runId, status, at}`, `at` in epoch milliseconds);
- * SIGTERM stops it, after a last line with the CPU time it spent since it was ready (`{cpuMs}`).
- * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms>
+ * run it takes (`{runId, taken: true, at}`) and settles (`{runId, status, at}`); SIGTERM
+ * stops it, after a last line with the CPU time it spent since it was ready and the
+ * statements its store sent (`{cpuMs, roundTrips}`).
+ * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms> [poll ms]
  */
 
 import { RunWorker } from "../src/agent/durable/run-worker.js";
@@ -17,6 +18,7 @@ const [
   owner = "",
   concurrency = "8",
   recheck = "1000",
+  poll = "20",
 ] = process.argv.slice(2);
 const runStore = new PostgresRunStore({
   connectionString: databaseUrl,
@@ -28,19 +30,25 @@ const worker = new RunWorker({
   agent: buildFleetAgent(JSON.parse(servicesJson) as FleetServices, runStore),
   owner,
   concurrency: Number(concurrency),
-  pollIntervalMs: 20,
+  pollIntervalMs: Number(poll),
   recheckAfterMs: Number(recheck),
+  onRunTaken: ({ runId }) => {
+    process.stdout.write(`${JSON.stringify({ runId, taken: true, at: Date.now() })}\n`);
+  },
   onRunSettled: ({ runId, result }) => {
     process.stdout.write(`${JSON.stringify({ runId, status: result?.status, at: Date.now() })}\n`);
   },
 });
 // CPU from here on: the work, not the start-up (compiling the sources through tsx).
 const startedCpu = process.cpuUsage();
+const startedTrips = runStore.roundTrips;
 process.once("SIGTERM", async () => {
   await worker.stop();
   await runStore.close();
   const { user, system } = process.cpuUsage(startedCpu);
-  process.stdout.write(`${JSON.stringify({ cpuMs: (user + system) / 1000 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ cpuMs: (user + system) / 1000, roundTrips: runStore.roundTrips - startedTrips })}\n`,
+  );
   process.exit(0);
 });
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);

@@ -196,6 +196,8 @@ const runStoreMethods = [
   "startCall",
   "isApprovalUsed",
   "recordFinish",
+  "wake",
+  "waitForDue",
 ] as const satisfies ReadonlyArray<keyof RunStore>;
 
 /**

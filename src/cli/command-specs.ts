@@ -106,7 +106,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "runs",
     usage:
-      "switchyard runs [--status STATUS] [--json] | runs show <run-id> [--json] | runs cancel <run-id> [--take-over] | runs prune --older-than AGE",
+      "switchyard runs [--status STATUS] [--json] | runs show <run-id> [--json] | runs wake <run-id> | runs cancel <run-id> [--take-over] | runs prune --older-than AGE",
     summary:
       "List the saved runs (id, example, status, last update, approvals waited for); show what one did; cancel one; remove old ones.",
     options: [
@@ -141,6 +141,8 @@ export const commandSpecs: readonly CommandSpec[] = [
       "runs show <run-id> prints what a run did: its answer, each tool call with its outcome, each",
       "approval (outcome, who, when, the action, its fingerprint) and its error; text a model or",
       "service wrote is quoted and escaped. With --json, one object on stdout.",
+      "runs wake <run-id> makes a suspended run due now (its answer came): an idle worker on",
+      "PostgreSQL takes it at once, others at their next look.",
       "runs cancel <run-id> ends a suspended run for good: each question it waits for is withdrawn",
       "through the messaging service the environment names (SWITCHYARD_MESSAGING_URL), where that",
       "still can be done, and the run is saved aborted (error RunCancelled), so resume refuses it.",

@@ -94,6 +94,8 @@ export type CommandLine =
   | { command: "runs-cancel"; runId: string | undefined; takeOver: boolean; help: boolean }
   /** `switchyard runs prune --older-than AGE` */
   | { command: "runs-prune"; olderThan: string | undefined; help: boolean }
+  /** `switchyard runs wake <run-id>` */
+  | { command: "runs-wake"; runId: string | undefined; help: boolean }
   /** `switchyard runs show <run-id> [--json]` */
   | { command: "runs-show"; runId: string | undefined; json: boolean; help: boolean }
   | { command: "resume"; runId: string | undefined; arguments: ResumeArguments }
@@ -298,6 +300,21 @@ function readRunsAction(
     }
     return { command: "runs-cancel", runId: rest[0], takeOver, help };
   }
+  if (action === "wake") {
+    if (
+      (rest.length > 1 ||
+        olderThan !== undefined ||
+        takeOver ||
+        values.status !== undefined ||
+        values.json === true) &&
+      !help
+    ) {
+      throw usageError(
+        "switchyard runs wake takes one run id; switchyard runs --status suspended lists the runs waiting for an answer.",
+      );
+    }
+    return { command: "runs-wake", runId: rest[0], help };
+  }
   if (action === "show") {
     if (
       (rest.length > 1 || olderThan !== undefined || takeOver || values.status !== undefined) &&
@@ -317,7 +334,7 @@ function readRunsAction(
   }
   if (action !== undefined && !help) {
     throw usageError(
-      `switchyard runs takes show <run-id>, cancel <run-id> or prune --older-than AGE, or nothing to list the runs; got "${action}".`,
+      `switchyard runs takes show <run-id>, wake <run-id>, cancel <run-id> or prune --older-than AGE, or nothing to list the runs; got "${action}".`,
     );
   }
   if ((olderThan !== undefined || takeOver) && !help) {

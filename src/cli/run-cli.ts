@@ -9,6 +9,7 @@ import {
   runsCommand,
   runsPruneCommand,
   runsShowCommand,
+  runsWakeCommand,
 } from "./commands/runs-command.js";
 import { simCommand } from "./commands/sim-command.js";
 import { workerCommand } from "./commands/worker-command.js";
@@ -46,6 +47,8 @@ export async function runCli(argv: readonly string[], given: CliIo = processIo()
         return await runsCommand(line.arguments, io);
       case "runs-cancel":
         return await runsCancelCommand(line.runId, line.takeOver, line.help, io);
+      case "runs-wake":
+        return await runsWakeCommand(line.runId, line.help, io);
       case "runs-show":
         return await runsShowCommand(line.runId, line.json, line.help, io);
       case "runs-prune":

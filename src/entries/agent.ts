@@ -48,6 +48,7 @@ export type {
   RunClaim,
   RunClaimOptions,
   RunDeleteOptions,
+  RunDueWaitOptions,
   RunList,
   RunListOptions,
   RunReleaseOptions,

@@ -32,6 +32,7 @@ import {
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
+  type RunDueWaitOptions,
   type RunList,
   type RunListOptions,
   type RunReleaseOptions,
@@ -43,6 +44,7 @@ import {
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { DueNotices } from "./due-notices.js";
 import { claimWithLockFile, isLive, readClaimHolder } from "./file-run-claim.js";
 import { withLockFile } from "./with-lock-file.js";
 
@@ -416,6 +418,35 @@ export class FileRunStore implements RunStore {
     return undefined;
   }
 
+  /**
+   * Makes a suspended run that no process holds due now (its `.due` file
+   * removed) and wakes the workers of this process waiting on this
+   * directory; see {@link RunStore.wake}. Workers in other processes see it
+   * at their next look (their `pollIntervalMs`).
+   */
+  async wake(runId: string): Promise<boolean> {
+    let state: RunState;
+    try {
+      state = await this.load(runId);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) return false;
+      throw error;
+    }
+    if (state.status !== "suspended") return false;
+    if (isLive(await readClaimHolder(this.#lockFileOf(runId)))) return false;
+    await unlink(this.#dueFileOf(runId)).catch(() => {});
+    dueNoticesOf(this.directory).notify();
+    return true;
+  }
+
+  /**
+   * Waits `timeoutMs`, or less when a run of this directory is made due in
+   * this process (`wake`, a release due at once); see {@link RunStore.waitForDue}.
+   */
+  waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted"> {
+    return dueNoticesOf(this.directory).wait(options.timeoutMs, options.signal);
+  }
+
   #lockFileOf(runId: string): string {
     return `${this.pathOf(runId).slice(0, -".json".length)}.lock`;
   }
@@ -440,6 +471,7 @@ export class FileRunStore implements RunStore {
       await writeFile(this.#dueFileOf(runId), `${at.toISOString()}\n`, { mode: 0o600 });
     } else {
       await unlink(this.#dueFileOf(runId)).catch(() => {});
+      dueNoticesOf(this.directory).notify();
     }
   }
 
@@ -740,4 +772,16 @@ function checkLeaseMs(leaseMs: number): number {
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The notices of each state directory, shared by the stores of this process on it. */
+const noticesByDirectory = new Map<string, DueNotices>();
+
+function dueNoticesOf(directory: string): DueNotices {
+  let notices = noticesByDirectory.get(directory);
+  if (!notices) {
+    notices = new DueNotices();
+    noticesByDirectory.set(directory, notices);
+  }
+  return notices;
 }

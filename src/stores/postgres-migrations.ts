@@ -75,7 +75,28 @@ export const postgresMigrations: readonly string[] = [
     sealed_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // Idle workers LISTEN on switchyard_due: a run that becomes due (a new
+  // run released, a release due at once, a wake) is announced at commit,
+  // with the schema and the run's id, so a worker takes it without waiting
+  // for its next poll.
+  `
+  CREATE FUNCTION {schema}.notify_due() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.state IS NOT NULL AND NEW.status IN ('suspended', 'running')
+       AND NEW.next_check_at IS NOT NULL AND NEW.next_check_at <= now()
+       AND (NEW.lease_owner IS NULL OR NEW.lease_expires_at <= now()) THEN
+      PERFORM pg_notify('switchyard_due', TG_TABLE_SCHEMA || ' ' || NEW.run_id);
+    END IF;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER runs_notify_due AFTER INSERT OR UPDATE ON {schema}.runs
+    FOR EACH ROW EXECUTE FUNCTION {schema}.notify_due();
+  `,
 ];
+
+/** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */
+export const dueChannel = "switchyard_due";
 
 /**
  * Brings the schema to the newest version, in one transaction holding an

@@ -20,6 +20,7 @@ import {
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
+  type RunDueWaitOptions,
   type RunList,
   type RunListOptions,
   type RunReleaseOptions,
@@ -34,8 +35,9 @@ import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
-import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
+import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
 export interface PostgresRunStoreOptions {
@@ -136,6 +138,10 @@ export class PostgresRunStore implements RunStore {
   readonly #retry: RetrySchedule;
   readonly #logger: Logger;
   #ready: Promise<void> | undefined;
+  readonly #notices = new DueNotices();
+  /** The connection held to LISTEN for due runs, once a worker waits. */
+  #listener: Promise<PoolClient | undefined> | undefined;
+  #roundTrips = 0;
 
   constructor(options: PostgresRunStoreOptions) {
     const problems: string[] = [];
@@ -243,8 +249,77 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
+  /**
+   * Statements this store has sent to the database so far (each retry
+   * counts; the migration's and the listening connection's are not): what
+   * a workload costs in round trips, as the bench reports it.
+   */
+  get roundTrips(): number {
+    return this.#roundTrips;
+  }
+
+  /**
+   * Makes a suspended run that no live claim holds due now; the database
+   * announces it to idle workers (`LISTEN switchyard_due`), which take it
+   * at once. See {@link RunStore.wake}.
+   */
+  async wake(runId: string): Promise<boolean> {
+    checkRunId(runId);
+    const { rowCount } = await this.#query(
+      "wake",
+      runId,
+      `UPDATE ${this.#table} SET next_check_at = now()
+        WHERE run_id = $1 AND status = 'suspended' AND state IS NOT NULL
+          AND (lease_owner IS NULL OR lease_expires_at <= now())`,
+      [runId],
+    );
+    return rowCount === 1;
+  }
+
+  /**
+   * Waits for the database to announce a due run of this schema (one
+   * connection of the pool is held to LISTEN from the first wait until
+   * `close`), at most `timeoutMs`. A lost listening connection is opened
+   * again on the next wait; meanwhile the wait runs its time out. See
+   * {@link RunStore.waitForDue}.
+   */
+  async waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted"> {
+    await this.#listen();
+    return this.#notices.wait(options.timeoutMs, options.signal);
+  }
+
+  #listen(): Promise<PoolClient | undefined> {
+    this.#listener ??= (async () => {
+      await this.migrate();
+      const client = await this.#pool.connect();
+      client.on("notification", (message) => {
+        if (message.channel === dueChannel && message.payload?.startsWith(`${this.schema} `)) {
+          this.#notices.notify();
+        }
+      });
+      client.on("error", (error) => {
+        this.#logger.warn({ err: error }, "the connection listening for due runs was lost");
+        this.#listener = undefined;
+        client.release(error);
+      });
+      await client.query(`LISTEN ${dueChannel}`);
+      // Runs made due while nobody listened are looked for once.
+      this.#notices.notify();
+      return client;
+    })().catch((error: unknown) => {
+      this.#logger.warn({ err: error }, "could not listen for due runs; polling instead");
+      this.#listener = undefined;
+      return undefined;
+    });
+    return this.#listener;
+  }
+
   /** Ends the store's own pool (made from `connectionString`); a pool given is left open. */
   async close(): Promise<void> {
+    const listener = await this.#listener;
+    this.#listener = undefined;
+    listener?.removeAllListeners("notification");
+    listener?.release(true);
     // The store's own pool keeps its listener: a connection still closing
     // when the server goes away must not crash the process either.
     if (this.#ownsPool) await this.#pool.end();
@@ -367,7 +442,8 @@ export class PostgresRunStore implements RunStore {
     let outcome: CallStartOutcome | "conflict";
     try {
       outcome = await this.#retrying("startCall", runId, () =>
-        this.#withClient(async (client) => {
+        this.#withClient(async (pooled) => {
+          const client = countingStatements(pooled, () => this.#roundTrips++);
           await client.query("BEGIN");
           try {
             const decided = await startInTransaction(client, {
@@ -698,6 +774,7 @@ export class PostgresRunStore implements RunStore {
     await this.migrate();
     try {
       return await this.#retrying(operation, runId, async () => {
+        this.#roundTrips++;
         const result = await this.#pool.query<Row>(text, values);
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };
       });
@@ -826,6 +903,20 @@ async function startInTransaction(
     [runId, start.toolCallId, start.fingerprint, start.contentKey, writeId],
   );
   return "started";
+}
+
+/** The client, counting each statement sent through it (the store's `roundTrips`). */
+function countingStatements(client: PoolClient, count: () => void): PoolClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property !== "query" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        count();
+        return (value as (...inner: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 interface ClaimRow {

@@ -70,6 +70,8 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         "startCall",
         "isApprovalUsed",
         "recordFinish",
+        "wake",
+        "waitForDue",
       ] as const;
       const missing = methods.filter((method) => typeof store[method] !== "function");
       assert.deepEqual(missing, [], `the store lacks ${missing.join(", ")}`);
@@ -320,6 +322,42 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(recovered?.runId, "run-a");
         assert.equal(recovered?.recovered, true);
         await recovered?.release();
+      });
+    });
+
+    describe("wake and waitForDue", () => {
+      test("wake makes a suspended run due now, and only a suspended run no one holds", async (store) => {
+        await store.save(runState("run-a", { status: "suspended" }));
+        await store.save(runState("run-done", { status: "completed" }));
+        const claim = await store.claimNext();
+        assert.equal(claim?.runId, "run-a");
+        assert.equal(await store.wake("run-a"), false, "a held run is left to its holder");
+        await claim?.release({ nextCheckAt: new Date(Date.now() + 3_600_000) });
+        assert.equal(await store.claimNext(), undefined);
+        assert.equal(await store.wake("run-a"), true);
+        const due = await store.claimNext();
+        assert.equal(due?.runId, "run-a", "a woken run is due at once");
+        await due?.release();
+        assert.equal(await store.wake("run-done"), false, "a run that ended is not woken");
+        assert.equal(await store.wake("run-missing"), false);
+      });
+
+      test("waitForDue ends on a wake, after its time, or on its signal", async (store) => {
+        await store.save(runState("run-a", { status: "suspended" }));
+        const claim = await store.claim("run-a");
+        await claim.release({ nextCheckAt: new Date(Date.now() + 3_600_000) });
+        // Nothing announced: the wait runs its time out (or says so at once,
+        // for a store that was told of a run earlier), never rejects.
+        await store.waitForDue({ timeoutMs: 20 });
+        assert.equal(await store.waitForDue({ timeoutMs: 20 }), "timeout");
+        const stop = new AbortController();
+        const stopped = store.waitForDue({ timeoutMs: 3_600_000, signal: stop.signal });
+        stop.abort();
+        assert.equal(await stopped, "aborted");
+        // An hour-long wait ends because of the wake, not its time.
+        const waiting = store.waitForDue({ timeoutMs: 3_600_000 });
+        assert.equal(await store.wake("run-a"), true);
+        assert.equal(await waiting, "notified");
       });
     });
 

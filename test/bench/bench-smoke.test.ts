@@ -179,13 +179,17 @@ describe("the fleet figure at minimal size", () => {
       latencySamples: 2,
       databaseUrl: inject("databaseUrl"),
     });
-    expectShape(result, 5);
+    expectShape(result, 8);
     expect(result.counts).toEqual({
       runsSuspended: 12,
       completedWith1Workers: 12,
       completedWith2Workers: 12,
+      enqueueSamples: 2,
       latencySamples: 2,
     });
+    expect(
+      result.figures.filter((figure) => figure.target !== undefined).map((figure) => figure.target),
+    ).toEqual(["at most 4", "< 50 ms", "< 100 ms"]);
   }, 120_000);
 });
 

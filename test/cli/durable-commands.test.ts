@@ -401,6 +401,10 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     const [interaction] = simulators.messaging.interactions();
     const interactionId = interaction!.interaction_id;
 
+    const woken = await switchyard(["runs", "wake", runId], env);
+    expect(woken).toMatchObject({ code: 0, stdout: `${runId}\n` });
+    expect(woken.stderr).toContain(`Run "${runId}" is due now`);
+
     const beforeCancel = await new FileRunStore({ directory }).load(runId);
     const cancelled = await switchyard(["runs", "cancel", runId], env);
 
@@ -437,6 +441,9 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     expect(resumed.stderr).toContain("already ended with status aborted");
     const again = await switchyard(["runs", "cancel", runId], env);
     expect(again.code).toBe(2);
+    const notWoken = await switchyard(["runs", "wake", runId], env);
+    expect(notWoken.code).toBe(2);
+    expect(notWoken.stderr).toContain("is aborted, not suspended: there is nothing to wake");
     expect(deletionsReceived()).toHaveLength(0);
 
     const young = await switchyard(["runs", "prune", "--older-than", "1h"], env);

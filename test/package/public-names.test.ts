@@ -151,6 +151,7 @@ const publicNames: Record<string, string[]> = {
     "RunClaim",
     "RunClaimOptions",
     "RunDeleteOptions",
+    "RunDueWaitOptions",
     "RunList",
     "RunListOptions",
     "RunLoopOverrides",

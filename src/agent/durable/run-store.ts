@@ -211,6 +211,32 @@ export interface RunStore {
   isApprovalUsed(approval: SpentApproval): Promise<boolean>;
   /** Records the tool message of a call whose start `startCall` recorded. */
   recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
+  /**
+   * Makes a suspended run due now, and tells idle workers waiting in
+   * {@link RunStore.waitForDue}: an application that learns of an answer
+   * (a person clicking a link in its own UI) has the run resumed at once
+   * instead of at its next check. Resolves `true` when the run is
+   * suspended and now due, `false` when there is no such run or a process
+   * holds it (that process sets its next check when it lets it go).
+   */
+  wake(runId: string): Promise<boolean>;
+  /**
+   * Waits until a run may have become due (a new run, a run made due by
+   * `wake` or a release, as the store learns of it), at most `timeoutMs`,
+   * or until `signal` fires. A store that cannot learn of them waits
+   * `timeoutMs` (or up to an in-process `wake`): polling stays the fallback.
+   * Resolves `notified`, `timeout` or `aborted`; never rejects for a lost
+   * connection (it then waits out the time).
+   */
+  waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted">;
+}
+
+/** Options of {@link RunStore.waitForDue}. */
+export interface RunDueWaitOptions {
+  /** The longest wait, in milliseconds. */
+  timeoutMs: number;
+  /** Ends the wait early (a worker stopping). */
+  signal?: AbortSignal | undefined;
 }
 
 /**

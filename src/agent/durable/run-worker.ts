@@ -33,7 +33,11 @@ export interface RunWorkerOptions {
   agent: Agent | ((runId: string) => Agent | Promise<Agent>);
   /** Runs in hand at once. @default 4 */
   concurrency?: number | undefined;
-  /** How long to wait before looking again when no run is due. @default 1_000 */
+  /**
+   * The longest an idle worker waits before looking for due runs again; a
+   * run the store announces (`waitForDue`: PostgreSQL's `LISTEN`) is taken
+   * at once, so this is the fallback. @default 1_000
+   */
   pollIntervalMs?: number | undefined;
   /** When a run whose answers are still pending is due again. @default 30_000 */
   recheckAfterMs?: number | undefined;
@@ -41,6 +45,8 @@ export interface RunWorkerOptions {
   leaseMs?: number | undefined;
   /** Who this worker is, in the store's claims. @default `<host name>:<process id>` */
   owner?: string | undefined;
+  /** Called when a run is taken, before it is resumed (to see how soon due runs start). */
+  onRunTaken?: ((taken: { runId: string; recovered: boolean }) => void) | undefined;
   /** Called after each run taken, however it went. */
   onRunSettled?: ((outcome: RunWorkerOutcome) => void) | undefined;
   /**
@@ -91,6 +97,7 @@ export class RunWorker {
   readonly #leaseMs: number;
   readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
   readonly #onStoreError: RunWorkerOptions["onStoreError"];
+  readonly #onRunTaken: RunWorkerOptions["onRunTaken"];
   #reached = false;
   readonly #logger: Logger;
   readonly #inHand = new Map<string, { claim: RunClaim; done: Promise<void> }>();
@@ -126,6 +133,7 @@ export class RunWorker {
     this.owner = options.owner ?? `${hostname()}:${process.pid}`;
     this.#onRunSettled = options.onRunSettled;
     this.#onStoreError = options.onStoreError;
+    this.#onRunTaken = options.onRunTaken;
     this.#logger = componentLogger(options.logger, "worker");
   }
 
@@ -193,6 +201,11 @@ export class RunWorker {
         continue;
       }
       const taken = claim;
+      try {
+        this.#onRunTaken?.({ runId: taken.runId, recovered: taken.recovered });
+      } catch (error) {
+        this.#logger.error({ err: error, runId: taken.runId }, "onRunTaken threw");
+      }
       const done = this.#work(taken).finally(() => {
         if (this.#inHand.get(taken.runId)?.claim === taken) this.#inHand.delete(taken.runId);
       });
@@ -200,11 +213,24 @@ export class RunWorker {
     }
   }
 
+  /**
+   * Waits for the store to announce a due run (`waitForDue`: a new run, a
+   * run made due by `wake` or a release), at most `pollIntervalMs`, or for
+   * `stop()`. A store that cannot wait (it throws) is polled.
+   */
   async #waitForWork(): Promise<void> {
     try {
-      await sleep(this.#pollIntervalMs, undefined, { signal: this.#idle.signal });
-    } catch {
-      // Woken by stop().
+      await this.#store.waitForDue({
+        timeoutMs: this.#pollIntervalMs,
+        signal: this.#idle.signal,
+      });
+    } catch (error) {
+      this.#logger.warn({ err: error }, "the store could not wait for due runs; polling");
+      try {
+        await sleep(this.#pollIntervalMs, undefined, { signal: this.#idle.signal });
+      } catch {
+        // Woken by stop().
+      }
     }
   }
 

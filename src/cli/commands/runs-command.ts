@@ -7,6 +7,7 @@ import { listRuns } from "../list-runs.js";
 import type { RunsArguments } from "../parse-arguments.js";
 import { pruneRuns } from "../prune-runs.js";
 import { showRun } from "../show-run.js";
+import { wakeRun } from "../wake-run.js";
 
 /** `switchyard runs`: the saved runs, on stdout. Resolves to the exit status. */
 export async function runsCommand(args: RunsArguments, io: CliIo): Promise<number> {
@@ -27,6 +28,21 @@ export async function runsCancelCommand(
     );
   }
   return cancelRun(runId, { takeOver, io });
+}
+
+/** `switchyard runs wake <run-id>`: see {@link wakeRun}. Resolves to the exit status. */
+export async function runsWakeCommand(
+  runId: string | undefined,
+  help: boolean,
+  io: CliIo,
+): Promise<number> {
+  if (help) return writeRunsHelp(io);
+  if (runId === undefined) {
+    throw usageError(
+      "switchyard runs wake needs a run id; switchyard runs --status suspended lists the runs waiting for an answer.",
+    );
+  }
+  return wakeRun(runId, io);
 }
 
 /** `switchyard runs show <run-id> [--json]`: see {@link showRun}. Resolves to the exit status. */
