@@ -9,6 +9,7 @@ import { collectTools, positiveInteger } from "../agent/agent-options.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import type { Approver } from "../agent/approver.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
+import { StartedCalls } from "../agent/durable/started-calls.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { runToolCall } from "../agent/run-tool-call.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -116,6 +117,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
   );
+  // The server's record of spent approvals, shared by its calls as an
+  // agent's is by its runs: one approval lets one call run.
+  const startedCalls = new StartedCalls();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
@@ -159,6 +163,7 @@ export function createMcpServer(options: McpServerOptions): Server {
             store: undefined,
             maxSteps: 1,
             messages: [],
+            startedCalls,
           }),
           suspendOnApproval: false,
           secrets,

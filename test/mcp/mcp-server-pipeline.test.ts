@@ -118,4 +118,25 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
     expect(JSON.parse(textOf(nobody))).toMatchObject({ code: "no_approver" });
     expect(ran).toEqual([]);
   });
+
+  it("lets one approval run one call: the same interaction approving a second call is refused as already_used", async () => {
+    // An approver that hands the same interaction's approval out again (a
+    // cache, a replayed answer): the second call it approves does not run.
+    const replaying: Approver = {
+      requestApproval: async (action) => ({
+        outcome: "approved",
+        fingerprint: action.fingerprint,
+        interactionId: "interaction-7",
+      }),
+    };
+    const client = await host(replaying);
+    expect(textOf(await call(client, "delete_order", { id: "o-5" }))).toBe("deleted o-5");
+    const again = await call(client, "delete_order", { id: "o-5" });
+    expect(again.isError).toBe(true);
+    expect(JSON.parse(textOf(again))).toMatchObject({
+      error: "approval_refused",
+      code: "already_used",
+    });
+    expect(ran).toEqual(["delete_order o-5"]);
+  });
 });
