@@ -15,7 +15,7 @@ import {
 } from "../../src/simulators/index.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
-import { callbackTools } from "../agent/durable/durable-helpers.js";
+import { callbackTools, toolMessagesById } from "../agent/durable/durable-helpers.js";
 import { uniqueSchema } from "../helpers/postgres-test-database.js";
 import { endedRunState } from "../helpers/run-state-fixtures.js";
 import { startTestPostgres, type TestPostgres } from "../helpers/start-test-postgres.js";
@@ -159,6 +159,70 @@ describe("PostgresRunStore under database faults", () => {
     const { rows } = await admin.query(`SELECT 1 FROM "${store.schema}".used_approvals`);
     expect(rows).toEqual([]);
   });
+
+  it("leaves a suspended run's approval to its next owner when the database goes down just before the start write: the call runs once, when the database is back", async () => {
+    const store = makeStore("spend-outage", { maxRetries: 2 });
+    const deleteCall = {
+      toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] }, id: "call_delete" }],
+    };
+    const suspended = await new Agent({
+      model: new ScriptedModel([deleteCall]),
+      tools: callbackTools().tools,
+      approver: new ScriptedApprover(["pending"]),
+      runStore: store,
+    }).run("delete cb-1", { suspendOnApproval: true });
+    const runId = suspended.runId ?? "";
+    const interactionId = suspended.state?.pendingCalls[0]?.interactionId ?? "";
+    expect(suspended.status).toBe("suspended");
+
+    // The person approved; the database goes down just before the write
+    // that would spend the approval and start the call, and stays down.
+    const first = callbackTools();
+    let failed: Awaited<ReturnType<Agent["resume"]>>;
+    try {
+      failed = await new Agent({
+        model: new ScriptedModel([{ text: "deleted" }]),
+        tools: first.tools,
+        approver: new ScriptedApprover([], {
+          checks: [
+            async ({ pending }) => {
+              await server.stopServer();
+              return { outcome: "approved", fingerprint: pending.fingerprint, interactionId };
+            },
+          ],
+        }),
+        runStore: store,
+      }).resume(runId);
+    } finally {
+      await server.startServer();
+      await admin.end().catch(() => {});
+      admin = await connectAdmin();
+    }
+    expect(first.deletions).toEqual([]);
+    expect(failed.status).toBe("failed");
+    // The start write failed first (its tool message says the call did not
+    // run); the run's last save, refused by the same outage, names it.
+    expect(failed.error?.message).toMatch(
+      /failed \(PostgreSQL.*stayed unreachable through 3 attempts/,
+    );
+    expect(JSON.stringify(failed.steps[0]?.toolCalls[0]?.content)).toContain(
+      "it was not run, because the run could not record that it started",
+    );
+    expect(await store.isApprovalUsed({ service: "", interactionId })).toBe(false);
+
+    // The next owner of the run uses the approval: the call runs, once.
+    const next = callbackTools();
+    const resumed = await new Agent({
+      model: new ScriptedModel([{ text: "deleted" }]),
+      tools: next.tools,
+      approver: new ScriptedApprover([], { checks: ["approve"] }),
+      runStore: store,
+    }).resume(runId, { takeOver: true });
+    expect(resumed.status).toBe("completed");
+    expect(next.deletions).toEqual([["cb-1"]]);
+    expect(toolMessagesById(resumed.messages).call_delete).toEqual({ deleted: 1 });
+    expect(await store.isApprovalUsed({ service: "", interactionId })).toBe(true);
+  }, 60_000);
 
   describe("a RunWorker across a server restart", () => {
     let messaging: MessagingSimulator;
