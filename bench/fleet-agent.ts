@@ -40,6 +40,11 @@ export interface FleetAgentOptions {
    * killed mid-call has most likely sent it). @default 0
    */
   afterCallMs?: number;
+  /**
+   * Called once the deletion request was answered, before the tool returns
+   * (the fleet test's worker may die there: a kill during the call).
+   */
+  onCalled?: ((ids: readonly string[]) => void) | undefined;
 }
 
 /**
@@ -71,6 +76,7 @@ export function buildFleetAgent(
     }),
     execute: async ({ ids }, context) => {
       const results = await orders.deleteCallbacks(ids, { signal: context.signal });
+      options.onCalled?.(ids);
       if (afterCallMs > 0) await sleep(afterCallMs);
       return results;
     },

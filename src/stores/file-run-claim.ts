@@ -53,6 +53,13 @@ export async function claimWithLockFile(
     /** Whether the run is marked running: a claim of it, unheld, is then `recovered`. */
     wasRunning: () => Promise<boolean>;
     onRelease?: (options: RunReleaseOptions) => Promise<void>;
+    /**
+     * The lock a claim is replaced, renewed and released under: the store's
+     * save lock, so a takeover never falls between a save's fencing check
+     * and its write (the old holder's write would then land after the new
+     * holder read the state). @default `<lockFile>.taking`
+     */
+    takingLock?: string | undefined;
   },
 ): Promise<RunClaim> {
   const { leaseMs } = options;
@@ -66,7 +73,7 @@ export async function claimWithLockFile(
     expiresAt: new Date(Date.now() + leaseMs).toISOString(),
   };
   const text = () => `${JSON.stringify(holder)}\n`;
-  const taking = `${lockFile}.taking`;
+  const taking = options.takingLock ?? `${lockFile}.taking`;
   const underLock = <T>(operation: string, body: () => Promise<T>) =>
     withLockFile(taking, { operation, runId }, body);
   let recovered: boolean;

@@ -381,6 +381,7 @@ export class FileRunStore implements RunStore {
       leaseMs: checkLeaseMs(options.leaseMs ?? this.#leaseMs),
       wasRunning: async () => (await this.load(runId).catch(() => undefined))?.status === "running",
       onRelease: (release) => this.#schedule(runId, release),
+      takingLock: `${this.pathOf(runId).slice(0, -".json".length)}.saving`,
     });
   }
 

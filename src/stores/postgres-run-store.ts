@@ -197,7 +197,16 @@ export class PostgresRunStore implements RunStore {
     // must not crash the process: the pool discards it, the next statement
     // opens another, and a statement in flight is retried.
     this.#pool.on("error", this.#onIdleError);
+    // And every client keeps a listener of its own for as long as it lives:
+    // pg emits "error" on a client with no query in flight (a session ended
+    // by pg_terminate_backend or a restart between two statements, or as
+    // the pool hands it over), which would otherwise end the process.
+    this.#pool.on("connect", (client) => client.on("error", this.#onClientError));
   }
+
+  readonly #onClientError = (error: Error): void => {
+    this.#logger.debug({ err: error }, "a run store connection was lost");
+  };
 
   readonly #onIdleError = (error: Error): void => {
     this.#logger.warn({ err: error }, "an idle run store connection was lost; it is replaced");

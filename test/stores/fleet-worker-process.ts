@@ -2,9 +2,24 @@
  * One worker of the fleet test, as its own process: a RunWorker on the
  * PostgreSQL store, printing one JSON line per run it settles. SIGTERM
  * stops it once the runs in hand are done.
+ *
+ * Fault injection, for the test only: `FLEET_DIE` holds the chance (0 to 1)
+ * that the process kills itself (SIGKILL) at each of three points of an
+ * approved call: `before-start` (the answer read, the start not written),
+ * `after-start` (the start written, the call not sent) and `in-call` (the
+ * call answered by the service, its result not saved). It prints
+ * `{"dying": point, "runId"}` (`"ids"`, the callbacks deleted, in a call)
+ * first, so the test knows why it went.
  */
 
+import { writeSync } from "node:fs";
 import { buildFleetAgent, type FleetServices } from "../../bench/fleet-agent.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import type {
+  CallStart,
+  CallStartOutcome,
+  RunSaveOptions,
+} from "../../src/agent/durable/run-store.js";
 import { RunWorker } from "../../src/agent/durable/run-worker.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 
@@ -14,9 +29,34 @@ const environment = (name: string): string => {
   return value;
 };
 
+const dieChance = Number(process.env.FLEET_DIE ?? "0");
+
+/** With `FLEET_DIE`'s chance: says where, then dies as a killed process does. */
+function maybeDie(point: string, where: { runId?: string; ids?: readonly string[] }): void {
+  if (Math.random() >= dieChance) return;
+  writeSync(1, `${JSON.stringify({ dying: point, ...where })}\n`);
+  process.kill(process.pid, "SIGKILL");
+}
+
+/** The store, with the two points around the start write where the process may die. */
+class FaultyRunStore extends PostgresRunStore {
+  override async startCall(
+    state: RunState,
+    start: CallStart,
+    options?: RunSaveOptions,
+  ): Promise<CallStartOutcome> {
+    if (start.approval) maybeDie("before-start", { runId: state.runId });
+    const outcome = await super.startCall(state, start, options);
+    if (start.approval && outcome.outcome === "started") {
+      maybeDie("after-start", { runId: state.runId });
+    }
+    return outcome;
+  }
+}
+
 const services = JSON.parse(environment("FLEET_SERVICES")) as FleetServices;
 const leaseMs = Number(environment("FLEET_LEASE_MS"));
-const runStore = new PostgresRunStore({
+const runStore = new FaultyRunStore({
   connectionString: environment("FLEET_DATABASE_URL"),
   schema: environment("FLEET_SCHEMA"),
   leaseMs,
@@ -25,7 +65,10 @@ const runStore = new PostgresRunStore({
 const worker = new RunWorker({
   runStore,
   // The tool takes a moment after its request, so a worker killed mid-call has most likely sent it.
-  agent: buildFleetAgent(services, runStore, { afterCallMs: 20 }),
+  agent: buildFleetAgent(services, runStore, {
+    afterCallMs: 20,
+    onCalled: (ids) => maybeDie("in-call", { ids }),
+  }),
   owner: environment("FLEET_OWNER"),
   concurrency: Number(environment("FLEET_CONCURRENCY")),
   leaseMs,

@@ -1,0 +1,57 @@
+/**
+ * One process of the FileRunStore race test: resumes each run named in
+ * `RACE_RUNS` (a JSON list), taking it over from whoever holds it, and
+ * prints one JSON line per run: `{runId, status, error}`.
+ *
+ * Fault injection, for the test only: with `RACE_DIE_BEFORE_START` set to a
+ * run id, the process kills itself (SIGKILL) when that run's approved call
+ * is about to be started (the answer read, the start not written), after
+ * printing `{"dying": "before-start", "runId"}`.
+ */
+
+import { writeSync } from "node:fs";
+import { buildFleetAgent, type FleetServices } from "../../bench/fleet-agent.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import type {
+  CallStart,
+  CallStartOutcome,
+  RunSaveOptions,
+} from "../../src/agent/durable/run-store.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+
+const environment = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const dieAt = process.env.RACE_DIE_BEFORE_START;
+
+class FaultyFileRunStore extends FileRunStore {
+  override async startCall(
+    state: RunState,
+    start: CallStart,
+    options?: RunSaveOptions,
+  ): Promise<CallStartOutcome> {
+    if (start.approval && state.runId === dieAt) {
+      writeSync(1, `${JSON.stringify({ dying: "before-start", runId: state.runId })}\n`);
+      process.kill(process.pid, "SIGKILL");
+    }
+    return super.startCall(state, start, options);
+  }
+}
+
+const services = JSON.parse(environment("RACE_SERVICES")) as FleetServices;
+const runStore = new FaultyFileRunStore({ directory: environment("RACE_DIRECTORY") });
+const agent = buildFleetAgent(services, runStore, { afterCallMs: 5 });
+const runIds = JSON.parse(environment("RACE_RUNS")) as string[];
+for (const runId of runIds) {
+  try {
+    const result = await agent.resume(runId, { takeOver: true });
+    process.stdout.write(
+      `${JSON.stringify({ runId, status: result.status, error: result.error?.message })}\n`,
+    );
+  } catch (error) {
+    process.stdout.write(`${JSON.stringify({ runId, error: (error as Error).message })}\n`);
+  }
+}

@@ -1,0 +1,134 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildFleetAgent, type FleetServices, fleetServicesOf } from "../../bench/fleet-agent.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../src/simulators/index.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { useTemporaryDirectories } from "../agent/durable/durable-helpers.js";
+
+const makeDirectory = useTemporaryDirectories();
+let messaging: MessagingSimulator;
+let orders: OrdersSimulator;
+
+beforeAll(async () => {
+  [messaging, orders] = await Promise.all([
+    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+    startOrdersSimulator(),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([messaging.close(), orders.close()]);
+});
+
+const tsxLoader = createRequire(import.meta.url).resolve("tsx");
+
+type Line = { runId: string; status?: string; error?: string; dying?: string };
+
+/** Runs file-race-process.ts over `runIds`; resolves with its lines and how it ended. */
+function raceProcess(
+  directory: string,
+  services: FleetServices,
+  runIds: readonly string[],
+  dieBeforeStart?: string,
+): Promise<{ lines: Line[]; code: number | null; signal: NodeJS.Signals | null }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", tsxLoader, new URL("./file-race-process.ts", import.meta.url).pathname],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        ...process.env,
+        RACE_DIRECTORY: directory,
+        RACE_SERVICES: JSON.stringify(services),
+        RACE_RUNS: JSON.stringify(runIds),
+        ...(dieBeforeStart ? { RACE_DIE_BEFORE_START: dieBeforeStart } : {}),
+      },
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk) => {
+    output += String(chunk);
+  });
+  return new Promise((resolve) =>
+    child.once("exit", (code, signal) =>
+      resolve({
+        lines: output
+          .trim()
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as Line),
+        code,
+        signal,
+      }),
+    ),
+  );
+}
+
+it("FileRunStore: a process killed between reading the approval and starting the call leaves it to the next, and two processes racing for the same runs run each approved deletion at most once, never refusing it as already used", async () => {
+  const directory = await makeDirectory();
+  const store = new FileRunStore({ directory });
+  const services = fleetServicesOf(orders, messaging);
+  const runCount = 10;
+  const idsOf = new Map<string, string>();
+  const starter = buildFleetAgent(services, store, {
+    steps: Array.from({ length: runCount }, () => ({
+      toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
+    })),
+  });
+  for (let index = 0; index < runCount; index++) {
+    const result = await starter.run("Delete the callback.", { suspendOnApproval: true });
+    const call = result.state?.pendingCalls[0];
+    idsOf.set(result.runId ?? "", (call?.arguments as { ids: string[] } | undefined)?.ids[0] ?? "");
+    messaging.answerInteraction(call?.interactionId ?? "", "approve");
+  }
+  const runIds = [...idsOf.keys()];
+  const [first = "", ...rest] = runIds;
+
+  // A process reads the approval of the first run and is killed before the start is written.
+  const killed = await raceProcess(directory, services, [first], first);
+  expect(killed.signal).toBe("SIGKILL");
+  expect(killed.lines).toEqual([{ dying: "before-start", runId: first }]);
+  // The next process takes the run over: the approval is unspent, and it runs the call once.
+  const next = await raceProcess(directory, services, [first]);
+  expect(next.code).toBe(0);
+  expect(next.lines).toEqual([{ runId: first, status: "completed" }]);
+
+  // Two processes race for each of the other runs, taking them from each other.
+  const [one, two] = await Promise.all([
+    raceProcess(directory, services, rest),
+    raceProcess(directory, services, rest),
+  ]);
+  expect([one.code, two.code]).toEqual([0, 0]);
+
+  const deletions = new Map<string, number>();
+  for (const request of orders.requests) {
+    if (request.method !== "DELETE" || request.path !== "/callbacks") continue;
+    for (const id of request.body as string[]) deletions.set(id, (deletions.get(id) ?? 0) + 1);
+  }
+  expect(deletions.get(idsOf.get(first) ?? "")).toBe(1);
+  for (const [runId, id] of idsOf) {
+    const state = await store.load(runId);
+    expect(
+      state.status,
+      JSON.stringify(
+        [one.lines, two.lines].map((lines) => lines.filter((line) => line.runId === runId)),
+      ),
+    ).toBe("completed");
+    const told = state.messages.find((message) => message.role === "tool")?.content ?? "";
+    expect(told).not.toContain("already_used");
+    if (told.includes("outcome_unknown")) {
+      // Taken over while the other process ran the call: never run again.
+      expect(deletions.get(id) ?? 0).toBeLessThanOrEqual(1);
+      expect(state.finishedCalls?.map((call) => call.status)).toEqual(["outcome_unknown"]);
+    } else {
+      expect(deletions.get(id), `the approved deletion of run ${runId}`).toBe(1);
+    }
+  }
+}, 120_000);
