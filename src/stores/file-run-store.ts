@@ -170,6 +170,13 @@ export class FileRunStore implements RunStore {
       handle = undefined;
       await rename(temporary, file);
       await syncDirectory(this.#runsDirectory);
+      // The revision this store last saved: a sealed copy older than it, put
+      // back in place of the file, is refused by load (its seal is genuine).
+      if (checked.seal !== undefined) {
+        await writeFile(this.#revisionFileOf(checked.runId), `${checked.revision}\n`, {
+          mode: 0o600,
+        });
+      }
     } catch (error) {
       await handle?.close().catch(() => {});
       await unlink(temporary).catch(() => {});
@@ -248,6 +255,18 @@ export class FileRunStore implements RunStore {
     }
     if (state.seal === undefined && (await this.#isSealed())) {
       throw unsealedInSealedStore(runId, `the run store at ${this.directory}`, "loaded");
+    }
+    if (state.seal !== undefined) {
+      const saved = Number.parseInt(
+        await readFile(this.#revisionFileOf(runId), "utf8").catch(() => "0"),
+        10,
+      );
+      if (saved > state.revision) {
+        throw new RunStateError(
+          file,
+          `it is revision ${state.revision}, older than revision ${saved} this store saved last: an older copy of the run was put back in place of the file; it is not resumed`,
+        );
+      }
     }
     return state;
   }
@@ -450,6 +469,10 @@ export class FileRunStore implements RunStore {
 
   #lockFileOf(runId: string): string {
     return `${this.pathOf(runId).slice(0, -".json".length)}.lock`;
+  }
+
+  #revisionFileOf(runId: string): string {
+    return `${this.pathOf(runId).slice(0, -".json".length)}.revision`;
   }
 
   #dueFileOf(runId: string): string {
@@ -661,6 +684,7 @@ export class FileRunStore implements RunStore {
       await unlink(file);
       await rm(join(this.directory, "executions", runId), { recursive: true, force: true });
       await unlink(this.#dueFileOf(runId)).catch(() => {});
+      await unlink(this.#revisionFileOf(runId)).catch(() => {});
       return true;
     } catch (error) {
       if (errorCode(error) === "ENOENT") return false;

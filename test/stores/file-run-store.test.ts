@@ -428,3 +428,19 @@ describe("FileRunStore's save lock", () => {
     expect((await store.load("run-a")).revision).toBe(2);
   });
 });
+
+describe("FileRunStore's sealed runs", () => {
+  it("refuses an older sealed copy of a run put back in place of its file", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    const seal = `hmac-sha256:${"a".repeat(64)}`;
+    await store.save(state("run-a", { seal }), { expectedRevision: 0 });
+    const older = await readFile(store.pathOf("run-a"), "utf8");
+    await store.save(state("run-a", { revision: 2, status: "aborted", seal }), {
+      expectedRevision: 1,
+    });
+    await writeFile(store.pathOf("run-a"), older);
+    await expect(store.load("run-a")).rejects.toThrow(
+      /it is revision 1, older than revision 2 this store saved last: an older copy of the run was put back/,
+    );
+  });
+});
