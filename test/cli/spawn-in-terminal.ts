@@ -18,7 +18,11 @@ export interface TerminalSession {
 /**
  * Runs a shell command line from the repository root inside a pseudo-terminal
  * made by util-linux `script`, so stdin, stdout and stderr are terminals as
- * in a person's shell, with no SWITCHYARD_* variables but `env`.
+ * in a person's shell, with no SWITCHYARD_* variables but `env`. The shell
+ * `script` starts (`$SHELL`, or `/bin/sh` where it is unset, as on CI) execs
+ * the command, so Ctrl-C reaches the command alone: a shell left waiting
+ * (dash does not exec a `-c` command) dies of it and reports 130 instead of
+ * the command's own status.
  */
 export function spawnInTerminal(
   commandLine: string,
@@ -27,7 +31,7 @@ export function spawnInTerminal(
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("SWITCHYARD_")),
   );
-  const child = spawn("script", ["--quiet", "--return", "--command", commandLine, "/dev/null"], {
+  const child = spawn("script", ["--quiet", "--return", "--command", `exec ${commandLine}`, "/dev/null"], {
     cwd: repositoryRoot,
     env: { ...inherited, ...env },
     stdio: ["pipe", "pipe", "pipe"],
