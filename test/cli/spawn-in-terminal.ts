@@ -31,11 +31,15 @@ export function spawnInTerminal(
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("SWITCHYARD_")),
   );
-  const child = spawn("script", ["--quiet", "--return", "--command", `exec ${commandLine}`, "/dev/null"], {
-    cwd: repositoryRoot,
-    env: { ...inherited, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "script",
+    ["--quiet", "--return", "--command", `exec ${commandLine}`, "/dev/null"],
+    {
+      cwd: repositoryRoot,
+      env: { ...inherited, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let printed = "";
   const watchers: { text: string; resolve: () => void }[] = [];
   const collect = (chunk: Buffer) => {
