@@ -183,7 +183,10 @@ describe("the messaging simulator's inbox page", () => {
 
     expect([noOrigin.status, crossSite.status, sameSite.status]).toEqual([403, 403, 403]);
     expect(await noOrigin.text()).toContain("carries no Origin header");
-    expect(await crossSite.text()).toContain('marks this form post as \\"cross-site\\"');
+    expect(await crossSite.text()).toBe(
+      `The browser marks this form post as "cross-site", not same-origin; use the page at ${messaging.url}.`,
+    );
+    expect(crossSite.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(messaging.interaction(interactionId)?.state).toBe("pending");
 
     const fromPage = await post(

@@ -32,5 +32,7 @@ export interface Route {
   pattern: string;
   /** True for endpoints that work without a bearer token. */
   public?: boolean;
+  /** How this route's errors are written, when not as the server's: `text` for pages a person opens. */
+  errorFormat?: "json" | "text";
   handle(context: RouteContext): RouteResponse | Promise<RouteResponse>;
 }

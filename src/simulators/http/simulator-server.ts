@@ -51,8 +51,12 @@ export async function startSimulatorServer(
   const faults = new FaultInjector();
   let requestCount = 0;
 
-  const sendError = (response: ServerResponse, error: SimulatorHttpError): void => {
-    if (options.errorFormat === "json") {
+  const sendError = (
+    response: ServerResponse,
+    error: SimulatorHttpError,
+    format: "json" | "text" = options.errorFormat,
+  ): void => {
+    if (format === "json") {
       sendJson(
         response,
         error.status,
@@ -166,7 +170,9 @@ export async function startSimulatorServer(
     try {
       answer = await match.route.handle(context);
     } catch (error) {
-      if (error instanceof SimulatorHttpError) return sendError(response, error);
+      if (error instanceof SimulatorHttpError) {
+        return sendError(response, error, match.route.errorFormat);
+      }
       throw error;
     }
     sendAnswer(response, answer);

@@ -19,7 +19,7 @@ const maximumNoteLength = 2000;
  * must come from the simulator's own origin (its `Origin` header, and
  * `Sec-Fetch-Site: same-origin` when sent) and carry the page's form token,
  * so neither another site nor a program posting without a browser's headers
- * answers for the person.
+ * answers for the person. Errors are plain text, for the person reading them.
  */
 export function approvalPageRoutes(service: MessagingService): Route[] {
   const context = () => ({ formToken: service.formToken });
@@ -28,6 +28,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       method: "GET",
       pattern: "/subscribe/:linkId",
       public: true,
+      errorFormat: "text",
       handle: ({ params }) => {
         const link = findLink(service, params.linkId);
         return {
@@ -40,6 +41,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       method: "POST",
       pattern: "/subscribe/:linkId",
       public: true,
+      errorFormat: "text",
       handle: (request) => {
         checkFormPost(service, request);
         const link = findLink(service, request.params.linkId);
@@ -54,6 +56,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       method: "GET",
       pattern: "/inbox/:linkId",
       public: true,
+      errorFormat: "text",
       handle: ({ params }) => {
         const link = findLink(service, params.linkId);
         const interactions = service.state.interactions.filter(
@@ -66,6 +69,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       method: "POST",
       pattern: "/inbox/:linkId/interactions/:interactionId",
       public: true,
+      errorFormat: "text",
       handle: (request) => {
         const form = checkFormPost(service, request);
         const link = findLink(service, request.params.linkId);
