@@ -5,8 +5,9 @@
  *
  * Fault injection, for the test only: with `RACE_DIE_BEFORE_START` set to a
  * run id, the process kills itself (SIGKILL) when that run's approved call
- * is about to be started (the answer read, the start not written), after
- * printing `{"dying": "before-start", "runId"}`.
+ * is about to be started (the answer read, the start not written: the
+ * process dies at the write that records the call started), after printing
+ * `{"dying": "before-start", "runId"}`.
  */
 
 import { writeSync } from "node:fs";
@@ -27,16 +28,26 @@ const environment = (name: string): string => {
 
 const dieAt = process.env.RACE_DIE_BEFORE_START;
 
+/** Dies, saying so, when `state` is the run to die on. */
+function maybeDie(state: RunState): void {
+  if (state.runId !== dieAt) return;
+  writeSync(1, `${JSON.stringify({ dying: "before-start", runId: state.runId })}\n`);
+  process.kill(process.pid, "SIGKILL");
+}
+
 class FaultyFileRunStore extends FileRunStore {
+  /** A save that would record a call started (how stores before `startCall` did it) is a start write too. */
+  override async save(state: RunState, options?: RunSaveOptions): Promise<void> {
+    if (state.pendingCalls.some((call) => call.phase === "started")) maybeDie(state);
+    return super.save(state, options);
+  }
+
   override async startCall(
     state: RunState,
     start: CallStart,
     options?: RunSaveOptions,
   ): Promise<CallStartOutcome> {
-    if (start.approval && state.runId === dieAt) {
-      writeSync(1, `${JSON.stringify({ dying: "before-start", runId: state.runId })}\n`);
-      process.kill(process.pid, "SIGKILL");
-    }
+    if (start.approval) maybeDie(state);
     return super.startCall(state, start, options);
   }
 }
