@@ -653,7 +653,10 @@ export class FileRunStore implements RunStore {
       if (error instanceof RunNotFoundError) return undefined;
       throw error;
     });
-    return state?.usedApprovals?.includes(approval.interactionId) ?? true;
+    // A run that is gone cannot tell: its marker stands. A run that is
+    // there tells by its state (a state without the list spent nothing).
+    if (!state) return true;
+    return state.usedApprovals?.includes(approval.interactionId) === true;
   }
 
   #usedApprovalFile(approval: SpentApproval): string {
