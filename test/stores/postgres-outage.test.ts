@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,6 +90,58 @@ describe("PostgresRunStore under database faults", () => {
     await admin.query("COMMIT");
     await saving;
     expect((await store.load("run-a")).revision).toBe(2);
+  });
+
+  it("sends a save again after its answer was lost, and finds its own write instead of a conflict", async () => {
+    // A proxy that, once armed, cuts the connection when the server answers
+    // the armed run's next statement: the statement committed, the answer is lost.
+    const upstream = new URL(server.url);
+    let armedFor: string | undefined;
+    let cuts = 0;
+    const proxy = createServer((client) => {
+      const database = connect(Number(upstream.port), upstream.hostname);
+      let cutNext = false;
+      client.on("data", (chunk) => {
+        if (armedFor !== undefined && chunk.includes(armedFor)) {
+          cutNext = true;
+          armedFor = undefined;
+        }
+        database.write(chunk);
+      });
+      database.on("data", (chunk) => {
+        if (cutNext) {
+          cuts++;
+          client.destroy();
+          database.destroy();
+          return;
+        }
+        client.write(chunk);
+      });
+      client.on("error", () => database.destroy());
+      database.on("error", () => client.destroy());
+      client.on("close", () => database.destroy());
+      database.on("close", () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const { port } = proxy.address() as AddressInfo;
+    const viaProxy = new URL(server.url);
+    viaProxy.host = `127.0.0.1:${port}`;
+    const store = new PostgresRunStore({
+      connectionString: viaProxy.toString(),
+      schema: uniqueSchema("outage"),
+      poolSize: 2,
+    });
+    stores.push(store);
+    try {
+      await store.save(savedState("run-lost-answer"), { expectedRevision: 0 });
+      armedFor = "run-lost-answer";
+      await store.save(savedState("run-lost-answer", 2), { expectedRevision: 1 });
+      expect(cuts).toBe(1);
+      expect((await store.load("run-lost-answer")).revision).toBe(2);
+    } finally {
+      await store.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it("survives its migration session being ended (an error event with nobody listening crashed the process)", async () => {
