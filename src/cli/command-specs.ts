@@ -322,3 +322,68 @@ export const commandSpecs: readonly CommandSpec[] = [
 export function findCommandSpec(name: string): CommandSpec | undefined {
   return commandSpecs.find((spec) => spec.name === name);
 }
+
+/** A subcommand of `switchyard runs`, with a help of its own. */
+export interface RunsActionSpec extends Omit<CommandSpec, "name"> {
+  name: "runs show" | "runs cancel" | "runs prune";
+}
+
+/** `switchyard runs show|cancel|prune --help`. */
+export const runsActionSpecs: readonly RunsActionSpec[] = [
+  {
+    name: "runs show",
+    usage: "switchyard runs show <run-id> [--json]",
+    summary: "Show what a saved run did.",
+    options: [
+      {
+        name: "json",
+        type: "boolean",
+        description: "Print the run as one JSON object on stdout.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Prints the run's answer, each tool call with its outcome, each approval (outcome, who, when,",
+      "the action, its fingerprint) and its error; text a model or service wrote is quoted and",
+      "escaped. switchyard runs lists the run ids.",
+      ...stateDirectoryNotes,
+    ],
+  },
+  {
+    name: "runs cancel",
+    usage: "switchyard runs cancel <run-id> [--take-over]",
+    summary: "End a suspended run for good, withdrawing the questions it waits for.",
+    options: [
+      {
+        name: "take-over",
+        type: "boolean",
+        description:
+          "Cancel a run marked running whose process crashed or was killed. Only when no other process works on the run.",
+      },
+      helpOption,
+    ],
+    notes: [
+      "Each question the run waits for is withdrawn through the messaging service the environment",
+      "names (SWITCHYARD_MESSAGING_URL), where that still can be done, and the run is saved aborted",
+      "(error RunCancelled), so resume refuses it. switchyard runs --status suspended lists the runs",
+      "waiting for an answer.",
+      ...stateDirectoryNotes,
+    ],
+  },
+  {
+    name: "runs prune",
+    usage: "switchyard runs prune --older-than AGE",
+    summary: "Remove the saved runs not updated for longer than AGE.",
+    options: [
+      {
+        name: "older-than",
+        type: "string",
+        valueName: "AGE",
+        description:
+          "Remove the runs last updated longer ago than AGE (30m, 12h, 7d, 2w), whatever their status but running. Required.",
+      },
+      helpOption,
+    ],
+    notes: ["Removes their states and the records of them.", ...stateDirectoryNotes],
+  },
+];

@@ -34,8 +34,11 @@ export function generalHelp(examples: readonly ExampleSummary[]): string {
   ].join("\n");
 }
 
-/** `switchyard <command> --help`. */
-export function commandHelp(spec: CommandSpec, examples: readonly ExampleSummary[]): string {
+/** `switchyard <command> --help` (and `switchyard runs <action> --help`). */
+export function commandHelp(
+  spec: Omit<CommandSpec, "name"> & { name: string },
+  examples: readonly ExampleSummary[],
+): string {
   const lines = [`Usage: ${spec.usage}`, "", spec.summary, ""];
   if (spec.name === "run" && examples.length > 0) {
     lines.push(`Examples: ${examples.map((example) => example.name).join(", ")}`, "");

@@ -26,8 +26,12 @@ export interface RunListing {
 
 /** What `switchyard runs --json` prints. */
 export interface RunsReport {
-  /** Where the runs are kept: the absolute state directory, or the database and schema. */
-  directory: string;
+  /** The state directory's absolute path; `null` when the runs are in PostgreSQL. */
+  directory: string | null;
+  /** The PostgreSQL schema holding the runs (`SWITCHYARD_DATABASE_URL`); `null` for a directory. */
+  database: { schema: string } | null;
+  /** Where the runs are kept, in words: the directory, or the database and schema. */
+  where: string;
   /** Most recently updated first. */
   runs: RunListing[];
   /** Saved files that could not be read, each with what is wrong. */
@@ -122,7 +126,13 @@ async function listFrom(
     );
   }
   if (args.json) {
-    const report: RunsReport = { directory: state.where, runs, unreadable };
+    const report: RunsReport = {
+      directory: state.directory ?? null,
+      database: state.schema === undefined ? null : { schema: state.schema },
+      where: state.where,
+      runs,
+      unreadable,
+    };
     io.stdout.write(`${JSON.stringify(report)}\n`);
     return exitCodes.completed;
   }

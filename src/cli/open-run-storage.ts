@@ -21,6 +21,10 @@ export interface RunRecords {
 export interface RunStorage {
   /** For messages: the state directory, or the database and schema. */
   where: string;
+  /** The state directory's absolute path; undefined when the runs are in PostgreSQL. */
+  directory: string | undefined;
+  /** The PostgreSQL schema holding the runs; undefined when they are in a directory. */
+  schema: string | undefined;
   /** The environment variable that chose it. */
   variable: "SWITCHYARD_STATE_DIR" | "SWITCHYARD_DATABASE_URL";
   store: RunStore;
@@ -42,6 +46,8 @@ export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
     const store = new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) });
     return {
       where: `the PostgreSQL database, schema ${store.schema}`,
+      directory: undefined,
+      schema: store.schema,
       variable: "SWITCHYARD_DATABASE_URL",
       store,
       records: metadataRecords(store),
@@ -52,6 +58,8 @@ export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
   const { records } = directory;
   return {
     where: directory.directory,
+    directory: directory.directory,
+    schema: undefined,
     variable: "SWITCHYARD_STATE_DIR",
     store: directory.store,
     records: {

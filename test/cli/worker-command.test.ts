@@ -54,7 +54,9 @@ it("run --no-wait saves to PostgreSQL, switchyard worker resumes the run once an
   const runId = started.stdout.trim();
   const listed = await switchyard(["runs", "--json", "--status", "suspended"]);
   const report = JSON.parse(listed.stdout) as RunsReport;
-  expect(report.directory).toContain(`schema ${schema}`);
+  expect(report.directory).toBeNull();
+  expect(report.database).toEqual({ schema });
+  expect(report.where).toBe(`the PostgreSQL database, schema ${schema}`);
   expect(report.runs.map((run) => [run.runId, run.example])).toEqual([[runId, "callback-cleanup"]]);
 
   const interactionId = report.runs[0]?.pendingApprovals[0]?.interactionId ?? "";

@@ -1,7 +1,7 @@
 import { cancelRun } from "../cancel-run.js";
 import type { CliIo } from "../cli-io.js";
 import { usageError } from "../command-error.js";
-import { findCommandSpec } from "../command-specs.js";
+import { findCommandSpec, type RunsActionSpec, runsActionSpecs } from "../command-specs.js";
 import { commandHelp } from "../help-text.js";
 import { listRuns } from "../list-runs.js";
 import type { RunsArguments } from "../parse-arguments.js";
@@ -21,7 +21,7 @@ export async function runsCancelCommand(
   help: boolean,
   io: CliIo,
 ): Promise<number> {
-  if (help) return writeRunsHelp(io);
+  if (help) return writeRunsHelp(io, "runs cancel");
   if (runId === undefined) {
     throw usageError(
       "switchyard runs cancel needs a run id; switchyard runs --status suspended lists the runs waiting for an answer.",
@@ -52,7 +52,7 @@ export async function runsShowCommand(
   help: boolean,
   io: CliIo,
 ): Promise<number> {
-  if (help) return writeRunsHelp(io);
+  if (help) return writeRunsHelp(io, "runs show");
   if (runId === undefined) {
     throw usageError("switchyard runs show needs a run id; switchyard runs lists the saved runs.");
   }
@@ -65,10 +65,14 @@ export async function runsPruneCommand(
   help: boolean,
   io: CliIo,
 ): Promise<number> {
-  return help ? writeRunsHelp(io) : pruneRuns(olderThan, io);
+  return help ? writeRunsHelp(io, "runs prune") : pruneRuns(olderThan, io);
 }
 
-function writeRunsHelp(io: CliIo): number {
-  io.stdout.write(commandHelp(findCommandSpec("runs")!, []));
+/** The help of `switchyard runs`, or of one of its actions. */
+function writeRunsHelp(io: CliIo, action?: RunsActionSpec["name"]): number {
+  const spec = action
+    ? runsActionSpecs.find((candidate) => candidate.name === action)!
+    : findCommandSpec("runs")!;
+  io.stdout.write(commandHelp(spec, []));
   return 0;
 }
