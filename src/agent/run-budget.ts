@@ -64,9 +64,9 @@ export class BudgetExhaustedError extends SwitchyardError {
   readonly used: number;
 
   constructor(limit: BudgetLimit, max: number, used: number, why: string) {
-    const what = limit === "toolCalls" ? "tool calls" : "tokens";
+    const what = limit === "toolCalls" ? "tool call" : "token";
     super(
-      `The run reached its budget of ${formatCount(max)} ${what} (${formatCount(used)} used)${why}. Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
+      `The run reached its budget of ${formatCount(max)} ${what}${max === 1 ? "" : "s"} (${formatCount(used)} used)${why}. Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
     );
     this.limit = limit;
     this.max = max;

@@ -283,7 +283,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       journal.stepCount = stepNumber;
       journal.openStep(message);
       const { admitted, beyondBudget } = await admitToolCalls(requestedToolCalls(message), budget);
-      for (const record of beyondBudget) await journal.recordOutcome(record);
+      for (const toolCall of beyondBudget) {
+        const { toolCallId, toolName, rawArguments } = toolCall;
+        emit({ type: "tool-call", stepNumber, toolCallId, toolName, rawArguments });
+        await journal.recordOutcome(toolCall);
+        emit({ type: "tool-result", stepNumber, toolCall });
+      }
       const ended = await settleStep({
         stepNumber,
         tools: step.tools,

@@ -54,7 +54,8 @@ export interface ToolCallRecordBase {
  * tool message yet (`content` is empty). `outcome_unknown`: a destructive
  * call had started when an earlier process stopped, and it is not run again.
  * `expired`: nobody answered the approval question before it expired; the
- * call did not run, and it was not refused.
+ * call did not run, and it was not refused. `refused` with no `approval`:
+ * the run's `budget` of tool calls was spent, so the call did not run.
  */
 export type ToolCallRecord = ToolCallRecordBase &
   (

@@ -62,6 +62,26 @@ export const runOptions: readonly OptionSpec[] = [
     description:
       "Stop at the first approval request instead of waiting for the answer: the run is saved, its id printed, and switchyard resume goes on with it later. The services the example uses must run outside this command (switchyard sim, or your own).",
   },
+  {
+    name: "max-tool-calls",
+    type: "string",
+    valueName: "N",
+    description:
+      "The run's budget of tool calls (those the model asks for, whatever their outcome): calls beyond it do not run, and the run ends with status budget_exhausted (exit 1).",
+  },
+  {
+    name: "max-tokens",
+    type: "string",
+    valueName: "N",
+    description:
+      "The run's budget of tokens (input + output, as the model reports them): reached, the run ends before its next model call with status budget_exhausted (exit 1).",
+  },
+  {
+    name: "extend-budget",
+    type: "boolean",
+    description:
+      "When the budget is reached, ask the approver (like any approval) to allow as much again, e.g. 10 more tool calls; anything but an approval ends the run with status budget_exhausted.",
+  },
   jsonReportOption,
   helpOption,
 ];
@@ -78,7 +98,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "run",
     usage:
-      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--json]",
+      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]",
     summary: "Run an example agent against the simulators or your services.",
     options: runOptions,
     notes: [
@@ -97,7 +117,7 @@ export const commandSpecs: readonly CommandSpec[] = [
       ...stateDirectoryNotes,
       "Exit status: 0 the run completed (a refused approval reported by the agent is still a",
       "completed run) or, with --no-wait, stopped at an approval; 1 it did not complete (max_steps,",
-      "failed, aborted) or a service could not be reached; 2 bad usage or configuration (unknown",
+      "budget_exhausted, failed, aborted) or a service could not be reached; 2 bad usage or configuration (unknown",
       "example or flag, missing or rejected token, simulated services with --no-wait, --approve ask",
       "without a terminal). Through npm run, Ctrl-C ends with npm's own status, 130.",
       "At the approval prompt, end of input (Ctrl-D) refuses the question at once.",

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { type RunStateStatus, runStateStatuses } from "../agent/durable/run-state.js";
+import type { RunBudget } from "../agent/run-budget.js";
 import { type ApprovalMode, approvalModes, isApprovalMode } from "./approval-mode.js";
 import { usageError } from "./command-error.js";
 import {
@@ -22,6 +23,8 @@ export interface RunArguments {
   approve?: ApprovalMode;
   /** `--no-wait`: stop at the first approval request; the run is saved to resume later. */
   noWait: boolean;
+  /** `--max-tool-calls N`, `--max-tokens N`, `--extend-budget`: the run's budget. */
+  budget?: RunBudget;
   json: boolean;
   help: boolean;
 }
@@ -246,12 +249,53 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
     );
   }
   const approve = readApprove(values.approve as string | undefined, help);
+  const budget = help ? undefined : readBudgetFlags(values);
   return {
     ...(task !== undefined ? { task } : {}),
     ...(approve !== undefined ? { approve } : {}),
+    ...(budget !== undefined ? { budget } : {}),
     noWait: values["no-wait"] === true,
     json: values.json === true,
     help,
+  };
+}
+
+/** `--max-tool-calls N`, `--max-tokens N` and `--extend-budget` (by as much again); none given: no budget. */
+function readBudgetFlags(values: FlagValues): RunBudget | undefined {
+  const count = (flag: string): number | undefined => {
+    const text = values[flag] as string | undefined;
+    if (text === undefined) return undefined;
+    if (!/^\d{1,15}$/.test(text)) {
+      throw usageError(
+        `--${flag} must be a whole number from 0, e.g. --${flag} 20; got "${text}".`,
+      );
+    }
+    return Number(text);
+  };
+  const maxToolCalls = count("max-tool-calls");
+  const maxTokens = count("max-tokens");
+  const extend = values["extend-budget"] === true;
+  if (maxToolCalls === undefined && maxTokens === undefined) {
+    if (extend) {
+      throw usageError(
+        "--extend-budget needs a budget to extend: add --max-tool-calls N or --max-tokens N.",
+      );
+    }
+    return undefined;
+  }
+  return {
+    ...(maxToolCalls !== undefined ? { maxToolCalls } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(extend
+      ? {
+          onExhausted: "ask" as const,
+          // As much again; at least one, so an extension of a zero budget allows something.
+          extendBy: {
+            ...(maxToolCalls !== undefined ? { toolCalls: Math.max(1, maxToolCalls) } : {}),
+            ...(maxTokens !== undefined ? { tokens: Math.max(1, maxTokens) } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -273,7 +273,10 @@ function describeOutcome(call: ToolCallRecord): string {
     case "succeeded":
       return `ok ${summarizeContent(call.content)}`;
     case "refused":
-      return "not run (approval refused)";
+      // Refused with no approval decision: the run's tool-call budget was spent.
+      return call.approval
+        ? "not run (approval refused)"
+        : "not run (the run's tool-call budget is spent)";
     case "expired":
       return "not run (the approval question expired; not a refusal)";
     case "unknown_tool":

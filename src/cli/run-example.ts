@@ -1,3 +1,4 @@
+import type { RunBudget } from "../agent/run-budget.js";
 import type { AnswerFunction, AnswerMode } from "../simulators/messaging/answer-mode.js";
 import {
   type TerminalAnswerer,
@@ -48,6 +49,11 @@ export interface RunExampleOptions {
    * @default false
    */
   noWait?: boolean | undefined;
+  /**
+   * The run's budget (`--max-tool-calls`, `--max-tokens`, `--extend-budget`),
+   * over the example agent's own. @default the example's
+   */
+  budget?: RunBudget | undefined;
   /** Print the run's report as one JSON object on stdout. @default false */
   json?: boolean | undefined;
   /** @default the process's streams and environment */
@@ -127,10 +133,11 @@ export async function runExample(
     await checkServices(resolved, servicesUsedBy(example), signal);
 
     const agent = example.createAgent(resolved.services);
+    const { budget } = options;
     const saved = state
-      ? await startSavedRun(agent, { example, task, state, resolved, signal })
+      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget })
       : undefined;
-    const stream = saved?.stream ?? agent.stream(task, { signal });
+    const stream = saved?.stream ?? agent.stream(task, { signal, budget });
     const { result, durationMs, approvalWaits } = await followRun(stream, progress);
     if (state && saved) {
       if (result.state === undefined) {

@@ -1,6 +1,7 @@
 import type { Agent } from "../agent/agent.js";
 import type { AgentStream } from "../agent/agent-stream.js";
 import { newRunId } from "../agent/durable/run-id.js";
+import type { RunBudget } from "../agent/run-budget.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { redactText } from "../internal/redact.js";
 import { cliRunRecordFormat } from "./cli-run-records.js";
@@ -16,6 +17,8 @@ export interface SavedRunContext {
   state: RunStorage;
   resolved: ResolvedServices;
   signal: AbortSignal;
+  /** The run's budget, when the command line gave one. */
+  budget?: RunBudget | undefined;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function startSavedRun(
   agent: Agent,
   context: SavedRunContext,
 ): Promise<{ runId: string; stream: AgentStream }> {
-  const { example, task, state, resolved, signal } = context;
+  const { example, task, state, resolved, signal, budget } = context;
   const runId = newRunId();
   const record = {
     format: cliRunRecordFormat,
@@ -45,7 +48,7 @@ export async function startSavedRun(
   try {
     return {
       runId,
-      stream: agent.stream(task, { signal, suspendOnApproval: true, runId, metadata }),
+      stream: agent.stream(task, { signal, suspendOnApproval: true, runId, metadata, budget }),
     };
   } catch (error) {
     await state.records.delete(runId).catch(() => {});

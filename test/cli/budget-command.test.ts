@@ -1,0 +1,164 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunReport, RunsReport } from "switchyard-agents/cli";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { createTestIo } from "./cli-test-io.js";
+import { runSwitchyard } from "./spawn-switchyard.js";
+
+let simulators: Simulators;
+let directory: string;
+
+beforeAll(async () => {
+  simulators = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+  directory = await mkdtemp(join(tmpdir(), "switchyard-budget-"));
+});
+
+afterAll(async () => {
+  await simulators.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+function parseJsonLine<Value>(stdout: string): Value {
+  const lines = stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Value;
+}
+
+/** The audit log's records, as `switchyard` appended them. */
+async function auditRecords(file: string): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(file, "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { record?: Record<string, unknown> })
+    .map((entry) => entry.record ?? (entry as Record<string, unknown>));
+}
+
+async function switchyard(argv: string[], env: Record<string, string> = {}) {
+  const test = createTestIo({ env });
+  const code = await runCli(argv, test.io);
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+/** `switchyard run callback-cleanup --approve <answer> <flags> --json` in a child process, simulators inside. */
+function runCleanup(answer: "approve" | "deny", flags: string[], env: Record<string, string> = {}) {
+  return runSwitchyard(["run", "callback-cleanup", "--approve", answer, ...flags, "--json"], env);
+}
+
+describe("a run's budget on the command line", () => {
+  it("--max-tool-calls stops the run with status budget_exhausted, exit 1; the call beyond it never runs", async () => {
+    const { code, stdout, stderr } = await runCleanup("approve", ["--max-tool-calls", "1"]);
+
+    expect(code).toBe(1);
+    const report = parseJsonLine<RunReport>(stdout);
+    expect(report.status).toBe("budget_exhausted");
+    expect(report.error).toMatchObject({ name: "BudgetExhaustedError" });
+    expect(report.toolCalls.map((call) => [call.name, call.status])).toEqual([
+      ["list_callbacks", "succeeded"],
+      ["delete_callbacks", "refused"],
+    ]);
+    expect(report.toolCalls[1]).toMatchObject({ error: { code: "budget_exhausted" } });
+    // Nobody was asked to delete anything: the call never reached the gate.
+    expect(report.approvals).toEqual([]);
+    expect(stderr).toContain("not run (the run's tool-call budget is spent)");
+    expect(stderr).toMatch(
+      /run budget_exhausted \(.*\): The run reached its budget of 1 tool call \(1 used\)/,
+    );
+  });
+
+  it("--max-tokens stops the run before its next model call", async () => {
+    const { code, stdout } = await runCleanup("approve", ["--max-tokens", "100"]);
+
+    expect(code).toBe(1);
+    const report = parseJsonLine<RunReport>(stdout);
+    expect(report.status).toBe("budget_exhausted");
+    expect(report.steps).toHaveLength(1);
+    expect(report.error?.message).toContain("budget of 100 tokens");
+  });
+
+  it("--extend-budget asks the approver; approved, the run goes on, and the audit log has the decision", async () => {
+    const audit = join(directory, "approved.jsonl");
+    const { code, stdout, stderr } = await runCleanup(
+      "approve",
+      ["--max-tool-calls", "1", "--extend-budget"],
+      {
+        SWITCHYARD_AUDIT_LOG: audit,
+      },
+    );
+
+    expect(code, stderr).toBe(0);
+    expect(parseJsonLine<RunReport>(stdout).status).toBe("completed");
+    const records = await auditRecords(audit);
+    expect(records.map((record) => [record.action, record.outcome])).toEqual([
+      ["extend_run_budget", "approved"],
+      ["delete_callbacks", "approved"],
+    ]);
+  });
+
+  it("--extend-budget denied: the run stops with budget_exhausted, exit 1, the denial recorded", async () => {
+    const audit = join(directory, "denied.jsonl");
+    const { code, stdout } = await runCleanup(
+      "deny",
+      ["--max-tool-calls", "1", "--extend-budget"],
+      {
+        SWITCHYARD_AUDIT_LOG: audit,
+      },
+    );
+
+    expect(code).toBe(1);
+    const report = parseJsonLine<RunReport>(stdout);
+    expect(report.status).toBe("budget_exhausted");
+    expect(report.error?.message).toContain("the extension was not approved (denied");
+    expect(report.toolCalls.map((call) => call.status)).toEqual(["succeeded", "refused"]);
+    const records = await auditRecords(audit);
+    expect(records).toEqual([
+      expect.objectContaining({ action: "extend_run_budget", outcome: "refused", code: "denied" }),
+    ]);
+  });
+
+  it("switchyard runs shows a saved run that reached its budget", async () => {
+    const { reasoner, orders, messaging } = simulators;
+    const env = {
+      SWITCHYARD_REASONER_URL: reasoner.url,
+      SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
+      SWITCHYARD_ORDERS_URL: orders.url,
+      SWITCHYARD_ORDERS_TOKEN: orders.token,
+      SWITCHYARD_MESSAGING_URL: messaging.url,
+      SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
+      SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+      SWITCHYARD_STATE_DIR: join(directory, "state"),
+    };
+    const started = await switchyard(
+      ["run", "callback-cleanup", "--no-wait", "--max-tool-calls", "1", "--json"],
+      env,
+    );
+    expect(started.code).toBe(1);
+    const report = parseJsonLine<RunReport>(started.stdout);
+    expect(report.status).toBe("budget_exhausted");
+
+    const listed = await switchyard(["runs", "--status", "budget_exhausted", "--json"], env);
+    expect(listed.code).toBe(0);
+    expect(parseJsonLine<RunsReport>(listed.stdout).runs).toEqual([
+      expect.objectContaining({ runId: report.runId, status: "budget_exhausted" }),
+    ]);
+    const table = await switchyard(["runs"], env);
+    expect(table.stdout).toContain("budget_exhausted");
+  });
+
+  it("bad budget flags are usage errors (exit 2) that say what to write", async () => {
+    const notANumber = await switchyard(["run", "callback-cleanup", "--max-tool-calls", "many"]);
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toContain(
+      '--max-tool-calls must be a whole number from 0, e.g. --max-tool-calls 20; got "many".',
+    );
+    const nothingToExtend = await switchyard(["run", "callback-cleanup", "--extend-budget"]);
+    expect(nothingToExtend.code).toBe(2);
+    expect(nothingToExtend.stderr).toContain("--extend-budget needs a budget to extend");
+  });
+});
