@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
@@ -21,6 +22,8 @@ export interface ApprovedRecord extends DecisionSource {
   approvedBy?: string;
   /** What the person wrote with their approval, when anything (given to the model as theirs). */
   note?: string;
+  /** The person changed the call: the arguments they approved, which ran instead of the model's. */
+  edited?: { arguments: unknown };
   /** The `approvalPolicy` rule that allowed the call without asking anyone. */
   rule?: string;
   /** Shadow mode: what the policy's rules would have decided. */
@@ -37,7 +40,8 @@ export interface RefusedRecord extends DecisionSource {
    * `invalid_decision`, `fingerprint_mismatch`, `pending_not_supported`,
    * `aborted`, `already_used` (the approval was spent by another run or
    * call, or by a later copy of this run's state),
-   * `not_fingerprintable` (arguments JSON cannot hold), `policy_denied` (a
+   * `not_fingerprintable` (arguments JSON cannot hold), `invalid_edit` (the
+   * person's change to the arguments is not valid for the tool), `policy_denied` (a
    * rule of the agent's `approvalPolicy`, named in `rule`), or the approver's
    * own (`expired`, `timeout`, ...). Every code: {@link RefusalCode}.
    */
@@ -185,6 +189,9 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
   const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
   const source = decisionSource(decision as Record<string, unknown>);
 
+  if (outcome === "approved" && "editedArguments" in (decision as object)) {
+    return approvedEdit(decision as Record<string, unknown>, action, source, check, refuse);
+  }
   if (outcome === "approved") {
     if (!sameFingerprint(fingerprint, action.fingerprint)) {
       return refuse(
@@ -269,5 +276,53 @@ function decisionSource(decision: Record<string, unknown>): DecisionSource {
   return {
     ...(typeof approverLink === "string" ? { approverLink } : {}),
     ...(typeof questionDigest === "string" ? { questionDigest } : {}),
+  };
+}
+
+/**
+ * An approval of an edited action: its fingerprint must be that of the tool,
+ * the edited arguments and the action's target, exactly; the agent then
+ * checks the arguments with the tool's schema before anything runs.
+ */
+function approvedEdit(
+  decision: Record<string, unknown>,
+  action: ApprovalAction,
+  source: DecisionSource,
+  check: ApprovalGateOptions["check"],
+  refuse: (code: RefusalCode, reason: string, interactionId?: unknown) => RefusedRecord,
+): ApprovedRecord | RefusedRecord {
+  const { fingerprint, interactionId, editedArguments, approvedBy, note } = decision;
+  if (check && interactionId !== undefined && interactionId !== check.interactionId) {
+    return refuse(
+      "fingerprint_mismatch",
+      "the approval read belongs to another question, so it does not approve this call",
+      check.interactionId,
+    );
+  }
+  let expected: string;
+  try {
+    expected = actionFingerprint(action.toolName, editedArguments, action.target);
+  } catch (error) {
+    return refuse(
+      "invalid_edit",
+      `the person's edit cannot be bound to an approval (${redactText(describeThrown(error))}), so nothing was run`,
+      interactionId,
+    );
+  }
+  if (!sameFingerprint(fingerprint, expected)) {
+    return refuse(
+      "fingerprint_mismatch",
+      "the approval given was for other arguments than the edit it carries (fingerprint mismatch)",
+      interactionId,
+    );
+  }
+  return {
+    outcome: "approved",
+    ...source,
+    fingerprint: expected,
+    edited: { arguments: structuredClone(editedArguments) },
+    ...(typeof interactionId === "string" ? { interactionId } : {}),
+    ...(typeof approvedBy === "string" ? { approvedBy } : {}),
+    ...(typeof note === "string" && note.trim() !== "" ? { note: redactText(note) } : {}),
   };
 }

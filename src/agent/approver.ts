@@ -45,6 +45,12 @@ export interface ApprovedDecision extends DecisionSource {
   approvedBy?: string;
   /** What the person wrote with their approval, when anything; the model is given it as theirs. */
   note?: string;
+  /**
+   * The person changed the action before approving it: these arguments run
+   * instead, once the tool's own schema accepts them. `fingerprint` is then
+   * the fingerprint of the edited action (tool, these arguments, target).
+   */
+  editedArguments?: unknown;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   mayBeGated,
   policyRefusal,
 } from "./approval/approval-policy.js";
+import { checkApprovedEdit } from "./approval/approved-edit.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
 import {
   type ApprovalRecord,
@@ -291,6 +292,16 @@ async function checkApproveAndRun(
       content: toolMessages.refused(name, approval.code, approval.reason, approval.note),
     };
   }
+  if (approval.edited !== undefined) {
+    return runEdited(
+      tool,
+      { ...approval, edited: approval.edited },
+      context,
+      withArguments,
+      environment,
+      logger,
+    );
+  }
   const record = await startAndRun(
     tool,
     frozen.args,
@@ -301,6 +312,55 @@ async function checkApproveAndRun(
   );
   if (approval.note === undefined || record.approval?.outcome !== "approved") return record;
   return { ...record, content: toolMessages.withPersonNote(record.content, approval.note) };
+}
+
+/**
+ * A call the person changed before approving: only the edited action runs,
+ * once the tool's schema accepts it, and the model is told plainly that the
+ * person changed the call and what ran.
+ */
+async function runEdited(
+  tool: AnyTool,
+  approval: ApprovedRecord & { edited: { arguments: unknown } },
+  context: ToolContext,
+  base: ToolCallRecordBase,
+  environment: ToolCallEnvironment,
+  logger: () => Logger,
+): Promise<ToolCallRecord> {
+  const name = tool.name;
+  const accepted = await checkApprovedEdit(tool, approval, context);
+  if (!("frozen" in accepted)) {
+    logger().warn({ code: accepted.code }, `approval refused for ${name}: ${accepted.reason}`);
+    return {
+      ...base,
+      approval: accepted,
+      status: "refused",
+      content: toolMessages.refused(name, accepted.code, accepted.reason, approval.note),
+    };
+  }
+  const edited = { ...approval, edited: { arguments: accepted.frozen.args } };
+  const record = await startAndRun(
+    tool,
+    accepted.frozen.args,
+    { ...base, arguments: accepted.frozen.args, approval: edited },
+    edited,
+    environment,
+    logger,
+  );
+  if (record.approval?.outcome !== "approved") return record;
+  return {
+    ...record,
+    content: toolMessages.editedByPerson(
+      name,
+      {
+        asked: base.arguments,
+        ran: accepted.frozen.args,
+        summary: accepted.action.description.summary,
+      },
+      record.content,
+      approval.note,
+    ),
+  };
 }
 
 /** With `onApprovalExpired: "ask-again"`, the most questions put about one call. */

@@ -25,6 +25,7 @@ export const refusalCodes = [
   "already_used",
   "not_fingerprintable",
   "audit_not_recorded",
+  "invalid_edit",
 ] as const;
 
 /**

@@ -74,6 +74,32 @@ export const toolMessages = {
   },
 
   /**
+   * The tool message of a call the person changed before approving it: what
+   * the model asked for, what ran instead, and the result of what ran.
+   */
+  editedByPerson(
+    name: string,
+    call: { asked: unknown; ran: unknown; summary: string },
+    content: string,
+    note: string | undefined,
+  ): string {
+    let result: unknown = content;
+    try {
+      result = JSON.parse(content);
+    } catch {
+      // A cut or plain-text message stays text.
+    }
+    return JSON.stringify({
+      edited_by_person: true,
+      message: `The person changed your call to ${name} before approving it, so what ran is not what you asked for. You asked for the arguments in asked_arguments; what ran, and what result is about, is ran_arguments (${call.summary}). Do not call ${name} again to redo what you asked for unless the user asks you to.`,
+      asked_arguments: call.asked,
+      ran_arguments: call.ran,
+      result,
+      ...(note !== undefined ? { person_note: quoteUntrustedValue(note) } : {}),
+    });
+  },
+
+  /**
    * The tool message of a call the person approved with a note: the call's
    * own message (its result, or what went wrong) and the note, quoted and
    * marked as the person's.

@@ -10,6 +10,12 @@ export const approvalOptions = [
   { id: "deny", label: "Deny" },
 ] as const;
 
+/**
+ * The answer that approves a changed action, offered when the approver
+ * allows edits: the reply text holds the whole new arguments as JSON.
+ */
+export const editOption = { id: "edit", label: "Approve with changes" } as const;
+
 /** Options of {@link buildApprovalMessageText}. */
 export interface ApprovalMessageTextOptions {
   /**

@@ -2,7 +2,7 @@ import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { redactText } from "../../internal/redact.js";
-import { approvalOptions } from "./approval-message-text.js";
+import { approvalOptions, editOption } from "./approval-message-text.js";
 
 /** What the answer must belong to. */
 export interface ExpectedInteraction {
@@ -12,6 +12,8 @@ export interface ExpectedInteraction {
   /** The fingerprint this approver recorded when it created the interaction, when it did. */
   recordedFingerprint: string | undefined;
   toolName: string;
+  /** The question offered `edit` (the approver allows edits). */
+  editsAllowed?: boolean;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface ExpectedInteraction {
  */
 export type InteractionVerdict =
   | { outcome: "approved"; note?: string }
+  | { outcome: "edited"; arguments: unknown }
   | { outcome: "expired"; reason: string }
   | { outcome: "pending" }
   | { outcome: "failed" }
@@ -60,7 +63,7 @@ export function judgeInteraction(
   }
   switch (interaction.state) {
     case "answered":
-      return judgeAnswer(interaction, tool);
+      return judgeAnswer(interaction, tool, expected.editsAllowed === true);
     case "expired":
       return {
         outcome: "expired",
@@ -86,12 +89,27 @@ export function deliveryFailedReason(toolName: string, deliveryError: string | u
   return `The approval request for "${toolName}" could not be delivered to the approver${because}, so the action was not run.`;
 }
 
-function judgeAnswer(interaction: Interaction, tool: string): InteractionVerdict {
+function judgeAnswer(
+  interaction: Interaction,
+  tool: string,
+  editsAllowed: boolean,
+): InteractionVerdict {
   const optionId = interaction.answer?.optionId;
   const text = interaction.answer?.text?.trim();
   // The note is the person's own words: the agent quotes it to the model as theirs.
   const note = text ? redactText(text).slice(0, 500) : undefined;
   if (optionId === "approve") return { outcome: "approved", ...(note ? { note } : {}) };
+  if (optionId === editOption.id && editsAllowed) {
+    try {
+      return { outcome: "edited", arguments: JSON.parse(interaction.answer?.text ?? "") };
+    } catch (error) {
+      return {
+        outcome: "refused",
+        code: "invalid_edit",
+        reason: `The change to ${tool} the approver sent is not JSON (${(error as Error).message}), so nothing was run.`,
+      };
+    }
+  }
   if (optionId === "deny") {
     // The reason states what happened; what the model should do next is the agent's to add.
     return {

@@ -56,6 +56,13 @@ export interface MessagingApproverOptions {
    * escalation: { subscriptionLinkId: "sl_oncall_lead", afterMs: 120_000 }
    */
   escalation?: { subscriptionLinkId: string; afterMs: number } | undefined;
+  /**
+   * Offers a third answer, "Approve with changes" (`edit`): the approver
+   * replies with the whole new arguments as JSON in the answer's text. Needs
+   * a messaging service with `free_text`. The agent checks the edit with the
+   * tool's schema, and only the edited action runs. @default false
+   */
+  allowEdits?: boolean | undefined;
   /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
   onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
@@ -72,6 +79,7 @@ export interface ResolvedMessagingApproverOptions {
   pendingExpiresInSeconds: number;
   onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   reminderBeforeExpiryMs: number | undefined;
+  allowEdits: boolean;
   escalation: { subscriptionLinkId: string; afterMs: number } | undefined;
 }
 
@@ -163,6 +171,9 @@ export function resolveMessagingApproverOptions(
           problems,
         );
   const { escalation } = options;
+  if (options.allowEdits !== undefined && typeof options.allowEdits !== "boolean") {
+    problems.push("allowEdits must be true or false");
+  }
   if (escalation !== undefined) {
     if (typeof escalation !== "object" || escalation === null) {
       problems.push('escalation must be { subscriptionLinkId: "sl_...", afterMs: 120000 }');
@@ -194,6 +205,7 @@ export function resolveMessagingApproverOptions(
     pendingExpiresInSeconds,
     onDecision,
     reminderBeforeExpiryMs,
+    allowEdits: options.allowEdits === true,
     escalation:
       escalation === undefined
         ? undefined

@@ -9,11 +9,11 @@ import type {
 import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
 import { AbortedError } from "../../errors/transport-errors.js";
-import { textDigest } from "../../internal/canonical-json.js";
+import { actionFingerprint, textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
-import { escapeUntrustedText } from "../../internal/untrusted-text.js";
-import { approvalOptions, buildApprovalMessageText } from "./approval-message-text.js";
+import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
+import { approvalOptions, buildApprovalMessageText, editOption } from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
 import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
@@ -217,8 +217,8 @@ export class MessagingApprover implements Approver {
         {
           subscriptionLinkId,
           kind: "interaction",
-          text: buildApprovalMessageText(action),
-          options: approvalOptions,
+          text: this.#questionText(action),
+          options: this.#options.allowEdits ? [...approvalOptions, editOption] : approvalOptions,
           // A suspended run's person may answer hours later, after this process is gone.
           expiresInSeconds:
             context.allowPending === true ? pendingExpiresInSeconds : messageExpiresInSeconds,
@@ -332,6 +332,19 @@ export class MessagingApprover implements Approver {
     return this.#conclude(action, outcome.interaction, interactionId, messageId, logger);
   }
 
+  /** The question as sent; with edits allowed, it shows the arguments to change and how. */
+  #questionText(action: ApprovalAction): string {
+    const question = buildApprovalMessageText(action);
+    if (!this.#options.allowEdits) return question;
+    let args: string;
+    try {
+      args = JSON.stringify(redactValue(action.arguments));
+    } catch {
+      return question;
+    }
+    return `${question}\nOr choose "${editOption.label}" and reply with the whole arguments as JSON; they are now: ${quoteUntrustedValue(args)}`;
+  }
+
   /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */
   #checkpoints(): Array<{ atMs: number; kind: "remind" | "escalate" }> {
     const { timeoutMs, reminderBeforeExpiryMs, escalation } = this.#options;
@@ -400,6 +413,7 @@ export class MessagingApprover implements Approver {
       fingerprint: action.fingerprint,
       recordedFingerprint: this.#asked.get(interactionId)?.fingerprint,
       toolName: action.toolName,
+      editsAllowed: this.#options.allowEdits,
     });
     switch (verdict.outcome) {
       case "approved":
@@ -413,6 +427,25 @@ export class MessagingApprover implements Approver {
         };
       case "expired":
         return { outcome: "expired", reason: verdict.reason, interactionId };
+      case "edited": {
+        let fingerprint: string;
+        try {
+          fingerprint = actionFingerprint(action.toolName, verdict.arguments, action.target);
+        } catch {
+          return refusal(
+            "invalid_edit",
+            `The change to "${action.toolName}" the approver sent cannot be bound to an approval, so nothing was run.`,
+            interactionId,
+          );
+        }
+        return {
+          outcome: "approved",
+          fingerprint,
+          interactionId,
+          editedArguments: verdict.arguments,
+          approvedBy: `subscription link ${this.#asked.get(interactionId)?.link ?? this.#options.subscriptionLinkId}`,
+        };
+      }
       case "pending":
         return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
       case "failed": {
@@ -446,7 +479,7 @@ export class MessagingApprover implements Approver {
             ...given,
             approverLink:
               this.#asked.get(given.interactionId)?.link ?? this.#options.subscriptionLinkId,
-            questionDigest: textDigest(buildApprovalMessageText(action)),
+            questionDigest: textDigest(this.#questionText(action)),
           };
     const record = buildAuditRecord(action, decision, {
       requestedAt,

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Agent } from "../../../src/agent/agent.js";
+import type { ApprovalAction } from "../../../src/agent/approver.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
+import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
+import { OrderClient } from "../../../src/clients/orders/order-client.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../../src/simulators/index.js";
+import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
+import { orderTools } from "../../../src/tools/orders/order-tools.js";
+import { callbackTools } from "../durable/durable-helpers.js";
+import { toolMessages } from "../fixtures.js";
+
+let orders: OrdersSimulator;
+let messaging: MessagingSimulator;
+
+beforeAll(async () => {
+  orders = await startOrdersSimulator();
+  messaging = await startMessagingSimulator({ answer: "never", deliveryStepMs: 1 });
+});
+afterAll(() => Promise.all([orders.close(), messaging.close()]));
+beforeEach(() => {
+  orders.reset();
+  messaging.reset();
+});
+
+const deletions = () =>
+  orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path.endsWith("/callbacks"),
+  );
+
+/** The model asks to delete two callbacks; the person answers the question with `optionId` and `text`. */
+async function deleteTwoAnswering(optionId: string, text: string) {
+  const ids = orders
+    .callbacks()
+    .slice(0, 2)
+    .map((callback) => callback.id);
+  const model = new ScriptedModel([
+    { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: ids } }] },
+    { text: "done" },
+  ]);
+  const agent = new Agent({
+    model,
+    tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
+    approver: new MessagingApprover({
+      client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+      subscriptionLinkId: messaging.approverLinkId,
+      allowEdits: true,
+      pollIntervalMs: 5,
+      maxPollIntervalMs: 10,
+    }),
+  });
+  const running = agent.run("delete two callbacks");
+  while (messaging.interactions().length < 1)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  const question = messaging.interactions()[0]!;
+  messaging.answerInteraction(
+    question.interaction_id,
+    optionId,
+    text.replaceAll("$FIRST", ids[0]!),
+  );
+  const result = await running;
+  const told = JSON.parse(toolMessages(model.requests[1]?.messages ?? [])[0]?.content ?? "{}");
+  return { ids, result, told, question: messaging.message(question.message_id)! };
+}
+
+describe("edit, then approve, through the messaging service's free text", () => {
+  it("runs only the edited action, and tells the model the person changed the call", async () => {
+    const { ids, result, told, question } = await deleteTwoAnswering(
+      "edit",
+      '{"callback_ids":["$FIRST"]}',
+    );
+    expect(question.options?.map((option) => option.id)).toEqual(["approve", "deny", "edit"]);
+    expect(question.text).toContain('Or choose "Approve with changes"');
+    expect(deletions()).toHaveLength(1);
+    expect(deletions()[0]?.body).toEqual([ids[0]]);
+    const record = result.steps[0]?.toolCalls[0];
+    expect(record).toMatchObject({
+      status: "succeeded",
+      arguments: { callback_ids: [ids[0]] },
+      approval: {
+        outcome: "approved",
+        edited: { arguments: { callback_ids: [ids[0]] } },
+      },
+    });
+    // Bound to the edited action, not to the one the question was asked about.
+    expect(record?.approval?.fingerprint).not.toBe(question.metadata?.fingerprint);
+    expect(record?.approval?.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(told).toMatchObject({
+      edited_by_person: true,
+      asked_arguments: { callback_ids: ids },
+      ran_arguments: { callback_ids: [ids[0]] },
+    });
+    expect(told.message).toContain("The person changed your call to delete_callbacks");
+    expect(orders.callbacks().map((callback) => callback.id)).toContain(ids[1]);
+  });
+
+  it.each([
+    [
+      "the tool's schema rejects",
+      '{"callback_ids":[]}',
+      /does not fit delete_callbacks's parameters/,
+    ],
+    ["is not JSON", "{callback_ids: oops", /is not JSON/],
+  ])("an edit that %s never runs, and says why", async (_name, text, reason) => {
+    const { result, told } = await deleteTwoAnswering("edit", text);
+    expect(deletions()).toHaveLength(0);
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: { outcome: "refused", code: "invalid_edit", reason: expect.stringMatching(reason) },
+    });
+    expect(told).toMatchObject({ error: "approval_refused", code: "invalid_edit" });
+  });
+});
+
+describe("the gate binds an edit to what the person approved", () => {
+  it("refuses an edit whose fingerprint is not that of the edited arguments", async () => {
+    const { tools, deletions: ran } = callbackTools();
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1", "cb-2"] } }] },
+        { text: "done" },
+      ]),
+      tools,
+      approver: new ScriptedApprover([
+        (action: ApprovalAction) => ({
+          outcome: "approved",
+          // The original action's fingerprint, carrying other arguments.
+          fingerprint: action.fingerprint,
+          editedArguments: { ids: ["cb-3"] },
+        }),
+      ]),
+    });
+    const result = await agent.run("tidy");
+    expect(ran).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
+      outcome: "refused",
+      code: "fingerprint_mismatch",
+    });
+  });
+});
