@@ -201,7 +201,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       {
@@ -229,6 +229,13 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: "DURATION",
         description:
           "How long a claim on a run lasts unless renewed: the runs of a worker that died wait this long for another. Default: 1m.",
+      },
+      {
+        name: "prune-after",
+        type: "string",
+        valueName: "DURATION",
+        description:
+          "Delete the runs that ended (completed, max_steps, aborted, failed) longer ago than this, when the worker starts and every 10 minutes. Default: keep them.",
       },
       helpOption,
     ],

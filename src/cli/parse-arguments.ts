@@ -55,6 +55,8 @@ export interface WorkerArguments {
   pollIntervalMs?: number;
   /** `--lease DURATION`: how long a claim lasts unless renewed (a dead worker's runs wait this long). */
   leaseMs?: number;
+  /** `--prune-after DURATION`: runs that ended longer ago than this are deleted. */
+  pruneAfterMs?: number;
   help: boolean;
 }
 
@@ -421,6 +423,8 @@ function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
   const recheckAfterMs = duration("recheck-after", 0);
   const pollIntervalMs = duration("poll-interval", 1);
   const leaseMs = duration("lease", 1_000);
+  const pruneAfterMs = duration("prune-after", 1);
+  if (pruneAfterMs !== undefined) worker.pruneAfterMs = pruneAfterMs;
   if (recheckAfterMs !== undefined) worker.recheckAfterMs = recheckAfterMs;
   if (pollIntervalMs !== undefined) worker.pollIntervalMs = pollIntervalMs;
   if (leaseMs !== undefined) worker.leaseMs = leaseMs;

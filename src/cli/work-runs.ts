@@ -26,6 +26,8 @@ export interface WorkRunsOptions {
   pollIntervalMs?: number | undefined;
   /** The claims' lease (`--lease`). @default 60_000 */
   leaseMs?: number | undefined;
+  /** Runs that ended longer ago than this are deleted (`--prune-after`). @default never */
+  pruneAfterMs?: number | undefined;
   /** @default the process's streams and environment */
   io?: CliIo | undefined;
   /** Stops the worker as a first SIGTERM does (resolves once the runs in hand are done). */
@@ -96,6 +98,13 @@ export async function workRuns(
       recheckAfterMs: options.recheckAfterMs,
       pollIntervalMs,
       leaseMs: options.leaseMs,
+      pruneFinishedAfterMs: options.pruneAfterMs,
+      onRunsPruned: async (runIds) => {
+        for (const runId of runIds) await opened.records.delete(runId).catch(() => {});
+        io.stderr.write(
+          `switchyard worker: pruned ${runIds.length} run${runIds.length === 1 ? "" : "s"} that ended long ago.\n`,
+        );
+      },
       logger,
       onRunSettled: (outcome) => io.stdout.write(`${describeOutcome(outcome)}\n`),
       onStoreError: (error, { reached }) => {

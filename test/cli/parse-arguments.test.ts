@@ -136,6 +136,10 @@ describe("parseCommandLine", () => {
         help: false,
       },
     });
+    expect(parseCommandLine(["worker", "--prune-after", "7d"])).toEqual({
+      command: "worker",
+      arguments: { pruneAfterMs: 604_800_000, help: false },
+    });
     expect(parseCommandLine(["worker", "--recheck-after", "0s"])).toEqual({
       command: "worker",
       arguments: { recheckAfterMs: 0, help: false },

@@ -4,8 +4,13 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import type { Agent } from "../agent.js";
 import type { RunResult } from "../run-result.js";
+import { RunNotResumableError } from "./durable-errors.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
+import type { RunStateStatus } from "./run-state.js";
 import type { RunClaim, RunStore } from "./run-store.js";
+
+/** The statuses of runs that ended, which retention deletes once old. */
+const finishedStatuses: readonly RunStateStatus[] = ["completed", "max_steps", "aborted", "failed"];
 
 /** How one run taken by a {@link RunWorker} went. */
 export interface RunWorkerOutcome {
@@ -45,6 +50,19 @@ export interface RunWorkerOptions {
   leaseMs?: number | undefined;
   /** Who this worker is, in the store's claims. @default `<host name>:<process id>` */
   owner?: string | undefined;
+  /**
+   * Retention: runs that ended (`completed`, `max_steps`, `aborted`,
+   * `failed`) and were last saved longer ago than this, by the store's
+   * clock, are deleted when the worker starts and every
+   * `pruneIntervalMs` while it runs, a page of 100 at a time, each run by
+   * its own short `delete` (no lock held across the batch). Running and
+   * suspended runs are never pruned. @default undefined: nothing is pruned
+   */
+  pruneFinishedAfterMs?: number | undefined;
+  /** How often a worker with `pruneFinishedAfterMs` prunes. @default 600_000 (10 min) */
+  pruneIntervalMs?: number | undefined;
+  /** Told the ids of the runs each pruning deleted (to remove records of them). */
+  onRunsPruned?: ((runIds: string[]) => void | Promise<void>) | undefined;
   /** Called when a run is taken, before it is resumed (to see how soon due runs start). */
   onRunTaken?: ((taken: { runId: string; recovered: boolean }) => void) | undefined;
   /** Called after each run taken, however it went. */
@@ -98,6 +116,11 @@ export class RunWorker {
   readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
   readonly #onStoreError: RunWorkerOptions["onStoreError"];
   readonly #onRunTaken: RunWorkerOptions["onRunTaken"];
+  readonly #pruneFinishedAfterMs: number | undefined;
+  readonly #pruneIntervalMs: number;
+  readonly #onRunsPruned: RunWorkerOptions["onRunsPruned"];
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #pruning: Promise<unknown> = Promise.resolve();
   #reached = false;
   readonly #logger: Logger;
   readonly #inHand = new Map<string, { claim: RunClaim; done: Promise<void> }>();
@@ -127,6 +150,11 @@ export class RunWorker {
     this.#pollIntervalMs = whole("pollIntervalMs", options?.pollIntervalMs, 1_000, 1);
     this.#recheckAfterMs = whole("recheckAfterMs", options?.recheckAfterMs, 30_000, 0);
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
+    this.#pruneFinishedAfterMs =
+      options?.pruneFinishedAfterMs === undefined
+        ? undefined
+        : whole("pruneFinishedAfterMs", options.pruneFinishedAfterMs, 0, 0);
+    this.#pruneIntervalMs = whole("pruneIntervalMs", options?.pruneIntervalMs, 600_000, 1_000);
     if (problems.length > 0) throw new ConfigurationError(problems);
     this.#store = options.runStore;
     this.#agentFor = typeof agent === "function" ? agent : () => agent;
@@ -134,6 +162,7 @@ export class RunWorker {
     this.#onRunSettled = options.onRunSettled;
     this.#onStoreError = options.onStoreError;
     this.#onRunTaken = options.onRunTaken;
+    this.#onRunsPruned = options.onRunsPruned;
     this.#logger = componentLogger(options.logger, "worker");
   }
 
@@ -152,8 +181,50 @@ export class RunWorker {
 
   /** Starts taking due runs; resolves when the worker has stopped (see {@link RunWorker.stop}). */
   start(): Promise<void> {
+    if (!this.#loop && this.#pruneFinishedAfterMs !== undefined) {
+      const prune = () => {
+        this.#pruning = this.pruneFinished().catch((error: unknown) => {
+          this.#logger.error({ err: error }, "could not prune finished runs; trying again later");
+        });
+      };
+      prune();
+      this.#pruneTimer = setInterval(prune, this.#pruneIntervalMs);
+      this.#pruneTimer.unref();
+    }
     this.#loop ??= this.#takeWork();
     return this.#loop;
+  }
+
+  /**
+   * Deletes the runs that ended longer ago than `pruneFinishedAfterMs`
+   * (see {@link RunWorkerOptions.pruneFinishedAfterMs}); resolves with how
+   * many. A run another process holds is left for a later pass.
+   */
+  async pruneFinished(): Promise<number> {
+    const olderThanMs = this.#pruneFinishedAfterMs;
+    if (olderThanMs === undefined) return 0;
+    let pruned = 0;
+    let after: string | undefined;
+    do {
+      const page = await this.#store.list({
+        status: finishedStatuses,
+        olderThanMs,
+        limit: 100,
+        ...(after ? { after } : {}),
+      });
+      const removed: string[] = [];
+      for (const run of page.runs) {
+        try {
+          if (await this.#store.delete(run.runId)) removed.push(run.runId);
+        } catch (error) {
+          if (!(error instanceof RunNotResumableError)) throw error;
+        }
+      }
+      pruned += removed.length;
+      if (removed.length > 0) await this.#onRunsPruned?.(removed);
+      after = page.nextCursor;
+    } while (after !== undefined && !this.#stopping);
+    return pruned;
   }
 
   /**
@@ -164,6 +235,7 @@ export class RunWorker {
   async stop(options: RunWorkerStopOptions = {}): Promise<void> {
     this.#stopping = true;
     this.#idle.abort();
+    clearInterval(this.#pruneTimer);
     if (options.release) {
       await Promise.all(
         [...this.#inHand.values()].map(({ claim }) => claim.release().catch(() => {})),
@@ -172,6 +244,7 @@ export class RunWorker {
     }
     await this.#loop;
     await Promise.all([...this.#inHand.values()].map(({ done }) => done));
+    await this.#pruning;
   }
 
   async #takeWork(): Promise<void> {

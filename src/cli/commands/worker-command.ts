@@ -23,6 +23,7 @@ export async function workerCommand(
     recheckAfterMs: args.recheckAfterMs,
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
+    pruneAfterMs: args.pruneAfterMs,
     io,
     handleSignals: true,
   });
