@@ -316,8 +316,9 @@ async function checkApproveAndRun(
 
 /**
  * A call the person changed before approving: only the edited action runs,
- * once the tool's schema accepts it, and the model is told plainly that the
- * person changed the call and what ran.
+ * once the tool's schema accepts it and no rule of the approval policy
+ * denies it, and the model is told plainly that the person changed the call
+ * and what ran.
  */
 async function runEdited(
   tool: AnyTool,
@@ -336,6 +337,33 @@ async function runEdited(
       approval: accepted,
       status: "refused",
       content: toolMessages.refused(name, accepted.code, accepted.reason, approval.note),
+    };
+  }
+  // The policy holds the edit to the rules the model's call was held to: a
+  // person's approval does not lift a rule that denies what they wrote.
+  const verdict = await decideByPolicy(
+    environment.approvalPolicy,
+    tool,
+    accepted.frozen.args,
+    logger,
+  );
+  if (verdict.decision === "deny") {
+    const refused = await recordApprovalDecision(
+      environment.audit,
+      { toolName: name, toolCallId: base.toolCallId, runId: environment.journal.runId },
+      {
+        ...policyRefusal(name, accepted.frozen.fingerprint, verdict.rule ?? ""),
+        reason: `the approval policy's rule "${verdict.rule ?? ""}" does not allow this call of ${name} as the person changed it, so it was not run`,
+        ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+      },
+      new Date(),
+    );
+    logPolicyDecision(environment, { toolName: name, toolCallId: base.toolCallId }, refused);
+    return {
+      ...base,
+      approval: refused,
+      status: "refused",
+      content: toolMessages.refused(name, refused.code, refused.reason),
     };
   }
   const edited = { ...approval, edited: { arguments: accepted.frozen.args } };

@@ -4,7 +4,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Approver } from "../../src/agent/approver.js";
-import { createMcpServer } from "../../src/mcp/index.js";
+import { actionFingerprint } from "../../src/internal/canonical-json.js";
+import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import { ScriptedApprover } from "../../src/testing/scripted-approver.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { textOf } from "./mcp-test-kit.js";
@@ -54,8 +55,17 @@ const tools = [
 ];
 
 /** The server, served to the SDK's own Client over a linked pair. */
-async function host(approver: Approver | undefined): Promise<Client> {
-  const server = createMcpServer({ tools, approver, secrets: [secret], maxToolResultChars: 4_000 });
+async function host(
+  approver: Approver | undefined,
+  options: Partial<McpServerOptions> = {},
+): Promise<Client> {
+  const server = createMcpServer({
+    tools,
+    approver,
+    secrets: [secret],
+    maxToolResultChars: 4_000,
+    ...options,
+  });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "test-host", version: "1.0.0" });
@@ -138,5 +148,45 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
       code: "already_used",
     });
     expect(ran).toEqual(["delete_order o-5"]);
+  });
+
+  it("runs a person's edit through the same pipeline: only the edit runs, once, and a rule that denies it holds", async () => {
+    // Approves every question as changed to delete o-9, in one interaction.
+    const editing: Approver = {
+      requestApproval: async (action) => ({
+        outcome: "approved",
+        fingerprint: actionFingerprint(action.toolName, { id: "o-9" }, action.target),
+        interactionId: "interaction-edit",
+        editedArguments: { id: "o-9" },
+      }),
+    };
+    const client = await host(editing);
+    const edited = await call(client, "delete_order", { id: "o-1" });
+    expect(textOf(edited)).toContain("deleted o-9");
+    expect(JSON.parse(textOf(edited))).toMatchObject({
+      edited_by_person: true,
+      asked_arguments: { id: "o-1" },
+      ran_arguments: { id: "o-9" },
+    });
+    const again = await call(client, "delete_order", { id: "o-2" });
+    expect(JSON.parse(textOf(again))).toMatchObject({ code: "already_used" });
+    expect(ran).toEqual(["delete_order o-9"]);
+
+    const guarded = await host(editing, {
+      approvalPolicy: {
+        rules: [
+          {
+            name: "keep o-9",
+            tool: "delete_order",
+            decision: "deny",
+            when: (args) => (args as { id: string }).id === "o-9",
+          },
+        ],
+      },
+    });
+    const denied = await call(guarded, "delete_order", { id: "o-3" });
+    expect(denied.isError).toBe(true);
+    expect(JSON.parse(textOf(denied))).toMatchObject({ code: "policy_denied" });
+    expect(ran).toEqual(["delete_order o-9"]);
   });
 });

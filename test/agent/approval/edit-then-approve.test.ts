@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalAction } from "../../../src/agent/approver.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
+import { actionFingerprint } from "../../../src/internal/canonical-json.js";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
@@ -11,6 +13,7 @@ import {
   startOrdersSimulator,
 } from "../../../src/simulators/index.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
+import { defineTool } from "../../../src/tools/define-tool.js";
 import { orderTools } from "../../../src/tools/orders/order-tools.js";
 import { callbackTools } from "../durable/durable-helpers.js";
 import { toolMessages } from "../fixtures.js";
@@ -140,6 +143,103 @@ describe("the gate binds an edit to what the person approved", () => {
     expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
       outcome: "refused",
       code: "fingerprint_mismatch",
+    });
+  });
+});
+
+/** An approver that approves every question with an edit to `ids`, as `interactionId`. */
+function editingApprover(edit: unknown, interactionId = "interaction-edit-1") {
+  return new ScriptedApprover(
+    Array.from({ length: 3 }, () => (action: ApprovalAction) => ({
+      outcome: "approved",
+      fingerprint: actionFingerprint(action.toolName, edit, action.target),
+      interactionId,
+      editedArguments: edit,
+    })),
+  );
+}
+
+describe("an edit is held to every rule the model's call is held to", () => {
+  it("a rule of the approval policy that denies the edited call refuses it, though a person approved", async () => {
+    const { tools, deletions: ran } = callbackTools();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools,
+      approvalPolicy: {
+        rules: [
+          {
+            name: "never cb-3",
+            tool: "delete_callbacks",
+            decision: "deny",
+            when: (args) => (args as { ids: string[] }).ids.includes("cb-3"),
+          },
+        ],
+      },
+      approver: editingApprover({ ids: ["cb-3"] }),
+    });
+    const result = await agent.run("tidy");
+    expect(ran).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: {
+        outcome: "refused",
+        code: "policy_denied",
+        rule: "never cb-3",
+        reason: expect.stringMatching(/as the person changed it/),
+      },
+    });
+    const told = JSON.parse(toolMessages(model.requests[1]?.messages ?? [])[0]?.content ?? "{}");
+    expect(told).toMatchObject({ error: "approval_refused", code: "policy_denied" });
+  });
+
+  it("one edit's approval runs one call: the same interaction approving a second edit is refused as already_used", async () => {
+    const { tools, deletions: ran } = callbackTools();
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-2"] } }] },
+        { text: "done" },
+      ]),
+      tools,
+      approver: editingApprover({ ids: ["cb-3"] }),
+    });
+    const result = await agent.run("tidy");
+    expect(ran).toEqual([["cb-3"]]);
+    expect(result.steps[1]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: { code: "already_used", interactionId: "interaction-edit-1" },
+    });
+  });
+
+  it("an edit the tool's schema would fill in (a default) is refused: only what the person approved runs", async () => {
+    const ran: unknown[] = [];
+    const tool = defineTool({
+      name: "refund_order",
+      description: "Refunds an order.",
+      parameters: z.object({ id: z.string(), notify: z.boolean().default(true) }),
+      needsApproval: true,
+      execute: (args) => {
+        ran.push(args);
+        return "refunded";
+      },
+    });
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "refund_order", arguments: { id: "o-1", notify: false } }] },
+        { text: "done" },
+      ]),
+      tools: [tool],
+      approver: editingApprover({ id: "o-2" }),
+    });
+    const result = await agent.run("refund");
+    expect(ran).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
+      code: "invalid_edit",
+      reason: expect.stringMatching(/reads the person's edit differently/),
     });
   });
 });
