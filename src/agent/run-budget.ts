@@ -5,7 +5,7 @@ import {
   type ApprovalAuditSinks,
   recordApprovalDecision,
 } from "./approval/approval-audit-record.js";
-import { passApprovalGate } from "./approval-gate.js";
+import { type ApprovedRecord, passApprovalGate, type RefusedRecord } from "./approval-gate.js";
 import type { ApprovalAction, Approver } from "./approver.js";
 import type { RunBudgetState } from "./durable/run-state.js";
 import type { ModelToolCall } from "./model-message.js";
@@ -262,7 +262,7 @@ async function askToExtend(context: BudgetContext): Promise<string | undefined> 
   const decision = await recordApprovalDecision(
     context.audit,
     { toolName: action.toolName, toolCallId: action.toolCallId, runId: context.runId },
-    gated,
+    gated.outcome === "approved" && gated.edited !== undefined ? editedExtension(gated) : gated,
     requestedAt,
   );
   if (decision.outcome === "approved") {
@@ -274,6 +274,23 @@ async function askToExtend(context: BudgetContext): Promise<string | undefined> 
   return decision.outcome === "expired"
     ? `; nobody answered the question to extend it before it expired (${decision.reason})`
     : `; the extension was not approved (${decision.code}: ${decision.reason})`;
+}
+
+/**
+ * An extension the person changed before approving it is not the extension
+ * asked about: the run grows only by `extendBy`, as the question stated, so
+ * a changed one (fewer calls, say) is refused rather than granted in full.
+ */
+function editedExtension(approval: ApprovedRecord): RefusedRecord {
+  return {
+    outcome: "refused",
+    fingerprint: approval.fingerprint,
+    code: "invalid_edit",
+    reason:
+      "the person changed the extension before approving it, and a budget grows only by the extension asked about, so it was not extended",
+    ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+    ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
+  };
 }
 
 /** The question to extend the budget: exactly the extension, numbered, bound to this run's budget. */

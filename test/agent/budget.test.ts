@@ -5,6 +5,7 @@ import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audi
 import type { ApprovalAction } from "../../src/agent/approver.js";
 import { BudgetExhaustedError } from "../../src/agent/run-budget.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { actionFingerprint } from "../../src/internal/canonical-json.js";
 import { type ScriptedApproval, ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { addNumbersTool, toolMessages } from "./fixtures.js";
@@ -227,6 +228,29 @@ describe("a budget a person can extend", () => {
     expect(audit.map((record) => [record.outcome, record.code])).toEqual([
       ["approved", undefined],
       ["refused", "fingerprint_mismatch"],
+    ]);
+  });
+
+  it("an extension the person changed before approving is refused, not granted as asked", async () => {
+    const approver = new ScriptedApprover([
+      // "Approve with changes": one more call instead of two.
+      (action: ApprovalAction) => {
+        const edit = { ...(action.arguments as object), moreToolCalls: 1 };
+        return {
+          outcome: "approved",
+          fingerprint: actionFingerprint(action.toolName, edit, action.target),
+          interactionId: "interaction-1",
+          editedArguments: edit,
+        };
+      },
+    ]);
+    const { result, calls, audit } = await runAsking(approver, 4);
+
+    expect(result.status).toBe("budget_exhausted");
+    expect(calls).toHaveLength(2);
+    expect(result.error?.message).toContain("the extension was not approved (invalid_edit");
+    expect(audit.map((record) => [record.outcome, record.code])).toEqual([
+      ["refused", "invalid_edit"],
     ]);
   });
 
