@@ -93,6 +93,33 @@ export function escapeUntrustedLines(text: string): string {
     .join("\n");
 }
 
+/**
+ * An untrusted value as JSON a person can read and change, such as the
+ * arguments of an action they may edit before approving it: every character
+ * {@link escapeUntrustedLines} would write out is written as a JSON `\u`
+ * escape instead, so nothing in it acts on the text around it or hides, and
+ * the text still parses back to exactly the same value. `indent` as for
+ * `JSON.stringify`; line breaks only ever come from it. Throws what
+ * `JSON.stringify` throws (a cycle, a `BigInt`).
+ *
+ * @example
+ * editableJson({ url: "https://a.example/\u202egpj.exe" })
+ * // => '{"url":"https://a.example/\\u202egpj.exe"}'
+ */
+export function editableJson(value: unknown, indent?: number): string {
+  // JSON.stringify already escapes C0 controls and lone surrogates inside strings;
+  // outside strings it writes only ASCII punctuation, digits, letters and the indentation.
+  const json = JSON.stringify(value, null, indent) ?? "null";
+  return json.replace(actsOnTextInJson, (character) => {
+    let escaped = "";
+    // A JSON escape names one UTF-16 unit: a character beyond U+FFFF takes two.
+    for (let index = 0; index < character.length; index += 1) {
+      escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, "0")}`;
+    }
+    return escaped;
+  });
+}
+
 // Controls, format characters, line/paragraph separators and lone surrogates
 // (a surrogate only matches on its own in a `u` regular expression), what is
 // drawn as nothing, spaces other than U+0020, double-quote look-alikes, and a
@@ -104,6 +131,8 @@ const actsOnTextSource = [
   String.raw`(?<!\p{L}\p{M}{0,2})\p{M}`,
 ].join("|");
 const actsOnText = new RegExp(actsOnTextSource, "gu");
+// In JSON text a line break or tab is indentation: inside strings JSON.stringify escaped them already.
+const actsOnTextInJson = new RegExp(String.raw`(?![\n\t])(?:${actsOnTextSource})`, "gu");
 // On one line, also the backslash that starts an escape and a fifth space in a row.
 const unsafeCharacter = new RegExp(String.raw`${actsOnTextSource}|\\|(?<=\x20{4})\x20`, "gu");
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  editableJson,
   escapeUntrustedLines,
   escapeUntrustedText,
   quoteUntrustedValue,
@@ -170,5 +171,24 @@ describe("escapeUntrustedLines", () => {
     expect(escapeUntrustedLines('  "https://a.example/\\u202e\\x1b[0m"')).toBe(
       '  "https://a.example/\\u202e\\x1b[0m"',
     );
+  });
+});
+
+describe("editableJson", () => {
+  it("writes out, as JSON escapes, what would hide or act on the text, and parses back to the same value", () => {
+    const value = {
+      url: "https://a.example/\u202egpj.exe",
+      text: "x\u0301 \u0301 \x1b[2K \u00a0\u200b \u{e0041} \uff02 tab\t",
+      kept: "caf\u00e9 \u{1f44d} \u0436",
+      ids: [1, 2],
+    };
+    const json = editableJson(value, 2);
+    expect(json).toContain('"url": "https://a.example/\\u202egpj.exe"');
+    expect(json).toContain(
+      '"text": "x\u0301 \\u0301 \\u001b[2K \\u00a0\\u200b \\udb40\\udc41 \\uff02 tab\\t"',
+    );
+    expect(json).toContain('"kept": "caf\u00e9 \u{1f44d} \u0436"');
+    expect(json.split("\n")).toHaveLength(9);
+    expect(JSON.parse(json)).toEqual(value);
   });
 });

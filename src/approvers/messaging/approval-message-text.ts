@@ -1,5 +1,8 @@
 import type { ApprovalAction } from "../../agent/approver.js";
-import { maximumMessageTextLength } from "../../clients/messaging/messaging-requests.js";
+import {
+  editAnswer,
+  maximumMessageTextLength,
+} from "../../clients/messaging/messaging-requests.js";
 import { redactText } from "../../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
 import type { ActionDescription, ActionDetail, ToolTarget } from "../../tools/tool.js";
@@ -14,7 +17,7 @@ export const approvalOptions = [
  * The answer that approves a changed action, offered when the approver
  * allows edits: the reply text holds the whole new arguments as JSON.
  */
-export const editOption = { id: "edit", label: "Approve with changes" } as const;
+export const editOption = { id: editAnswer.optionId, label: editAnswer.label } as const;
 
 /** Options of {@link buildApprovalMessageText}. */
 export interface ApprovalMessageTextOptions {

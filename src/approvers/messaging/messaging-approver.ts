@@ -6,6 +6,7 @@ import type {
   Approver,
   RefusedDecision,
 } from "../../agent/approver.js";
+import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
 import { AbortedError } from "../../errors/transport-errors.js";
@@ -210,6 +211,8 @@ export class MessagingApprover implements Approver {
       tool: action.toolName,
       tool_call_id: action.toolCallId,
       ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+      // A channel that can shows the arguments ready to change ("Approve with changes").
+      ...(this.#options.allowEdits ? { [editAnswer.metadataKey]: action.arguments } : {}),
     }) as Record<string, unknown>;
     let accepted: AcceptedMessage;
     try {

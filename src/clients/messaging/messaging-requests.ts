@@ -10,6 +10,19 @@ import { isPlainObject } from "./wire-record.js";
  */
 export const maximumMessageTextLength = 4000;
 
+/**
+ * The answer of an approval question that approves a changed action
+ * ("Approve with changes"): its text is the whole new arguments as JSON. A
+ * question offering it carries the arguments it asks about in
+ * `metadata.arguments`, so a channel that can (the messaging simulator's
+ * inbox page and terminal) shows them ready to change.
+ */
+export const editAnswer = {
+  optionId: "edit",
+  label: "Approve with changes",
+  metadataKey: "arguments",
+} as const;
+
 /** What `createSubscriptionLink` sends. */
 export interface CreateSubscriptionLinkInput {
   /** Shown to the subscriber or kept for your records, e.g. `ops on-call`. */

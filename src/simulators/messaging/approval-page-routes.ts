@@ -1,20 +1,26 @@
 import { timingSafeEqual } from "node:crypto";
+import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import type { Route, RouteContext } from "../http/route.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { toRfc3339 } from "../http/timestamps.js";
 import { findLink } from "./link-routes.js";
 import type { MessagingService } from "./messaging-service.js";
-import { renderConsentPage, renderInboxPage } from "./render-approval-pages.js";
+import {
+  editArgumentsField,
+  maximumEditLength,
+  maximumNoteLength,
+  renderConsentPage,
+  renderInboxPage,
+} from "./render-approval-pages.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
-
-const maximumNoteLength = 2000;
 
 /**
  * The pages a person uses, in a browser, without a bearer token: the consent
  * page of a subscription link (`GET /subscribe/{id}`; pressing Accept posts
  * to it and activates a pending link) and the link's inbox
  * (`GET /inbox/{id}`; pressing an option posts the answer to
- * `/inbox/{id}/interactions/{interaction_id}`). Forms work without
+ * `/inbox/{id}/interactions/{interaction_id}`; "Approve with changes" posts
+ * the changed arguments, which must be JSON, as the answer's text). Forms work without
  * JavaScript: each post answers with a redirect back to the page. A post
  * must come from the simulator's own origin (its `Origin` header, and
  * `Sec-Fetch-Site: same-origin` when sent) and carry the page's form token,
@@ -22,7 +28,7 @@ const maximumNoteLength = 2000;
  * answers for the person. Errors are plain text, for the person reading them.
  */
 export function approvalPageRoutes(service: MessagingService): Route[] {
-  const context = () => ({ formToken: service.formToken });
+  const context = () => ({ formToken: service.formToken, now: service.now() });
   return [
     {
       method: "GET",
@@ -86,27 +92,21 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
           );
         }
         const optionId = form.get("option_id") ?? "";
-        const note = (form.get("note") ?? "").trim();
         const offered =
           interaction.options.length === 0
-            ? optionId === freeTextOptionId && note !== ""
+            ? optionId === freeTextOptionId
             : interaction.options.some((option) => option.id === optionId);
         if (!offered) {
           throw new SimulatorHttpError(
             400,
             "invalid_answer",
-            interaction.options.length === 0
-              ? "Type an answer before sending it."
-              : `"${optionId}" is not one of this question's options.`,
+            `"${optionId}" is not one of this question's options.`,
           );
         }
-        if (note.length > maximumNoteLength) {
-          throw new SimulatorHttpError(
-            400,
-            "invalid_answer",
-            `The note is longer than ${maximumNoteLength} characters.`,
-          );
-        }
+        const note =
+          optionId === editAnswer.optionId
+            ? readEditedArguments(form.get(editArgumentsField) ?? "")
+            : readNote(form.get("note") ?? "", interaction.options.length === 0);
         // An answer to a question no longer pending changes nothing: the page shows its outcome.
         service.lifecycle.answer(interaction, optionId, note === "" ? undefined : note);
         return seeOther(
@@ -115,6 +115,56 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       },
     },
   ];
+}
+
+/** The note written with an answer; for a question without options, the answer itself. */
+function readNote(text: string, isTheAnswer: boolean): string {
+  const note = text.trim();
+  if (isTheAnswer && note === "") {
+    throw new SimulatorHttpError(400, "invalid_answer", "Type an answer before sending it.");
+  }
+  if (note.length > maximumNoteLength) {
+    throw new SimulatorHttpError(
+      400,
+      "invalid_answer",
+      `The note is longer than ${maximumNoteLength} characters.`,
+    );
+  }
+  return note;
+}
+
+/**
+ * The changed arguments of "Approve with changes": JSON, or the person is
+ * told to fix it before anything is answered (a typo is theirs to correct,
+ * not a refusal of the action). Whether the tool takes them is the agent's
+ * to check.
+ */
+function readEditedArguments(text: string): string {
+  const edited = text.trim();
+  if (edited === "") {
+    throw new SimulatorHttpError(
+      400,
+      "invalid_answer",
+      "Write the changed arguments as JSON before approving with changes; go back to the page and fill them in.",
+    );
+  }
+  if (edited.length > maximumEditLength) {
+    throw new SimulatorHttpError(
+      400,
+      "invalid_answer",
+      `The changed arguments are longer than ${maximumEditLength} characters.`,
+    );
+  }
+  try {
+    JSON.parse(edited);
+  } catch (error) {
+    throw new SimulatorHttpError(
+      400,
+      "invalid_answer",
+      `The changed arguments are not JSON (${(error as Error).message}); go back to the page, correct them and approve again. Nothing was answered.`,
+    );
+  }
+  return edited;
 }
 
 /**

@@ -1,10 +1,26 @@
-import { escapeUntrustedLines, escapeUntrustedText } from "../../internal/untrusted-text.js";
-import type { InteractionRecord, SubscriptionLink } from "./messaging-state.js";
+import { editAnswer } from "../../clients/messaging/messaging-requests.js";
+import {
+  editableJson,
+  escapeUntrustedLines,
+  escapeUntrustedText,
+} from "../../internal/untrusted-text.js";
+import type { InteractionRecord, MessageOption, SubscriptionLink } from "./messaging-state.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
-/** What every page needs: the form token that proves a post came from the page. */
+/** The longest note a person may write with an answer on the inbox page. */
+export const maximumNoteLength = 2000;
+
+/** The longest changed arguments the inbox page's edit form takes (the JSON of 100 ids fits). */
+export const maximumEditLength = 20_000;
+
+/** The field of the edit form that holds the changed arguments. */
+export const editArgumentsField = "arguments";
+
+/** What every page needs: the form token that proves a post came from the page, and the time. */
 export interface PageContext {
   formToken: string;
+  /** The simulator's clock, against which a question's expiry is shown. */
+  now: Date;
 }
 
 /**
@@ -35,8 +51,11 @@ ${tokenField(context)}<button type="submit" name="consent" value="accept">Accept
 
 /**
  * The inbox of a subscription link: its interactions, newest first, each with
- * its text (escaped as untrusted text, then as HTML), its options as buttons
- * with an optional note while it is pending, and its outcome once it has one.
+ * its text (escaped as untrusted text, then as HTML), when it expires (or that
+ * it has), its options as buttons with an optional note while it is pending,
+ * and its outcome once it has one. A question offering "Approve with
+ * changes" (`edit`) gets a form of its own, holding the arguments it asks
+ * about (`metadata.arguments`) as JSON to change.
  * While nothing waits for an answer the page reloads itself every few
  * seconds, so a new question shows up; it never reloads under a person typing.
  */
@@ -71,27 +90,87 @@ function renderInteraction(
   const id = escapeHtml(interaction.interaction_id);
   const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
 <p class="muted">Interaction ${id} · ${escapeHtml(interaction.created_at)}</p>
-${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>`;
+${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>
+${renderExpiry(interaction, context.now)}`;
   if (interaction.state === "pending") {
     const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
+    const editOption = interaction.options.find((option) => option.id === editAnswer.optionId);
+    const choices = interaction.options.filter((option) => option !== editOption);
     const buttons =
       interaction.options.length === 0
         ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
-        : interaction.options
-            .map(
-              (option) =>
-                `<button type="submit" name="option_id" value="${escapeHtml(option.id)}" class="option-${escapeHtml(option.id)}">${escapeHtml(escapeUntrustedText(option.label))}</button>`,
-            )
-            .join("\n");
+        : choices.map(optionButton).join("\n");
     const noteLabel = interaction.options.length === 0 ? "Your answer" : "Note (optional)";
+    const edit = editOption ? `\n${renderEditForm(interaction, editOption, action, context)}` : "";
     return `${head}
 <form method="post" action="${action}">
-${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="2000"></textarea></label>
+${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
 <div class="options">${buttons}</div>
-</form>
+</form>${edit}
 </article>`;
   }
   return `${head}\n${renderOutcome(interaction)}\n</article>`;
+}
+
+function optionButton(option: MessageOption): string {
+  return `<button type="submit" name="option_id" value="${escapeHtml(option.id)}" class="option-${escapeHtml(option.id)}">${escapeHtml(escapeUntrustedText(option.label))}</button>`;
+}
+
+/**
+ * "Approve with changes": the arguments the question asks about as JSON,
+ * ready to change (every character that would hide or act on the text
+ * around it written as a JSON escape, then HTML-escaped); posting the form
+ * answers with the edit option and the JSON as the answer's text.
+ */
+function renderEditForm(
+  interaction: InteractionRecord,
+  option: MessageOption,
+  action: string,
+  context: PageContext,
+): string {
+  let current = "";
+  if (Object.hasOwn(interaction.metadata, editAnswer.metadataKey)) {
+    try {
+      current = editableJson(interaction.metadata[editAnswer.metadataKey], 2);
+    } catch {
+      // Metadata came as JSON, so it writes as JSON; an empty box is the fallback.
+    }
+  }
+  const rows = Math.min(20, Math.max(3, current.split("\n").length + 1));
+  return `<details class="edit"${current === "" ? "" : " open"}>
+<summary>Change the action, then approve it</summary>
+<form method="post" action="${action}">
+${tokenField(context)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
+<div class="options">${optionButton(option)}</div>
+</form>
+</details>`;
+}
+
+/** When a question expires, or that it has: by the simulator's clock. */
+function renderExpiry(interaction: InteractionRecord, now: Date): string {
+  const { expires_at: expiresAt, state } = interaction;
+  if (expiresAt === undefined) return "";
+  const at = new Date(expiresAt);
+  const shown = `<time datetime="${escapeHtml(expiresAt)}">${escapeHtml(formatTime(at))}</time>`;
+  if (state === "expired" || (state === "pending" && at.getTime() <= now.getTime())) {
+    return `<p class="expiry expired">Expired at ${shown}: an answer no longer counts.</p>`;
+  }
+  if (state !== "pending") return "";
+  return `<p class="expiry">Expires at ${shown} (${escapeHtml(formatRemaining(at.getTime() - now.getTime()))}); after that an answer no longer counts.</p>`;
+}
+
+function formatTime(time: Date): string {
+  return Number.isNaN(time.getTime())
+    ? "an unreadable time"
+    : `${time.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+function formatRemaining(milliseconds: number): string {
+  const minutes = Math.floor(milliseconds / 60_000);
+  if (minutes < 1) return "in less than a minute";
+  if (minutes < 120) return `in ${minutes} minute${minutes === 1 ? "" : "s"}`;
+  const hours = Math.floor(minutes / 60);
+  return `in ${hours} hours`;
 }
 
 /**
@@ -190,6 +269,11 @@ button { font: inherit; padding: 0.35rem 1.1rem; border-radius: 6px; border: 1px
 button.option-approve { background: #067647; border-color: #067647; color: #fff; }
 button.option-deny { background: #b42318; border-color: #b42318; color: #fff; }
 .outcome { font-weight: 600; }
+.expiry { font-size: 0.85rem; margin: 0.4rem 0 0; }
+.expiry.expired { color: #b42318; font-weight: 600; }
+details.edit { margin-top: 0.6rem; }
+details.edit textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; }
+button.option-edit { background: #175cd3; border-color: #175cd3; color: #fff; }
 </style>
 </head>
 <body>

@@ -79,6 +79,8 @@ describe("edit, then approve, through the messaging service's free text", () => 
     );
     expect(question.options?.map((option) => option.id)).toEqual(["approve", "deny", "edit"]);
     expect(question.text).toContain('Or choose "Approve with changes"');
+    // The arguments, for a channel that shows them ready to change (the inbox page, the terminal).
+    expect(question.metadata?.arguments).toEqual({ callback_ids: ids });
     expect(deletions()).toHaveLength(1);
     expect(deletions()[0]?.body).toEqual([ids[0]]);
     const record = result.steps[0]?.toolCalls[0];
