@@ -114,33 +114,54 @@ export async function passApprovalGate(
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const record = await decideOnce(options);
-  options.logger.info(
+  logGateDecision(options.logger, options.action, record, options.check !== undefined);
+  return record;
+}
+
+/** The gate's audit line of one decision, without arguments. */
+export function logGateDecision(
+  logger: Logger,
+  action: ApprovalAction,
+  record: ApprovalRecord,
+  checked: boolean,
+): void {
+  logger.info(
     {
       audit: "approval",
-      tool: options.action.toolName,
-      toolCallId: options.action.toolCallId,
+      tool: action.toolName,
+      toolCallId: action.toolCallId,
       fingerprint: record.fingerprint,
       outcome: record.outcome,
       code: record.outcome === "refused" ? record.code : undefined,
       note: record.outcome === "refused" || record.outcome === "approved" ? record.note : undefined,
       interactionId: record.interactionId,
-      checked: options.check !== undefined ? true : undefined,
+      checked: checked ? true : undefined,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
     },
-    `approval ${record.outcome} for ${options.action.toolName}`,
+    `approval ${record.outcome} for ${action.toolName}`,
   );
-  return record;
 }
 
-async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const { approver, action, signal } = options;
-  const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord => ({
+/** A refusal of `action` by the gate itself. */
+export function gateRefusal(
+  action: ApprovalAction,
+  code: RefusalCode,
+  reason: string,
+  interactionId?: unknown,
+): RefusedRecord {
+  return {
     outcome: "refused",
     fingerprint: action.fingerprint,
     code,
     reason,
     ...(typeof interactionId === "string" ? { interactionId } : {}),
-  });
+  };
+}
+
+async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {
+  const { approver, action, signal } = options;
+  const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord =>
+    gateRefusal(action, code, reason, interactionId);
   if (!approver) {
     return refuse(
       "no_approver",
@@ -183,6 +204,22 @@ async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord>
     return refuse("approver_error", `the approver failed: ${redactText(describeThrown(error))}`);
   }
   if (signal.aborted) return refuse("aborted", "the run was aborted while waiting for approval");
+  return judgeDecision(decision, options);
+}
+
+/**
+ * Reads an approver's answer about one action, failing closed: only an
+ * `approved` decision with the action's exact fingerprint (or an edit bound
+ * to its own), for the question `check` names when reading an earlier one,
+ * approves; a `pending` one only when `allowPending`.
+ */
+export function judgeDecision(
+  decision: unknown,
+  options: Pick<ApprovalGateOptions, "action" | "check" | "allowPending">,
+): ApprovalRecord {
+  const { action, check } = options;
+  const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord =>
+    gateRefusal(action, code, reason, interactionId);
   if (typeof decision !== "object" || decision === null) {
     return refuse("invalid_decision", "the approver gave no usable answer");
   }

@@ -109,6 +109,19 @@ export interface Approver {
   readonly interactionService?: string;
   requestApproval(action: ApprovalAction, context: ApprovalContext): Promise<ApprovalDecision>;
   /**
+   * Asks about several actions in one question: the calls of one model
+   * answer that need approval (parallel calls). Each action is shown whole
+   * and numbered, and the person may approve all, deny all, or choose.
+   * Returns one decision per action, in the order given, each judged by the
+   * gate on its own (its own fingerprint; an approval names its own
+   * `interactionId`, distinct from the others', since each is spent once).
+   * Approvers without it are asked one action at a time.
+   */
+  requestApprovals?(
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+  ): Promise<readonly ApprovalDecision[]>;
+  /**
    * Reads the outcome of an approval asked earlier (after a suspended run is
    * resumed), without asking again. Approvers that cannot suspend omit it.
    */

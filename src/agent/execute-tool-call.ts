@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
+import type { RequestSlots } from "../internal/http/request-slots.js";
 import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -17,6 +18,7 @@ import {
 } from "./approval/approval-policy.js";
 import { checkApprovedEdit } from "./approval/approved-edit.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
+import type { StepQuestionSeat } from "./approval/step-question.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -69,6 +71,10 @@ export interface ToolCallEnvironment {
   secrets: SecretRegistry;
   /** Longest tool message sent to the model. */
   maxToolResultChars: number;
+  /** This call's place in its step's one question, when the step's gated calls are asked together. */
+  stepQuestion?: StepQuestionSeat | undefined;
+  /** The step's tool runs, at most `toolConcurrency` at once, when its calls are asked together. */
+  toolSlots?: RequestSlots | undefined;
 }
 
 /**
@@ -110,6 +116,8 @@ export async function executeToolCall(
       error: new ToolExecutionError({ toolName: name, toolCallId: call.id }, { cause: error }),
       content: toolMessages.failed(name, redactText(describeThrown(error))),
     };
+  } finally {
+    environment.stepQuestion?.leave();
   }
 }
 
@@ -398,9 +406,34 @@ const maxQuestionsPerCall = 10;
  * Journals the start of a call of a tool that is not read-only, spending
  * its approval in the same write (the call does not run when that record
  * cannot be kept, or the approval was spent before), checks an approved
- * call's arguments still have the approved fingerprint, then runs it.
+ * call's arguments still have the approved fingerprint, then runs it. When
+ * the step's calls are asked together, the call first leaves the step's
+ * question and waits for one of the step's tool slots.
  */
 async function startAndRun(
+  tool: AnyTool,
+  args: unknown,
+  base: ToolCallRecordBase,
+  approval: ApprovedRecord | undefined,
+  environment: ToolCallEnvironment,
+  logger: () => Logger,
+): Promise<ToolCallRecord> {
+  environment.stepQuestion?.leave();
+  const slots = environment.toolSlots;
+  if (!slots) return startAndRunNow(tool, args, base, approval, environment, logger);
+  try {
+    await slots.acquire(environment.signal, () => new AbortedError("The run was aborted"));
+  } catch {
+    return aborted(base, tool.name);
+  }
+  try {
+    return await startAndRunNow(tool, args, base, approval, environment, logger);
+  } finally {
+    slots.release();
+  }
+}
+
+async function startAndRunNow(
   tool: AnyTool,
   args: unknown,
   base: ToolCallRecordBase,
@@ -571,17 +604,21 @@ async function askApproval(
       "the arguments hold a secret, which a saved run never keeps; waiting for this approval instead of suspending",
     );
   }
-  const approval = await passApprovalGate({
-    approver: environment.approver,
-    action,
-    signal: environment.signal,
-    // The gate's audit line names the tool and the call itself; the call's
-    // logger would bind them a second time, as duplicate keys.
-    logger: environment.logger,
-    allowPending: check !== undefined || (environment.suspendOnApproval && options.canSuspend),
-    ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
-    ...(check ? { check } : {}),
-  });
+  const allowPending = check !== undefined || (environment.suspendOnApproval && options.canSuspend);
+  // An earlier question's answer is read on its own; a new question joins the step's.
+  if (check) environment.stepQuestion?.leave();
+  const approval = await (environment.stepQuestion?.ask(action, allowPending) ??
+    passApprovalGate({
+      approver: environment.approver,
+      action,
+      signal: environment.signal,
+      // The gate's audit line names the tool and the call itself; the call's
+      // logger would bind them a second time, as duplicate keys.
+      logger: environment.logger,
+      allowPending,
+      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(check ? { check } : {}),
+    }));
   emit({
     type: "approval-result",
     stepNumber,

@@ -1,4 +1,9 @@
+import { RequestSlots } from "../internal/http/request-slots.js";
 import { redactText } from "../internal/redact.js";
+import { passBatchApprovalGate } from "./approval/batch-approval-gate.js";
+import { StepQuestion } from "./approval/step-question.js";
+import { passApprovalGate } from "./approval-gate.js";
+import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import type { ToolCallEnvironment } from "./execute-tool-call.js";
 import { followSignal } from "./follow-signal.js";
@@ -35,9 +40,22 @@ export async function executeToolCalls(
       ? followSignal(environment.signal)
       : undefined;
   const callEnvironment = step ? { ...environment, signal: step.signal } : environment;
+  const together = askedTogether(calls.length, callEnvironment);
   try {
-    return await runConcurrently(calls, environment.toolConcurrency, async (call) => {
-      const record = await runToolCall(call, callEnvironment);
+    // Asked together, every call goes as far as its question at once; the
+    // tool runs keep to toolConcurrency through the step's slots.
+    const limit = together ? calls.length : environment.toolConcurrency;
+    return await runConcurrently(calls, limit, async (call, index) => {
+      const record = await runToolCall(
+        call,
+        together
+          ? {
+              ...callEnvironment,
+              stepQuestion: together.question.seat(index),
+              toolSlots: together.slots,
+            }
+          : callEnvironment,
+      );
       await environment.journal.recordOutcome(record);
       if (logger.isLevelEnabled("debug")) {
         logger.debug(
@@ -52,6 +70,38 @@ export async function executeToolCalls(
   } finally {
     step?.release();
   }
+}
+
+/**
+ * The step's one question and tool slots, when its calls are asked
+ * together: several calls and an approver that can ask about several
+ * actions at once (`requestApprovals`). Other approvers are asked one
+ * action at a time, as before.
+ */
+function askedTogether(
+  calls: number,
+  environment: ToolCallEnvironment,
+): { question: StepQuestion; slots: RequestSlots } | undefined {
+  const { approver, signal, logger, journal } = environment;
+  if (calls < 2 || typeof approver?.requestApprovals !== "function") return undefined;
+  const batchApprover = approver as typeof approver &
+    Required<Pick<typeof approver, "requestApprovals">>;
+  const runId = journal.runId !== undefined ? { runId: journal.runId } : {};
+  const question = new StepQuestion(calls, async (actions, allowPending) => {
+    if (actions.length === 1) {
+      const action = actions[0] as ApprovalAction;
+      return [await passApprovalGate({ approver, action, signal, logger, allowPending, ...runId })];
+    }
+    return passBatchApprovalGate({
+      approver: batchApprover,
+      actions,
+      signal,
+      logger,
+      allowPending,
+      ...runId,
+    });
+  });
+  return { question, slots: new RequestSlots(environment.toolConcurrency) };
 }
 
 /** The agent's `onToolCallSettled`, awaited; what it throws is logged, not the call's outcome. */
