@@ -523,91 +523,110 @@ export class FileRunStore implements RunStore {
     await this.#keepSealed(checked);
     await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
     const saving = `${file.slice(0, -".json".length)}.saving`;
+    const { approval } = start;
+    const marker = approval ? this.#usedApprovalFile(approval) : undefined;
+    if (marker) await mkdir(this.#usedApprovalsDirectory, { recursive: true, mode: 0o700 });
     return withLockFile(saving, { operation: "startCall", runId }, async () => {
-      const stored = await this.#checkSave(runId, options);
-      const records = [
-        this.#executionFileOf(runId, start.toolCallId),
-        this.#executionFileOf(runId, `content\n${start.contentKey}`),
-      ];
-      const { approval } = start;
-      const marker = approval ? this.#usedApprovalFile(approval) : undefined;
-      if (marker && approval) {
-        const found = await readRecord(marker, "startCall", runId);
-        const leftover =
-          found?.committed === false &&
-          found.runId === runId &&
-          found.toolCallId === start.toolCallId &&
-          stored?.usedApprovals?.includes(approval.interactionId) !== true;
-        if (found && !leftover) {
-          return {
-            outcome: "already_used",
-            ...(typeof found.runId === "string" ? { runId: found.runId } : {}),
-            ...(typeof found.toolCallId === "string" ? { toolCallId: found.toolCallId } : {}),
-          };
-        }
-      }
-      for (const record of records) {
-        const found = await readRecord(record, "startCall", runId);
-        const toolCallId = typeof found?.toolCallId === "string" ? found.toolCallId : undefined;
-        const leftover =
-          found?.committed === false && toolCallId !== undefined && !startedIn(stored, toolCallId);
-        if (found && !leftover) {
-          return {
-            outcome: "already_started",
-            toolCallId: toolCallId ?? start.toolCallId,
-            ...(typeof found.content === "string" ? { content: found.content } : {}),
-          };
-        }
-      }
-      const record = {
-        runId,
-        toolCallId: start.toolCallId,
-        fingerprint: start.fingerprint,
-        startedAt: new Date().toISOString(),
-      };
-      try {
-        if (marker && approval) {
-          await mkdir(this.#usedApprovalsDirectory, { recursive: true, mode: 0o700 });
-          await replaceDurably(marker, { ...approval, ...record, committed: false });
-        }
-        await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
-        for (const execution of records) {
-          await replaceDurably(execution, {
-            ...record,
-            contentKey: start.contentKey,
-            committed: false,
-          });
-        }
-      } catch (error) {
-        throw new RunStoreError(
-          {
-            operation: "startCall",
-            runId,
-            message: `Could not record that call "${start.toolCallId}" of run "${runId}" starts: ${describeThrown(error)}`,
-          },
-          { cause: error },
-        );
-      }
-      await this.#write(checked, file);
-      // The state is the commit; the marker and records then say so
-      // themselves, so an older copy of the state put back later cannot pass
-      // them for leftovers of a write that crashed.
-      try {
-        if (marker && approval) {
-          await replaceDurably(marker, { ...approval, ...record, committed: true });
-        }
-        for (const execution of records) {
-          await replaceDurably(execution, {
-            ...record,
-            contentKey: start.contentKey,
-            committed: true,
-          });
-        }
-      } catch {
-        // Uncommitted records the stored state accounts for still stand.
-      }
-      return { outcome: "started" };
+      if (!marker) return this.#startLocked(checked, start, options, undefined);
+      // Runs spending the same approval at once each hold their own run's
+      // lock: the approval's own lock lets one of them check and write it.
+      return withLockFile(`${marker}.lock`, { operation: "startCall", runId }, () =>
+        this.#startLocked(checked, start, options, marker),
+      );
     });
+  }
+
+  /** `startCall` under the run's lock, and the approval's when it spends one. */
+  async #startLocked(
+    checked: RunState,
+    start: CallStart,
+    options: RunSaveOptions,
+    marker: string | undefined,
+  ): Promise<CallStartOutcome> {
+    const { runId } = checked;
+    const file = this.pathOf(runId);
+    const { approval } = start;
+    const stored = await this.#checkSave(runId, options);
+    const records = [
+      this.#executionFileOf(runId, start.toolCallId),
+      this.#executionFileOf(runId, `content\n${start.contentKey}`),
+    ];
+    if (marker && approval) {
+      const found = await readRecord(marker, "startCall", runId);
+      const leftover =
+        found?.committed === false &&
+        found.runId === runId &&
+        found.toolCallId === start.toolCallId &&
+        stored?.usedApprovals?.includes(approval.interactionId) !== true;
+      if (found && !leftover) {
+        return {
+          outcome: "already_used",
+          ...(typeof found.runId === "string" ? { runId: found.runId } : {}),
+          ...(typeof found.toolCallId === "string" ? { toolCallId: found.toolCallId } : {}),
+        };
+      }
+    }
+    for (const record of records) {
+      const found = await readRecord(record, "startCall", runId);
+      const toolCallId = typeof found?.toolCallId === "string" ? found.toolCallId : undefined;
+      const leftover =
+        found?.committed === false && toolCallId !== undefined && !startedIn(stored, toolCallId);
+      if (found && !leftover) {
+        return {
+          outcome: "already_started",
+          toolCallId: toolCallId ?? start.toolCallId,
+          ...(typeof found.content === "string" ? { content: found.content } : {}),
+        };
+      }
+    }
+    const record = {
+      runId,
+      toolCallId: start.toolCallId,
+      fingerprint: start.fingerprint,
+      startedAt: new Date().toISOString(),
+    };
+    try {
+      if (marker && approval) {
+        await mkdir(this.#usedApprovalsDirectory, { recursive: true, mode: 0o700 });
+        await replaceDurably(marker, { ...approval, ...record, committed: false });
+      }
+      await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
+      for (const execution of records) {
+        await replaceDurably(execution, {
+          ...record,
+          contentKey: start.contentKey,
+          committed: false,
+        });
+      }
+    } catch (error) {
+      throw new RunStoreError(
+        {
+          operation: "startCall",
+          runId,
+          message: `Could not record that call "${start.toolCallId}" of run "${runId}" starts: ${describeThrown(error)}`,
+        },
+        { cause: error },
+      );
+    }
+    await this.#write(checked, file);
+    // The state is the commit; the marker and records then say so
+    // themselves, so an older copy of the state put back later cannot pass
+    // them for leftovers of a write that crashed.
+    try {
+      if (marker && approval) {
+        await replaceDurably(marker, { ...approval, ...record, committed: true });
+      }
+      for (const execution of records) {
+        await replaceDurably(execution, {
+          ...record,
+          contentKey: start.contentKey,
+          committed: true,
+        });
+      }
+    } catch {
+      // Uncommitted records the stored state accounts for still stand.
+    }
+    return { outcome: "started" };
   }
 
   /** Adds the tool message to the call's execution record; see {@link RunStore.recordFinish}. */

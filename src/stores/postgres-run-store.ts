@@ -380,7 +380,8 @@ export class PostgresRunStore implements RunStore {
     checked: RunState,
     options: RunSaveOptions,
     writeId: string,
-  ): { text: string; values: unknown[] } {
+    condition = "true",
+  ): { text: string; values: unknown[]; fenced: string } {
     const { runId } = checked;
     checkRunId(runId);
     const { expectedRevision, claim } = options;
@@ -422,19 +423,27 @@ export class PostgresRunStore implements RunStore {
            (run_id, status, state, summary, revision, write_id, updated_at, created_at, next_check_at)
          SELECT $1, $2, $3, $4, $5, $6, ${serverNow}, ${serverNow},
                 CASE WHEN $2::text = 'suspended' THEN now() END
-          WHERE ${sealedOnly}
-         ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence}`
-      : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence}`;
-    return { text, values };
+          WHERE ${sealedOnly} AND ${condition}
+         ON CONFLICT (run_id) DO UPDATE SET ${set} WHERE ${fence} AND ${condition}`
+      : `UPDATE ${this.#table} AS runs SET ${set} WHERE run_id = $1 AND ${fence} AND ${condition}`;
+    // Whether the fence held, as the statement's snapshot saw the row.
+    const held = `EXISTS (SELECT 1 FROM ${this.#table} AS runs WHERE run_id = $1 AND ${fence})`;
+    const fenced = mayCreate
+      ? `(${held} OR (${sealedOnly} AND NOT EXISTS (SELECT 1 FROM ${this.#table} WHERE run_id = $1)))`
+      : held;
+    return { text, values, fenced };
   }
 
   /**
-   * One transaction: the state saved as `save` saves it (fenced by the
-   * claim and the revision), then the approval's row and the call's
-   * execution row; any conflict rolls all of it back. One write id names
-   * all three, so the transaction sent again after a lost `COMMIT` that
-   * did commit finds its own rows and answers `started`. See
-   * {@link RunStore.startCall}.
+   * One statement, so one round trip and one atomic write: the state saved
+   * as `save` saves it (fenced by the claim and the revision) unless the
+   * approval was spent or the call started by another write, then the
+   * approval's row and the call's execution row, each depending on the
+   * save. A spend racing this one (not yet visible when the statement
+   * began) makes its insert fail on the key, which undoes the whole
+   * statement; it is then sent again and sees the spend. One write id
+   * names all three rows, so the statement sent again after a lost answer
+   * finds its own write and answers `started`. See {@link RunStore.startCall}.
    */
   async startCall(
     state: RunState,
@@ -443,45 +452,90 @@ export class PostgresRunStore implements RunStore {
   ): Promise<CallStartOutcome> {
     const checked = parseRunState(state, "the state to save");
     const { runId } = checked;
-    const schema = quoteIdentifier(this.schema);
     const writeId = randomUUID();
     await this.#rememberSealed(checked);
-    const { text, values } = this.#saveStatement(checked, options, writeId);
-    await this.migrate();
-    let outcome: CallStartOutcome | "conflict";
-    try {
-      outcome = await this.#retrying("startCall", runId, () =>
-        this.#withClient(async (pooled) => {
-          const client = countingStatements(pooled, () => this.#roundTrips++);
-          await client.query("BEGIN");
-          try {
-            const decided = await startInTransaction(client, {
-              schema,
-              save: { text, values },
-              runId,
-              start,
-              writeId,
-            });
-            await client.query(decided === "started" ? "COMMIT" : "ROLLBACK");
-            return decided === "started" ? { outcome: "started" as const } : decided;
-          } catch (error) {
-            await client.query("ROLLBACK").catch(() => {});
-            throw error;
-          }
-        }),
-      );
-    } catch (error) {
-      throw new RunStoreError(
-        {
-          operation: "startCall",
-          runId,
-          message: `Run store startCall of run "${runId}" failed (PostgreSQL, schema "${this.schema}"): ${describeThrown(error)}`,
-        },
-        { cause: error },
-      );
+    const statement = this.#startStatement(checked, start, options, writeId);
+    let row: StartRow | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        ({
+          rows: [row],
+        } = await this.#query<StartRow>("startCall", runId, statement.text, statement.values));
+        break;
+      } catch (error) {
+        // A spend of the same approval committed while this statement ran:
+        // nothing was written; sent again, the statement sees it.
+        if (attempt < 3 && isUniqueViolation(error)) continue;
+        throw error;
+      }
     }
-    if (outcome === "conflict") throw await this.#refusal(checked, options);
-    return outcome;
+    if (row?.saved) return { outcome: "started" };
+    if (row?.fenced && row.used) {
+      return {
+        outcome: "already_used",
+        ...(row.used.runId ? { runId: row.used.runId } : {}),
+        ...(row.used.toolCallId ? { toolCallId: row.used.toolCallId } : {}),
+      };
+    }
+    if (row?.fenced && row.earlier) {
+      return {
+        outcome: "already_started",
+        toolCallId: row.earlier.toolCallId,
+        ...(typeof row.earlier.content === "string" ? { content: row.earlier.content } : {}),
+      };
+    }
+    throw await this.#refusal(checked, options);
+  }
+
+  /** The one statement of `startCall`; see there. */
+  #startStatement(
+    checked: RunState,
+    start: CallStart,
+    options: RunSaveOptions,
+    writeId: string,
+  ): { text: string; values: unknown[] } {
+    const schema = quoteIdentifier(this.schema);
+    const { approval } = start;
+    const parameters = [
+      start.toolCallId,
+      start.fingerprint,
+      start.contentKey,
+      approval?.service ?? null,
+      approval?.interactionId ?? null,
+    ];
+    // $10 call id, $11 fingerprint, $12 content key, $13 service, $14 interaction.
+    const blocked = "NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)";
+    const save = this.#saveStatement(checked, options, writeId, blocked);
+    const text = `WITH earlier AS (
+         SELECT tool_call_id, content FROM ${schema}.tool_executions
+          WHERE run_id = $1 AND (tool_call_id = $10 OR content_key = $12)
+            AND write_id IS DISTINCT FROM $6
+          ORDER BY tool_call_id = $10 DESC LIMIT 1),
+       used_before AS (
+         SELECT run_id, tool_call_id FROM ${schema}.used_approvals
+          WHERE service = $13 AND interaction_id = $14 AND write_id IS DISTINCT FROM $6),
+       saved AS (${save.text} RETURNING 1),
+       spent AS (
+         INSERT INTO ${schema}.used_approvals
+           (service, interaction_id, fingerprint, run_id, tool_call_id, write_id)
+         SELECT $13, $14, $11, $1, $10, $6 FROM saved
+          WHERE $13::text IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM ${schema}.used_approvals
+             WHERE service = $13 AND interaction_id = $14 AND write_id = $6)
+         RETURNING 1),
+       started AS (
+         INSERT INTO ${schema}.tool_executions
+           (run_id, tool_call_id, fingerprint, content_key, write_id)
+         SELECT $1, $10, $11, $12, $6 FROM saved
+         ON CONFLICT (run_id, tool_call_id) DO NOTHING
+         RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM saved) AS saved,
+              ${save.fenced} AS fenced,
+              (SELECT json_build_object('runId', run_id, 'toolCallId', tool_call_id)
+                 FROM used_before LIMIT 1) AS used,
+              (SELECT json_build_object('toolCallId', tool_call_id, 'content', content)
+                 FROM earlier) AS earlier`;
+    return { text, values: [...save.values, ...parameters] };
   }
 
   /** Says why a save was refused: the claim no longer current, or another revision stored. */
@@ -840,92 +894,21 @@ export class PostgresRunStore implements RunStore {
   }
 }
 
-/**
- * The statements of `startCall` inside its transaction: `conflict` when the
- * save changed no row; `started` when every row is this write's; otherwise
- * why the call must not run. Rows written by `writeId` count as its own.
- */
-async function startInTransaction(
-  client: PoolClient,
-  write: {
-    schema: string;
-    save: { text: string; values: unknown[] };
-    runId: string;
-    start: CallStart;
-    writeId: string;
-  },
-): Promise<"started" | "conflict" | Exclude<CallStartOutcome, { outcome: "started" }>> {
-  const { schema, runId, start, writeId } = write;
-  const saved = await client.query(write.save.text, write.save.values);
-  if (saved.rowCount !== 1) return "conflict";
-  const { approval } = start;
-  if (approval) {
-    const spent = await client.query(
-      `INSERT INTO ${schema}.used_approvals AS used
-         (service, interaction_id, fingerprint, run_id, tool_call_id, write_id)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (service, interaction_id) DO UPDATE SET write_id = EXCLUDED.write_id
-       WHERE used.write_id = EXCLUDED.write_id`,
-      [
-        approval.service,
-        approval.interactionId,
-        start.fingerprint,
-        runId,
-        start.toolCallId,
-        writeId,
-      ],
-    );
-    if (spent.rowCount !== 1) {
-      const { rows } = await client.query<{ run_id: string | null; tool_call_id: string | null }>(
-        `SELECT run_id, tool_call_id FROM ${schema}.used_approvals
-          WHERE service = $1 AND interaction_id = $2`,
-        [approval.service, approval.interactionId],
-      );
-      const row = rows[0];
-      return {
-        outcome: "already_used",
-        ...(row?.run_id ? { runId: row.run_id } : {}),
-        ...(row?.tool_call_id ? { toolCallId: row.tool_call_id } : {}),
-      };
-    }
-  }
-  const { rows: earlier } = await client.query<{ tool_call_id: string; content: string | null }>(
-    `SELECT tool_call_id, content FROM ${schema}.tool_executions
-      WHERE run_id = $1 AND (tool_call_id = $2 OR content_key = $3)
-        AND write_id IS DISTINCT FROM $4
-      ORDER BY tool_call_id = $2 DESC LIMIT 1`,
-    [runId, start.toolCallId, start.contentKey, writeId],
-  );
-  const found = earlier[0];
-  if (found) {
-    return {
-      outcome: "already_started",
-      toolCallId: found.tool_call_id,
-      ...(typeof found.content === "string" ? { content: found.content } : {}),
-    };
-  }
-  await client.query(
-    `INSERT INTO ${schema}.tool_executions AS started
-       (run_id, tool_call_id, fingerprint, content_key, write_id)
-     VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
-    [runId, start.toolCallId, start.fingerprint, start.contentKey, writeId],
-  );
-  return "started";
+/** What the statement of `startCall` answers. */
+interface StartRow {
+  saved: boolean;
+  fenced: boolean;
+  used: { runId: string | null; toolCallId: string | null } | null;
+  earlier: { toolCallId: string; content: string | null } | null;
 }
 
-/** The client, counting each statement sent through it (the store's `roundTrips`). */
-function countingStatements(client: PoolClient, count: () => void): PoolClient {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (property !== "query" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        count();
-        return (value as (...inner: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+/** A unique key refused a row (SQLSTATE 23505). */
+function isUniqueViolation(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && depth < 5; depth++) {
+    if ((cause as { code?: unknown }).code === "23505") return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 interface ClaimRow {

@@ -443,6 +443,33 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(await store.isApprovalUsed(approval), true);
       });
 
+      test("lets one of many runs spending the same approval at once start; the others are told already_used", async (store) => {
+        const runIds = ["run-a", "run-b", "run-c", "run-d", "run-e", "run-f"];
+        for (const runId of runIds) {
+          await store.save(runState(runId, { revision: 1, status: "running" }));
+        }
+        const outcomes = await Promise.all(
+          runIds.map((runId) =>
+            store.startCall(startedState(runId, 2), start, { expectedRevision: 1 }),
+          ),
+        );
+        const started = runIds.filter((_, index) => outcomes[index]?.outcome === "started");
+        assert.equal(started.length, 1, JSON.stringify(outcomes));
+        for (const [index, runId] of runIds.entries()) {
+          const stored = await store.load(runId);
+          if (runId === started[0]) {
+            assert.equal(stored.revision, 2);
+            continue;
+          }
+          assert.deepEqual(outcomes[index], {
+            outcome: "already_used",
+            runId: started[0],
+            toolCallId: "call_1",
+          });
+          assert.equal(stored.revision, 1, `nothing was written for ${runId}`);
+        }
+      });
+
       test("keeps the interaction ids of two services apart", async (store) => {
         await store.save(runState("run-a", { revision: 1, status: "running" }));
         await store.save(runState("run-b", { revision: 1, status: "running" }));
