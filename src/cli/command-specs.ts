@@ -40,6 +40,13 @@ const approveOption: OptionSpec = {
     "How the messaging simulator answers approval requests: ask at this terminal, wait for the answer given on its inbox page in a browser (the address is printed), or always approve or deny. Default: ask on a terminal, deny otherwise.",
 };
 
+const allowEditsOption: OptionSpec = {
+  name: "allow-edits",
+  type: "boolean",
+  description:
+    "Offer \"Approve with changes\" with each approval question: the person may change the action's arguments (as JSON, on the inbox page or at this terminal) and approve that instead; only the changed action runs, once the tool's schema accepts it, and the model is told. resume and worker need it too to read such an answer.",
+};
+
 const jsonReportOption: OptionSpec = {
   name: "json",
   type: "boolean",
@@ -56,6 +63,7 @@ export const runOptions: readonly OptionSpec[] = [
     description: "The task given to the agent, instead of the example's default task.",
   },
   approveOption,
+  allowEditsOption,
   {
     name: "no-wait",
     type: "boolean",
@@ -98,7 +106,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "run",
     usage:
-      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]",
+      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--allow-edits] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]",
     summary: "Run an example agent against the simulators or your services.",
     options: runOptions,
     notes: [
@@ -174,10 +182,11 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "resume",
-    usage: "switchyard resume <run-id> [--json] [--take-over]",
+    usage: "switchyard resume <run-id> [--json] [--take-over] [--allow-edits]",
     summary: "Go on with a run that stopped at an approval (switchyard run --no-wait).",
     options: [
       jsonReportOption,
+      allowEditsOption,
       {
         name: "take-over",
         type: "boolean",
@@ -201,9 +210,10 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
+      allowEditsOption,
       {
         name: "concurrency",
         type: "string",

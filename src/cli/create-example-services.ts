@@ -24,6 +24,11 @@ export interface CreateExampleServicesOptions {
   logger?: Logger | undefined;
   /** How long the approver waits for the person's answer. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number | undefined;
+  /**
+   * The approver offers "Approve with changes" and reads such answers
+   * (`MessagingApprover` `allowEdits`). @default false
+   */
+  allowEdits?: boolean | undefined;
   /** Handed to the examples as `services.runStore`, for durable runs. @default none */
   runStore?: RunStore | undefined;
   /** Handed to the examples as `services.stateKey`. @default none */
@@ -92,6 +97,7 @@ export function createExampleServices(
           client: messagingClient,
           subscriptionLinkId: messaging.approverLinkId,
           timeoutMs: options.approvalTimeoutMs,
+          allowEdits: options.allowEdits,
           // A person at a terminal answers in seconds; notice it within one.
           maxPollIntervalMs: 1_000,
           logger,

@@ -23,6 +23,8 @@ export interface RunArguments {
   approve?: ApprovalMode;
   /** `--no-wait`: stop at the first approval request; the run is saved to resume later. */
   noWait: boolean;
+  /** `--allow-edits`: the person may change an action before approving it. */
+  allowEdits: boolean;
   /** `--max-tool-calls N`, `--max-tokens N`, `--extend-budget`: the run's budget. */
   budget?: RunBudget;
   json: boolean;
@@ -42,6 +44,8 @@ export interface ResumeArguments {
   json: boolean;
   /** `--take-over`: resume a run whose process crashed. */
   takeOver: boolean;
+  /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
+  allowEdits: boolean;
   help: boolean;
 }
 
@@ -57,6 +61,8 @@ export interface WorkerArguments {
   leaseMs?: number;
   /** `--prune-after DURATION`: runs that ended longer ago than this are deleted. */
   pruneAfterMs?: number;
+  /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
+  allowEdits?: boolean;
   help: boolean;
 }
 
@@ -155,7 +161,12 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     return {
       command: "resume",
       runId: positionals[0],
-      arguments: { json: values.json === true, takeOver: values["take-over"] === true, help },
+      arguments: {
+        json: values.json === true,
+        takeOver: values["take-over"] === true,
+        allowEdits: values["allow-edits"] === true,
+        help,
+      },
     };
   }
   if (spec.name === "runs") {
@@ -257,6 +268,7 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
     ...(approve !== undefined ? { approve } : {}),
     ...(budget !== undefined ? { budget } : {}),
     noWait: values["no-wait"] === true,
+    allowEdits: values["allow-edits"] === true,
     json: values.json === true,
     help,
   };
@@ -408,6 +420,7 @@ function readRunsValues(values: FlagValues, help: boolean): RunsArguments {
 function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
   if (help) return { help };
   const worker: WorkerArguments = { help };
+  if (values["allow-edits"] === true) worker.allowEdits = true;
   const text = values.concurrency as string | undefined;
   if (text !== undefined) {
     const concurrency = Number(text);

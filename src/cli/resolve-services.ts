@@ -38,6 +38,8 @@ export interface ResolveServicesOptions {
   answer: AnswerMode;
   logger: Logger;
   approvalTimeoutMs?: number | undefined;
+  /** The approver offers "Approve with changes" and reads such answers. @default false */
+  allowEdits?: boolean | undefined;
   /** Given to the examples, for durable runs. */
   runStore?: RunStore | undefined;
   /** Given to the examples, to seal durable runs (`SWITCHYARD_STATE_KEY`). */
@@ -85,6 +87,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
     const services = createExampleServices(endpoints, {
       logger: options.logger,
       approvalTimeoutMs: options.approvalTimeoutMs,
+      allowEdits: options.allowEdits,
       runStore: options.runStore,
       stateKey: options.stateKey,
       auditLog: options.auditLog,

@@ -36,6 +36,11 @@ export interface ResumeRunOptions {
   json?: boolean | undefined;
   /** Resume a run marked running whose process is gone (`--take-over`). @default false */
   takeOver?: boolean | undefined;
+  /**
+   * Read an approval with changes (`--allow-edits`), as a run started with
+   * `allowEdits` may get, and offer it in the questions it asks. @default false
+   */
+  allowEdits?: boolean | undefined;
   /** @default the process's streams and environment */
   io?: CliIo | undefined;
   /** Stops the resumed run. */
@@ -98,6 +103,7 @@ export async function resumeRun(
       answer: "deny",
       logger: createRunLogger(io.env, io.stderr),
       approvalTimeoutMs: options.approvalTimeoutMs,
+      allowEdits: options.allowEdits === true,
       runStore: directory.store,
       stateKey: stateKeyOf(io.env),
       auditLog: openAuditLog(io.env),

@@ -50,6 +50,12 @@ export interface RunExampleOptions {
    */
   noWait?: boolean | undefined;
   /**
+   * Offer "Approve with changes" (`--allow-edits`): the person may change
+   * an action's arguments before approving it, and only the changed action
+   * runs. @default false
+   */
+  allowEdits?: boolean | undefined;
+  /**
    * The run's budget (`--max-tool-calls`, `--max-tokens`, `--extend-budget`),
    * over the example agent's own. @default the example's
    */
@@ -116,6 +122,7 @@ export async function runExample(
       answer,
       logger: createRunLogger(io.env, io.stderr),
       approvalTimeoutMs: options.approvalTimeoutMs,
+      allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
       stateKey: stateKeyOf(io.env),
       auditLog: openAuditLog(io.env),

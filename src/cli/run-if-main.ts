@@ -53,7 +53,7 @@ async function runExampleFromArguments(
         commandHelp(
           {
             name: "run",
-            usage: `npx tsx ${script} [--task TEXT] [--approve ask|browser|approve|deny] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]`,
+            usage: `npx tsx ${script} [--task TEXT] [--approve ask|browser|approve|deny] [--allow-edits] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]`,
             summary: `${example.description} The same as: switchyard run ${example.name}`,
             options: runOptions,
             notes: [`Default task: ${example.defaultTask}`],
@@ -67,6 +67,7 @@ async function runExampleFromArguments(
       task: parsed.task,
       approve: parsed.approve,
       noWait: parsed.noWait,
+      allowEdits: parsed.allowEdits,
       budget: parsed.budget,
       json: parsed.json,
       io,

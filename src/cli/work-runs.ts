@@ -28,6 +28,8 @@ export interface WorkRunsOptions {
   leaseMs?: number | undefined;
   /** Runs that ended longer ago than this are deleted (`--prune-after`). @default never */
   pruneAfterMs?: number | undefined;
+  /** Read approvals with changes, and offer them in new questions (`--allow-edits`). @default false */
+  allowEdits?: boolean | undefined;
   /** @default the process's streams and environment */
   io?: CliIo | undefined;
   /** Stops the worker as a first SIGTERM does (resolves once the runs in hand are done). */
@@ -82,6 +84,7 @@ export async function workRuns(
           // Only used by a messaging simulator, which a run that can suspend never has.
           answer: "deny",
           logger,
+          allowEdits: options.allowEdits === true,
           runStore: opened.store,
           stateKey: stateKeyOf(io.env),
           auditLog: openAuditLog(io.env),

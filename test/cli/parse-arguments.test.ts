@@ -32,6 +32,7 @@ describe("parseCommandLine", () => {
         task: "Check the site",
         approve: "deny",
         noWait: false,
+        allowEdits: false,
         json: true,
         help: false,
       },
@@ -45,7 +46,7 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["run", "order-report"])).toEqual({
       command: "run",
       example: "order-report",
-      arguments: { noWait: false, json: false, help: false },
+      arguments: { noWait: false, allowEdits: false, json: false, help: false },
     });
   });
 
@@ -65,7 +66,16 @@ describe("parseCommandLine", () => {
     expect(parseCommandLine(["resume", "run_1", "--json", "--take-over"])).toEqual({
       command: "resume",
       runId: "run_1",
-      arguments: { json: true, takeOver: true, help: false },
+      arguments: { json: true, takeOver: true, allowEdits: false, help: false },
+    });
+    expect(parseCommandLine(["run", "callback-cleanup", "--allow-edits"])).toMatchObject({
+      arguments: { allowEdits: true },
+    });
+    expect(parseCommandLine(["resume", "run_1", "--allow-edits"])).toMatchObject({
+      arguments: { allowEdits: true },
+    });
+    expect(parseCommandLine(["worker", "--allow-edits"])).toMatchObject({
+      arguments: { allowEdits: true },
     });
     expect(parseCommandLine(["resume"])).toMatchObject({ command: "resume", runId: undefined });
   });
@@ -200,6 +210,7 @@ describe("parseRunArguments", () => {
     expect(parseRunArguments(["--approve", "ask"], "examples/order-report.ts")).toEqual({
       approve: "ask",
       noWait: false,
+      allowEdits: false,
       json: false,
       help: false,
     });

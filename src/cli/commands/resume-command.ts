@@ -29,6 +29,7 @@ export async function resumeCommand(
   return resumeRun(runId, examples, {
     json: args.json,
     takeOver: args.takeOver,
+    allowEdits: args.allowEdits,
     io,
     handleSignals: true,
   });

@@ -35,6 +35,7 @@ export async function runCommand(
     task: args.task,
     approve: args.approve,
     noWait: args.noWait,
+    allowEdits: args.allowEdits,
     budget: args.budget,
     json: args.json,
     io,

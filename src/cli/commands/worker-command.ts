@@ -24,6 +24,7 @@ export async function workerCommand(
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
     pruneAfterMs: args.pruneAfterMs,
+    allowEdits: args.allowEdits,
     io,
     handleSignals: true,
   });

@@ -1,5 +1,10 @@
 import { createInterface, type Interface } from "node:readline";
-import { escapeUntrustedLines, escapeUntrustedText } from "../../internal/untrusted-text.js";
+import { editAnswer } from "../../clients/messaging/messaging-requests.js";
+import {
+  editableJson,
+  escapeUntrustedLines,
+  escapeUntrustedText,
+} from "../../internal/untrusted-text.js";
 import type { AnswerChoice, AnswerFunction, InteractionQuestion } from "./answer-mode.js";
 
 /** Streams of {@link terminalAnswerer}. */
@@ -25,6 +30,9 @@ export const refusalOptionId = "deny";
  * An answer mode for the messaging simulator that prints each interaction's
  * text and options and reads the person's choice: the option number, its id
  * or its label, optionally followed by `: comment` (kept as the answer text).
+ * Choosing "Approve with changes" (`edit`) asks for the changed arguments
+ * as JSON on one line (or takes them after the choice, `3: {...}`); the
+ * question shows the current ones (`metadata.arguments`) to start from.
  * Questions are asked one at a time. When the input ends (Ctrl-D, a closed
  * pipe) each question still open is refused at once, with a line saying so:
  * the `deny` option is chosen for it (an interaction offering no `deny`
@@ -75,12 +83,46 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
     for (;;) {
       const line = await nextLine();
       if (line === undefined) return closed ? undefined : answerAtEndOfInput(question, output);
-      const choice = parseChoice(line, question);
+      const parsed = parseChoice(line, question);
+      const choice = parsed?.option_id === editAnswer.optionId ? await askForEdit(parsed) : parsed;
+      if (choice === "input ended") {
+        return closed ? undefined : answerAtEndOfInput(question, output);
+      }
       if (choice) {
         if (waiting.length === 0) reader?.pause();
         return choice;
       }
-      output.write(retryPrompt(question));
+      output.write(parsed ? optionsPrompt(question) : retryPrompt(question));
+    }
+  };
+
+  /**
+   * "Approve with changes": the changed arguments, as JSON on one line,
+   * typed after the choice (`3: {...}`) or asked for now. Text that is not
+   * JSON is the person's to correct, not a refusal; an empty line goes back
+   * to the options (undefined).
+   */
+  const askForEdit = async (
+    choice: AnswerChoice,
+  ): Promise<AnswerChoice | "input ended" | undefined> => {
+    let typed = choice.text;
+    if (typed === undefined) output.write(editPrompt);
+    for (;;) {
+      if (typed === undefined) {
+        const line = await nextLine();
+        if (line === undefined) return "input ended";
+        typed = line.trim();
+        if (typed === "") return undefined;
+      }
+      try {
+        JSON.parse(typed);
+        return { option_id: choice.option_id, text: typed };
+      } catch (error) {
+        output.write(
+          `Not JSON (${escapeUntrustedText((error as Error).message)}). Type the changed arguments again, or an empty line to go back: `,
+        );
+        typed = undefined;
+      }
     }
   };
 
@@ -126,12 +168,36 @@ function formatQuestion(question: InteractionQuestion): string {
         `  ${index + 1}) ${escapeUntrustedText(option.label)} [${escapeUntrustedText(option.id)}]`,
       );
     });
-    lines.push(
-      `Your choice (1-${question.options.length} or an option id, then ": comment" if you like): `,
-    );
+    lines.push(...editLines(question));
+    lines.push(optionsPrompt(question));
   }
   return lines.join("\n");
 }
+
+/** How to change the action, and its arguments now, when the question offers an edit. */
+function editLines(question: InteractionQuestion): string[] {
+  const index = question.options.findIndex((option) => option.id === editAnswer.optionId);
+  if (index === -1) return [];
+  const lines = [
+    `To change the action before approving it, choose ${index + 1}, then type its whole arguments as JSON on one line.`,
+  ];
+  if (Object.hasOwn(question.metadata, editAnswer.metadataKey)) {
+    try {
+      // As JSON that parses back to the same value, with what would act on the terminal written out.
+      lines.push(`Its arguments now: ${editableJson(question.metadata[editAnswer.metadataKey])}`);
+    } catch {
+      // Metadata came as JSON, so it writes as JSON; the line is only a help.
+    }
+  }
+  return lines;
+}
+
+function optionsPrompt(question: InteractionQuestion): string {
+  return `Your choice (1-${question.options.length} or an option id, then ": comment" if you like): `;
+}
+
+const editPrompt =
+  "The changed arguments, as JSON on one line (an empty line goes back to the options): ";
 
 function retryPrompt(question: InteractionQuestion): string {
   if (question.options.length === 0) return "Please type a non-empty answer: ";

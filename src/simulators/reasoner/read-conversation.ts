@@ -12,6 +12,12 @@ export interface ToolStep {
   error?: string;
   /** The note the person gave with their approval (`person_note`), as the agent quoted it. */
   personNote?: string;
+  /**
+   * The person changed the call before approving it (`edited_by_person`):
+   * `arguments` and `result` are then those of what ran, and these the
+   * arguments the model asked for.
+   */
+  askedArguments?: unknown;
 }
 
 /** What a scripted model reads from a request. */
@@ -63,12 +69,16 @@ function readSteps(messages: ChatMessage[]): ToolStep[] {
   return steps;
 }
 
-function step(name: string, args: unknown, content: string | null): ToolStep {
+function step(name: string, asked: unknown, content: string | null): ToolStep {
   const message = parseJson(content ?? "");
   const fields = typeof message === "object" && message !== null ? message : {};
   const note = "person_note" in fields ? fields.person_note : undefined;
-  // A call approved with a note: the agent wraps its result as {result, person_note, ...}.
-  const result = typeof note === "string" && "result" in fields ? fields.result : message;
+  // A call the person changed: what ran, and its result, are what the model goes on from.
+  const edited = "edited_by_person" in fields && fields.edited_by_person === true;
+  const args = edited && "ran_arguments" in fields ? fields.ran_arguments : asked;
+  // A call approved with a note or changed: the agent wraps its result as {result, ...}.
+  const result =
+    (typeof note === "string" || edited) && "result" in fields ? fields.result : message;
   const error =
     typeof result === "object" && result !== null && "error" in result
       ? (result as { error: unknown }).error
@@ -79,6 +89,7 @@ function step(name: string, args: unknown, content: string | null): ToolStep {
     result,
     ...(typeof error === "string" ? { error } : {}),
     ...(typeof note === "string" ? { personNote: note } : {}),
+    ...(edited ? { askedArguments: asked } : {}),
   };
 }
 

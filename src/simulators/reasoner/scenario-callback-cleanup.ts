@@ -151,7 +151,10 @@ function nextRound(host: string, steps: ToolStep[], request: ReceivedChatRequest
 /** The final report: what was deleted, or that nothing points at the host. */
 function report(host: string, steps: ToolStep[]): string {
   const done = deletedSoFar(host, steps);
-  if (done) return `${done} All other callbacks were left alone.`;
+  const edited = steps.some((step) => step.name === "delete_callbacks" && step.askedArguments);
+  // Told plainly by the agent: what ran is the person's change, not what was asked for.
+  const changed = edited ? "The person changed the deletion before approving it. " : "";
+  if (done) return `${changed}${done} All other callbacks were left alone.`;
   const checked = new Set<string>();
   for (const step of steps) {
     if (step.name === "list_callbacks" && !step.error) {
