@@ -1,6 +1,10 @@
 import type { RunStore } from "../agent/durable/run-store.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError, cliRunRecordFormat } from "./cli-run-records.js";
+import { CommandError, usageError } from "./command-error.js";
+import { exitCodes } from "./exit-codes.js";
+import { displayUrl } from "./format-text.js";
 import { openStateDirectory } from "./open-state-directory.js";
 
 /** The run metadata key holding a run's {@link CliRunRecord}, as JSON. */
@@ -36,14 +40,32 @@ export interface RunStorage {
 /**
  * The runs' storage: PostgreSQL when `SWITCHYARD_DATABASE_URL` is set (in
  * `SWITCHYARD_DATABASE_SCHEMA`, default `switchyard`; `pg` is loaded only
- * then), else the state directory (`SWITCHYARD_STATE_DIR`).
+ * then), else the state directory (`SWITCHYARD_STATE_DIR`). The database's
+ * tables are prepared here, so a database that cannot be reached is an
+ * error naming `SWITCHYARD_DATABASE_URL`; with `prepare: false` (the worker,
+ * which keeps trying and reports each failure) on first use instead.
  */
-export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
+export async function openRunStorage(
+  env: CliIo["env"],
+  options: { prepare?: boolean } = {},
+): Promise<RunStorage> {
   const url = env.SWITCHYARD_DATABASE_URL?.trim();
   if (url) {
     const { PostgresRunStore } = await import("../stores/postgres-run-store.js");
     const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
-    const store = new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) });
+    const store = createStore(
+      () => new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) }),
+    );
+    try {
+      if (options.prepare !== false) await store.migrate();
+    } catch (error) {
+      await store.close().catch(() => {});
+      throw new CommandError(
+        `SWITCHYARD_DATABASE_URL ${displayUrl(url)}: ${(error as Error).message}`,
+        exitCodes.notCompleted,
+        { cause: error },
+      );
+    }
     return {
       where: `the PostgreSQL database, schema ${store.schema}`,
       directory: undefined,
@@ -70,6 +92,21 @@ export async function openRunStorage(env: CliIo["env"]): Promise<RunStorage> {
     },
     close: async () => {},
   };
+}
+
+/** The store, or a usage error whose problems name the variables instead of the options. */
+function createStore<Store>(create: () => Store): Store {
+  try {
+    return create();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const problems = error.problems.map((problem) =>
+      problem
+        .replace(/^connectionString\b/, "SWITCHYARD_DATABASE_URL")
+        .replace(/^schema\b/, "SWITCHYARD_DATABASE_SCHEMA"),
+    );
+    throw usageError(problems.join("\n"), { cause: error });
+  }
 }
 
 /** Records kept in each run's own metadata, for stores shared by machines. */

@@ -1,8 +1,10 @@
 import { join, resolve } from "node:path";
+import { minimumStateKeyLength } from "../agent/agent-options.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
+import { usageError } from "./command-error.js";
 
 /** Where the command keeps durable runs: the saved states and its own records of them. */
 export interface StateDirectory {
@@ -31,11 +33,18 @@ export function openStateDirectory(env: CliIo["env"]): StateDirectory {
 
 /**
  * `SWITCHYARD_STATE_KEY`, the key sealing saved runs (see `docs/security.md`),
- * or `undefined` when unset or blank.
+ * or `undefined` when unset or blank. A key too short to be safe is a usage
+ * error naming the variable (the key itself is never shown).
  */
 export function stateKeyOf(env: CliIo["env"]): string | undefined {
   const key = env.SWITCHYARD_STATE_KEY?.trim();
-  return key ? key : undefined;
+  if (!key) return undefined;
+  if (key.length < minimumStateKeyLength) {
+    throw usageError(
+      `SWITCHYARD_STATE_KEY holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that shares the runs.`,
+    );
+  }
+  return key;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { parseServiceUrl } from "../internal/http/url-policy.js";
 import { usageError } from "./command-error.js";
 import { displayUrl } from "./format-text.js";
 
@@ -82,7 +84,7 @@ export function readServiceSettings(
       }
       return undefined;
     }
-    const shape = urlShapeProblem(service, url);
+    const shape = urlProblem(service, url);
     if (shape !== undefined) problems.push(shape);
     const missing = companions.filter((name) => read(name) === undefined);
     if (missing.length > 0) {
@@ -121,18 +123,20 @@ export function readServiceSettings(
 }
 
 /**
- * The mistake in the path of a service address that the clients would only
- * meet as a 404 from the service, with the address to use instead; undefined
- * when the path is right or the address is not a URL (the client names that).
+ * What is wrong with a service address, naming its variable: not an address
+ * the clients accept (not a URL, plain http to another host), or a path the
+ * clients would only meet as a 404 from the service, with the address to use
+ * instead. Undefined when it is right.
  */
-function urlShapeProblem(service: ServiceName, url: string): string | undefined {
+function urlProblem(service: ServiceName, url: string): string | undefined {
+  const variable = serviceVariables[service].url;
   let parsed: URL;
   try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
+    parsed = parseServiceUrl(url, variable);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return error.problems.join("; ");
   }
-  const variable = serviceVariables[service].url;
   const path = parsed.pathname.replace(/\/+$/, "");
   const shown = displayUrl(url);
   if (service === "messaging" && /\/v1$/i.test(path)) {

@@ -96,6 +96,7 @@ export async function runExample(
   try {
     const task = options.task ?? example.defaultTask;
     const settings = readServiceSettings(io.env);
+    const stateKey = stateKeyOf(io.env);
     for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
     if (noWait) checkDurableServices(settings, example, "switchyard run --no-wait");
     if (options.approve !== undefined && options.approve !== "ask" && settings.messaging) {
@@ -124,7 +125,7 @@ export async function runExample(
       approvalTimeoutMs: options.approvalTimeoutMs,
       allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
-      stateKey: stateKeyOf(io.env),
+      stateKey,
       auditLog: openAuditLog(io.env),
     });
     writeRunHeader(io, {

@@ -59,7 +59,8 @@ export async function workRuns(
     const concurrency = options.concurrency ?? 4;
     const settings = readServiceSettings(io.env);
     for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
-    const opened = await openRunStorage(io.env);
+    // Not prepared here: an unreachable database is reported at each poll, and the worker keeps trying.
+    const opened = await openRunStorage(io.env, { prepare: false });
     storage = opened;
     const logger = createRunLogger(io.env, io.stderr);
     const agentFor = async (runId: string): Promise<Agent> => {

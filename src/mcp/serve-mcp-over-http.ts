@@ -34,7 +34,8 @@ export interface McpHttpEndpoint {
   close(): Promise<void>;
 }
 
-const minimumTokenLength = 16;
+/** The fewest characters a bearer token of {@link serveMcpOverHttp} may have. */
+export const minimumMcpTokenLength = 16;
 
 /**
  * Serves MCP over Streamable HTTP, stateless: each POST gets its own server
@@ -54,9 +55,9 @@ const minimumTokenLength = 16;
  * console.error(`MCP at ${endpoint.url}`);
  */
 export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promise<McpHttpEndpoint> {
-  if (typeof options.token !== "string" || options.token.length < minimumTokenLength) {
+  if (typeof options.token !== "string" || options.token.length < minimumMcpTokenLength) {
     throw new ConfigurationError(
-      `serveMcpOverHttp needs a bearer token of at least ${minimumTokenLength} characters (e.g. randomBytes(32).toString("base64url")); every request must send it as Authorization: Bearer <token>.`,
+      `serveMcpOverHttp needs a bearer token of at least ${minimumMcpTokenLength} characters (e.g. randomBytes(32).toString("base64url")); every request must send it as Authorization: Bearer <token>.`,
     );
   }
   const { StreamableHTTPServerTransport } = mcpSdk.streamableHttp("serveMcpOverHttp");

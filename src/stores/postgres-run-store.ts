@@ -153,7 +153,7 @@ export class PostgresRunStore implements RunStore {
     }
     if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
       problems.push(
-        "connectionString must be a postgres:// URL, e.g. postgres://user:password@host:5432/database.",
+        "connectionString must be a postgres:// URL, e.g. postgres://host:5432/database (user and password go before the host: name:secret@host).",
       );
     }
     const schema = options?.schema ?? "switchyard";

@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createMcpServer } from "../../mcp/create-mcp-server.js";
-import { type McpHttpEndpoint, serveMcpOverHttp } from "../../mcp/serve-mcp-over-http.js";
+import {
+  type McpHttpEndpoint,
+  minimumMcpTokenLength,
+  serveMcpOverHttp,
+} from "../../mcp/serve-mcp-over-http.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-over-stdio.js";
 import type { AnswerMode } from "../../simulators/messaging/answer-mode.js";
 import {
@@ -58,6 +62,7 @@ export async function mcpCommand(
   }
   const overHttp = args.http !== undefined;
   const settings = readServiceSettings(io.env);
+  const given = overHttp ? readMcpToken(io.env) : undefined;
   for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
   const mode = approvalMode(args, io, settings.messaging !== undefined);
   checkSimulatedApprovals(mode, settings);
@@ -111,8 +116,7 @@ export async function mcpCommand(
       await connection.close();
       return exitCodes.completed;
     }
-    const given = io.env[mcpTokenVariable]?.trim();
-    const token = given ? given : randomBytes(32).toString("base64url");
+    const token = given ?? randomBytes(32).toString("base64url");
     endpoint = await listen(createServer, token, args.http!);
     io.stderr.write(
       `${[
@@ -132,6 +136,18 @@ export async function mcpCommand(
     await endpoint?.close();
     await resolved?.close();
   }
+}
+
+/** `SWITCHYARD_MCP_TOKEN`, or `undefined` when unset or blank; a short one is a usage error naming it. */
+function readMcpToken(env: CliIo["env"]): string | undefined {
+  const token = env[mcpTokenVariable]?.trim();
+  if (!token) return undefined;
+  if (token.length < minimumMcpTokenLength) {
+    throw usageError(
+      `${mcpTokenVariable} holds ${token.length} characters; it needs at least ${minimumMcpTokenLength}, or it can be guessed: set it to random text (openssl rand -base64 32), or unset it to have one generated.`,
+    );
+  }
+  return token;
 }
 
 function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): ApprovalMode {

@@ -122,11 +122,18 @@ export class OrderClient {
       problems.push(...error.problems);
     }
     problems.push(...findTransportOptionProblems(options));
-    if (problems.length > 0 || baseUrl === undefined || routes === undefined) {
+    // The address is checked with the rest, so a bad token does not hide it.
+    const baseUrlLabel = options.baseUrl !== undefined ? "baseUrl" : "host";
+    let url: URL | undefined;
+    try {
+      if (baseUrl !== undefined) url = parseServiceUrl(baseUrl, baseUrlLabel);
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error;
+      problems.unshift(...error.problems);
+    }
+    if (problems.length > 0 || url === undefined || routes === undefined) {
       throw new ConfigurationError(problems);
     }
-    const baseUrlLabel = options.baseUrl !== undefined ? "baseUrl" : "host";
-    const url = parseServiceUrl(baseUrl, baseUrlLabel);
 
     this.baseUrl = url.href;
     this.environment = options.environment ?? inferOrderEnvironment(url);

@@ -57,6 +57,22 @@ describe("OrderClient construction", () => {
     expect(error.message).not.toContain("sk_live");
   });
 
+  it("names a bad address together with a bad token, so neither hides the other", () => {
+    const error = (() => {
+      try {
+        new OrderClient({ baseUrl: "notaurl", token: "not-a-jwt" });
+      } catch (caught) {
+        return caught as ConfigurationError;
+      }
+      throw new Error("expected a ConfigurationError");
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^baseUrl "notaurl\/?" is not a valid URL/),
+      expect.stringMatching(/^token does not look like a JWT/),
+    ]);
+  });
+
   it("refuses a truncated JWT and a Bearer-prefixed one without echoing beyond eyJ", () => {
     const truncated = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0In0";
     expect(() => new OrderClient({ baseUrl, token: truncated })).toThrow(
