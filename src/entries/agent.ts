@@ -45,6 +45,7 @@ export {
 export type {
   CallStart,
   CallStartOutcome,
+  FinishedCall,
   RunClaim,
   RunClaimOptions,
   RunDeleteOptions,

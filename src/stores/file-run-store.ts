@@ -144,6 +144,10 @@ export class FileRunStore implements RunStore {
       throw claimOfAnotherRun("save", checked.runId, options.claim);
     }
     await this.#keepSealed(checked);
+    const { finishedCall } = options;
+    if (finishedCall) {
+      await this.recordFinish(checked.runId, finishedCall.toolCallId, finishedCall.content);
+    }
     if (options.expectedRevision === undefined && !options.claim) {
       return this.#write(checked, file);
     }

@@ -338,9 +338,26 @@ export class PostgresRunStore implements RunStore {
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
     await this.#rememberSealed(checked);
-    const { text, values } = this.#saveStatement(checked, options, randomUUID());
-    const { rowCount } = await this.#query("save", checked.runId, text, values);
-    if (rowCount === 1) return;
+    const save = this.#saveStatement(checked, options, randomUUID());
+    const { finishedCall } = options;
+    if (!finishedCall) {
+      const { rowCount } = await this.#query("save", checked.runId, save.text, save.values);
+      if (rowCount === 1) return;
+      throw await this.#refusal(checked, options);
+    }
+    // The call's end is recorded in the same statement, whether or not the save holds.
+    const { rows } = await this.#query<{ saved: boolean }>(
+      "save",
+      checked.runId,
+      `WITH saved AS (${save.text} RETURNING 1),
+       finished AS (
+         UPDATE ${quoteIdentifier(this.schema)}.tool_executions
+            SET finished_at = now(), content = $11
+          WHERE run_id = $1 AND tool_call_id = $10)
+       SELECT EXISTS (SELECT 1 FROM saved) AS saved`,
+      [...save.values, finishedCall.toolCallId, finishedCall.content],
+    );
+    if (rows[0]?.saved) return;
     throw await this.#refusal(checked, options);
   }
 

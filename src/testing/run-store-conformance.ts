@@ -507,6 +507,59 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         }
         assert.equal((await store.load("run-a")).revision, 2, "nothing was written");
       });
+
+      test("records a call's end with the save after it (finishedCall), even when that save is refused", async (store) => {
+        const claim = await store.claim("run-a", { owner: "worker-1" });
+        await store.save(runState("run-a", { revision: 1, status: "running" }), {
+          expectedRevision: 0,
+          claim,
+        });
+        const write = { toolCallId: "call_1", fingerprint: "sha256:cc", contentKey: "k-end" };
+        await store.startCall(startedState("run-a", 2), write, { expectedRevision: 1, claim });
+        const finished = runState("run-a", { revision: 3, status: "running", stepCount: 2 });
+        await store.save(finished, {
+          expectedRevision: 2,
+          claim,
+          finishedCall: { toolCallId: "call_1", content: '{"deleted":1}' },
+        });
+        assert.deepEqual(await store.load("run-a"), finished);
+        const askedAgain = await store.startCall(
+          startedState("run-a", 4, "call_9"),
+          { ...write, toolCallId: "call_9" },
+          { expectedRevision: 3, claim },
+        );
+        assert.deepEqual(askedAgain, {
+          outcome: "already_started",
+          toolCallId: "call_1",
+          content: '{"deleted":1}',
+        });
+        // A stale holder's save is refused, but what its call did is kept.
+        await store.startCall(
+          startedState("run-a", 4, "call_2"),
+          { ...write, toolCallId: "call_2", contentKey: "k-end-2" },
+          { expectedRevision: 3, claim },
+        );
+        const current = await store.claim("run-a", { owner: "worker-2", takeOver: true });
+        await assertConflict(
+          store.save(runState("run-a", { revision: 5 }), {
+            expectedRevision: 4,
+            claim,
+            finishedCall: { toolCallId: "call_2", content: '{"deleted":2}' },
+          }),
+          "claim",
+        );
+        const byContent = await store.startCall(
+          startedState("run-a", 5, "call_8"),
+          { ...write, toolCallId: "call_8", contentKey: "k-end-2" },
+          { expectedRevision: 4, claim: current },
+        );
+        assert.deepEqual(byContent, {
+          outcome: "already_started",
+          toolCallId: "call_2",
+          content: '{"deleted":2}',
+        });
+        await current.release();
+      });
     });
 
     describe("listing", () => {

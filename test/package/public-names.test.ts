@@ -133,6 +133,7 @@ const publicNames: Record<string, string[]> = {
     "DecisionSource",
     "ExpiredDecision",
     "ExpiredRecord",
+    "FinishedCall",
     "FinishedCallStatus",
     "OutcomeUnknownCall",
     "OutputOf",

@@ -27,6 +27,7 @@ import {
 import type {
   CallStart,
   CallStartOutcome,
+  FinishedCall,
   RunClaim,
   RunStore,
   SpentApproval,
@@ -371,14 +372,12 @@ export class RunJournal {
       );
     }
     try {
-      if (wasStarted && this.runId !== undefined && call.content !== undefined) {
-        await this.#store?.recordFinish(
-          this.runId,
-          record.toolCallId,
-          this.#secrets.redactText(call.content),
-        );
-      }
-      await this.#persist();
+      // The call's end is recorded by the same write as the state.
+      await this.#persist(
+        wasStarted && call.content !== undefined
+          ? { toolCallId: record.toolCallId, content: this.#secrets.redactText(call.content) }
+          : undefined,
+      );
     } catch (error) {
       this.#storeError ??= error as RunStoreError;
     }
@@ -451,13 +450,17 @@ export class RunJournal {
       : state;
   }
 
-  #persist(): Promise<RunState> {
+  #persist(finishedCall?: FinishedCall): Promise<RunState> {
     const store = this.#store;
     const saving = this.#queue.then(async () => {
       if (!store) return this.snapshot();
       const state = this.#snapshotAt(this.#revision + 1);
       try {
-        await store.save(state, { expectedRevision: this.#revision, claim: this.claim });
+        await store.save(state, {
+          expectedRevision: this.#revision,
+          claim: this.claim,
+          ...(finishedCall ? { finishedCall } : {}),
+        });
         this.#revision = state.revision;
       } catch (error) {
         throw error instanceof RunStoreError

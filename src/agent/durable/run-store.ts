@@ -82,6 +82,20 @@ export interface RunSaveOptions {
    * over. @default none: the save is not fenced
    */
   claim?: RunClaim | undefined;
+  /**
+   * A call whose start `startCall` recorded, ended with this tool message:
+   * the save records it as `recordFinish` does, in the same write (one
+   * round trip for a shared store). Recorded even when the save itself is
+   * refused: it says what happened, whoever holds the run. @default none
+   */
+  finishedCall?: FinishedCall | undefined;
+}
+
+/** A call that ended, as {@link RunSaveOptions.finishedCall} records it. */
+export interface FinishedCall {
+  toolCallId: string;
+  /** Its tool message, redacted. */
+  content: string;
 }
 
 /** Options of {@link RunStore.claim} and {@link RunStore.claimNext}. */
@@ -209,7 +223,10 @@ export interface RunStore {
    * for an answer whose approval was spent: an older copy put back.
    */
   isApprovalUsed(approval: SpentApproval): Promise<boolean>;
-  /** Records the tool message of a call whose start `startCall` recorded. */
+  /**
+   * Records the tool message of a call whose start `startCall` recorded
+   * (the agent records it with the save after the call, `finishedCall`).
+   */
   recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
   /**
    * Makes a suspended run due now, and tells idle workers waiting in
