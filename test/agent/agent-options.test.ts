@@ -69,6 +69,26 @@ describe("Agent construction", () => {
     ]);
   });
 
+  it("refuses a run store that lacks a method of the RunStore contract, naming each", async () => {
+    const { FileRunStore } = await import("../../src/stores/file-run-store.js");
+    const whole = new FileRunStore({ directory: "/nonexistent/not-written" });
+    // A store of someone's own from before the start write: everything but startCall and isApprovalUsed.
+    const partial = {
+      ...Object.fromEntries(
+        Object.getOwnPropertyNames(FileRunStore.prototype)
+          .filter((name) => !["constructor", "startCall", "isApprovalUsed"].includes(name))
+          .map((name) => [name, () => undefined]),
+      ),
+    };
+    const problems = problemsOf(() => new Agent({ model, runStore: partial as never }));
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^runStore must implement every RunStore method .*; it lacks startCall\(\), isApprovalUsed\(\)\./,
+      ),
+    ]);
+    expect(() => new Agent({ model, runStore: whole })).not.toThrow();
+  });
+
   it("computes the tool definitions once, frozen, from the tools' schemas", () => {
     const { tool } = addNumbersTool();
     const agent = new Agent({ model, tools: [tool] });
