@@ -65,19 +65,10 @@ export function buildApprovalMessageText(
   options: ApprovalMessageTextOptions = {},
 ): string {
   const maxLength = options.maxLength ?? maximumMessageTextLength;
-  const { description } = action;
-  const summary = cut(
-    escapeUntrustedText(redactText(String(description?.summary ?? "")).trim()),
-    maxSummaryLength,
-  );
-  const head = [`Approval needed: ${summary || "run the tool below."}`];
-  if (action.target) head.push(`Where: ${formatTarget(action.target)}`);
-  const foot = [
-    ...(description?.irreversible !== false ? ["This cannot be undone."] : []),
-    `Tool: ${escapeUntrustedText(action.toolName)}`,
-    "Reply approve or deny.",
-  ];
-  const body = describeActionLines(description);
+  const parts = describeActionParts(action);
+  const head = [`Approval needed: ${parts.summary}`, ...parts.where];
+  const foot = [...parts.foot, "Reply approve or deny."];
+  const body = parts.details;
   const whole = [...head, ...body, ...foot].join("\n");
   if (whole.length <= maxLength && !body.cutLines) return whole;
 
@@ -93,6 +84,34 @@ export function buildApprovalMessageText(
       ? "[Some long lines are cut above. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]"
       : `[This question is too long for one message: only the first ${shown.length} of ${body.length} lines are shown. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]`;
   return [...head, ...shown, notice, ...foot].join("\n");
+}
+
+/**
+ * The parts of an action as a question shows them: its summary (or "run the
+ * tool below."), where it acts, its detail lines, and whether it can be
+ * undone and which tool it runs; every untrusted part escaped, secrets
+ * scrubbed.
+ */
+export function describeActionParts(action: ApprovalAction): {
+  summary: string;
+  where: string[];
+  details: DetailLines;
+  foot: string[];
+} {
+  const { description } = action;
+  const summary = cut(
+    escapeUntrustedText(redactText(String(description?.summary ?? "")).trim()),
+    maxSummaryLength,
+  );
+  return {
+    summary: summary || "run the tool below.",
+    where: action.target ? [`Where: ${formatTarget(action.target)}`] : [],
+    details: describeActionLines(description),
+    foot: [
+      ...(description?.irreversible !== false ? ["This cannot be undone."] : []),
+      `Tool: ${escapeUntrustedText(action.toolName)}`,
+    ],
+  };
 }
 
 /** The lines of an action's details, and whether a line had to be cut to `maxLineLength`. */

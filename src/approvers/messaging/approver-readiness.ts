@@ -5,7 +5,7 @@ import { describeMessagingError } from "./describe-messaging-error.js";
 
 /** Whether the approver can ask now, and if not, why and how to fix it. */
 export type ReadinessResult =
-  | { ready: true }
+  | { ready: true; features: readonly string[] }
   | { ready: false; code: "approver_unavailable" | "messaging_error"; reason: string };
 
 const createLinkAdvice =
@@ -13,7 +13,8 @@ const createLinkAdvice =
 
 /**
  * Checks, before the first question, that the approver's subscription link
- * is `active` and that the provider offers `interactions`. A success is
+ * is `active` and that the provider offers `interactions`, and keeps the
+ * provider's features (whether it carries free text). A success is
  * remembered; a failure is not, so the next request checks again (the
  * operator may have fixed it meanwhile), and `forget()` makes the next
  * request check again after a send failed.
@@ -22,6 +23,7 @@ export class ApproverReadiness {
   readonly #client: ApprovalMessagingClient;
   readonly #subscriptionLinkId: string;
   #ready = false;
+  #features: readonly string[] = [];
 
   constructor(client: ApprovalMessagingClient, subscriptionLinkId: string) {
     this.#client = client;
@@ -35,7 +37,7 @@ export class ApproverReadiness {
 
   /** Both checks, run together; every problem found is named. Throws `AbortedError` when `signal` fires. */
   async check(signal: AbortSignal): Promise<ReadinessResult> {
-    if (this.#ready) return { ready: true };
+    if (this.#ready) return { ready: true, features: this.#features };
     const linkId = this.#subscriptionLinkId;
     const [capabilities, link] = await Promise.allSettled([
       this.#client.getCapabilities({ signal }),
@@ -72,9 +74,10 @@ export class ApproverReadiness {
       );
     }
     const problems = [...unavailable, ...failures];
-    if (problems.length === 0) {
+    if (problems.length === 0 && capabilities.status === "fulfilled") {
       this.#ready = true;
-      return { ready: true };
+      this.#features = capabilities.value.features.map((feature) => feature.toLowerCase());
+      return { ready: true, features: this.#features };
     }
     return {
       ready: false,

@@ -6,6 +6,7 @@ import type {
   Approver,
   RefusedDecision,
 } from "../../agent/approver.js";
+import { batchAnswer } from "../../clients/messaging/batch-answer.js";
 import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
@@ -18,7 +19,14 @@ import { approvalOptions, buildApprovalMessageText, editOption } from "./approva
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
 import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
+import { type BatchQuestionPlan, planBatchQuestions } from "./batch-question-text.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
+import {
+  type BatchItemId,
+  batchItemId,
+  judgeBatchItem,
+  parseBatchItemId,
+} from "./judge-batch-item.js";
 import { deliveryFailedReason, judgeInteraction } from "./judge-interaction.js";
 import { cancelQuestion, readDeliveryFailure } from "./message-follow-up.js";
 import {
@@ -26,6 +34,20 @@ import {
   type ResolvedMessagingApproverOptions,
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
+
+/**
+ * What this approver recorded of a question it sent, by interaction id (or,
+ * for an item of a batch question, by the item's id): the fingerprint it
+ * asked about, its message and link, and for batch items the question's
+ * text and the numbers it showed.
+ */
+interface AskedRecord {
+  fingerprint: string;
+  messageId: string;
+  link: string;
+  questionText?: string;
+  offered?: readonly number[];
+}
 
 /** A question that is out: where it went and which action it asks about. */
 interface AskedQuestion {
@@ -61,7 +83,7 @@ export class MessagingApprover implements Approver {
   readonly #options: ResolvedMessagingApproverOptions;
   readonly #readiness: ApproverReadiness;
   /** Fingerprint and message of each interaction this approver created. */
-  readonly #asked = new Map<string, { fingerprint: string; messageId: string; link: string }>();
+  readonly #asked = new Map<string, AskedRecord>();
   /**
    * The messaging service's base URL: spent approvals are recorded under
    * it and the interaction id (by the agent, when the call starts).
@@ -162,11 +184,16 @@ export class MessagingApprover implements Approver {
         );
       }
       throwIfAborted(context.signal, action.toolName);
+      // An item of a batch question is read from the question's interaction.
+      const item = parseBatchItemId(interactionId);
       let interaction: Interaction;
       try {
-        interaction = await this.#options.client.getInteraction(interactionId, {
-          signal: context.signal,
-        });
+        interaction = await this.#options.client.getInteraction(
+          item?.interactionId ?? interactionId,
+          {
+            signal: context.signal,
+          },
+        );
       } catch (error) {
         throwIfAborted(context.signal, action.toolName, error);
         return decide(
@@ -184,6 +211,7 @@ export class MessagingApprover implements Approver {
           interactionId,
           this.#asked.get(interactionId)?.messageId ?? interaction.messageId,
           logger,
+          item,
         ),
       );
     } catch (error) {
@@ -197,6 +225,217 @@ export class MessagingApprover implements Approver {
       );
       throw error;
     }
+  }
+
+  /**
+   * Asks about several actions in one question (the parallel calls of one
+   * step): each action numbered and whole, with "Approve all", "Deny all"
+   * and, where the service carries free text, "Approve only the numbers I
+   * write" (e.g. `1,3`). A question that would pass the message limit is
+   * split into several, never cut; an action too long to sit beside others
+   * is asked on its own. Each action gets its own decision, named by its
+   * own id (`<interaction id>#item<number>`), and its own audit record; an
+   * answer approves only the items it names, and only the question it
+   * answers. Waits for the answer, or with `context.allowPending` returns
+   * `pending` per item; `checkApproval` reads an item's answer later.
+   * Reminders and escalation apply to questions about one action only.
+   */
+  async requestApprovals(
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision[]> {
+    const logger = this.#loggerFor(context);
+    const requestedAt = new Date();
+    throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
+    const readiness = await this.#readiness.check(context.signal);
+    if (!readiness.ready) {
+      return Promise.all(
+        actions.map((action) =>
+          this.#publish(
+            action,
+            refusal(readiness.code, readiness.reason),
+            requestedAt,
+            context,
+            logger,
+          ),
+        ),
+      );
+    }
+    const choice = readiness.features.includes("free_text");
+    const decisions = new Array<ApprovalDecision>(actions.length);
+    await Promise.all(
+      planBatchQuestions(actions, { choice }).map(async (plan) => {
+        const items = plan.numbers.map((number) => ({
+          number,
+          action: actions[number - 1] as ApprovalAction,
+        }));
+        const answers =
+          plan.text === undefined
+            ? [await this.requestApproval(items[0]!.action, context)]
+            : await this.#askBatch(items, { ...plan, text: plan.text }, choice, context, logger);
+        items.forEach((item, index) => {
+          decisions[item.number - 1] = answers[index] as ApprovalDecision;
+        });
+      }),
+    );
+    return decisions;
+  }
+
+  /** Sends one batch question and waits for its answer (or, with `allowPending`, not). */
+  async #askBatch(
+    items: ReadonlyArray<{ number: number; action: ApprovalAction }>,
+    plan: Required<BatchQuestionPlan>,
+    choice: boolean,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision[]> {
+    const requestedAt = new Date();
+    const { client, subscriptionLinkId, timeoutMs, pollIntervalMs, maxPollIntervalMs } =
+      this.#options;
+    const subject = `${items.length} actions (${[...new Set(items.map((item) => item.action.toolName))].join(", ")})`;
+    const decideEach = (decide: (item: (typeof items)[number]) => ApprovalDecision) =>
+      Promise.all(
+        items.map((item) => this.#publish(item.action, decide(item), requestedAt, context, logger)),
+      );
+    let accepted: AcceptedMessage;
+    try {
+      accepted = await client.sendMessage(
+        {
+          subscriptionLinkId,
+          kind: "interaction",
+          text: plan.text,
+          options: [
+            batchAnswer.approveAll,
+            batchAnswer.denyAll,
+            ...(choice ? [batchAnswer.approveSome] : []),
+          ],
+          expiresInSeconds:
+            context.allowPending === true
+              ? this.#options.pendingExpiresInSeconds
+              : this.#options.messageExpiresInSeconds,
+          metadata: redactValue({
+            [batchAnswer.metadataKey]: items.map(({ number, action }) => ({
+              number,
+              tool: action.toolName,
+              tool_call_id: action.toolCallId,
+              fingerprint: action.fingerprint,
+            })),
+            ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+          }) as Record<string, unknown>,
+        },
+        { signal: context.signal },
+      );
+    } catch (error) {
+      throwIfAborted(context.signal, subject, error);
+      this.#readiness.forget();
+      return decideEach(() =>
+        refusal(
+          "messaging_error",
+          `The approval request for ${subject} could not be sent (${describeMessagingError(error)}), so no action of it was run.`,
+        ),
+      );
+    }
+    const { messageId, interactionId } = accepted;
+    if (interactionId === undefined) {
+      await cancelQuestion(client, messageId, logger);
+      return decideEach(() =>
+        refusal(
+          "messaging_error",
+          `The messaging service accepted the approval request for ${subject} (message "${messageId}") but gave no interaction id to read the answer from, so no action of it was run.`,
+        ),
+      );
+    }
+    for (const item of items) {
+      this.#asked.set(batchItemId(interactionId, item.number), {
+        fingerprint: item.action.fingerprint,
+        messageId,
+        link: subscriptionLinkId,
+        questionText: plan.text,
+        offered: plan.numbers,
+      });
+    }
+    const itemId = (item: (typeof items)[number]) => batchItemId(interactionId, item.number);
+    if (context.allowPending === true) {
+      return decideEach((item) => ({
+        outcome: "pending",
+        fingerprint: item.action.fingerprint,
+        interactionId: itemId(item),
+      }));
+    }
+    let outcome: InteractionOutcome;
+    try {
+      outcome = await client.waitForInteraction(interactionId, {
+        timeoutMs,
+        signal: context.signal,
+        ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+        ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof AbortedError || context.signal.aborted) {
+        await cancelQuestion(client, messageId, logger);
+        await decideEach((item) =>
+          refusal(
+            "aborted",
+            `The run was aborted while asking for approval of "${item.action.toolName}", so the action was not run.`,
+            itemId(item),
+          ),
+        );
+        throw new AbortedError(
+          `Waiting for approval of ${subject} was aborted; the question was withdrawn`,
+          { cause: error },
+        );
+      }
+      return decideEach((item) =>
+        refusal(
+          "messaging_error",
+          `Waiting for the answer about ${subject} failed (${describeMessagingError(error)}), so the action was not run.`,
+          itemId(item),
+        ),
+      );
+    }
+    if (outcome.status === "timeout") {
+      const failure = await readDeliveryFailure(client, messageId, logger);
+      if (!failure) await cancelQuestion(client, messageId, logger);
+      return decideEach((item) =>
+        failure
+          ? refusal(
+              "delivery_failed",
+              deliveryFailedReason(item.action.toolName, failure.error),
+              itemId(item),
+            )
+          : {
+              outcome: "expired",
+              reason: `No answer to the approval request for ${subject} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
+              interactionId: itemId(item),
+            },
+      );
+    }
+    if (outcome.status === "error") {
+      await cancelQuestion(client, messageId, logger);
+      const { error } = outcome;
+      return decideEach((item) =>
+        refusal(
+          "messaging_error",
+          `The messaging service failed while waiting for the answer about ${subject} (${describeMessagingError(error)}), so the action was not run.`,
+          itemId(item),
+        ),
+      );
+    }
+    const { interaction } = outcome;
+    return Promise.all(
+      items.map(async (item) =>
+        this.#publish(
+          item.action,
+          await this.#conclude(item.action, interaction, itemId(item), messageId, logger, {
+            interactionId,
+            number: item.number,
+          }),
+          requestedAt,
+          context,
+          logger,
+        ),
+      ),
+    );
   }
 
   async #send(
@@ -404,20 +643,33 @@ export class MessagingApprover implements Approver {
     return this.#send(action, context, logger, escalation.subscriptionLinkId);
   }
 
+  /**
+   * The decision an interaction gives for `action`; with `item`, for the
+   * action of that number in a batch question (`interactionId` is then the
+   * item's id, and `item.interactionId` the question's).
+   */
   async #conclude(
     action: ApprovalAction,
     interaction: Interaction,
     interactionId: string,
     messageId: string | undefined,
     logger: Logger,
+    item?: BatchItemId,
   ): Promise<ApprovalDecision> {
-    const verdict = judgeInteraction(interaction, {
-      interactionId,
+    const expected = {
+      interactionId: item?.interactionId ?? interactionId,
       fingerprint: action.fingerprint,
       recordedFingerprint: this.#asked.get(interactionId)?.fingerprint,
       toolName: action.toolName,
       editsAllowed: this.#options.allowEdits,
-    });
+    };
+    const verdict = item
+      ? judgeBatchItem(interaction, {
+          ...expected,
+          number: item.number,
+          offered: this.#asked.get(interactionId)?.offered,
+        })
+      : judgeInteraction(interaction, expected);
     switch (verdict.outcome) {
       case "approved":
         // The person who answered is the one behind the subscription link asked.
@@ -475,14 +727,23 @@ export class MessagingApprover implements Approver {
     logger: Logger,
   ): Promise<ApprovalDecision> {
     // A question went out: the decision names the link it went to and what it said.
+    // A batch item's question is known only to the process that sent it.
+    const asked =
+      given.outcome === "pending" || given.interactionId === undefined
+        ? undefined
+        : this.#asked.get(given.interactionId);
+    const questionText =
+      asked?.questionText ??
+      (given.interactionId !== undefined && parseBatchItemId(given.interactionId)
+        ? undefined
+        : this.#questionText(action));
     const decision: ApprovalDecision =
       given.outcome === "pending" || given.interactionId === undefined
         ? given
         : {
             ...given,
-            approverLink:
-              this.#asked.get(given.interactionId)?.link ?? this.#options.subscriptionLinkId,
-            questionDigest: textDigest(this.#questionText(action)),
+            approverLink: asked?.link ?? this.#options.subscriptionLinkId,
+            ...(questionText !== undefined ? { questionDigest: textDigest(questionText) } : {}),
           };
     const record = buildAuditRecord(action, decision, {
       requestedAt,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
+import type { Approver } from "../../../src/agent/approver.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
@@ -102,7 +103,7 @@ describe("parallel calls against the simulators", () => {
     messaging.reset();
   });
 
-  it("never share a question id, and one answered call never waits for the others", async () => {
+  it("never share a question id, and one answered call never waits for the others (approvers asked item by item)", async () => {
     const ids = orders
       .callbacks()
       .slice(0, 3)
@@ -119,12 +120,14 @@ describe("parallel calls against the simulators", () => {
         { text: "done" },
       ]),
       tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
-      approver: new MessagingApprover({
-        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
-        subscriptionLinkId: messaging.approverLinkId,
-        pollIntervalMs: 5,
-        maxPollIntervalMs: 10,
-      }),
+      approver: itemByItem(
+        new MessagingApprover({
+          client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+          subscriptionLinkId: messaging.approverLinkId,
+          pollIntervalMs: 5,
+          maxPollIntervalMs: 10,
+        }),
+      ),
     });
     const running = agent.run("delete three callbacks");
     while (messaging.interactions().length < 3)
@@ -162,4 +165,51 @@ describe("parallel calls against the simulators", () => {
     );
     expect(orders.callbacks().map((callback) => callback.id)).not.toContain(ids[2]);
   });
+
+  it("never share a question id when parallel calls are asked in one question", async () => {
+    const ids = orders
+      .callbacks()
+      .slice(0, 3)
+      .map((callback) => callback.id);
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: ids.map((id) => ({
+            name: "delete_callbacks",
+            arguments: { callback_ids: [id] },
+          })),
+        },
+        { text: "done" },
+      ]),
+      tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
+      approver: new MessagingApprover({
+        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+        subscriptionLinkId: messaging.approverLinkId,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 10,
+      }),
+    });
+    const running = agent.run("delete three callbacks");
+    while (messaging.interactions().length < 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    messaging.answerInteraction(messaging.interactions()[0]!.interaction_id, "approve_some", "3");
+    const result = await running;
+
+    const approvals = result.steps[0]?.toolCalls.map((call) => call.approval?.interactionId);
+    expect(new Set(approvals).size).toBe(3);
+    expect(result.steps[0]?.toolCalls.map((call) => call.status)).toEqual([
+      "refused",
+      "refused",
+      "succeeded",
+    ]);
+    expect(orders.callbacks().map((callback) => callback.id)).not.toContain(ids[2]);
+  });
 });
+
+/** The approver without `requestApprovals`, as approvers written before it are: asked one action at a time. */
+function itemByItem(approver: MessagingApprover): Approver {
+  return {
+    interactionService: approver.interactionService,
+    requestApproval: (action, context) => approver.requestApproval(action, context),
+  };
+}

@@ -1,0 +1,78 @@
+import { batchAnswer, parseItemSelection } from "../../clients/messaging/batch-answer.js";
+import type { Interaction } from "../../clients/messaging/messaging-types.js";
+import { redactText } from "../../internal/redact.js";
+import {
+  type ExpectedInteraction,
+  type InteractionVerdict,
+  judgeInteraction,
+} from "./judge-interaction.js";
+
+/** What the answer to one item of a batch question must belong to. */
+export interface ExpectedBatchItem extends ExpectedInteraction {
+  /** The item's number in the question. */
+  number: number;
+  /** Every number the question showed, when this process asked it (checked against the answer). */
+  offered: readonly number[] | undefined;
+}
+
+/**
+ * Reads a batch question's interaction for one of its items, failing
+ * closed as {@link judgeInteraction} does for one action: `approve` (all)
+ * approves it, `deny` (all) refuses it, and `approve_some` approves it only
+ * when its number is in the answer's list. A list that cannot be read, or
+ * names an action the question did not show, approves none of them.
+ */
+export function judgeBatchItem(
+  interaction: Interaction,
+  expected: ExpectedBatchItem,
+): InteractionVerdict {
+  const verdict = judgeInteraction(interaction, { ...expected, editsAllowed: false });
+  const chosen = interaction.answer?.optionId;
+  if (interaction.state !== "answered" || chosen !== batchAnswer.approveSome.id) return verdict;
+  // The interaction and fingerprint checks come first: they refuse with their own codes.
+  if (verdict.outcome !== "refused" || verdict.code !== "unreadable_answer") return verdict;
+  const tool = `"${expected.toolName}" (action ${expected.number})`;
+  const selection = parseItemSelection(interaction.answer?.text ?? "", expected.offered);
+  if (!selection.ok) {
+    return {
+      outcome: "refused",
+      code: "unreadable_answer",
+      reason: `The answer to the approval request for ${tool} chose to approve some actions, but ${redactText(selection.problem)}, so none of them was approved and the action was not run.`,
+    };
+  }
+  const note = selection.note ? redactText(selection.note).slice(0, 500) : undefined;
+  if (selection.numbers.includes(expected.number)) {
+    return { outcome: "approved", ...(note ? { note } : {}) };
+  }
+  return {
+    outcome: "refused",
+    code: "denied",
+    reason: `The approver approved action${selection.numbers.length === 1 ? "" : "s"} ${selection.numbers.join(", ")} of the question, not ${tool}.${note ? ` Their note: "${note}".` : ""}`,
+    ...(note ? { note } : {}),
+  };
+}
+
+/** An item of a batch question: the question's interaction id and the item's number in it. */
+export interface BatchItemId {
+  interactionId: string;
+  number: number;
+}
+
+const itemSeparator = "#item";
+
+/**
+ * The id an item of a batch question is approved (and spent) under: the
+ * question's interaction id and the item's number, e.g. `int_7#item2`.
+ */
+export function batchItemId(interactionId: string, number: number): string {
+  return `${interactionId}${itemSeparator}${number}`;
+}
+
+/** The question and number an item id names; undefined for the id of a question about one action. */
+export function parseBatchItemId(id: string): BatchItemId | undefined {
+  const at = id.lastIndexOf(itemSeparator);
+  if (at <= 0) return undefined;
+  const number = id.slice(at + itemSeparator.length);
+  if (!/^[1-9]\d*$/.test(number)) return undefined;
+  return { interactionId: id.slice(0, at), number: Number(number) };
+}
