@@ -3,6 +3,7 @@ import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
+import type { StandingCoverage, StandingScope } from "./approval/standing-approval.js";
 import type { ApprovalAction, Approver, DecisionSource } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import { isRefusalCode, type RefusalCode } from "./refusal-code.js";
@@ -28,6 +29,12 @@ export interface ApprovedRecord extends DecisionSource {
   rule?: string;
   /** Shadow mode: what the policy's rules would have decided. */
   policy?: ShadowVerdict;
+  /** The person also approved the next calls like this one, within this scope (a standing approval). */
+  standing?: StandingScope;
+  /** No one was asked: the standing approval given in an earlier interaction of the run covered the call. */
+  coveredBy?: StandingCoverage;
+  /** The approver links that each approved, when the action needed several. */
+  approvers?: string[];
 }
 
 /** The call does not run. `reason` is told to the model. */
@@ -72,6 +79,8 @@ export interface PendingRecord {
   outcome: "pending";
   fingerprint: string;
   interactionId: string;
+  /** The standing approval the question offered, kept so a resumed run reads the answer against it. */
+  standing?: StandingScope;
 }
 
 /** What the approval gate decided for one tool call. */
@@ -246,6 +255,8 @@ export function judgeDecision(
         check.interactionId,
       );
     }
+    const extent = approvalExtent(decision as Record<string, unknown>, action);
+    if ("refused" in extent) return refuse(extent.code, extent.refused, interactionId);
     const { approvedBy, note } = decision as { approvedBy?: unknown; note?: unknown };
     return {
       outcome: "approved",
@@ -254,6 +265,7 @@ export function judgeDecision(
       ...(typeof interactionId === "string" ? { interactionId } : {}),
       ...(typeof approvedBy === "string" ? { approvedBy } : {}),
       ...(typeof note === "string" && note.trim() !== "" ? { note: redactText(note) } : {}),
+      ...extent.granted,
     };
   }
   if (outcome === "expired") {
@@ -302,9 +314,58 @@ export function judgeDecision(
         "the approver's pending answer did not name this action and an interaction",
       );
     }
-    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+    return {
+      outcome: "pending",
+      fingerprint: action.fingerprint,
+      interactionId,
+      ...(action.standing ? { standing: structuredClone(action.standing) } : {}),
+    };
   }
   return refuse("invalid_decision", "the approver gave no usable answer");
+}
+
+/**
+ * What an approval covers beyond the one action: a standing approval only
+ * for the exact scope the question offered, and an action that needs
+ * several approvers only with that many distinct approver links. Anything
+ * else is a refusal.
+ */
+function approvalExtent(
+  decision: Record<string, unknown>,
+  action: ApprovalAction,
+):
+  | { granted: { standing?: StandingScope; approvers?: string[] } }
+  | { refused: string; code: RefusalCode } {
+  const granted: { standing?: StandingScope; approvers?: string[] } = {};
+  const { standing, approvers } = decision;
+  if (standing !== undefined) {
+    const given = (standing as { fingerprint?: unknown } | null)?.fingerprint;
+    if (!action.standing || !sameFingerprint(given, action.standing.fingerprint)) {
+      return {
+        code: "fingerprint_mismatch",
+        refused: action.standing
+          ? "the standing approval given was for another scope than the question offered (fingerprint mismatch)"
+          : "the approver answered with a standing approval the question did not offer",
+      };
+    }
+    granted.standing = structuredClone(action.standing);
+  }
+  const required = action.requiredApprovers ?? 1;
+  const links = new Set(
+    (Array.isArray(approvers) ? approvers : [])
+      .map((approver) => (approver as { approverLink?: unknown } | null)?.approverLink)
+      .filter((link): link is string => typeof link === "string" && link !== ""),
+  );
+  if (required > 1) {
+    if (links.size < required) {
+      return {
+        code: "not_enough_approvers",
+        refused: `this action needs ${required} different approvers to approve it, and ${links.size === 0 ? "no approver link was named" : `only ${links.size} did`}`,
+      };
+    }
+    granted.approvers = [...links];
+  }
+  return { granted };
 }
 
 /** Where an answer came from, for the audit trail: plain strings only. */
@@ -353,7 +414,12 @@ function approvedEdit(
       interactionId,
     );
   }
+  // An edited action is its own action: no standing approval comes with it.
+  const { standing: _standing, ...once } = decision;
+  const extent = approvalExtent(once, action);
+  if ("refused" in extent) return refuse(extent.code, extent.refused, interactionId);
   return {
+    ...extent.granted,
     outcome: "approved",
     ...source,
     fingerprint: expected,

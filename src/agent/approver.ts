@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { ActionDescription, ToolTarget } from "../tools/tool.js";
+import type { StandingScope } from "./approval/standing-approval.js";
 import type { RefusalCode } from "./refusal-code.js";
 
 /** A tool call waiting at the approval gate. */
@@ -16,6 +17,19 @@ export interface ApprovalAction {
   description: ActionDescription;
   /** Where the call acts (service, account, sandbox or production), when the tool says. */
   target?: ToolTarget;
+  /**
+   * The question may offer a standing approval with this scope ("approve
+   * this and the next actions like it in this run"): state it to the person
+   * before they choose, and answer `standing: { fingerprint: scope.fingerprint }`
+   * when they choose it. Absent: offer none.
+   */
+  standing?: StandingScope;
+  /**
+   * How many distinct approvers must each approve this action (a rule's
+   * `required`); an approval from fewer is refused (`not_enough_approvers`).
+   * @default 1
+   */
+  requiredApprovers?: number;
 }
 
 export interface ApprovalContext {
@@ -51,6 +65,17 @@ export interface ApprovedDecision extends DecisionSource {
    * the fingerprint of the edited action (tool, these arguments, target).
    */
   editedArguments?: unknown;
+  /**
+   * The person approved this action and the next ones like it, within the
+   * scope `ApprovalAction.standing` offered: its fingerprint. Any other
+   * fingerprint, or one when no scope was offered, is refused.
+   */
+  standing?: { fingerprint: string };
+  /**
+   * When the action needs several approvers: each one that approved it, by
+   * link. Links must differ; the same link counted twice counts once.
+   */
+  approvers?: Array<{ approverLink: string; approvedBy?: string }>;
 }
 
 /**

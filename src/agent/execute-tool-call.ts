@@ -19,6 +19,7 @@ import {
 import { checkApprovedEdit } from "./approval/approved-edit.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
 import type { StepQuestionSeat } from "./approval/step-question.js";
+import { type StandingScope, sameValueOf, standingScopeFor } from "./approval/standing-approval.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -254,11 +255,60 @@ async function checkApproveAndRun(
       content: toolMessages.refused(name, approval.code, reason),
     };
   }
+  // A standing approval given earlier in the run may cover the call; else the question may offer one.
+  let offered: StandingScope | undefined;
+  if (verdict.standing) {
+    const { rule, offer } = verdict.standing;
+    const sameValue = sameValueOf(offer, frozen.args, tool.target, logger);
+    if (sameValue !== undefined) {
+      const like = { rule, toolName: name, target: tool.target, sameValue };
+      const now = new Date();
+      const coveredBy = environment.journal.takeStandingUse(
+        { ...like, fingerprint: frozen.fingerprint },
+        now,
+      );
+      if (coveredBy) {
+        const { service: _service, ...coverage } = coveredBy;
+        const approval = await recordApprovalDecision(
+          environment.audit,
+          audited,
+          { outcome: "approved", fingerprint: frozen.fingerprint, coveredBy: coverage, ...shadow },
+          now,
+        );
+        logStandingDecision(environment, { toolName: name, toolCallId: call.id }, approval);
+        if (approval.outcome === "refused") {
+          return {
+            ...withArguments,
+            approval,
+            status: "refused",
+            content: toolMessages.refused(name, approval.code, approval.reason),
+          };
+        }
+        return startAndRun(
+          tool,
+          frozen.args,
+          { ...withArguments, approval },
+          approval,
+          environment,
+          logger,
+        );
+      }
+      offered = standingScopeFor(rule, offer, like, now);
+    }
+  }
+  const asking = {
+    ...(offered ? { standing: offered } : {}),
+    ...(verdict.required !== undefined ? { requiredApprovers: verdict.required } : {}),
+  };
   const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
   const canSuspend =
     !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets);
   let askedAt = new Date();
-  let asked = await askApproval(tool, frozen, context, environment, { prior, canSuspend });
+  let asked = await askApproval(tool, frozen, context, environment, {
+    prior,
+    canSuspend,
+    ...asking,
+  });
   // "ask-again": an expired question is followed by a new one (never a reuse of the old answer).
   for (
     let questions = 1;
@@ -274,7 +324,11 @@ async function checkApproveAndRun(
       `approval question for ${name} expired; asking again`,
     );
     askedAt = new Date();
-    asked = await askApproval(tool, frozen, context, environment, { prior: undefined, canSuspend });
+    asked = await askApproval(tool, frozen, context, environment, {
+      prior: undefined,
+      canSuspend,
+      ...asking,
+    });
   }
   const approval =
     asked.outcome === "pending"
@@ -443,7 +497,11 @@ async function startAndRunNow(
 ): Promise<ToolCallRecord> {
   const name = tool.name;
   if (environment.signal.aborted) return aborted(base, name);
-  const spends = approval?.interactionId !== undefined;
+  // A standing approval's uses are spent one by one, each as an approval of its own.
+  const spent = approval?.coveredBy
+    ? `${approval.coveredBy.interactionId}#standing-${approval.coveredBy.use}`
+    : approval?.interactionId;
+  const spends = spent !== undefined;
   // Only a durable run keeps the start record (and needs the fingerprint it
   // holds); an approval is spent by any run.
   if ((tool.readOnly !== true && environment.journal.durable) || spends) {
@@ -451,14 +509,12 @@ async function startAndRunNow(
     const started = await environment.journal.startCall(base.toolCallId, {
       fingerprint,
       arguments: args,
-      ...(approval?.interactionId !== undefined
+      ...(spent !== undefined
         ? {
-            approval: {
-              service: interactionServiceOf(environment.approver),
-              interactionId: approval.interactionId,
-            },
+            approval: { service: interactionServiceOf(environment.approver), interactionId: spent },
           }
         : {}),
+      ...(approval?.standing !== undefined ? { grants: approval.standing } : {}),
     });
     if (started.outcome === "already_used") {
       const refused = alreadyUsedRecord(approval, name);
@@ -510,6 +566,39 @@ async function startAndRunNow(
     };
   }
   return runTool(tool, args, base, environment, logger);
+}
+
+/**
+ * Logs the audit line of a call a standing approval covered (no one was
+ * asked) and emits `approval-result` for it.
+ */
+function logStandingDecision(
+  environment: ToolCallEnvironment,
+  call: { toolName: string; toolCallId: string },
+  record: ApprovedRecord | RefusedRecord,
+): void {
+  const coveredBy = record.outcome === "approved" ? record.coveredBy : undefined;
+  environment.logger.info(
+    {
+      audit: "approval",
+      tool: call.toolName,
+      toolCallId: call.toolCallId,
+      fingerprint: record.fingerprint,
+      outcome: record.outcome,
+      code: record.outcome === "refused" ? record.code : undefined,
+      coveredBy,
+    },
+    coveredBy
+      ? `approval approved for ${call.toolName} by the standing approval of interaction ${coveredBy.interactionId} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
+      : `approval ${record.outcome} for ${call.toolName}`,
+  );
+  environment.emit({
+    type: "approval-result",
+    stepNumber: environment.stepNumber,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    approval: record,
+  });
 }
 
 /** The refusal of a call whose approval was spent before (by another run or call, or a newer copy). */
@@ -585,9 +674,14 @@ async function askApproval(
   frozen: FrozenArguments,
   context: ToolContext,
   environment: ToolCallEnvironment,
-  options: { prior: PendingToolCall | undefined; canSuspend: boolean },
+  options: {
+    prior: PendingToolCall | undefined;
+    canSuspend: boolean;
+    standing?: StandingScope;
+    requiredApprovers?: number;
+  },
 ): Promise<ApprovalRecord> {
-  const action = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
+  const built = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
   const { stepNumber, emit, journal } = environment;
   const { prior } = options;
   const check =
@@ -596,6 +690,15 @@ async function askApproval(
     prior.fingerprint !== undefined
       ? { interactionId: prior.interactionId, fingerprint: prior.fingerprint }
       : undefined;
+  // A resumed run reads the answer against the scope the question stated, kept in its state.
+  const standing = check ? prior?.standing : options.standing;
+  const action = {
+    ...built,
+    ...(standing ? { standing } : {}),
+    ...(options.requiredApprovers !== undefined
+      ? { requiredApprovers: options.requiredApprovers }
+      : {}),
+  };
   if (!check) {
     emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
   }

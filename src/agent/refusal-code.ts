@@ -26,6 +26,7 @@ export const refusalCodes = [
   "not_fingerprintable",
   "audit_not_recorded",
   "invalid_edit",
+  "not_enough_approvers",
 ] as const;
 
 /**

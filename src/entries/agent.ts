@@ -14,6 +14,12 @@ export type {
 export type { ApprovalExpiryAction } from "../agent/approval/approval-expiry.js";
 export type { ApprovalRuleDecision } from "../agent/approval/approval-policy.js";
 export type {
+  StandingApproval,
+  StandingApprovalOffer,
+  StandingCoverage,
+  StandingScope,
+} from "../agent/approval/standing-approval.js";
+export type {
   ApprovalGateOptions,
   ApprovalRecord,
   ApprovedRecord,

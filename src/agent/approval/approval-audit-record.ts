@@ -2,14 +2,16 @@ import type { Logger } from "pino";
 import { redactText, type SecretRegistry } from "../../internal/redact.js";
 import type { ApprovalRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
 import { describeThrown } from "../describe-thrown.js";
+import type { StandingCoverage, StandingScope } from "./standing-approval.js";
 
 /**
  * Who (or what) reached a decision: `person` (an answer to a question),
  * `policy` (a rule of the agent's `approvalPolicy`), `expiry` (nobody
- * answered in time), `gate` (the gate refused on its own: no approver, an
- * approver error, an answer for other arguments, ...).
+ * answered in time), `standing` (a standing approval a person gave earlier
+ * in the run covered the call), `gate` (the gate refused on its own: no
+ * approver, an approver error, an answer for other arguments, ...).
  */
-export type ApprovalDecider = "person" | "policy" | "expiry" | "gate";
+export type ApprovalDecider = "person" | "policy" | "expiry" | "standing" | "gate";
 
 /**
  * One decision about one action, for the audit trail. It never holds
@@ -45,6 +47,12 @@ export interface ApprovalAuditRecord {
   approvedBy?: string;
   /** `sha256:` digest of the question's text as it was sent. */
   questionDigest?: string;
+  /** The person also approved the next calls like this one, within this scope. */
+  standing?: StandingScope;
+  /** The standing approval (its interaction, and which use) that let the call run without asking. */
+  coveredBy?: StandingCoverage;
+  /** The approver links that each approved, when the action needed several. */
+  approvers?: string[];
   /** ISO 8601: when the approval was asked, or when the check of an earlier one began. */
   requestedAt: string;
   /** ISO 8601: when this decision was reached. */
@@ -141,6 +149,13 @@ function auditRecordOf(
     ...optional("approverLink", decision.approverLink),
     ...(decision.outcome === "approved" ? optional("approvedBy", decision.approvedBy) : {}),
     ...optional("questionDigest", decision.questionDigest),
+    ...(decision.outcome === "approved"
+      ? {
+          ...optional("standing", decision.standing),
+          ...optional("coveredBy", decision.coveredBy),
+          ...optional("approvers", decision.approvers),
+        }
+      : {}),
     requestedAt: requestedAt.toISOString(),
     decidedAt: new Date().toISOString(),
   };
@@ -149,6 +164,6 @@ function auditRecordOf(
 function deciderOf(decision: Exclude<ApprovalRecord, { outcome: "pending" }>): ApprovalDecider {
   if (decision.outcome === "expired") return "expiry";
   if (decision.rule !== undefined) return "policy";
-  if (decision.outcome === "approved") return "person";
+  if (decision.outcome === "approved") return decision.coveredBy ? "standing" : "person";
   return decision.code === "denied" ? "person" : "gate";
 }

@@ -4,6 +4,7 @@ import type { AnyTool, ToolTarget } from "../../tools/tool.js";
 import type { AgentEventSink } from "../agent-events.js";
 import type { ApprovedRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
 import { describeThrown } from "../describe-thrown.js";
+import { checkStandingOffer, type StandingApprovalOffer } from "./standing-approval.js";
 
 /** What a rule of the approval policy decides for the calls it matches. */
 export type ApprovalRuleDecision = "allow" | "deny" | "ask";
@@ -33,6 +34,19 @@ export interface ApprovalRule {
     | undefined;
   /** `allow` runs the call without asking; `deny` refuses it; `ask` asks the approver. */
   decision: ApprovalRuleDecision;
+  /**
+   * For `ask`: how many distinct approvers (approver links) must each approve
+   * the same action; any denial refuses. `2` for production deletions, say.
+   * @default 1
+   */
+  required?: 1 | 2 | undefined;
+  /**
+   * For `ask`: the question may offer "approve this and the next actions like
+   * it in this run", within this scope. Never offered when two approvers
+   * are required. A person's later denial of a call of the tool in the run,
+   * or a `deny` rule, always wins over it.
+   */
+  standing?: StandingApprovalOffer | undefined;
 }
 
 /**
@@ -70,6 +84,10 @@ export interface PolicyVerdict {
   rule?: string;
   /** In shadow mode, what the rules would have decided (the tool's default decided). */
   shadow?: ShadowVerdict;
+  /** For `ask` by rules: how many distinct approvers must approve (the most any matching rule requires). */
+  required?: number;
+  /** For `ask` by rules: the standing approval the question may offer, and the rule offering it. */
+  standing?: { rule: string; offer: StandingApprovalOffer };
 }
 
 /** Checks an `approvalPolicy` option; adds one line per problem. */
@@ -111,6 +129,13 @@ export function checkApprovalPolicy(
     if (!["allow", "deny", "ask"].includes(rule.decision)) {
       problems.push(`${at}.decision must be "allow", "deny" or "ask".`);
     }
+    if (rule.required !== undefined && rule.required !== 1 && rule.required !== 2) {
+      problems.push(`${at}.required must be 1 or 2: how many distinct approvers must approve.`);
+    }
+    if ((rule.required !== undefined || rule.standing !== undefined) && rule.decision !== "ask") {
+      problems.push(`${at}: required and standing apply to "ask" rules only.`);
+    }
+    if (rule.standing !== undefined) checkStandingOffer(rule.standing, `${at}.standing`, problems);
     if (rule.when !== undefined && typeof rule.when !== "function") {
       problems.push(`${at}.when must be a function (args, target) => boolean.`);
     }
@@ -150,7 +175,10 @@ export async function decideByPolicy(
   };
   const byRules = await matchRules(policy.rules ?? [], tool, args, logger);
   if (!byRules) return fallback;
-  if (policy.shadow === true) return { ...fallback, shadow: byRules };
+  if (policy.shadow === true) {
+    const { decision, rule } = byRules;
+    return { ...fallback, shadow: { decision, ...(rule !== undefined ? { rule } : {}) } };
+  }
   return byRules;
 }
 
@@ -227,7 +255,7 @@ async function matchRules(
   tool: AnyTool,
   args: unknown,
   logger: () => Logger,
-): Promise<{ decision: ApprovalRuleDecision; rule: string } | undefined> {
+): Promise<PolicyVerdict | undefined> {
   const matched: ApprovalRule[] = [];
   for (const rule of rules) {
     if (!names(rule, tool)) continue;
@@ -247,11 +275,24 @@ async function matchRules(
     }
     if (holds) matched.push(rule);
   }
-  for (const decision of ["deny", "allow", "ask"] as const) {
+  for (const decision of ["deny", "allow"] as const) {
     const rule = matched.find((candidate) => candidate.decision === decision);
     if (rule) return { decision, rule: rule.name };
   }
-  return undefined;
+  const asking = matched.filter((candidate) => candidate.decision === "ask");
+  const first = asking[0];
+  if (!first) return undefined;
+  const required = Math.max(...asking.map((rule) => rule.required ?? 1));
+  const offering = asking.find((rule) => rule.standing !== undefined);
+  return {
+    decision: "ask",
+    rule: first.name,
+    ...(required > 1 ? { required } : {}),
+    // A question two people must approve offers no standing approval.
+    ...(offering?.standing && required === 1
+      ? { standing: { rule: offering.name, offer: offering.standing } }
+      : {}),
+  };
 }
 
 /** The tool's `needsApproval`, called as its method; one that throws asks (fail closed). */

@@ -1,3 +1,4 @@
+import { checkStandingScope, type StandingScope } from "../approval/standing-approval.js";
 import { isObject, nonEmptyString } from "./check-state-messages.js";
 import type { FinishedCallStatus, PendingCallPhase, PendingToolCall } from "./run-state.js";
 
@@ -84,6 +85,7 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
       `${path} is awaiting_approval but names no interactionId to read the answer from`,
     );
   }
+  if (call.standing !== undefined) checkStandingScope(call.standing, `${path}.standing`, problems);
   if (phase === "finished" && (typeof content !== "string" || status === undefined)) {
     problems.push(`${path} is finished but lacks its status or its tool message (content)`);
   }
@@ -96,6 +98,9 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
     phase: phase as PendingCallPhase,
     ...(typeof fingerprint === "string" ? { fingerprint } : {}),
     ...(typeof interactionId === "string" ? { interactionId } : {}),
+    ...(call.standing !== undefined
+      ? { standing: structuredClone(call.standing) as StandingScope }
+      : {}),
     ...(status !== undefined ? { status: status as FinishedCallStatus } : {}),
     ...(typeof content === "string" ? { content } : {}),
   };

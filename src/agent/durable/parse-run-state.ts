@@ -1,3 +1,4 @@
+import { checkStandingScope, type StandingApproval } from "../approval/standing-approval.js";
 import { requestedToolCalls } from "../requested-tool-calls.js";
 import { readRunBudgetState } from "../run-budget.js";
 import { checkPendingCalls } from "./check-pending-calls.js";
@@ -131,6 +132,14 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     problems.push("usedApprovals must be an array of interaction ids when present");
   }
   const finishedCalls = readFinishedCalls(fields.finishedCalls, problems);
+  const standingApprovals = readStandingApprovals(fields.standingApprovals, problems);
+  const deniedActions = fields.deniedActions;
+  if (
+    deniedActions !== undefined &&
+    (!Array.isArray(deniedActions) || deniedActions.some((id) => typeof id !== "string"))
+  ) {
+    problems.push("deniedActions must be an array of fingerprints when present");
+  }
   const seal = fields.seal;
   if (seal !== undefined && typeof seal !== "string") {
     problems.push("seal must be a string when present");
@@ -153,6 +162,8 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     ...(error ? { error } : {}),
     ...(Array.isArray(usedApprovals) ? { usedApprovals: [...(usedApprovals as string[])] } : {}),
     ...(finishedCalls ? { finishedCalls } : {}),
+    ...(standingApprovals ? { standingApprovals } : {}),
+    ...(Array.isArray(deniedActions) ? { deniedActions: [...(deniedActions as string[])] } : {}),
     ...(typeof seal === "string" ? { seal } : {}),
   };
   if (problems.length === 0) checkOpenStep(state, problems);
@@ -258,4 +269,32 @@ function readFinishedCalls(value: unknown, problems: string[]): FinishedCallReco
     calls.push(structuredClone(call) as unknown as FinishedCallRecord);
   }
   return calls;
+}
+
+/** `standingApprovals`: each with its interaction, service, scope (whose fingerprint must match it) and uses. */
+function readStandingApprovals(value: unknown, problems: string[]): StandingApproval[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    problems.push("standingApprovals must be an array when present");
+    return undefined;
+  }
+  const approvals: StandingApproval[] = [];
+  for (const [index, approval] of value.entries()) {
+    const at = `standingApprovals[${index}]`;
+    if (
+      !isObject(approval) ||
+      typeof approval.interactionId !== "string" ||
+      typeof approval.service !== "string" ||
+      typeof approval.grantedAt !== "string" ||
+      !Number.isSafeInteger(approval.used) ||
+      (approval.used as number) < 0 ||
+      (approval.revoked !== undefined && typeof approval.revoked !== "string")
+    ) {
+      problems.push(`${at} must have interactionId, service, scope, used and grantedAt`);
+      continue;
+    }
+    if (!checkStandingScope(approval.scope, `${at}.scope`, problems)) continue;
+    approvals.push(structuredClone(approval) as unknown as StandingApproval);
+  }
+  return approvals;
 }

@@ -1,5 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
 import { SecretRegistry } from "../../internal/redact.js";
+import {
+  type StandingApproval,
+  type StandingCoverage,
+  type StandingScope,
+  standingCovers,
+} from "../approval/standing-approval.js";
 import { describeThrown } from "../describe-thrown.js";
 import type {
   AssistantModelMessage,
@@ -90,6 +96,8 @@ export interface RunJournalOptions {
     | "metadata"
     | "usedApprovals"
     | "finishedCalls"
+    | "standingApprovals"
+    | "deniedActions"
   >;
 }
 
@@ -125,6 +133,10 @@ export class RunJournal {
   readonly #usedApprovals: Set<string>;
   /** Every call that ended, oldest first, with its approval (`RunState.finishedCalls`). */
   readonly #finishedCalls: FinishedCallRecord[];
+  /** The standing approvals given in this run and their uses (`RunState.standingApprovals`). */
+  readonly #standingApprovals: StandingApproval[];
+  /** Fingerprints of the actions a person denied in this run (`RunState.deniedActions`). */
+  readonly #deniedActions: Set<string>;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
@@ -147,6 +159,8 @@ export class RunJournal {
     const from = options.resumeFrom;
     this.#usedApprovals = new Set(from?.usedApprovals ?? []);
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
+    this.#standingApprovals = structuredClone(from?.standingApprovals ?? []);
+    this.#deniedActions = new Set(from?.deniedActions ?? []);
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
     this.claim = options.claim;
@@ -180,6 +194,48 @@ export class RunJournal {
   /** The calls of the run (this process's and earlier ones') whose outcome is unknown. */
   outcomeUnknownCalls(): OutcomeUnknownCall[] {
     return outcomeUnknownCallsOf(this.#finishedCalls);
+  }
+
+  /**
+   * Takes one use of a standing approval of this run that covers the call
+   * (see `standingCovers`), or none: never for an action a person denied in
+   * this run. The use is counted at once, so parallel calls never share
+   * one; it is spent, as an approval is, when the call starts.
+   */
+  takeStandingUse(
+    call: Parameters<typeof standingCovers>[1] & { fingerprint: string },
+    now: Date,
+  ): (StandingCoverage & { service: string }) | undefined {
+    if (this.#deniedActions.has(call.fingerprint)) return undefined;
+    const approval = this.#standingApprovals.find((candidate) =>
+      standingCovers(candidate, call, now),
+    );
+    if (!approval) return undefined;
+    approval.used += 1;
+    return {
+      interactionId: approval.interactionId,
+      service: approval.service,
+      use: approval.used,
+      maxCalls: approval.scope.maxCalls,
+      scope: approval.scope.fingerprint,
+    };
+  }
+
+  /**
+   * A person denied an action of `toolName`: no standing approval of that
+   * tool covers anything more in this run, and the action itself is never
+   * run by one. True when something changed.
+   */
+  #noteDenial(toolName: string, fingerprint: string): boolean {
+    const before = this.#deniedActions.size;
+    if (fingerprint !== "") this.#deniedActions.add(fingerprint);
+    let changed = this.#deniedActions.size !== before;
+    for (const approval of this.#standingApprovals) {
+      if (approval.scope.toolName !== toolName || approval.revoked !== undefined) continue;
+      approval.revoked = `a person denied a call of ${toolName} later in the run`;
+      changed = true;
+    }
+    return changed;
   }
 
   /** The open step's record of one call. */
@@ -227,10 +283,26 @@ export class RunJournal {
    */
   async startCall(
     toolCallId: string,
-    starting: { fingerprint: string | undefined; arguments: unknown; approval?: SpentApproval },
+    starting: {
+      fingerprint: string | undefined;
+      arguments: unknown;
+      approval?: SpentApproval;
+      /** The approval also grants this standing approval, kept in the same write. */
+      grants?: StandingScope;
+    },
   ): Promise<CallStartDecision> {
     const call = this.#calls.get(toolCallId);
     const { approval } = starting;
+    const granted: StandingApproval | undefined =
+      approval && starting.grants
+        ? {
+            interactionId: approval.interactionId,
+            service: approval.service,
+            scope: structuredClone(starting.grants),
+            used: 0,
+            grantedAt: new Date().toISOString(),
+          }
+        : undefined;
     if (approval && this.#usedApprovals.has(approval.interactionId)) {
       return { outcome: "already_used" };
     }
@@ -246,6 +318,7 @@ export class RunJournal {
       const decided = this.#startedCalls.start(runId, start);
       if (decided.outcome !== "started") return decided;
       if (approval) this.#usedApprovals.add(approval.interactionId);
+      if (granted) this.#standingApprovals.push(granted);
       if (call) markCallStarted(call, starting);
       return decided;
     }
@@ -255,9 +328,11 @@ export class RunJournal {
       const previous = { ...call };
       markCallStarted(call, starting);
       if (approval) this.#usedApprovals.add(approval.interactionId);
+      if (granted) this.#standingApprovals.push(granted);
       const undo = () => {
         this.#calls.set(toolCallId, previous);
         if (approval) this.#usedApprovals.delete(approval.interactionId);
+        if (granted) this.#standingApprovals.splice(this.#standingApprovals.indexOf(granted), 1);
       };
       try {
         const state = this.#snapshotAt(this.#revision + 1);
@@ -343,12 +418,19 @@ export class RunJournal {
     const call = this.#calls.get(record.toolCallId);
     if (!call) return;
     const wasStarted = call.phase === "started";
+    const deniedByPerson =
+      record.approval?.outcome === "refused" &&
+      record.approval.code === "denied" &&
+      this.#noteDenial(record.toolName, record.approval.fingerprint);
     if (record.status === "awaiting_approval") {
       Object.assign(call, {
         phase: "awaiting_approval",
         arguments: record.arguments,
         fingerprint: record.approval.fingerprint,
         interactionId: record.approval.interactionId,
+        ...(record.approval.standing
+          ? { standing: structuredClone(record.approval.standing) }
+          : {}),
       });
     } else {
       if (this.durable) this.#finishedCalls.push(finishedCallRecord(record, this.stepCount));
@@ -363,7 +445,7 @@ export class RunJournal {
           : {}),
       });
     }
-    if (!wasStarted && record.status !== "awaiting_approval") return;
+    if (!wasStarted && record.status !== "awaiting_approval" && !deniedByPerson) return;
     if (wasStarted && this.runId !== undefined && call.content !== undefined && !this.#store) {
       this.#startedCalls.finish(
         this.runId,
@@ -442,6 +524,10 @@ export class RunJournal {
           : {}),
         ...(this.#usedApprovals.size > 0 ? { usedApprovals: [...this.#usedApprovals] } : {}),
         ...(this.#finishedCalls.length > 0 ? { finishedCalls: [...this.#finishedCalls] } : {}),
+        ...(this.#standingApprovals.length > 0
+          ? { standingApprovals: structuredClone(this.#standingApprovals) }
+          : {}),
+        ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
       },
       this.#secrets,
     );
@@ -506,6 +592,12 @@ function finishedCallRecord(
             ...(approval.outcome === "refused" ? { code: approval.code } : {}),
             ...(approval.outcome !== "expired" && approval.rule !== undefined
               ? { rule: approval.rule }
+              : {}),
+            ...(approval.outcome === "approved" && approval.coveredBy !== undefined
+              ? { coveredBy: { ...approval.coveredBy } }
+              : {}),
+            ...(approval.outcome === "approved" && approval.standing !== undefined
+              ? { standing: approval.standing.fingerprint }
               : {}),
             decidedAt: new Date().toISOString(),
           },

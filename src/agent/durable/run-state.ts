@@ -1,3 +1,8 @@
+import type {
+  StandingApproval,
+  StandingCoverage,
+  StandingScope,
+} from "../approval/standing-approval.js";
 import type { ModelMessage } from "../model-message.js";
 
 /** The `format` marker every run state carries; anything else is not a run state. */
@@ -67,6 +72,8 @@ export interface PendingToolCall {
   fingerprint?: string;
   /** The approver's interaction holding the question (`awaiting_approval`). */
   interactionId?: string;
+  /** The standing approval the question offered (`awaiting_approval`), as it was stated. */
+  standing?: StandingScope;
   /** How the call ended (`finished`). */
   status?: FinishedCallStatus;
   /** The tool message for the model (`finished`). */
@@ -87,6 +94,10 @@ export interface RunApprovalRecord {
   code?: string;
   /** The `approvalPolicy` rule that decided without asking anyone. */
   rule?: string;
+  /** The standing approval that let the call run without asking anyone. */
+  coveredBy?: StandingCoverage;
+  /** The scope's fingerprint, when the person also approved the next calls like this one. */
+  standing?: string;
   /** When the run recorded the decision (ISO 8601). */
   decidedAt: string;
 }
@@ -197,6 +208,16 @@ export interface RunState {
    * it existed have none.
    */
   finishedCalls?: FinishedCallRecord[];
+  /**
+   * The standing approvals people gave in this run, with the uses each has
+   * covered so far (each use is spent once, like an approval).
+   */
+  standingApprovals?: StandingApproval[];
+  /**
+   * Fingerprints of the actions a person denied in this run: no standing
+   * approval ever runs one of them.
+   */
+  deniedActions?: string[];
   /**
    * `hmac-sha256:<hex>` over the rest of the state, when the agent has a
    * `stateKey`; a resume with the key refuses a state it does not match.

@@ -66,7 +66,9 @@ function describeDecision(record: ApprovalAuditRecord): string {
       ? `rule ${quoteUntrustedValue(record.rule ?? "")}`
       : record.decidedBy === "person"
         ? `person${record.approvedBy ? ` ${quoteUntrustedValue(record.approvedBy)}` : ""}${record.approverLink ? ` via link ${quoteUntrustedValue(record.approverLink)}` : ""}`
-        : (record.decidedBy ?? "approver");
+        : record.decidedBy === "standing" && record.coveredBy
+          ? `the standing approval of interaction ${quoteUntrustedValue(record.coveredBy.interactionId)} (use ${record.coveredBy.use} of ${record.coveredBy.maxCalls})`
+          : (record.decidedBy ?? "approver");
   const parts = [
     escapeUntrustedText(record.decidedAt),
     escapeUntrustedText(record.action),
@@ -76,6 +78,14 @@ function describeDecision(record: ApprovalAuditRecord): string {
     `fingerprint ${escapeUntrustedText(record.fingerprint)}`,
   ];
   if (record.questionDigest) parts.push(`question ${escapeUntrustedText(record.questionDigest)}`);
+  if (record.standing) {
+    parts.push(
+      `standing: ${record.standing.maxCalls} more like it until ${escapeUntrustedText(record.standing.until)}`,
+    );
+  }
+  if (record.approvers) {
+    parts.push(`approvers ${record.approvers.map((link) => quoteUntrustedValue(link)).join(", ")}`);
+  }
   if (record.note) parts.push(`note ${quoteUntrustedValue(record.note)}`);
   return parts.join("  ");
 }
