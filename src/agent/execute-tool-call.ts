@@ -18,8 +18,8 @@ import {
 } from "./approval/approval-policy.js";
 import { checkApprovedEdit } from "./approval/approved-edit.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
-import type { StepQuestionSeat } from "./approval/step-question.js";
 import { type StandingScope, sameValueOf, standingScopeFor } from "./approval/standing-approval.js";
+import type { StepQuestionSeat } from "./approval/step-question.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
