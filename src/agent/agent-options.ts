@@ -25,14 +25,17 @@ import type { OutputSchema } from "./structured-output.js";
 
 /**
  * How to build an `Agent`. `Schema` is the type of the `output` schema, when
- * one is given (see `AgentLoopOptions`).
+ * one is given (see `AgentLoopOptions`); `ToolName` the names of the tools,
+ * inferred from `tools`, which `stopWhen` may name.
  */
-export interface AgentOptions<Schema extends OutputSchema | undefined = undefined>
-  extends AgentLoopOptions<Schema> {
+export interface AgentOptions<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> extends AgentLoopOptions<Schema, ToolName> {
   /** The reasoning service, e.g. a `ReasonerClient`, or a `ScriptedModel` in tests. */
   model: Model;
   /** The tools the model may call; names must be unique. @default [] */
-  tools?: readonly AnyTool[] | undefined;
+  tools?: readonly AnyTool<ToolName>[] | undefined;
   /** Sent first in every conversation, as a system message. */
   instructions?: string | undefined;
   /**

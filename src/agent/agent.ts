@@ -46,11 +46,14 @@ const ignoreEvents: AgentEventSink = () => {};
  * // later, maybe in another process, with an agent built the same way:
  * const resumed = await agent.resume(runId);
  */
-export class Agent<Schema extends OutputSchema | undefined = undefined> {
+export class Agent<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> {
   readonly #settings: AgentSettings;
   readonly #ungatedTools: readonly string[];
 
-  constructor(options: AgentOptions<Schema>) {
+  constructor(options: AgentOptions<Schema, ToolName>) {
     this.#settings = resolveAgentOptions(options);
     const { tools, approvalPolicy, logger } = this.#settings;
     this.#ungatedTools = ungatedToolNames(tools.values(), approvalPolicy);
@@ -88,11 +91,14 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
    * only with a ConfigurationError for bad input or options (such as a
    * `runId` already in the run store), or when the store cannot claim the run.
    */
-  run(input: AgentInput, options?: RunOptions): Promise<RunResult<OutputOf<Schema>>>;
+  run(
+    input: AgentInput,
+    options?: RunOptions<undefined, ToolName>,
+  ): Promise<RunResult<OutputOf<Schema>>>;
   /** With an `output` schema for this run: `result.output` is typed from it. */
   run<RunSchema extends OutputSchema>(
     input: AgentInput,
-    options: RunOptions<RunSchema> & { output: RunSchema },
+    options: RunOptions<RunSchema, ToolName> & { output: RunSchema },
   ): Promise<RunResult<OutputOf<RunSchema>>>;
   async run(
     input: AgentInput,
@@ -111,11 +117,14 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
    * rejects with later (a `runId` already taken) ends the run `failed`
    * before it starts.
    */
-  stream(input: AgentInput, options?: RunOptions): AgentStream<OutputOf<Schema>>;
+  stream(
+    input: AgentInput,
+    options?: RunOptions<undefined, ToolName>,
+  ): AgentStream<OutputOf<Schema>>;
   /** With an `output` schema for this run: `result.output` is typed from it. */
   stream<RunSchema extends OutputSchema>(
     input: AgentInput,
-    options: RunOptions<RunSchema> & { output: RunSchema },
+    options: RunOptions<RunSchema, ToolName> & { output: RunSchema },
   ): AgentStream<OutputOf<RunSchema>>;
   stream(
     input: AgentInput,
@@ -153,12 +162,12 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
    */
   resume(
     stateOrRunId: RunState | string,
-    options?: ResumeOptions,
+    options?: ResumeOptions<undefined, ToolName>,
   ): Promise<RunResult<OutputOf<Schema>>>;
   /** With an `output` schema for the rest of the run: `result.output` is typed from it. */
   resume<RunSchema extends OutputSchema>(
     stateOrRunId: RunState | string,
-    options: ResumeOptions<RunSchema> & { output: RunSchema },
+    options: ResumeOptions<RunSchema, ToolName> & { output: RunSchema },
   ): Promise<RunResult<OutputOf<RunSchema>>>;
   async resume(
     stateOrRunId: RunState | string,
@@ -177,11 +186,14 @@ export class Agent<Schema extends OutputSchema | undefined = undefined> {
    * cannot be resumed; what `resume()` finds later in the store (a claim
    * held elsewhere, another revision) ends the run `failed` before it starts.
    */
-  resumeStream(state: RunState, options?: ResumeOptions): AgentStream<OutputOf<Schema>>;
+  resumeStream(
+    state: RunState,
+    options?: ResumeOptions<undefined, ToolName>,
+  ): AgentStream<OutputOf<Schema>>;
   /** With an `output` schema for the rest of the run: `result.output` is typed from it. */
   resumeStream<RunSchema extends OutputSchema>(
     state: RunState,
-    options: ResumeOptions<RunSchema> & { output: RunSchema },
+    options: ResumeOptions<RunSchema, ToolName> & { output: RunSchema },
   ): AgentStream<OutputOf<RunSchema>>;
   resumeStream(
     state: RunState,

@@ -13,8 +13,14 @@ import {
   type TracingSettings,
 } from "./tracing/tracing-options.js";
 
-/** The agent options that steer the loop: structured output, loop control and callbacks. */
-export interface AgentLoopOptions<Schema extends OutputSchema | undefined = undefined> {
+/**
+ * The agent options that steer the loop: structured output, loop control and
+ * callbacks. `ToolName` is the names of the agent's tools.
+ */
+export interface AgentLoopOptions<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> {
   /**
    * Ask for a structured answer: each model call asks for JSON matching this
    * schema (`response_format`), the final answer is parsed and validated,
@@ -42,12 +48,14 @@ export interface AgentLoopOptions<Schema extends OutputSchema | undefined = unde
   /**
    * Ends the run after a step whose tools ran, when a condition holds
    * (status `completed`; with `output`, there is then no output). An array
-   * means any of them. `maxSteps` still bounds the run.
+   * means any of them. `maxSteps` still bounds the run. A condition naming
+   * a tool the agent does not have (`hasToolCall("file_reprot")`) is a type
+   * error.
    *
    * @example
    * stopWhen: [hasToolCall("file_report"), stepCountIs(5)]
    */
-  stopWhen?: StopWhen | undefined;
+  stopWhen?: StopWhen<NoInfer<ToolName>> | undefined;
   /**
    * Called before each model call: may change the request options, the tools
    * offered or the messages sent for that call only. See `PrepareStep`.
@@ -97,7 +105,7 @@ export interface AgentLoopOptions<Schema extends OutputSchema | undefined = unde
 export interface LoopSettings {
   output: ResolvedOutput | undefined;
   outputRetries: number;
-  stopWhen: readonly StopCondition[];
+  stopWhen: readonly StopCondition<string>[];
   prepareStep: PrepareStep | undefined;
   onStepFinish: ((step: RunStep) => void | Promise<void>) | undefined;
   onToolCallSettled:

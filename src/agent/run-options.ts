@@ -3,20 +3,31 @@ import type { RunBudget } from "./run-budget.js";
 import type { StopWhen } from "./stop-conditions.js";
 import type { OutputSchema } from "./structured-output.js";
 
-/** Options of one run or resume that override the agent's loop options. */
-export interface RunLoopOverrides<Schema extends OutputSchema | undefined = undefined> {
+/**
+ * Options of one run or resume that override the agent's loop options
+ * (`ToolName`: the names of the agent's tools).
+ */
+export interface RunLoopOverrides<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> {
   /**
    * This run's structured output, over the agent's `output`; `result.output`
    * is typed from it. See `AgentLoopOptions.output`.
    */
   output?: Schema;
-  /** This run's stop conditions, instead of the agent's `stopWhen`. */
-  stopWhen?: StopWhen | undefined;
+  /**
+   * This run's stop conditions, instead of the agent's `stopWhen`; naming
+   * only the agent's tools.
+   */
+  stopWhen?: StopWhen<ToolName> | undefined;
 }
 
 /** Options of one run (`agent.run()`, `agent.stream()`). */
-export interface RunOptions<Schema extends OutputSchema | undefined = undefined>
-  extends RunLoopOverrides<Schema> {
+export interface RunOptions<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> extends RunLoopOverrides<Schema, ToolName> {
   /** Stops the run: the model request, running tools and a pending approval. */
   signal?: AbortSignal | undefined;
   /** Overrides the agent's `maxSteps` for this run. */
@@ -48,8 +59,10 @@ export interface RunOptions<Schema extends OutputSchema | undefined = undefined>
 }
 
 /** Options of `agent.resume()` and `agent.resumeStream()`. */
-export interface ResumeOptions<Schema extends OutputSchema | undefined = undefined>
-  extends RunLoopOverrides<Schema> {
+export interface ResumeOptions<
+  Schema extends OutputSchema | undefined = undefined,
+  ToolName extends string = string,
+> extends RunLoopOverrides<Schema, ToolName> {
   /** Stops the resumed run. */
   signal?: AbortSignal | undefined;
   /** Overrides the step budget saved with the run (model calls in all, not from now). */

@@ -42,11 +42,25 @@ export interface StopConditionContext {
 /**
  * Decides, after a step whose tool calls have settled, whether the run ends
  * there (status `completed`) instead of calling the model again.
+ *
+ * `ToolName` is the tools it names (`hasToolCall`'s), so giving it to an
+ * agent without such a tool is a type error; a condition naming no tool
+ * (`never`, the default) fits every agent.
  */
-export type StopCondition = (context: StopConditionContext) => boolean | Promise<boolean>;
+export type StopCondition<ToolName extends string = never> = ((
+  context: StopConditionContext,
+) => boolean | Promise<boolean>) & {
+  /** The tools the condition watches, when it names any (`hasToolCall`). */
+  readonly toolNames?: readonly ToolName[];
+};
 
-/** One condition, or several of which any may hold. */
-export type StopWhen = StopCondition | readonly StopCondition[];
+/**
+ * One condition, or several of which any may hold, for an agent whose tools
+ * are named `ToolName`: a condition naming another tool does not fit.
+ */
+export type StopWhen<ToolName extends string = string> =
+  | StopCondition<ToolName>
+  | readonly StopCondition<ToolName>[];
 
 /**
  * Holds once the run has made `count` model calls (counted over the whole
@@ -67,20 +81,25 @@ export function stepCountIs(count: number): StopCondition {
 /**
  * Holds when the last step ran one of these tools successfully (a call that
  * was refused, invalid or failed does not count: the model may try again).
+ * Typed by the names: given to an agent (or a run) that has no tool of one
+ * of these names, it is a type error.
  *
  * @example
  * // End as soon as the model has filed its report; no summary turn after it.
  * new Agent({ model, tools: [fileReport, ...], stopWhen: hasToolCall("file_report") });
  */
-export function hasToolCall(...toolNames: string[]): StopCondition {
+export function hasToolCall<ToolName extends string>(
+  ...toolNames: ToolName[]
+): StopCondition<ToolName> {
   if (toolNames.length === 0 || toolNames.some((name) => typeof name !== "string")) {
     throw new ConfigurationError("hasToolCall() takes one or more tool names.");
   }
-  const names = new Set(toolNames);
-  return ({ steps }) =>
+  const names = new Set<string>(toolNames);
+  const condition: StopCondition = ({ steps }) =>
     steps
       .at(-1)
       ?.toolCalls.some((call) => call.status === "succeeded" && names.has(call.toolName)) ?? false;
+  return Object.assign(condition, { toolNames: Object.freeze([...toolNames]) });
 }
 
 /** The conditions of a `stopWhen` option, or a problem when it is not one. */
@@ -88,7 +107,7 @@ export function readStopWhen(
   stopWhen: unknown,
   problems: string[],
   label = "stopWhen",
-): readonly StopCondition[] {
+): readonly StopCondition<string>[] {
   if (stopWhen === undefined) return [];
   const conditions = Array.isArray(stopWhen) ? stopWhen : [stopWhen];
   if (conditions.some((condition) => typeof condition !== "function")) {
@@ -97,12 +116,12 @@ export function readStopWhen(
     );
     return [];
   }
-  return conditions as StopCondition[];
+  return conditions as StopCondition<string>[];
 }
 
 /** True when any condition holds after the steps so far. */
 export async function anyStopConditionHolds(
-  conditions: readonly StopCondition[],
+  conditions: readonly StopCondition<string>[],
   steps: readonly RunStep[],
 ): Promise<boolean> {
   for (const condition of conditions) {

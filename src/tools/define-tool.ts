@@ -72,15 +72,19 @@ export interface ToolDefinition<Args, Result> {
  *   execute: ({ limit }) => client.orders.list({ limit }),
  * });
  */
-export function defineTool<Schema extends $ZodType, Result>(
-  definition: ToolDefinition<ZodOutput<Schema>, Result> & { parameters: Schema },
-): Tool<ZodOutput<Schema>, Result>;
-export function defineTool<Schema extends Zod3Schema, Result>(
-  definition: ToolDefinition<Schema["_output"], Result> & { parameters: Schema },
-): Tool<Schema["_output"], Result>;
-export function defineTool<Args = Record<string, unknown>, Result = unknown>(
-  definition: ToolDefinition<Args, Result> & { parameters: JsonSchema },
-): Tool<Args, Result>;
+export function defineTool<Schema extends $ZodType, Result, Name extends string = string>(
+  definition: ToolDefinition<ZodOutput<Schema>, Result> & { parameters: Schema; name: Name },
+): Tool<ZodOutput<Schema>, Result, Name>;
+export function defineTool<Schema extends Zod3Schema, Result, Name extends string = string>(
+  definition: ToolDefinition<Schema["_output"], Result> & { parameters: Schema; name: Name },
+): Tool<Schema["_output"], Result, Name>;
+export function defineTool<
+  Args = Record<string, unknown>,
+  Result = unknown,
+  Name extends string = string,
+>(
+  definition: ToolDefinition<Args, Result> & { parameters: JsonSchema; name: Name },
+): Tool<Args, Result, Name>;
 export function defineTool(
   definition: ToolDefinition<unknown, unknown> & { parameters: unknown },
 ): Tool<unknown, unknown> {

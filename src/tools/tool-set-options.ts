@@ -129,14 +129,15 @@ export function checkToolSetClient(
 /**
  * The tools of a set, each with the set's `target` (where its calls act)
  * and, for the tools of `options.runWithoutApproval` that are gated by
- * default, the mark the agent warns about.
+ * default, the mark the agent warns about. Typed by the set's tool names
+ * (the keys of its defaults, one tool each), so `hasToolCall` can check them.
  */
 export function finishToolSet<ArgumentsByName>(
   tools: readonly AnyTool[],
   defaults: Readonly<Record<keyof ArgumentsByName, boolean>>,
   options: ToolSetOptions<ArgumentsByName> | undefined,
   target: ToolTarget,
-): AnyTool[] {
+): AnyTool<keyof ArgumentsByName & string>[] {
   const turnedOff = new Set<string>(
     (options?.runWithoutApproval ?? []).filter(
       (name) => defaults[name as keyof ArgumentsByName] === true,
@@ -148,7 +149,7 @@ export function finishToolSet<ArgumentsByName>(
       target: Object.freeze({ ...target }),
       ...(turnedOff.has(tool.name) ? { defaultApprovalTurnedOff: true } : {}),
     }),
-  );
+  ) as AnyTool<keyof ArgumentsByName & string>[];
 }
 
 /**
@@ -184,7 +185,7 @@ export function clientTarget(
  * The tools of a set, each carrying its client's secrets (token, phrases,
  * callback tokens), so an agent given them redacts those secrets too.
  */
-export function withClientSecrets(client: unknown, tools: AnyTool[]): AnyTool[] {
+export function withClientSecrets<Tools extends AnyTool[]>(client: unknown, tools: Tools): Tools {
   const secrets = secretsOf(client);
   for (const tool of tools) attachSecrets(tool, secrets);
   return tools;

@@ -96,10 +96,11 @@ export type ArgumentsCheck<Args> =
 
 /**
  * A tool the model can call. Build one with `defineTool`; the JSON Schema in
- * `parameters` is computed once, at definition.
+ * `parameters` is computed once, at definition. `Name` is its name as a
+ * string literal type, so what names a tool (`hasToolCall`) can be checked.
  */
-export interface Tool<Args = unknown, Result = unknown> {
-  readonly name: string;
+export interface Tool<Args = unknown, Result = unknown, Name extends string = string> {
+  readonly name: Name;
   readonly description: string;
   /** JSON Schema (`type: "object"`) sent to the model. */
   readonly parameters: JsonSchema;
@@ -137,6 +138,6 @@ export interface Tool<Args = unknown, Result = unknown> {
   ) => ActionDescription | Promise<ActionDescription>;
 }
 
-/** A tool of any argument and result type, as agents and tool sets hold them. */
+/** A tool of any argument and result type (named `Name`), as agents and tool sets hold them. */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool list needs the variance escape.
-export type AnyTool = Tool<any, any>;
+export type AnyTool<Name extends string = string> = Tool<any, any, Name>;

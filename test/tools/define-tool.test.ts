@@ -229,7 +229,7 @@ describe("defineTool with a JSON Schema object", () => {
 });
 
 describe("defineTool types", () => {
-  it("infers arguments from the schema and the result from execute", () => {
+  it("infers arguments from the schema, the result from execute and the name as a literal", () => {
     const fromZod4 = defineTool({
       name: "typed",
       description: "Typed.",
@@ -237,7 +237,7 @@ describe("defineTool types", () => {
       execute: async ({ id, limit }) => ({ id, count: limit }),
     });
     expectTypeOf(fromZod4).toEqualTypeOf<
-      Tool<{ id: string; limit: number }, { id: string; count: number }>
+      Tool<{ id: string; limit: number }, { id: string; count: number }, "typed">
     >();
     const fromZod3 = defineTool({
       name: "typed3",
@@ -245,7 +245,14 @@ describe("defineTool types", () => {
       parameters: z3.object({ flag: z3.boolean() }),
       execute: ({ flag }) => !flag,
     });
-    expectTypeOf(fromZod3).toEqualTypeOf<Tool<{ flag: boolean }, boolean>>();
+    expectTypeOf(fromZod3).toEqualTypeOf<Tool<{ flag: boolean }, boolean, "typed3">>();
+    const fromJsonSchema = defineTool({
+      name: "plain",
+      description: "Plain.",
+      parameters: { type: "object", properties: {} },
+      execute: () => "done",
+    });
+    expectTypeOf(fromJsonSchema.name).toEqualTypeOf<"plain">();
   });
 });
 

@@ -80,7 +80,7 @@ export async function mcpCommand(
     resolved = await resolveServices({ settings, scenario: "auto", answer, logger });
     const services = resolved.services;
     const sets = args.tools ?? mcpToolSetNames;
-    const tools = sets.flatMap((set) => toolSets[set](services));
+    const tools = sets.flatMap((set): AnyTool[] => toolSets[set](services));
     const createServer = () =>
       createMcpServer({
         tools,

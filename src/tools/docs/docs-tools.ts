@@ -12,7 +12,11 @@ import {
   listDocumentationsTool,
   pullDocsFilesTool,
 } from "./docs-read-tools.js";
-import { type DocsToolArguments, defaultDocsToolApprovals } from "./docs-tool-names.js";
+import {
+  type DocsToolArguments,
+  type DocsToolName,
+  defaultDocsToolApprovals,
+} from "./docs-tool-names.js";
 import { type DocsToolsClient, docsToolsClientMethods } from "./docs-tools-client.js";
 import { editDocsFileTool, pushDocsFilesTool } from "./docs-write-tools.js";
 import { checkSiteConfigTool } from "./site-check-tool.js";
@@ -33,7 +37,10 @@ export type DocsToolsOptions = ToolSetOptions<DocsToolArguments>;
  * @example
  * const tools = docsTools(new DocsClient({ baseUrl: "https://docs.example.com/cli/v1", token }));
  */
-export function docsTools(docsClient: DocsToolsClient, options?: DocsToolsOptions): AnyTool[] {
+export function docsTools(
+  docsClient: DocsToolsClient,
+  options?: DocsToolsOptions,
+): AnyTool<DocsToolName>[] {
   checkToolSetClient(
     "docsTools",
     docsClient,

@@ -16,6 +16,7 @@ import {
 import {
   defaultMessagingToolApprovals,
   type MessagingToolArguments,
+  type MessagingToolName,
 } from "./messaging-tool-names.js";
 import {
   type MessagingToolsClient,
@@ -39,7 +40,7 @@ export type MessagingToolsOptions = ToolSetOptions<MessagingToolArguments>;
 export function messagingTools(
   messagingClient: MessagingToolsClient,
   options?: MessagingToolsOptions,
-): AnyTool[] {
+): AnyTool<MessagingToolName>[] {
   checkToolSetClient(
     "messagingTools",
     messagingClient,

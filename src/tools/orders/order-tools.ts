@@ -15,7 +15,11 @@ import {
   releaseCallbackHoldsTool,
 } from "./hold-tools.js";
 import { listRecordsTool } from "./list-tools.js";
-import { defaultOrderToolApprovals, type OrderToolArguments } from "./order-tool-names.js";
+import {
+  defaultOrderToolApprovals,
+  type OrderToolArguments,
+  type OrderToolName,
+} from "./order-tool-names.js";
 import { type OrderToolsClient, orderToolsClientMethods } from "./order-tools-client.js";
 import { cancelOrdersTool, createOrdersTool, updateOrdersTool } from "./order-write-tools.js";
 
@@ -58,7 +62,10 @@ export interface OrderToolsOptions extends ToolSetOptions<OrderToolArguments> {
  *   approver,
  * });
  */
-export function orderTools(orderClient: OrderToolsClient, options?: OrderToolsOptions): AnyTool[] {
+export function orderTools(
+  orderClient: OrderToolsClient,
+  options?: OrderToolsOptions,
+): AnyTool<OrderToolName>[] {
   checkToolSetClient(
     "orderTools",
     orderClient,
