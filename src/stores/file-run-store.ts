@@ -44,6 +44,7 @@ import {
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
 import { DueNotices } from "./due-notices.js";
 import { claimWithLockFile, isLive, readClaimHolder } from "./file-run-claim.js";
 import { withLockFile } from "./with-lock-file.js";
@@ -143,6 +144,7 @@ export class FileRunStore implements RunStore {
     if (options.claim && options.claim.runId !== checked.runId) {
       throw claimOfAnotherRun("save", checked.runId, options.claim);
     }
+    forgetClaimedState(options.claim);
     await this.#keepSealed(checked);
     const { finishedCall } = options;
     if (finishedCall) {
@@ -433,7 +435,9 @@ export class FileRunStore implements RunStore {
       try {
         const claim = await this.claim(runId, { ...options, takeOver: false });
         const state = await this.load(runId).catch(() => undefined);
-        if (state?.status === "suspended" || state?.status === "running") return claim;
+        if (state?.status === "suspended" || state?.status === "running") {
+          return attachClaimedState(claim, state);
+        }
         await claim.release();
       } catch (error) {
         if (!(error instanceof RunNotResumableError)) throw error;
@@ -524,6 +528,7 @@ export class FileRunStore implements RunStore {
     const checked = parseRunState(state, "the state to save");
     const { runId } = checked;
     const file = this.pathOf(runId);
+    forgetClaimedState(options.claim);
     await this.#keepSealed(checked);
     await mkdir(this.#runsDirectory, { recursive: true, mode: 0o700 }).catch(() => {});
     const saving = `${file.slice(0, -".json".length)}.saving`;

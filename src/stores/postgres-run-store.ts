@@ -35,6 +35,7 @@ import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
 import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
@@ -337,6 +338,7 @@ export class PostgresRunStore implements RunStore {
 
   async save(state: RunState, options: RunSaveOptions = {}): Promise<void> {
     const checked = parseRunState(state, "the state to save");
+    forgetClaimedState(options.claim);
     await this.#rememberSealed(checked);
     const save = this.#saveStatement(checked, options, randomUUID());
     const { finishedCall } = options;
@@ -470,6 +472,7 @@ export class PostgresRunStore implements RunStore {
     const checked = parseRunState(state, "the state to save");
     const { runId } = checked;
     const writeId = randomUUID();
+    forgetClaimedState(options.claim);
     await this.#rememberSealed(checked);
     const statement = this.#startStatement(checked, start, options, writeId);
     let row: StartRow | undefined;
@@ -717,7 +720,8 @@ export class PostgresRunStore implements RunStore {
           OR runs.write_id = EXCLUDED.write_id
        RETURNING runs.run_id, runs.lease_token AS token,
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
-                     FROM previous), false) AS recovered`,
+                     FROM previous), false) AS recovered,
+         runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
       [runId, owner, leaseMs, options.takeOver === true, randomUUID()],
     );
     const row = rows[0];
@@ -751,7 +755,8 @@ export class PostgresRunStore implements RunStore {
          next_check_at = now() + $2 * interval '1 millisecond'
        FROM next WHERE runs.run_id = next.run_id
        RETURNING runs.run_id, runs.lease_token AS token,
-         (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered`,
+         (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
+         runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
       [owner, leaseMs],
     );
     const row = rows[0];
@@ -764,7 +769,7 @@ export class PostgresRunStore implements RunStore {
     const table = this.#table;
     const query = this.#query.bind(this);
     let expiresAt = new Date(Date.now() + leaseMs);
-    return {
+    const claim: RunClaim = {
       runId,
       owner,
       token,
@@ -811,6 +816,20 @@ export class PostgresRunStore implements RunStore {
         );
       },
     };
+    return attachClaimedState(claim, this.#claimedState(row));
+  }
+
+  /**
+   * The state a claim statement returned, when a resume may go on from it;
+   * otherwise `undefined`, and the resume's `load` says what is wrong.
+   */
+  #claimedState(row: ClaimRow): RunState | undefined {
+    if (row.state === null || (row.sealed_store && !isSealed(row.state))) return undefined;
+    try {
+      return parseRunState(row.state, `run "${row.run_id}" in schema "${this.schema}"`);
+    } catch {
+      return undefined;
+    }
   }
 
   /** True when the approval's row is there (only a `startCall` that commits writes one). */
@@ -932,6 +951,13 @@ interface ClaimRow {
   run_id: string;
   token: string;
   recovered: boolean;
+  /** The run's state (`null` while the run is reserved, not saved yet). */
+  state: unknown;
+  sealed_store: boolean;
+}
+
+function isSealed(state: unknown): boolean {
+  return typeof (state as { seal?: unknown } | null)?.seal === "string";
 }
 
 function ownerOf(options: RunClaimOptions): string {

@@ -361,6 +361,22 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
     });
 
+    describe("a claim's state", () => {
+      test("is, when a claim carries one, the state stored, and is gone once a save is made under the claim", async (store) => {
+        const stored = runState("run-a", { revision: 1, status: "suspended" });
+        await store.save(stored);
+        const claim = await store.claimNext({ owner: "worker-1" });
+        assert.equal(claim?.runId, "run-a");
+        if (claim?.state !== undefined) assert.deepEqual(claim.state, await store.load("run-a"));
+        await store.save(runState("run-a", { revision: 2, status: "running" }), {
+          expectedRevision: 1,
+          claim,
+        });
+        assert.equal(claim?.state, undefined, "a state saved over is not handed on");
+        await claim?.release();
+      });
+    });
+
     describe("starting a call (an approval spent with its call's start, in one write)", () => {
       const approval = { service: "https://messaging.example.com/", interactionId: "i_1" };
       const start = { toolCallId: "call_1", fingerprint: "sha256:aa", contentKey: "k1", approval };

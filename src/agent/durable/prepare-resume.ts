@@ -97,7 +97,10 @@ export async function openResumedRun(
   try {
     let state = request.given;
     if (store) {
-      const stored = await loadIfPresent(store.load.bind(store), runId, state !== undefined);
+      // A claim that carries the run's state spares loading it again.
+      const claimed = claim?.state?.runId === runId ? claim.state : undefined;
+      const stored =
+        claimed ?? (await loadIfPresent(store.load.bind(store), runId, state !== undefined));
       if (state) checkGivenAgainstStored(runId, state, stored);
       state = stored ?? state;
     }

@@ -146,6 +146,13 @@ export interface RunClaim {
   /** When the claim expires unless renewed. */
   readonly expiresAt: Date;
   /**
+   * The run's state as the claim found it, while nothing was saved under
+   * the claim since (then `undefined`): a resume under this claim goes on
+   * from it instead of loading the run again (one round trip fewer for a
+   * shared store). A store may leave it out; the run is then loaded.
+   */
+  readonly state?: RunState | undefined;
+  /**
    * Extends the claim by its lease. Rejects with `RunConflictError`
    * (reason `claim`) when it was lost (taken over, or expired).
    */

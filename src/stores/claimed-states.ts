@@ -1,0 +1,25 @@
+import type { RunState } from "../agent/durable/run-state.js";
+import type { RunClaim } from "../agent/durable/run-store.js";
+
+/**
+ * The states claims were handed out with (`RunClaim.state`), each kept
+ * until the first save under its claim, by any store of this process: from
+ * then on the claim carries none, and a resume loads the run.
+ */
+const claimedStates = new WeakMap<RunClaim, RunState>();
+
+/** Gives the claim its `state` (none when `state` is undefined); returns the claim. */
+export function attachClaimedState(claim: RunClaim, state: RunState | undefined): RunClaim {
+  if (state) claimedStates.set(claim, state);
+  Object.defineProperty(claim, "state", {
+    get: () => claimedStates.get(claim),
+    enumerable: true,
+    configurable: true,
+  });
+  return claim;
+}
+
+/** A save is made under the claim: the state it carried is no longer the run's. */
+export function forgetClaimedState(claim: RunClaim | undefined): void {
+  if (claim) claimedStates.delete(claim);
+}
