@@ -1,6 +1,7 @@
 import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
+import { duplicateJsonKey } from "../../internal/duplicate-json-key.js";
 import { redactText } from "../../internal/redact.js";
 import { approvalOptions, editOption } from "./approval-message-text.js";
 
@@ -101,7 +102,17 @@ function judgeAnswer(
   if (optionId === "approve") return { outcome: "approved", ...(note ? { note } : {}) };
   if (optionId === editOption.id && editsAllowed) {
     try {
-      return { outcome: "edited", arguments: JSON.parse(interaction.answer?.text ?? "") };
+      const edit = interaction.answer?.text ?? "";
+      const parsed: unknown = JSON.parse(edit);
+      const twice = duplicateJsonKey(edit);
+      if (twice !== undefined) {
+        return {
+          outcome: "refused",
+          code: "invalid_edit",
+          reason: `The change to ${tool} the approver sent gives "${redactText(twice).slice(0, 100)}" twice, so which value they meant is unclear, and nothing was run.`,
+        };
+      }
+      return { outcome: "edited", arguments: parsed };
     } catch (error) {
       return {
         outcome: "refused",

@@ -111,6 +111,12 @@ describe("edit, then approve, through the messaging service's free text", () => 
       /does not fit delete_callbacks's parameters/,
     ],
     ["is not JSON", "{callback_ids: oops", /is not JSON/],
+    // JSON.parse would keep the second quietly: the person wrote both.
+    [
+      "gives one argument twice",
+      '{"callback_ids":["$FIRST"],"callback_\\u0069ds":["$FIRST","cb-other"]}',
+      /gives "callback_ids" twice/,
+    ],
   ])("an edit that %s never runs, and says why", async (_name, text, reason) => {
     const { result, told } = await deleteTwoAnswering("edit", text);
     expect(deletions()).toHaveLength(0);
