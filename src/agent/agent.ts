@@ -3,8 +3,10 @@ import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
 import { AgentStream } from "./agent-stream.js";
 import { ungatedToolNames, warnApprovalsTurnedOff } from "./approval/approval-policy.js";
+import type { ApprovalPeek } from "./approver.js";
 import type { ModelCallMode } from "./call-model.js";
 import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
+import { peekPendingAnswers } from "./durable/peek-pending-answers.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunState } from "./durable/run-state.js";
 import { resolveRunLoopOverrides } from "./loop-options.js";
@@ -177,6 +179,26 @@ export class Agent<
     const request = checkResumeRequest(settings, stateOrRunId, options as ResumeOptions);
     const prepared = await openResumedRun(settings, request);
     return this.#loop(settings, prepared, "complete", ignoreEvents);
+  }
+
+  /**
+   * Whether a suspended run would only suspend again if resumed now: every
+   * answer it waits for is still pending, as the approver's `peekApproval`
+   * reads it (one read per question; nothing is decided or saved).
+   * `RunWorker` asks this before resuming a run, so a run nobody answered
+   * yet costs a read, not a resume. `pending: false` whenever a resume
+   * could do anything; the answers are then read by `resume()`, through
+   * the approval gate. Rejects when the approver cannot reach its service.
+   */
+  peekPendingAnswers(
+    state: RunState,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<ApprovalPeek> {
+    return peekPendingAnswers(
+      state,
+      this.#settings.approver,
+      options.signal ?? new AbortController().signal,
+    );
   }
 
   /**

@@ -154,6 +154,28 @@ export interface Approver {
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
     context: ApprovalContext,
   ): Promise<ApprovalDecision>;
+  /**
+   * Says whether a question asked earlier is still waiting for its answer,
+   * reading only (no decision, no audit record): what a worker asks before
+   * resuming a suspended run, so that a run nobody answered yet costs one
+   * read and no resume. `pending: false` means the question has an outcome
+   * of some kind (or cannot be read as waiting); the run is then resumed and
+   * `checkApproval` reads the answer, through the approval gate. Rejects
+   * when the service cannot be reached: the run is checked again later.
+   * Approvers without it have their suspended runs resumed at each check.
+   */
+  peekApproval?(
+    pending: { fingerprint: string; interactionId: string },
+    context: { signal: AbortSignal },
+  ): Promise<ApprovalPeek>;
+}
+
+/** What {@link Approver.peekApproval} found about a question asked earlier. */
+export interface ApprovalPeek {
+  /** True while the question is open and nobody has answered it. */
+  pending: boolean;
+  /** When the open question expires, when the service says: the last check waits no longer. */
+  expiresAt?: Date;
 }
 
 /** The service an approver's interaction ids belong to (`Approver.interactionService`); `""` when it names none. */

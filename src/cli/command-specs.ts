@@ -210,7 +210,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       allowEditsOption,
@@ -224,7 +224,14 @@ export const commandSpecs: readonly CommandSpec[] = [
         name: "recheck-after",
         type: "string",
         valueName: "DURATION",
-        description: `When a run whose answer is still pending is looked at again (${durationForms}; 0s: at once). Default: 30s.`,
+        description: `The longest wait before a run whose answer is still pending is looked at again (${durationForms}; 0s: at once): the checks start at --first-recheck-after and double up to it, and a run that could not be resumed is retried on the same schedule. Default: 30s.`,
+      },
+      {
+        name: "first-recheck-after",
+        type: "string",
+        valueName: "DURATION",
+        description:
+          "The first wait before a new question is asked about; later checks wait about as long as the run has waited so far. Default: 1s.",
       },
       {
         name: "poll-interval",
@@ -251,8 +258,9 @@ export const commandSpecs: readonly CommandSpec[] = [
     ],
     notes: [
       "Takes the runs of switchyard run --no-wait that are due, reads their answers without asking",
-      "again, goes on with the answered ones (an approved action runs once) and checks the pending",
-      "ones again 30 s later; prints one line per run. Run one on each of several machines sharing",
+      "again, goes on with the answered ones (an approved action runs once) and asks about the",
+      "pending ones again after 1 s, 2 s, 4 s ... up to 30 s, without rewriting them; prints one",
+      "line per run. Run one on each of several machines sharing",
       "SWITCHYARD_DATABASE_URL: a worker that dies loses its runs to the others when its claims",
       "expire (a minute), and a call it had started is reported as of unknown outcome, never rerun.",
       "Services come from the environment as for run --no-wait.",

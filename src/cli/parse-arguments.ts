@@ -53,8 +53,10 @@ export interface ResumeArguments {
 export interface WorkerArguments {
   /** `--concurrency N`: runs in hand at once. */
   concurrency?: number;
-  /** `--recheck-after DURATION`: when a run whose answer is still pending is looked at again. */
+  /** `--recheck-after DURATION`: the longest wait before a run whose answer is still pending is looked at again. */
   recheckAfterMs?: number;
+  /** `--first-recheck-after DURATION`: the first wait before a new question is asked about. */
+  firstRecheckAfterMs?: number;
   /** `--poll-interval DURATION`: how long an idle worker waits before looking for due runs again. */
   pollIntervalMs?: number;
   /** `--lease DURATION`: how long a claim lasts unless renewed (a dead worker's runs wait this long). */
@@ -434,11 +436,13 @@ function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
     return given === undefined ? undefined : parseDuration(given, `--${flag}`, least);
   };
   const recheckAfterMs = duration("recheck-after", 0);
+  const firstRecheckAfterMs = duration("first-recheck-after", 0);
   const pollIntervalMs = duration("poll-interval", 1);
   const leaseMs = duration("lease", 1_000);
   const pruneAfterMs = duration("prune-after", 1);
   if (pruneAfterMs !== undefined) worker.pruneAfterMs = pruneAfterMs;
   if (recheckAfterMs !== undefined) worker.recheckAfterMs = recheckAfterMs;
+  if (firstRecheckAfterMs !== undefined) worker.firstRecheckAfterMs = firstRecheckAfterMs;
   if (pollIntervalMs !== undefined) worker.pollIntervalMs = pollIntervalMs;
   if (leaseMs !== undefined) worker.leaseMs = leaseMs;
   return worker;

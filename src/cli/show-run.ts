@@ -1,4 +1,5 @@
 import type { FinishedCallRecord, PendingToolCall, RunState } from "../agent/durable/run-state.js";
+import type { RunSchedule } from "../agent/durable/run-store.js";
 import type { ModelMessage } from "../agent/model-message.js";
 import { requestedToolCalls } from "../agent/requested-tool-calls.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
@@ -68,6 +69,12 @@ export interface RunShowReport {
   error: { name: string; message: string } | null;
   toolCalls: RunShowToolCall[];
   approvals: RunShowApproval[];
+  /**
+   * When a worker next looks at the run (`null` for a run that ended), and
+   * the attempts at it that failed in a row with the last one's error (a
+   * run whose resume throws is tried again after a growing wait).
+   */
+  schedule: { nextCheckAt: string | null; attempts: number; lastError: string | null };
 }
 
 /**
@@ -81,7 +88,11 @@ export async function showRun(runId: string, json: boolean, io: CliIo): Promise<
   const storage = await openRunStorage(io.env);
   try {
     const state = await loadSavedRun(storage, runId, "shown");
-    const report = buildRunShowReport(state, await loadRecord(storage, runId, io));
+    const report = buildRunShowReport(
+      state,
+      await loadRecord(storage, runId, io),
+      await storage.store.schedule(runId),
+    );
     io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatRunShowReport(report));
     return exitCodes.completed;
   } finally {
@@ -107,6 +118,7 @@ async function loadRecord(
 export function buildRunShowReport(
   state: RunState,
   record: CliRunRecord | undefined,
+  schedule?: RunSchedule | undefined,
 ): RunShowReport {
   const results = toolResults(state.messages);
   const finished = new Map(
@@ -154,6 +166,11 @@ export function buildRunShowReport(
     error: state.error ?? null,
     toolCalls,
     approvals,
+    schedule: {
+      nextCheckAt: schedule?.nextCheckAt?.toISOString() ?? null,
+      attempts: schedule?.attempts ?? 0,
+      lastError: schedule?.lastError ?? null,
+    },
   };
 }
 
@@ -221,6 +238,13 @@ export function formatRunShowReport(report: RunShowReport): string {
   if (report.error) {
     lines.push(
       `error:     ${escapeUntrustedText(report.error.name)}: ${quoteUntrustedValue(report.error.message)}`,
+    );
+  }
+  const { nextCheckAt, attempts, lastError } = report.schedule;
+  if (nextCheckAt !== null) lines.push(`next check: ${nextCheckAt}`);
+  if (attempts > 0) {
+    lines.push(
+      `attempts:  ${attempts} failed in a row${lastError !== null ? `; last error: ${quoteUntrustedValue(lastError)}` : ""}`,
     );
   }
   lines.push(report.toolCalls.length === 0 ? "tool calls: none" : "tool calls:");

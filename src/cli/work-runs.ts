@@ -20,8 +20,10 @@ import { scenarioFor } from "./scenario-for.js";
 export interface WorkRunsOptions {
   /** Runs in hand at once (`--concurrency`). @default 4 */
   concurrency?: number | undefined;
-  /** When a run whose answer is still pending is looked at again (`--recheck-after`). @default 30_000 */
+  /** The longest wait before a run whose answer is still pending is looked at again (`--recheck-after`). @default 30_000 */
   recheckAfterMs?: number | undefined;
+  /** The first wait before a new question is asked about (`--first-recheck-after`). @default 1_000 */
+  firstRecheckAfterMs?: number | undefined;
   /** How long an idle worker waits before looking again (`--poll-interval`). @default 1_000 */
   pollIntervalMs?: number | undefined;
   /** The claims' lease (`--lease`). @default 60_000 */
@@ -100,6 +102,7 @@ export async function workRuns(
       agent: agentFor,
       concurrency,
       recheckAfterMs: options.recheckAfterMs,
+      firstRecheckAfterMs: options.firstRecheckAfterMs,
       pollIntervalMs,
       leaseMs: options.leaseMs,
       pruneFinishedAfterMs: options.pruneAfterMs,
@@ -174,6 +177,9 @@ function describeOutcome(outcome: RunWorkerOutcome): string {
   const taken = outcome.recovered ? " (taken over from a worker that stopped)" : "";
   if (outcome.error) {
     return `${outcome.runId} not resumed${taken}: ${escapeUntrustedText(redactText(describeThrown(outcome.error)))} (tried again later)`;
+  }
+  if (outcome.stillPending) {
+    return `${outcome.runId} still waiting for an answer (asked again at ${outcome.stillPending.nextCheckAt.toISOString()})`;
   }
   const status = outcome.result?.status ?? "unknown";
   const what = status === "suspended" ? "still waiting for an answer" : status;

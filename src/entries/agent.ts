@@ -29,6 +29,7 @@ export type {
   ShadowVerdict,
 } from "../agent/approval-gate.js";
 export type {
+  ApprovalPeek,
   ApprovedDecision,
   DecisionSource,
   ExpiredDecision,
@@ -60,6 +61,7 @@ export type {
   RunListOptions,
   RunReleaseOptions,
   RunSaveOptions,
+  RunSchedule,
   RunSummary,
   SpentApproval,
 } from "../agent/durable/run-store.js";

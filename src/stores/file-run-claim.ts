@@ -52,6 +52,8 @@ export async function claimWithLockFile(
     leaseMs: number;
     /** Whether the run is marked running: a claim of it, unheld, is then `recovered`. */
     wasRunning: () => Promise<boolean>;
+    /** Failed attempts at the run in a row, as the store recorded them. @default 0 */
+    attempts?: number | undefined;
     onRelease?: (options: RunReleaseOptions) => Promise<void>;
     /**
      * The lock a claim is replaced, renewed and released under: the store's
@@ -108,6 +110,7 @@ export async function claimWithLockFile(
     owner: holder.owner,
     token: holder.token,
     recovered,
+    attempts: options.attempts ?? 0,
     get expiresAt() {
       return new Date(holder.expiresAt ?? 0);
     },

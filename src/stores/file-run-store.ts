@@ -37,6 +37,7 @@ import {
   type RunListOptions,
   type RunReleaseOptions,
   type RunSaveOptions,
+  type RunSchedule,
   type RunStore,
   type RunSummary,
   type SpentApproval,
@@ -401,8 +402,10 @@ export class FileRunStore implements RunStore {
         { cause: error },
       );
     }
+    const { attempts } = await this.#readDue(runId);
     return claimWithLockFile(runId, this.#lockFileOf(runId), {
       ...options,
+      attempts,
       leaseMs: checkLeaseMs(options.leaseMs ?? this.#leaseMs),
       wasRunning: async () => (await this.load(runId).catch(() => undefined))?.status === "running",
       onRelease: (release) => this.#schedule(runId, release),
@@ -427,7 +430,7 @@ export class FileRunStore implements RunStore {
         }
         continue;
       }
-      const at = await this.#dueTime(run.runId);
+      const at = (await this.#readDue(run.runId)).at;
       if (at <= now) due.push({ runId: run.runId, at });
     }
     due.sort((first, second) => first.at - second.at);
@@ -462,7 +465,8 @@ export class FileRunStore implements RunStore {
     }
     if (state.status !== "suspended") return false;
     if (isLive(await readClaimHolder(this.#lockFileOf(runId)))) return false;
-    await unlink(this.#dueFileOf(runId)).catch(() => {});
+    const { attempts, lastError } = await this.#readDue(runId);
+    await this.#writeDue(runId, { at: 0, attempts, lastError });
     dueNoticesOf(this.directory).notify();
     return true;
   }
@@ -487,24 +491,84 @@ export class FileRunStore implements RunStore {
     return `${this.pathOf(runId).slice(0, -".json".length)}.due`;
   }
 
-  /** When the run is due: the time in its `.due` file, or at once when there is none. */
-  async #dueTime(runId: string): Promise<number> {
+  /**
+   * The run's `.due` file: when it is due (at once when there is none) and
+   * its failed attempts in a row. Older files hold the time alone.
+   */
+  async #readDue(runId: string): Promise<DueRecord> {
+    let text: string;
     try {
-      const at = Date.parse((await readFile(this.#dueFileOf(runId), "utf8")).trim());
-      return Number.isNaN(at) ? 0 : at;
+      text = (await readFile(this.#dueFileOf(runId), "utf8")).trim();
     } catch {
-      return 0;
+      return { at: 0, attempts: 0 };
+    }
+    if (!text.startsWith("{")) {
+      const at = Date.parse(text);
+      return { at: Number.isNaN(at) ? 0 : at, attempts: 0 };
+    }
+    try {
+      const record = JSON.parse(text) as Record<string, unknown>;
+      const at = typeof record.nextCheckAt === "string" ? Date.parse(record.nextCheckAt) : 0;
+      const attempts = Number.isInteger(record.attempts) ? (record.attempts as number) : 0;
+      return {
+        at: Number.isNaN(at) ? 0 : at,
+        attempts,
+        ...(typeof record.lastError === "string" ? { lastError: record.lastError } : {}),
+      };
+    } catch {
+      return { at: 0, attempts: 0 };
     }
   }
 
-  async #schedule(runId: string, options: RunReleaseOptions): Promise<void> {
-    const at = options.nextCheckAt;
-    if (at && at.getTime() > Date.now()) {
-      await writeFile(this.#dueFileOf(runId), `${at.toISOString()}\n`, { mode: 0o600 });
-    } else {
+  /** Writes the `.due` file; none is left for a run due at once with no failures. */
+  async #writeDue(runId: string, due: DueRecord): Promise<void> {
+    if (due.at <= Date.now() && due.attempts === 0) {
       await unlink(this.#dueFileOf(runId)).catch(() => {});
-      dueNoticesOf(this.directory).notify();
+      return;
     }
+    const record = {
+      nextCheckAt: new Date(due.at).toISOString(),
+      attempts: due.attempts,
+      ...(due.lastError !== undefined ? { lastError: due.lastError } : {}),
+    };
+    await writeFile(this.#dueFileOf(runId), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  }
+
+  async #schedule(runId: string, options: RunReleaseOptions): Promise<void> {
+    const at = options.nextCheckAt?.getTime() ?? 0;
+    const failed = typeof options.error === "string";
+    const attempts = failed ? (await this.#readDue(runId)).attempts + 1 : 0;
+    await this.#writeDue(runId, {
+      at,
+      attempts,
+      ...(failed ? { lastError: options.error } : {}),
+    });
+    if (at <= Date.now()) dueNoticesOf(this.directory).notify();
+  }
+
+  /** The run's next check, failures in a row and last error; see {@link RunStore.schedule}. */
+  async schedule(runId: string): Promise<RunSchedule | undefined> {
+    let state: RunState;
+    try {
+      state = await this.load(runId);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) return undefined;
+      throw error;
+    }
+    const due = await this.#readDue(runId);
+    const dueStatus = state.status === "suspended" || state.status === "running";
+    let nextCheckAt: number | undefined;
+    // Due at once reads as due since the run was saved.
+    if (state.status === "suspended") nextCheckAt = Math.max(due.at, Date.parse(state.updatedAt));
+    else if (state.status === "running") {
+      const holder = await readClaimHolder(this.#lockFileOf(runId));
+      nextCheckAt = holder?.expiresAt ? Date.parse(holder.expiresAt) : 0;
+    }
+    return {
+      ...(dueStatus && nextCheckAt !== undefined ? { nextCheckAt: new Date(nextCheckAt) } : {}),
+      attempts: due.attempts,
+      ...(due.attempts > 0 && due.lastError !== undefined ? { lastError: due.lastError } : {}),
+    };
   }
 
   /**
@@ -840,4 +904,12 @@ function dueNoticesOf(directory: string): DueNotices {
     noticesByDirectory.set(directory, notices);
   }
   return notices;
+}
+
+/** What a run's `.due` file holds. */
+interface DueRecord {
+  /** When the run is due, in milliseconds since the epoch; 0: at once. */
+  at: number;
+  attempts: number;
+  lastError?: string | undefined;
 }

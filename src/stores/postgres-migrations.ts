@@ -93,6 +93,13 @@ export const postgresMigrations: readonly string[] = [
   CREATE TRIGGER runs_notify_due AFTER INSERT OR UPDATE ON {schema}.runs
     FOR EACH ROW EXECUTE FUNCTION {schema}.notify_due();
   `,
+  // A run whose resume failed keeps the failures in a row and the last
+  // error (the worker backs off by them; runs show prints them).
+  `
+  ALTER TABLE {schema}.runs
+    ADD COLUMN attempts integer NOT NULL DEFAULT 0,
+    ADD COLUMN last_error text;
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

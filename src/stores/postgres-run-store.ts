@@ -25,6 +25,7 @@ import {
   type RunListOptions,
   type RunReleaseOptions,
   type RunSaveOptions,
+  type RunSchedule,
   type RunStore,
   type RunSummary,
   type SpentApproval,
@@ -141,7 +142,7 @@ export class PostgresRunStore implements RunStore {
   #ready: Promise<void> | undefined;
   readonly #notices = new DueNotices();
   /** The connection held to LISTEN for due runs, once a worker waits. */
-  #listener: Promise<PoolClient | undefined> | undefined;
+  #listener: Promise<ListeningClient | undefined> | undefined;
   #roundTrips = 0;
 
   constructor(options: PostgresRunStoreOptions) {
@@ -298,24 +299,43 @@ export class PostgresRunStore implements RunStore {
     return this.#notices.wait(options.timeoutMs, options.signal);
   }
 
-  #listen(): Promise<PoolClient | undefined> {
+  #listen(): Promise<ListeningClient | undefined> {
     this.#listener ??= (async () => {
       await this.migrate();
       const client = await this.#pool.connect();
+      // pg may emit "error" more than once for one lost connection (a
+      // server restart): the client goes back to the pool once.
+      let released = false;
+      const listening: ListeningClient = {
+        client,
+        release: (error) => {
+          if (released) return;
+          released = true;
+          client.removeAllListeners("notification");
+          client.release(error ?? true);
+        },
+      };
       client.on("notification", (message) => {
         if (message.channel === dueChannel && message.payload?.startsWith(`${this.schema} `)) {
           this.#notices.notify();
         }
       });
       client.on("error", (error) => {
-        this.#logger.warn({ err: error }, "the connection listening for due runs was lost");
-        this.#listener = undefined;
-        client.release(error);
+        if (!released) {
+          this.#logger.warn({ err: error }, "the connection listening for due runs was lost");
+          this.#listener = undefined;
+        }
+        listening.release(error);
       });
-      await client.query(`LISTEN ${dueChannel}`);
+      try {
+        await client.query(`LISTEN ${dueChannel}`);
+      } catch (error) {
+        listening.release(error as Error);
+        throw error;
+      }
       // Runs made due while nobody listened are looked for once.
       this.#notices.notify();
-      return client;
+      return listening;
     })().catch((error: unknown) => {
       this.#logger.warn({ err: error }, "could not listen for due runs; polling instead");
       this.#listener = undefined;
@@ -328,8 +348,7 @@ export class PostgresRunStore implements RunStore {
   async close(): Promise<void> {
     const listener = await this.#listener;
     this.#listener = undefined;
-    listener?.removeAllListeners("notification");
-    listener?.release(true);
+    listener?.release();
     // The store's own pool keeps its listener: a connection still closing
     // when the server goes away must not crash the process either.
     if (this.#ownsPool) await this.#pool.end();
@@ -718,7 +737,7 @@ export class PostgresRunStore implements RunStore {
                               THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
        WHERE runs.lease_owner IS NULL OR runs.lease_expires_at <= now() OR $4
           OR runs.write_id = EXCLUDED.write_id
-       RETURNING runs.run_id, runs.lease_token AS token,
+       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
                      FROM previous), false) AS recovered,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
@@ -754,7 +773,7 @@ export class PostgresRunStore implements RunStore {
          lease_expires_at = now() + $2 * interval '1 millisecond',
          next_check_at = now() + $2 * interval '1 millisecond'
        FROM next WHERE runs.run_id = next.run_id
-       RETURNING runs.run_id, runs.lease_token AS token,
+       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
       [owner, leaseMs],
@@ -774,6 +793,7 @@ export class PostgresRunStore implements RunStore {
       owner,
       token,
       recovered: row.recovered,
+      attempts: Number(row.attempts ?? 0),
       get expiresAt() {
         return expiresAt;
       },
@@ -808,11 +828,18 @@ export class PostgresRunStore implements RunStore {
              DELETE FROM ${table} WHERE run_id = $1 AND lease_token = $2 AND state IS NULL)
            UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL,
              next_check_at = CASE WHEN status IN ${dueStatuses}
-                                  THEN now() + $3 * interval '1 millisecond' END
+                                  THEN now() + $3 * interval '1 millisecond' END,
+             attempts = CASE WHEN $4::text IS NULL THEN 0 ELSE attempts + 1 END,
+             last_error = $4::text
            WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
              AND state IS NOT NULL`,
           // A delay, not the caller's clock: the server's clock decides when the run is due.
-          [runId, token, Math.max(0, (options.nextCheckAt?.getTime() ?? 0) - Date.now())],
+          [
+            runId,
+            token,
+            Math.max(0, (options.nextCheckAt?.getTime() ?? 0) - Date.now()),
+            typeof options.error === "string" ? options.error : null,
+          ],
         );
       },
     };
@@ -830,6 +857,29 @@ export class PostgresRunStore implements RunStore {
     } catch {
       return undefined;
     }
+  }
+
+  /** The run's next check, failures in a row and last error; see {@link RunStore.schedule}. */
+  async schedule(runId: string): Promise<RunSchedule | undefined> {
+    checkRunId(runId);
+    const { rows } = await this.#query<{
+      next_check_at: Date | null;
+      attempts: number;
+      last_error: string | null;
+    }>(
+      "schedule",
+      runId,
+      `SELECT next_check_at, attempts, last_error FROM ${this.#table}
+        WHERE run_id = $1 AND state IS NOT NULL`,
+      [runId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      ...(row.next_check_at ? { nextCheckAt: row.next_check_at } : {}),
+      attempts: row.attempts,
+      ...(row.attempts > 0 && row.last_error !== null ? { lastError: row.last_error } : {}),
+    };
   }
 
   /** True when the approval's row is there (only a `startCall` that commits writes one). */
@@ -947,10 +997,17 @@ function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
+/** The connection held to LISTEN, and how to give it back to the pool, once. */
+interface ListeningClient {
+  client: PoolClient;
+  release(error?: Error): void;
+}
+
 interface ClaimRow {
   run_id: string;
   token: string;
   recovered: boolean;
+  attempts?: number;
   /** The run's state (`null` while the run is reserved, not saved yet). */
   state: unknown;
   sealed_store: boolean;

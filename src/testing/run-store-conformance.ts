@@ -70,6 +70,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         "startCall",
         "isApprovalUsed",
         "recordFinish",
+        "schedule",
         "wake",
         "waitForDue",
       ] as const;
@@ -322,6 +323,36 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(recovered?.runId, "run-a");
         assert.equal(recovered?.recovered, true);
         await recovered?.release();
+      });
+    });
+
+    describe("schedule: next check and failed attempts", () => {
+      test("counts the failed attempts in a row and keeps the last error, until one goes through", async (store) => {
+        await store.save(runState("run-a", { status: "suspended" }));
+        const first = await store.claim("run-a");
+        assert.equal(first.attempts, 0);
+        await first.release({ nextCheckAt: new Date(Date.now() - 1_000), error: "first failure" });
+        const second = await store.claimNext();
+        assert.equal(second?.runId, "run-a");
+        assert.equal(second?.attempts, 1, "claimNext says how many attempts failed");
+        await second?.release({ nextCheckAt: new Date(Date.now() + 3_600_000), error: "second" });
+        const failing = await store.schedule("run-a");
+        assert.equal(failing?.attempts, 2);
+        assert.equal(failing?.lastError, "second");
+        assert.ok(
+          failing?.nextCheckAt && failing.nextCheckAt.getTime() > Date.now() + 1_800_000,
+          `the next check is the one released with, an hour on; got ${failing?.nextCheckAt?.toISOString()}`,
+        );
+        assert.equal((await store.load("run-a")).revision, 1, "the state is not rewritten");
+        const third = await store.claim("run-a");
+        assert.equal(third.attempts, 2);
+        await third.release();
+        const recovered = await store.schedule("run-a");
+        assert.equal(recovered?.attempts, 0, "an attempt that went through ends the series");
+        assert.equal(recovered?.lastError, undefined);
+        assert.equal(await store.schedule("run-missing"), undefined);
+        await store.save(runState("run-done", { status: "completed" }));
+        assert.equal((await store.schedule("run-done"))?.nextCheckAt, undefined);
       });
     });
 

@@ -154,6 +154,12 @@ describe("parseCommandLine", () => {
       command: "worker",
       arguments: { recheckAfterMs: 0, help: false },
     });
+    expect(
+      parseCommandLine(["worker", "--first-recheck-after", "200ms", "--recheck-after", "10m"]),
+    ).toEqual({
+      command: "worker",
+      arguments: { firstRecheckAfterMs: 200, recheckAfterMs: 600_000, help: false },
+    });
     expect(usageMessage(["worker", "--recheck-after", "30"])).toBe(
       '--recheck-after needs a duration, such as 500ms, 30s, 5m, 12h, 7d or 2w; got "30".',
     );

@@ -122,6 +122,28 @@ export interface RunReleaseOptions {
    * read) by `claimNext`. @default now: due at once
    */
   nextCheckAt?: Date | undefined;
+  /**
+   * The attempt under this claim failed (the run could not be resumed, or
+   * its answers read): the store counts it (`RunClaim.attempts` + 1) and
+   * keeps this text (one line, no secrets) as the run's last error, shown
+   * by {@link RunStore.schedule}. A release without it ends the run's
+   * series of failures: the count goes back to 0 and the error is cleared.
+   * @default none: the attempt went through
+   */
+  error?: string | undefined;
+}
+
+/** When a run is next due, and how the attempts at it went: {@link RunStore.schedule}. */
+export interface RunSchedule {
+  /**
+   * When `claimNext` next hands the run out (a suspended run; a running
+   * one whose holder's claim expires then); absent for a run that ended.
+   */
+  nextCheckAt?: Date;
+  /** Failed attempts in a row (releases with `error`); 0 after one that went through. */
+  attempts: number;
+  /** The error of the last failed attempt, while `attempts` is above 0. */
+  lastError?: string;
 }
 
 /**
@@ -152,6 +174,11 @@ export interface RunClaim {
    * shared store). A store may leave it out; the run is then loaded.
    */
   readonly state?: RunState | undefined;
+  /**
+   * Failed attempts at the run in a row before this claim (releases with
+   * `error`): what a worker backs off by.
+   */
+  readonly attempts: number;
   /**
    * Extends the claim by its lease. Rejects with `RunConflictError`
    * (reason `claim`) when it was lost (taken over, or expired).
@@ -235,6 +262,12 @@ export interface RunStore {
    * (the agent records it with the save after the call, `finishedCall`).
    */
   recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
+  /**
+   * When the run is next due and how the attempts at it went (failures in a
+   * row, the last error): what `switchyard runs show` prints. Resolves
+   * `undefined` when there is no such run.
+   */
+  schedule(runId: string): Promise<RunSchedule | undefined>;
   /**
    * Makes a suspended run due now, and tells idle workers waiting in
    * {@link RunStore.waitForDue}: an application that learns of an answer

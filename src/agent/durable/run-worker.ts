@@ -2,10 +2,13 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { redactText } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
+import { describeThrown } from "../describe-thrown.js";
 import type { RunResult } from "../run-result.js";
 import { RunNotResumableError } from "./durable-errors.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
+import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
 import type { RunStateStatus } from "./run-state.js";
 import type { RunClaim, RunStore } from "./run-store.js";
 
@@ -19,7 +22,16 @@ export interface RunWorkerOutcome {
   recovered: boolean;
   /** The resumed run's result; `suspended` when answers are still pending (it was rescheduled). */
   result?: RunResult;
-  /** Why the run could not be resumed (it is rescheduled, to be tried again later). */
+  /**
+   * The run was not resumed: every answer it waits for is still pending
+   * (the approver's `peekApproval` read them), so only its next check moved,
+   * to this time. Its state was not touched.
+   */
+  stillPending?: { nextCheckAt: Date };
+  /**
+   * Why the run could not be resumed (or its answers read): it is tried
+   * again after a backoff, and the store records the attempt and this error.
+   */
   error?: Error;
 }
 
@@ -44,8 +56,21 @@ export interface RunWorkerOptions {
    * at once, so this is the fallback. @default 1_000
    */
   pollIntervalMs?: number | undefined;
-  /** When a run whose answers are still pending is due again. @default 30_000 */
+  /**
+   * The longest wait between two checks of a run whose answers are still
+   * pending (the cap of the schedule that starts at `firstRecheckAfterMs`
+   * and doubles), and the wait after a resume that ends `suspended` again
+   * when the approver cannot peek. A failed resume is retried on the same
+   * doubling schedule, up to this. The question's expiry bounds the wait.
+   * @default 30_000
+   */
   recheckAfterMs?: number | undefined;
+  /**
+   * The first wait before a new question is asked about: later checks wait
+   * about as long as the run has already waited (1, 2, 4, 8 ... s), less up
+   * to a quarter at random, up to `recheckAfterMs`. @default 1_000
+   */
+  firstRecheckAfterMs?: number | undefined;
   /** The claims' lease; renewed every third of it while a run is in hand. @default 60_000 */
   leaseMs?: number | undefined;
   /** Who this worker is, in the store's claims. @default `<host name>:<process id>` */
@@ -112,6 +137,7 @@ export class RunWorker {
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   readonly #recheckAfterMs: number;
+  readonly #firstRecheckAfterMs: number;
   readonly #leaseMs: number;
   readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
   readonly #onStoreError: RunWorkerOptions["onStoreError"];
@@ -149,6 +175,10 @@ export class RunWorker {
     this.#concurrency = whole("concurrency", options?.concurrency, 4, 1);
     this.#pollIntervalMs = whole("pollIntervalMs", options?.pollIntervalMs, 1_000, 1);
     this.#recheckAfterMs = whole("recheckAfterMs", options?.recheckAfterMs, 30_000, 0);
+    this.#firstRecheckAfterMs = Math.min(
+      whole("firstRecheckAfterMs", options?.firstRecheckAfterMs, 1_000, 0),
+      this.#recheckAfterMs,
+    );
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
     this.#pruneFinishedAfterMs =
       options?.pruneFinishedAfterMs === undefined
@@ -313,21 +343,30 @@ export class RunWorker {
     let outcome: RunWorkerOutcome;
     try {
       const agent = await this.#agentFor(runId);
-      const result = await agent.resume(runId, { claim });
-      outcome = { runId, recovered, result };
-      const nextCheckAt =
-        result.status === "suspended" ? new Date(Date.now() + this.#recheckAfterMs) : undefined;
-      stopRenewing();
-      await claim.release(nextCheckAt ? { nextCheckAt } : {});
+      const stillPending = recovered ? undefined : await this.#peek(agent, claim);
+      if (stillPending) {
+        outcome = { runId, recovered, stillPending };
+        stopRenewing();
+        await claim.release({ nextCheckAt: stillPending.nextCheckAt });
+      } else {
+        const result = await agent.resume(runId, { claim });
+        outcome = { runId, recovered, result };
+        const nextCheckAt =
+          result.status === "suspended" ? new Date(Date.now() + this.#recheckAfterMs) : undefined;
+        stopRenewing();
+        await claim.release(nextCheckAt ? { nextCheckAt } : {});
+      }
     } catch (error) {
       stopRenewing();
       outcome = { runId, recovered, error: error as Error };
+      const attempts = (claim.attempts ?? 0) + 1;
+      const nextCheckAt = nextRetryAt(this.#schedule(), { attempts, nowMs: Date.now() });
       this.#logger.error(
-        { err: error, runId },
-        `could not resume run ${runId}; it is tried again later`,
+        { err: error, runId, attempts },
+        `could not resume run ${runId} (attempt ${attempts}); it is tried again at ${nextCheckAt.toISOString()}`,
       );
       await claim
-        .release({ nextCheckAt: new Date(Date.now() + this.#recheckAfterMs) })
+        .release({ nextCheckAt, error: redactText(describeThrown(error)).slice(0, 2_000) })
         .catch(() => {});
     }
     try {
@@ -335,5 +374,27 @@ export class RunWorker {
     } catch (error) {
       this.#logger.error({ err: error, runId }, "onRunSettled threw");
     }
+  }
+
+  /**
+   * Reads the run and asks the approver whether every answer it waits for
+   * is still pending (a read: nothing saved); the next check when so,
+   * `undefined` when the run is to be resumed.
+   */
+  async #peek(agent: Agent, claim: RunClaim): Promise<{ nextCheckAt: Date } | undefined> {
+    const claimed = claim.state?.runId === claim.runId ? claim.state : undefined;
+    const state = claimed ?? (await this.#store.load(claim.runId));
+    const peek = await agent.peekPendingAnswers(state);
+    if (!peek.pending) return undefined;
+    const nextCheckAt = nextRecheckAt(this.#schedule(), {
+      sinceMs: Date.parse(state.updatedAt),
+      nowMs: Date.now(),
+      expiresAt: peek.expiresAt,
+    });
+    return { nextCheckAt };
+  }
+
+  #schedule() {
+    return { firstMs: this.#firstRecheckAfterMs, capMs: this.#recheckAfterMs };
   }
 }

@@ -3,6 +3,7 @@ import type {
   ApprovalAction,
   ApprovalContext,
   ApprovalDecision,
+  ApprovalPeek,
   Approver,
   RefusedDecision,
 } from "../../agent/approver.js";
@@ -436,6 +437,36 @@ export class MessagingApprover implements Approver {
         ),
       ),
     );
+  }
+
+  /**
+   * Reads whether the question is still open (`GET /v1/interactions/{id}`
+   * once; for an item of a batch question, its question's), deciding
+   * nothing: `pending` only for an interaction of that id in state
+   * `pending`; anything else is left to `checkApproval`, which the
+   * agent's resume calls through the approval gate. `expiresAt` is the
+   * interaction's `expires_at` when the service sends it. Rejects when the
+   * interaction cannot be read.
+   */
+  async peekApproval(
+    pending: { fingerprint: string; interactionId: string },
+    context: { signal: AbortSignal },
+  ): Promise<ApprovalPeek> {
+    // An item of a batch question is answered with its question.
+    const interactionId =
+      parseBatchItemId(pending.interactionId)?.interactionId ?? pending.interactionId;
+    const interaction = await this.#options.client.getInteraction(interactionId, {
+      signal: context.signal,
+    });
+    if (interaction.interactionId !== interactionId || interaction.state !== "pending") {
+      return { pending: false };
+    }
+    const expiresAt =
+      typeof interaction.expires_at === "string" ? new Date(interaction.expires_at) : undefined;
+    return {
+      pending: true,
+      ...(expiresAt && !Number.isNaN(expiresAt.getTime()) ? { expiresAt } : {}),
+    };
   }
 
   async #send(

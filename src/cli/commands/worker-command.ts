@@ -21,6 +21,7 @@ export async function workerCommand(
   return workRuns(examples, {
     concurrency: args.concurrency,
     recheckAfterMs: args.recheckAfterMs,
+    firstRecheckAfterMs: args.firstRecheckAfterMs,
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
     pruneAfterMs: args.pruneAfterMs,

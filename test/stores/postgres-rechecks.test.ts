@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
+import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../src/simulators/index.js";
+import type { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { testDatabaseUrl, usePostgresStores } from "../helpers/postgres-test-database.js";
+
+let messaging: MessagingSimulator;
+let orders: OrdersSimulator;
+let admin: pg.Client;
+const makeStore = usePostgresStores("rechecks");
+
+beforeAll(async () => {
+  [messaging, orders] = await Promise.all([
+    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+    startOrdersSimulator(),
+  ]);
+  admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await Promise.all([messaging?.close(), orders?.close()]);
+});
+
+/** The run's row as the database holds it: what a rewrite of the state would change. */
+async function rowOf(store: PostgresRunStore, runId: string) {
+  const { rows } = await admin.query(
+    `SELECT revision, octet_length(state::text) AS bytes, md5(state::text) AS digest,
+            updated_at, write_id
+       FROM "${store.schema}".runs WHERE run_id = $1`,
+    [runId],
+  );
+  return rows[0];
+}
+
+/** Reads of the interaction's answer the messaging service has received. */
+function readsOf(interactionId: string): number {
+  return messaging.requests.filter(
+    (request) => request.method === "GET" && request.path === `/v1/interactions/${interactionId}`,
+  ).length;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 30_000) throw new Error(`gave up waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+it("a recheck of a run nobody answered asks once and moves only its next check; the answer, once given, goes through the resume", async () => {
+  const store = makeStore();
+  const services = fleetServicesOf(orders, messaging);
+  const callbackId = randomUUID();
+  const starter = buildFleetAgent(services, store, {
+    steps: [{ toolCalls: [{ name: "delete_callbacks", arguments: { ids: [callbackId] } }] }],
+  });
+  const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+  expect(started.status).toBe("suspended");
+  const runId = started.runId ?? "";
+  const interactionId = started.state?.pendingCalls[0]?.interactionId ?? "";
+  const before = await rowOf(store, runId);
+
+  const settled: RunWorkerOutcome[] = [];
+  const worker = new RunWorker({
+    runStore: store,
+    agent: buildFleetAgent(services, store),
+    pollIntervalMs: 10,
+    firstRecheckAfterMs: 10,
+    recheckAfterMs: 20,
+    onRunSettled: (outcome) => settled.push(outcome),
+  });
+  const working = worker.start();
+  try {
+    await until(() => settled.length >= 5, "five rechecks");
+    const stillPending = settled.filter((outcome) => outcome.stillPending);
+    expect(stillPending.length).toBe(settled.length);
+    expect(settled.every((outcome) => outcome.result === undefined && !outcome.error)).toBe(true);
+    // One read of the answer per recheck, and not a byte of the state rewritten.
+    expect(readsOf(interactionId)).toBeGreaterThanOrEqual(5);
+    expect(await rowOf(store, runId)).toEqual(before);
+
+    messaging.answerInteraction(interactionId, "approve");
+    await until(
+      () => settled.some((outcome) => outcome.result?.status === "completed"),
+      "the answered run to complete",
+    );
+  } finally {
+    await worker.stop();
+    await working;
+  }
+  const deletions = orders.requests.filter(
+    (request) => request.method === "DELETE" && JSON.stringify(request.body).includes(callbackId),
+  );
+  expect(deletions).toHaveLength(1);
+  const after = await store.load(runId);
+  expect(after.status).toBe("completed");
+  expect(after.finishedCalls?.map((call) => call.status)).toEqual(["succeeded"]);
+}, 60_000);
+
+it("a run whose resume fails is tried again with a backoff, its attempts and last error recorded", async () => {
+  const store = makeStore();
+  const services = fleetServicesOf(orders, messaging);
+  const starter = buildFleetAgent(services, store, {
+    steps: [{ toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }] }],
+  });
+  const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+  const runId = started.runId ?? "";
+  const settled: RunWorkerOutcome[] = [];
+  const worker = new RunWorker({
+    runStore: store,
+    agent: () => {
+      throw new Error("the agent for this run could not be built (no model key)");
+    },
+    pollIntervalMs: 10,
+    firstRecheckAfterMs: 10,
+    recheckAfterMs: 3_600_000,
+    onRunSettled: (outcome) => settled.push(outcome),
+  });
+  const working = worker.start();
+  try {
+    await until(() => settled.length >= 3, "three failed attempts");
+  } finally {
+    await worker.stop();
+    await working;
+  }
+  expect(settled.every((outcome) => outcome.error !== undefined)).toBe(true);
+  const schedule = await store.schedule(runId);
+  expect(schedule?.attempts).toBe(settled.length);
+  expect(schedule?.lastError).toBe("the agent for this run could not be built (no model key)");
+  expect((await store.load(runId)).status).toBe("suspended");
+}, 60_000);
