@@ -1,4 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
+import {
+  type BatchItem,
+  batchAnswer,
+  formatItemSelection,
+  parseItemSelection,
+  readBatchItems,
+} from "../../clients/messaging/batch-answer.js";
 import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import type { Route, RouteContext } from "../http/route.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
@@ -7,6 +14,7 @@ import { findLink } from "./link-routes.js";
 import type { MessagingService } from "./messaging-service.js";
 import {
   editArgumentsField,
+  itemField,
   maximumEditLength,
   maximumNoteLength,
   renderConsentPage,
@@ -103,10 +111,13 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
             `"${optionId}" is not one of this question's options.`,
           );
         }
+        const items = readBatchItems(interaction.metadata);
         const note =
           optionId === editAnswer.optionId
             ? readEditedArguments(form.get(editArgumentsField) ?? "")
-            : readNote(form.get("note") ?? "", interaction.options.length === 0);
+            : optionId === batchAnswer.approveSome.id && items
+              ? readItemChoice(form, items)
+              : readNote(form.get("note") ?? "", interaction.options.length === 0);
         // An answer to a question no longer pending changes nothing: the page shows its outcome.
         service.lifecycle.answer(interaction, optionId, note === "" ? undefined : note);
         return seeOther(
@@ -115,6 +126,34 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       },
     },
   ];
+}
+
+/**
+ * "Approve only some": the numbers of the actions checked (or, from a form
+ * without checkboxes, typed as `1,3`), each one the question shows, and the
+ * note after them. Nothing checked is sent back to the person: to run none,
+ * they press "Deny all".
+ */
+function readItemChoice(form: URLSearchParams, items: readonly BatchItem[]): string {
+  const offered = items.map((item) => item.number);
+  const checked = form.getAll(itemField);
+  const note = readNote(form.get("note") ?? "", false);
+  const selection =
+    checked.length > 0
+      ? parseItemSelection(checked.join(","), offered)
+      : parseItemSelection(note, offered);
+  if (!selection.ok) {
+    throw new SimulatorHttpError(
+      400,
+      "invalid_answer",
+      checked.length === 0
+        ? "Check the actions to approve (or press Deny all to approve none). Nothing was answered."
+        : `The actions checked cannot be read: ${selection.problem}; reload the page and try again. Nothing was answered.`,
+    );
+  }
+  return checked.length > 0
+    ? formatItemSelection(selection.numbers, note)
+    : formatItemSelection(selection.numbers, selection.note);
 }
 
 /** The note written with an answer; for a question without options, the answer itself. */

@@ -1,3 +1,8 @@
+import {
+  type BatchItem,
+  batchAnswer,
+  readBatchItems,
+} from "../../clients/messaging/batch-answer.js";
 import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import {
   editableJson,
@@ -12,6 +17,9 @@ export const maximumNoteLength = 2000;
 
 /** The longest changed arguments the inbox page's edit form takes (the JSON of 100 ids fits). */
 export const maximumEditLength = 20_000;
+
+/** The field of the per-action choice: one per checked action, holding its number. */
+export const itemField = "item";
 
 /** The field of the edit form that holds the changed arguments. */
 export const editArgumentsField = "arguments";
@@ -95,18 +103,26 @@ ${renderExpiry(interaction, context.now)}`;
   if (interaction.state === "pending") {
     const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
     const editOption = interaction.options.find((option) => option.id === editAnswer.optionId);
-    const choices = interaction.options.filter((option) => option !== editOption);
+    const items = readBatchItems(interaction.metadata);
+    const someOption = items
+      ? interaction.options.find((option) => option.id === batchAnswer.approveSome.id)
+      : undefined;
+    const choices = interaction.options.filter(
+      (option) => option !== editOption && option !== someOption,
+    );
     const buttons =
       interaction.options.length === 0
         ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
         : choices.map(optionButton).join("\n");
     const noteLabel = interaction.options.length === 0 ? "Your answer" : "Note (optional)";
     const edit = editOption ? `\n${renderEditForm(interaction, editOption, action, context)}` : "";
+    const some =
+      someOption && items ? `\n${renderItemChoice(items, someOption, action, context)}` : "";
     return `${head}
 <form method="post" action="${action}">
 ${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
 <div class="options">${buttons}</div>
-</form>${edit}
+</form>${edit}${some}
 </article>`;
   }
   return `${head}\n${renderOutcome(interaction)}\n</article>`;
@@ -141,6 +157,36 @@ function renderEditForm(
 <summary>Change the action, then approve it</summary>
 <form method="post" action="${action}">
 ${tokenField(context)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
+<div class="options">${optionButton(option)}</div>
+</form>
+</details>`;
+}
+
+/**
+ * A question about several numbered actions: a checkbox per action, and the
+ * button that approves only the ones checked (posted as `item` fields; the
+ * answer's text becomes their numbers, e.g. `1,3`). Nothing is checked to
+ * begin with: an action runs only when the person checks it.
+ */
+function renderItemChoice(
+  items: readonly BatchItem[],
+  option: MessageOption,
+  action: string,
+  context: PageContext,
+): string {
+  const boxes = items
+    .map(
+      (item) =>
+        `<label class="item"><input type="checkbox" name="${itemField}" value="${item.number}"> ${item.number}${item.tool === "" ? "" : ` · <code>${escapeHtml(escapeUntrustedText(item.tool))}</code>`}</label>`,
+    )
+    .join("\n");
+  return `<details class="items" open>
+<summary>Approve only some of these actions</summary>
+<form method="post" action="${action}">
+${tokenField(context)}<fieldset><legend>Check the actions to run; the others do not run.</legend>
+${boxes}
+</fieldset>
+<label>Note (optional)<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
 <div class="options">${optionButton(option)}</div>
 </form>
 </details>`;
@@ -272,6 +318,9 @@ button.option-deny { background: #b42318; border-color: #b42318; color: #fff; }
 .expiry { font-size: 0.85rem; margin: 0.4rem 0 0; }
 .expiry.expired { color: #b42318; font-weight: 600; }
 details.edit { margin-top: 0.6rem; }
+details.items { margin-top: 0.6rem; }
+label.item { display: block; margin: 0.2rem 0; }
+button.option-approve_some { background: #067647; border-color: #067647; color: #fff; }
 details.edit textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; }
 button.option-edit { background: #175cd3; border-color: #175cd3; color: #fff; }
 </style>

@@ -1,4 +1,11 @@
 import { createInterface, type Interface } from "node:readline";
+import {
+  type BatchItem,
+  batchAnswer,
+  formatItemSelection,
+  parseItemSelection,
+  readBatchItems,
+} from "../../clients/messaging/batch-answer.js";
 import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import {
   editableJson,
@@ -159,7 +166,13 @@ function formatQuestion(question: InteractionQuestion): string {
   const text = escapeUntrustedLines(question.text).replaceAll("\n", "\n  ");
   const lines = ["", `Interaction ${escapeUntrustedText(question.interaction_id)}:`, `  ${text}`];
   // The metadata (fingerprint, ids) is for machines; the text says what a person needs.
-  if (question.options.length === 0) {
+  const items = readBatchItems(question.metadata);
+  if (items && question.options.length > 0) {
+    lines.push(
+      `Actions: ${items.map((item) => `${item.number}${item.tool === "" ? "" : ` (${escapeUntrustedText(item.tool)})`}`).join(", ")}`,
+      batchPrompt(question),
+    );
+  } else if (question.options.length === 0) {
     lines.push("Type your answer: ");
   } else {
     lines.push("Options:");
@@ -199,8 +212,15 @@ function optionsPrompt(question: InteractionQuestion): string {
 const editPrompt =
   "The changed arguments, as JSON on one line (an empty line goes back to the options): ";
 
+/** How to answer a question about several numbered actions. */
+function batchPrompt(question: InteractionQuestion): string {
+  const some = question.options.some((option) => option.id === batchAnswer.approveSome.id);
+  return `Type all to approve every action, none to deny them all${some ? ", or the numbers of the actions to approve (e.g. 1,3)" : ""}; then ": comment" if you like: `;
+}
+
 function retryPrompt(question: InteractionQuestion): string {
   if (question.options.length === 0) return "Please type a non-empty answer: ";
+  if (readBatchItems(question.metadata)) return `Not an answer. ${batchPrompt(question)}`;
   const ids = question.options.map((option) => escapeUntrustedText(option.id)).join(", ");
   return `Not an option. Type a number from 1 to ${question.options.length} or one of: ${ids}: `;
 }
@@ -209,6 +229,8 @@ function parseChoice(line: string, question: InteractionQuestion): AnswerChoice 
   const typed = line.trim();
   if (typed === "") return undefined;
   if (question.options.length === 0) return { option_id: freeTextOptionId, text: typed };
+  const items = readBatchItems(question.metadata);
+  if (items) return parseBatchChoice(typed, question, items);
   const separator = typed.indexOf(":");
   const head = (separator === -1 ? typed : typed.slice(0, separator)).trim();
   const comment = separator === -1 ? "" : typed.slice(separator + 1).trim();
@@ -219,4 +241,39 @@ function parseChoice(line: string, question: InteractionQuestion): AnswerChoice 
     question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
   if (!option) return undefined;
   return comment ? { option_id: option.id, text: comment } : { option_id: option.id };
+}
+
+/**
+ * An answer to a question about several numbered actions: `all` (or
+ * `approve`), `none` (or `deny`), or the numbers of the actions to approve,
+ * each one the question shows (`1,3`), then `: comment`. Anything else is
+ * asked again, never guessed.
+ */
+function parseBatchChoice(
+  typed: string,
+  question: InteractionQuestion,
+  items: readonly BatchItem[],
+): AnswerChoice | undefined {
+  const offered = (id: string) => question.options.some((option) => option.id === id);
+  const separator = typed.indexOf(":");
+  const head = (separator === -1 ? typed : typed.slice(0, separator)).trim().toLowerCase();
+  const comment = separator === -1 ? "" : typed.slice(separator + 1).trim();
+  const withComment = (optionId: string): AnswerChoice =>
+    comment ? { option_id: optionId, text: comment } : { option_id: optionId };
+  if (["all", "approve", "approve all"].includes(head) && offered(batchAnswer.approveAll.id)) {
+    return withComment(batchAnswer.approveAll.id);
+  }
+  if (["none", "deny", "deny all"].includes(head) && offered(batchAnswer.denyAll.id)) {
+    return withComment(batchAnswer.denyAll.id);
+  }
+  if (!offered(batchAnswer.approveSome.id)) return undefined;
+  const selection = parseItemSelection(
+    typed,
+    items.map((item) => item.number),
+  );
+  if (!selection.ok) return undefined;
+  return {
+    option_id: batchAnswer.approveSome.id,
+    text: formatItemSelection(selection.numbers, selection.note),
+  };
 }
