@@ -59,6 +59,11 @@ interface StepInput {
   beyondBudget?: readonly ToolCallRecord[];
   finishReason: string | null;
   usage: ModelUsage | undefined;
+  /**
+   * The model asked for tools in this step. @default some of `calls`; a
+   * resumed step whose calls had all ended before asked for them all the same
+   */
+  askedForTools?: boolean;
 }
 
 /**
@@ -178,7 +183,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     }
     const overrun = journal.budget && budgetOverrunError(journal.budget);
     if (overrun && !signal.aborted) return finish("budget_exhausted", overrun);
-    const askedForTools = step.calls.length > 0;
+    const askedForTools = step.askedForTools ?? step.calls.length > 0;
     if (!askedForTools && settings.output && !signal.aborted) {
       const answer = settings.output.read(step.message.content);
       outputAttempts++;
@@ -241,6 +246,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
         calls: open.calls,
         finishReason: null,
         usage: undefined,
+        askedForTools: true,
       });
       if (ended) return ended;
     }

@@ -311,6 +311,29 @@ describe("resume", () => {
     });
   });
 
+  it("after a crash once every call of the step had ended, asks the model again with their results", async () => {
+    const { result } = await suspendedRun();
+    const crashed = changed(stateOf(result), (state) => {
+      state.status = "running";
+      state.pendingCalls = state.pendingCalls.map((call) => ({
+        ...call,
+        phase: "finished",
+        status: "succeeded",
+        content: JSON.stringify({ call: call.toolCallId }),
+      }));
+    });
+    const resumed = resumingAgent([]);
+    const final = await resumed.agent.resume(crashed, { takeOver: true });
+    expect(final.status).toBe("completed");
+    expect(final.output).toBe("done");
+    expect(resumed.model.requests).toHaveLength(1);
+    expect(toolMessagesById(resumed.model.requests[0]?.messages ?? [])).toEqual({
+      call_list: { call: "call_list" },
+      call_delete: { call: "call_delete" },
+    });
+    expect(resumed.deletions).toEqual([]);
+  });
+
   it("reports a pending call of a tool that no longer exists as an unknown tool", async () => {
     const { result } = await suspendedRun();
     const { tools } = callbackTools();
