@@ -142,11 +142,17 @@ describe("the inbox page shows a question's expiry", () => {
       'Expires at <time datetime="2026-11-24T22:10:00Z">2026-11-24 22:10:00 UTC</time> (in 10 minutes)',
     );
 
-    // Past its time, before the simulator's timer has expired it: already shown as expired.
+    // Past its time, before the simulator's timer has expired it: shown as expired, and a
+    // late answer from a page loaded earlier changes nothing.
     clock = new Date("2026-11-24T22:10:00.000Z");
-    expect(await inboxHtml()).toContain("Expired at <time");
+    const late = await inboxHtml();
+    expect(late).toContain("Expired at <time");
+    expect(late).not.toContain('name="option_id"');
+    const answered = await post(id, { token: token(pending), option_id: "approve" });
+    expect(answered.status).toBe(303);
+    expect(messaging.interaction(id)).toMatchObject({ state: "expired" });
+    expect(messaging.interaction(id)).not.toHaveProperty("answer");
 
-    messaging.expireInteraction(id);
     const expired = await inboxHtml();
     expect(expired).toMatch(
       /<p class="expiry expired">Expired at <time[^>]*>2026-11-24 22:10:00 UTC/,

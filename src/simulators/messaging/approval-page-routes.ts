@@ -14,6 +14,7 @@ import { findLink } from "./link-routes.js";
 import type { MessagingService } from "./messaging-service.js";
 import {
   editArgumentsField,
+  isPastExpiry,
   itemField,
   maximumEditLength,
   maximumNoteLength,
@@ -118,6 +119,11 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
             : optionId === batchAnswer.approveSome.id && items
               ? readItemChoice(form, items)
               : readNote(form.get("note") ?? "", interaction.options.length === 0);
+        // A question whose time is up expires now rather than take a late answer.
+        const message = service.state.messages.find(
+          (candidate) => candidate.message_id === interaction.message_id,
+        );
+        if (message && isPastExpiry(interaction, service.now())) service.lifecycle.expire(message);
         // An answer to a question no longer pending changes nothing: the page shows its outcome.
         service.lifecycle.answer(interaction, optionId, note === "" ? undefined : note);
         return seeOther(

@@ -100,7 +100,7 @@ function renderInteraction(
 <p class="muted">Interaction ${id} · ${escapeHtml(interaction.created_at)}</p>
 ${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>
 ${renderExpiry(interaction, context.now)}`;
-  if (interaction.state === "pending") {
+  if (interaction.state === "pending" && !isPastExpiry(interaction, context.now)) {
     const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
     const editOption = interaction.options.find((option) => option.id === editAnswer.optionId);
     const items = readBatchItems(interaction.metadata);
@@ -192,13 +192,22 @@ ${boxes}
 </details>`;
 }
 
+/**
+ * A pending question whose time is up, before the simulator's timer has
+ * marked it expired: it takes no answer any more.
+ */
+export function isPastExpiry(interaction: InteractionRecord, now: Date): boolean {
+  const { expires_at: expiresAt } = interaction;
+  return expiresAt !== undefined && new Date(expiresAt).getTime() <= now.getTime();
+}
+
 /** When a question expires, or that it has: by the simulator's clock. */
 function renderExpiry(interaction: InteractionRecord, now: Date): string {
   const { expires_at: expiresAt, state } = interaction;
   if (expiresAt === undefined) return "";
   const at = new Date(expiresAt);
   const shown = `<time datetime="${escapeHtml(expiresAt)}">${escapeHtml(formatTime(at))}</time>`;
-  if (state === "expired" || (state === "pending" && at.getTime() <= now.getTime())) {
+  if (state === "expired" || (state === "pending" && isPastExpiry(interaction, now))) {
     return `<p class="expiry expired">Expired at ${shown}: an answer no longer counts.</p>`;
   }
   if (state !== "pending") return "";
