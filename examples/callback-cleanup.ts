@@ -13,7 +13,7 @@
  *
  * The same as `switchyard run callback-cleanup`.
  */
-import { Agent, orderTools } from "switchyard-agents";
+import { Agent, type OrderClient, orderTools } from "switchyard-agents";
 import { type ExampleDefinition, runIfMain } from "switchyard-agents/cli";
 
 // The model sees every tool it is given: offer only what the task needs, so a
@@ -39,10 +39,32 @@ export const callbackCleanup: ExampleDefinition = {
       model: services.model,
       tools: orderTools(services.orders).filter((tool) => toolNames.includes(tool.name)),
       instructions,
+      // A long list is cleaned up in rounds (50 shown at a time), then checked type by type.
+      maxSteps: 20,
       // delete_callbacks needs approval by default: the approver asks the person
       // through the messaging service, and only an "approve" for exactly these
       // ids lets the deletion run.
       approver: services.approver,
+      approvalPolicy: {
+        rules: [
+          // The question may offer "Approve this and up to 5 more like it": the
+          // later rounds of a long cleanup (the list shows 50 at a time) run
+          // without asking again, each recorded against that approval.
+          {
+            name: "callback deletions",
+            tool: "delete_callbacks",
+            decision: "ask",
+            standing: { maxCalls: 5, forMs: 15 * 60_000 },
+          },
+          // Whoever approved what: someone is setting these up right now.
+          {
+            name: "recently registered callbacks are kept",
+            tool: "delete_callbacks",
+            decision: "deny",
+            when: (args) => registeredRecently(services.orders, args),
+          },
+        ],
+      },
       logger: services.logger,
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,
@@ -50,5 +72,15 @@ export const callbackCleanup: ExampleDefinition = {
       auditLog: services.auditLog,
     }),
 };
+
+/** Whether the deletion names a callback registered within the last hour. */
+async function registeredRecently(orders: OrderClient, args: unknown): Promise<boolean> {
+  const ids = new Set((args as { callback_ids: string[] }).callback_ids);
+  const hourAgo = Date.now() - 3_600_000;
+  const callbacks = await orders.listCallbacks({ messageType: "all" });
+  return callbacks.some(
+    (callback) => ids.has(callback.id) && Date.parse(callback.created_at ?? "") > hourAgo,
+  );
+}
 
 runIfMain(import.meta.url, callbackCleanup);

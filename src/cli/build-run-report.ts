@@ -53,6 +53,10 @@ export interface RunReportApproval {
   fingerprint: string;
   /** How long the approver took, when it was asked during this run. */
   waitedMs?: number;
+  /** The person also approved the next calls like this one: how many more, and until when. */
+  standing?: { maxCalls: number; until: string };
+  /** No one was asked: the standing approval given in this interaction covered the call (use `use` of `maxCalls`). */
+  coveredBy?: { interactionId: string; use: number; maxCalls: number };
 }
 
 /**
@@ -211,6 +215,18 @@ function describeApproval(
       : {}),
     fingerprint: approval.fingerprint,
     ...(waitedMs !== undefined ? { waitedMs: Math.round(waitedMs) } : {}),
+    ...(approval.outcome === "approved" && approval.standing !== undefined
+      ? { standing: { maxCalls: approval.standing.maxCalls, until: approval.standing.until } }
+      : {}),
+    ...(approval.outcome === "approved" && approval.coveredBy !== undefined
+      ? {
+          coveredBy: {
+            interactionId: approval.coveredBy.interactionId,
+            use: approval.coveredBy.use,
+            maxCalls: approval.coveredBy.maxCalls,
+          },
+        }
+      : {}),
   };
 }
 

@@ -98,6 +98,8 @@ export function createExampleServices(
           subscriptionLinkId: messaging.approverLinkId,
           timeoutMs: options.approvalTimeoutMs,
           allowEdits: options.allowEdits,
+          // An example whose policy lets a question offer a standing approval gets it offered.
+          offerStanding: true,
           // A person at a terminal answers in seconds; notice it within one.
           maxPollIntervalMs: 1_000,
           logger,

@@ -91,7 +91,13 @@ export class ProgressRenderer {
         if (approval.outcome === "approved") {
           const by = approval.approvedBy ? ` by ${escapeUntrustedText(approval.approvedBy)}` : "";
           const rule = approval.rule ? ` by rule ${quoteUntrustedValue(approval.rule)}` : "";
-          this.line(`  approved${by}${rule}${after}`);
+          const covered = approval.coveredBy
+            ? ` by the standing approval of interaction ${escapeUntrustedText(approval.coveredBy.interactionId)} (${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
+            : "";
+          const standing = approval.standing
+            ? `, and up to ${approval.standing.maxCalls} more like it until ${escapeUntrustedText(approval.standing.until)}`
+            : "";
+          this.line(`  approved${by}${rule}${covered}${after}${standing}`);
           if (approval.note !== undefined) {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
           }

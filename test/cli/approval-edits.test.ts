@@ -172,7 +172,7 @@ describe("failures other agent libraries shipped, on the command line", () => {
     const { runId, interactionId } = await suspendedRun(env, ["--allow-edits"]);
     expect(
       simulators.messaging.interaction(interactionId)?.options.map((option) => option.id),
-    ).toEqual(["approve", "deny", "edit"]);
+    ).toEqual(["approve", "deny", "edit", "approve_standing"]);
     simulators.messaging.answerInteraction(interactionId, "edit", '{"callback_ids":[]}');
 
     const resumed = await switchyard(["resume", runId, "--json", "--allow-edits"], env);

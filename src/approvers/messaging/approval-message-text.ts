@@ -1,3 +1,4 @@
+import type { StandingScope } from "../../agent/approval/standing-approval.js";
 import type { ApprovalAction } from "../../agent/approver.js";
 import {
   editAnswer,
@@ -18,6 +19,31 @@ export const approvalOptions = [
  * allows edits: the reply text holds the whole new arguments as JSON.
  */
 export const editOption = { id: editAnswer.optionId, label: editAnswer.label } as const;
+
+/** The answer that approves this action and the next ones like it, within the scope the question states. */
+export const standingOptionId = "approve_standing";
+
+/** The standing answer's option, naming how many more actions it covers. */
+export function standingOption(scope: StandingScope): { id: string; label: string } {
+  return { id: standingOptionId, label: `Approve this and up to ${scope.maxCalls} more like it` };
+}
+
+/**
+ * The lines stating a standing approval's scope, before anyone chooses:
+ * which tool, where, the constrained value (quoted, escaped), how many more
+ * calls and until when, and what still stops them.
+ */
+export function describeStandingScope(scope: StandingScope): string {
+  const where = scope.target ? ` on ${formatTarget(scope.target)}` : "";
+  const value = scope.sameValue
+    ? ` whose ${escapeUntrustedText(redactText(scope.sameValue.label))} is ${quoteUntrustedValue(redactText(scope.sameValue.value))}`
+    : "";
+  const until = `${scope.until.slice(0, 16).replace("T", " ")} UTC`;
+  return [
+    `Or choose "${standingOption(scope).label}": then up to ${scope.maxCalls} more calls of ${escapeUntrustedText(scope.toolName)} in this run${where}${value} run without asking you, until ${until}.`,
+    "A denial of yours, or a rule that forbids a call, still stops them.",
+  ].join("\n");
+}
 
 /** Options of {@link buildApprovalMessageText}. */
 export interface ApprovalMessageTextOptions {

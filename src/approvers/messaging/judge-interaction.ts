@@ -3,7 +3,7 @@ import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { duplicateJsonKey } from "../../internal/duplicate-json-key.js";
 import { redactText } from "../../internal/redact.js";
-import { approvalOptions, editOption } from "./approval-message-text.js";
+import { approvalOptions, editOption, standingOptionId } from "./approval-message-text.js";
 
 /** What the answer must belong to. */
 export interface ExpectedInteraction {
@@ -15,6 +15,8 @@ export interface ExpectedInteraction {
   toolName: string;
   /** The question offered `edit` (the approver allows edits). */
   editsAllowed?: boolean;
+  /** The fingerprint of the standing scope the question offered (`approve_standing`), when it offered one. */
+  standingFingerprint?: string | undefined;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface ExpectedInteraction {
  * still needs the delivery error, which the message carries.
  */
 export type InteractionVerdict =
-  | { outcome: "approved"; note?: string }
+  | { outcome: "approved"; note?: string; standing?: true }
   | { outcome: "edited"; arguments: unknown }
   | { outcome: "expired"; reason: string }
   | { outcome: "pending" }
@@ -64,7 +66,7 @@ export function judgeInteraction(
   }
   switch (interaction.state) {
     case "answered":
-      return judgeAnswer(interaction, tool, expected.editsAllowed === true);
+      return judgeAnswer(interaction, tool, expected);
     case "expired":
       return {
         outcome: "expired",
@@ -93,13 +95,28 @@ export function deliveryFailedReason(toolName: string, deliveryError: string | u
 function judgeAnswer(
   interaction: Interaction,
   tool: string,
-  editsAllowed: boolean,
+  expected: ExpectedInteraction,
 ): InteractionVerdict {
+  const editsAllowed = expected.editsAllowed === true;
   const optionId = interaction.answer?.optionId;
   const text = interaction.answer?.text?.trim();
   // The note is the person's own words: the agent quotes it to the model as theirs.
   const note = text ? redactText(text).slice(0, 500) : undefined;
   if (optionId === "approve") return { outcome: "approved", ...(note ? { note } : {}) };
+  if (optionId === standingOptionId && expected.standingFingerprint !== undefined) {
+    // The scope read must be the one the question carried, as sent.
+    const carried = (interaction.metadata as Record<string, unknown> | undefined)?.[
+      standingOptionId
+    ];
+    if (carried !== undefined && !sameFingerprint(carried, expected.standingFingerprint)) {
+      return {
+        outcome: "refused",
+        code: "fingerprint_mismatch",
+        reason: `The standing approval in interaction "${expected.interactionId}" was offered for another scope, so it does not approve this call of ${tool}; the action was not run.`,
+      };
+    }
+    return { outcome: "approved", standing: true, ...(note ? { note } : {}) };
+  }
   if (optionId === editOption.id && editsAllowed) {
     try {
       const edit = interaction.answer?.text ?? "";

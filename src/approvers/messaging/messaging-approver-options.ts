@@ -63,6 +63,21 @@ export interface MessagingApproverOptions {
    * tool's schema, and only the edited action runs. @default false
    */
   allowEdits?: boolean | undefined;
+  /**
+   * Offers "Approve this and up to N more like it" (`approve_standing`) when
+   * the agent's policy lets the question offer a standing approval
+   * (`ApprovalAction.standing`); the question states the scope first.
+   * @default false
+   */
+  offerStanding?: boolean | undefined;
+  /**
+   * A second person's active consent link, asked together with
+   * `subscriptionLinkId` about actions that need two approvers (a
+   * `required: 2` rule): both must approve the same action, and either's
+   * denial refuses it. Without it such actions are refused
+   * (`not_enough_approvers`).
+   */
+  secondSubscriptionLinkId?: string | undefined;
   /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
   onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
@@ -81,6 +96,8 @@ export interface ResolvedMessagingApproverOptions {
   reminderBeforeExpiryMs: number | undefined;
   allowEdits: boolean;
   escalation: { subscriptionLinkId: string; afterMs: number } | undefined;
+  offerStanding: boolean;
+  secondSubscriptionLinkId: string | undefined;
 }
 
 /** A day: how long a suspended run's question stays answerable by default. */
@@ -174,6 +191,21 @@ export function resolveMessagingApproverOptions(
   if (options.allowEdits !== undefined && typeof options.allowEdits !== "boolean") {
     problems.push("allowEdits must be true or false");
   }
+  if (options.offerStanding !== undefined && typeof options.offerStanding !== "boolean") {
+    problems.push("offerStanding must be true or false");
+  }
+  const { secondSubscriptionLinkId } = options;
+  if (secondSubscriptionLinkId !== undefined) {
+    if (typeof secondSubscriptionLinkId !== "string" || secondSubscriptionLinkId.trim() === "") {
+      problems.push(
+        "secondSubscriptionLinkId must be the second approver's active consent link id, or omitted",
+      );
+    } else if (secondSubscriptionLinkId === subscriptionLinkId) {
+      problems.push(
+        "secondSubscriptionLinkId must be another link than subscriptionLinkId: the same person approving twice counts once",
+      );
+    }
+  }
   if (escalation !== undefined) {
     if (typeof escalation !== "object" || escalation === null) {
       problems.push('escalation must be { subscriptionLinkId: "sl_...", afterMs: 120000 }');
@@ -206,6 +238,8 @@ export function resolveMessagingApproverOptions(
     onDecision,
     reminderBeforeExpiryMs,
     allowEdits: options.allowEdits === true,
+    offerStanding: options.offerStanding === true,
+    secondSubscriptionLinkId,
     escalation:
       escalation === undefined
         ? undefined

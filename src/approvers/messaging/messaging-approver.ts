@@ -16,7 +16,14 @@ import { actionFingerprint, textDigest } from "../../internal/canonical-json.js"
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
-import { approvalOptions, buildApprovalMessageText, editOption } from "./approval-message-text.js";
+import {
+  approvalOptions,
+  buildApprovalMessageText,
+  describeStandingScope,
+  editOption,
+  standingOption,
+  standingOptionId,
+} from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
 import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
@@ -35,6 +42,7 @@ import {
   type ResolvedMessagingApproverOptions,
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
+import { combineTwoApprovals, isPairId, pairId, splitPairId } from "./two-approvers.js";
 
 /**
  * What this approver recorded of a question it sent, by interaction id (or,
@@ -83,6 +91,8 @@ interface AskedQuestion {
 export class MessagingApprover implements Approver {
   readonly #options: ResolvedMessagingApproverOptions;
   readonly #readiness: ApproverReadiness;
+  /** Readiness of `secondSubscriptionLinkId`, made when first needed. */
+  #secondReadiness: ApproverReadiness | undefined;
   /** Fingerprint and message of each interaction this approver created. */
   readonly #asked = new Map<string, AskedRecord>();
   /**
@@ -118,6 +128,9 @@ export class MessagingApprover implements Approver {
       throwIfAborted(context.signal, action.toolName);
       const readiness = await this.#readiness.check(context.signal);
       if (!readiness.ready) return decide(refusal(readiness.code, readiness.reason));
+      if ((action.requiredApprovers ?? 1) > 1) {
+        return decide(await this.#askTwo(action, context, logger));
+      }
       const sent = await this.#send(action, context, logger);
       if ("outcome" in sent) return decide(sent);
       asked = sent;
@@ -185,6 +198,9 @@ export class MessagingApprover implements Approver {
         );
       }
       throwIfAborted(context.signal, action.toolName);
+      if (isPairId(interactionId)) {
+        return decide(await this.#checkTwo(action, interactionId, context, logger));
+      }
       // An item of a batch question is read from the question's interaction.
       const item = parseBatchItemId(interactionId);
       let interaction: Interaction;
@@ -264,18 +280,30 @@ export class MessagingApprover implements Approver {
     }
     const choice = readiness.features.includes("free_text");
     const decisions = new Array<ApprovalDecision>(actions.length);
+    // An action two people approve, or one offered a standing approval, is a question of its own.
+    const alone = (action: ApprovalAction) =>
+      (action.requiredApprovers ?? 1) > 1 || this.#offersStanding(action);
+    const together = actions.filter((action) => !alone(action));
     await Promise.all(
-      planBatchQuestions(actions, { choice }).map(async (plan) => {
+      actions.map(async (action, index) => {
+        if (alone(action)) decisions[index] = await this.requestApproval(action, context);
+      }),
+    );
+    if (together.length === 0) return decisions;
+    // Where each action asked together sits among all the actions.
+    const places = actions.flatMap((action, index) => (alone(action) ? [] : [index]));
+    await Promise.all(
+      planBatchQuestions(together, { choice }).map(async (plan) => {
         const items = plan.numbers.map((number) => ({
           number,
-          action: actions[number - 1] as ApprovalAction,
+          action: together[number - 1] as ApprovalAction,
         }));
         const answers =
           plan.text === undefined
             ? [await this.requestApproval(items[0]!.action, context)]
             : await this.#askBatch(items, { ...plan, text: plan.text }, choice, context, logger);
         items.forEach((item, index) => {
-          decisions[item.number - 1] = answers[index] as ApprovalDecision;
+          decisions[places[item.number - 1] as number] = answers[index] as ApprovalDecision;
         });
       }),
     );
@@ -482,7 +510,9 @@ export class MessagingApprover implements Approver {
       tool_call_id: action.toolCallId,
       ...(context.runId !== undefined ? { run_id: context.runId } : {}),
       // A channel that can shows the arguments ready to change ("Approve with changes").
-      ...(this.#options.allowEdits ? { [editAnswer.metadataKey]: action.arguments } : {}),
+      ...(this.#editsAllowed(action) ? { [editAnswer.metadataKey]: action.arguments } : {}),
+      // The standing scope offered, so the answer is read against the scope the question stated.
+      ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
     }) as Record<string, unknown>;
     let accepted: AcceptedMessage;
     try {
@@ -491,7 +521,13 @@ export class MessagingApprover implements Approver {
           subscriptionLinkId,
           kind: "interaction",
           text: this.#questionText(action),
-          options: this.#options.allowEdits ? [...approvalOptions, editOption] : approvalOptions,
+          options: [
+            ...approvalOptions,
+            ...(this.#editsAllowed(action) ? [editOption] : []),
+            ...(this.#offersStanding(action) && action.standing
+              ? [standingOption(action.standing)]
+              : []),
+          ],
           // A suspended run's person may answer hours later, after this process is gone.
           expiresInSeconds:
             context.allowPending === true ? pendingExpiresInSeconds : messageExpiresInSeconds,
@@ -531,11 +567,129 @@ export class MessagingApprover implements Approver {
     return { messageId: accepted.messageId, interactionId: accepted.interactionId };
   }
 
+  /**
+   * Puts the same question to `subscriptionLinkId` and
+   * `secondSubscriptionLinkId` at once: both must approve it. The first
+   * answer that is not an approval withdraws the other question and
+   * refuses. With `allowPending` it answers `pending` for the pair
+   * (`<first interaction>+<second interaction>`) as soon as both are out.
+   */
+  async #askTwo(
+    action: ApprovalAction,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const required = action.requiredApprovers ?? 1;
+    const second = this.#options.secondSubscriptionLinkId;
+    if (second === undefined || required > 2) {
+      return refusal(
+        "not_enough_approvers",
+        second === undefined
+          ? `"${action.toolName}" needs ${required} approvers, and this approver asks one link: give MessagingApprover a secondSubscriptionLinkId (another person's active consent link). The action was not run.`
+          : `"${action.toolName}" needs ${required} approvers, and this approver asks at most two. The action was not run.`,
+      );
+    }
+    this.#secondReadiness ??= new ApproverReadiness(this.#options.client, second);
+    const readiness = await this.#secondReadiness.check(context.signal);
+    if (!readiness.ready) return refusal(readiness.code, readiness.reason);
+    const links = [this.#options.subscriptionLinkId, second] as const;
+    const sent = await Promise.all(links.map((link) => this.#send(action, context, logger, link)));
+    const [first, other] = sent;
+    if (!first || !other || "outcome" in first || "outcome" in other) {
+      for (const one of sent) {
+        if (!("outcome" in one)) await cancelQuestion(this.#options.client, one.messageId, logger);
+      }
+      return sent.find((one): one is RefusedDecision => "outcome" in one) as RefusedDecision;
+    }
+    const id = pairId(first.interactionId, other.interactionId);
+    this.#asked.set(id, {
+      fingerprint: action.fingerprint,
+      messageId: first.messageId,
+      link: links.join("+"),
+    });
+    if (context.allowPending === true) {
+      return { outcome: "pending", fingerprint: action.fingerprint, interactionId: id };
+    }
+    // Both waits run at once; an answer that is not an approval stops the other.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(context.signal.reason);
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const decisions = await Promise.all(
+        [first, other].map(async (asked) => {
+          try {
+            const decision = await this.#wait(
+              action,
+              asked,
+              { ...context, signal: stop.signal },
+              logger,
+              { alone: false },
+            );
+            if (decision.outcome !== "approved") stop.abort();
+            return decision;
+          } catch (error) {
+            if (context.signal.aborted || !(error instanceof AbortedError)) throw error;
+            // Withdrawn because the other approver did not approve: that answer decides.
+            return undefined;
+          }
+        }),
+      );
+      return combineTwoApprovals(action, id, links, decisions);
+    } finally {
+      context.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Reads both answers of a question put to two links (a suspended run), without asking again. */
+  async #checkTwo(
+    action: ApprovalAction,
+    interactionId: string,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const parts = splitPairId(interactionId);
+    const second = this.#options.secondSubscriptionLinkId;
+    if (!parts || second === undefined) {
+      return refusal(
+        "not_enough_approvers",
+        `The approval of "${action.toolName}" was asked of two approvers, and this approver has no secondSubscriptionLinkId to read the second answer with, so the action was not run.`,
+        interactionId,
+      );
+    }
+    const links = [this.#options.subscriptionLinkId, second] as const;
+    const decisions = await Promise.all(
+      parts.map(async (part, index) => {
+        let interaction: Interaction;
+        try {
+          interaction = await this.#options.client.getInteraction(part, {
+            signal: context.signal,
+          });
+        } catch (error) {
+          throwIfAborted(context.signal, action.toolName, error);
+          return refusal(
+            "messaging_error",
+            `The answer of approver link ${links[index]} about "${action.toolName}" could not be read (${describeMessagingError(error)}), so the action was not run.`,
+            interactionId,
+          );
+        }
+        return this.#conclude(
+          action,
+          interaction,
+          part,
+          this.#asked.get(part)?.messageId ?? interaction.messageId,
+          logger,
+        );
+      }),
+    );
+    return combineTwoApprovals(action, interactionId, links, decisions);
+  }
+
   async #wait(
     action: ApprovalAction,
     first: AskedQuestion,
     context: ApprovalContext,
     logger: Logger,
+    { alone = true }: { alone?: boolean } = {},
   ): Promise<ApprovalDecision> {
     const { client, timeoutMs, pollIntervalMs, maxPollIntervalMs } = this.#options;
     const tool = `"${action.toolName}"`;
@@ -543,7 +697,9 @@ export class MessagingApprover implements Approver {
     let waited = 0;
     let outcome: InteractionOutcome | undefined;
     // Wait in stretches: up to the reminder, up to the escalation, up to the end.
-    for (const checkpoint of [...this.#checkpoints(), { atMs: timeoutMs, kind: "end" as const }]) {
+    // A question put to two approvers is neither moved to a third nor reminded of.
+    const checkpoints = alone ? this.#checkpoints() : [];
+    for (const checkpoint of [...checkpoints, { atMs: timeoutMs, kind: "end" as const }]) {
       try {
         outcome = await client.waitForInteraction(asked.interactionId, {
           timeoutMs: Math.max(1, checkpoint.atMs - waited),
@@ -605,10 +761,27 @@ export class MessagingApprover implements Approver {
     return this.#conclude(action, outcome.interaction, interactionId, messageId, logger);
   }
 
-  /** The question as sent; with edits allowed, it shows the arguments to change and how. */
+  /** Whether questions about `action` offer a standing approval (the policy's scope, and `offerStanding`). */
+  #offersStanding(action: ApprovalAction): boolean {
+    return this.#options.offerStanding && action.standing !== undefined;
+  }
+
+  /** Whether questions about `action` offer an edit: never when two people must approve it. */
+  #editsAllowed(action: ApprovalAction): boolean {
+    return this.#options.allowEdits && (action.requiredApprovers ?? 1) < 2;
+  }
+
+  /**
+   * The question as sent; with edits allowed, it shows the arguments to
+   * change and how; with a standing approval offered, it states its scope.
+   */
   #questionText(action: ApprovalAction): string {
-    const question = buildApprovalMessageText(action);
-    if (!this.#options.allowEdits) return question;
+    const plain = buildApprovalMessageText(action);
+    const question =
+      this.#offersStanding(action) && action.standing
+        ? `${plain}\n${describeStandingScope(action.standing)}`
+        : plain;
+    if (!this.#editsAllowed(action)) return question;
     let args: string;
     try {
       args = JSON.stringify(redactValue(action.arguments));
@@ -692,7 +865,8 @@ export class MessagingApprover implements Approver {
       fingerprint: action.fingerprint,
       recordedFingerprint: this.#asked.get(interactionId)?.fingerprint,
       toolName: action.toolName,
-      editsAllowed: this.#options.allowEdits,
+      editsAllowed: this.#editsAllowed(action),
+      standingFingerprint: this.#offersStanding(action) ? action.standing?.fingerprint : undefined,
     };
     const verdict = item
       ? judgeBatchItem(interaction, {
@@ -710,6 +884,9 @@ export class MessagingApprover implements Approver {
           interactionId,
           approvedBy: `subscription link ${this.#asked.get(interactionId)?.link ?? this.#options.subscriptionLinkId}`,
           ...(verdict.note !== undefined ? { note: verdict.note } : {}),
+          ...(verdict.outcome === "approved" && "standing" in verdict && action.standing
+            ? { standing: { fingerprint: action.standing.fingerprint } }
+            : {}),
         };
       case "expired":
         return { outcome: "expired", reason: verdict.reason, interactionId };

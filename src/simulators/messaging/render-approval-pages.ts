@@ -323,6 +323,7 @@ textarea { width: 100%; box-sizing: border-box; font: inherit; }
 button { font: inherit; padding: 0.35rem 1.1rem; border-radius: 6px; border: 1px solid #98a2b3; background: #fff; cursor: pointer; }
 button.option-approve { background: #067647; border-color: #067647; color: #fff; }
 button.option-deny { background: #b42318; border-color: #b42318; color: #fff; }
+button.option-approve_standing { border-color: #067647; color: #067647; }
 .outcome { font-weight: 600; }
 .expiry { font-size: 0.85rem; margin: 0.4rem 0 0; }
 .expiry.expired { color: #b42318; font-weight: 600; }

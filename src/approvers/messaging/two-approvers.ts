@@ -1,0 +1,78 @@
+import type { ApprovalAction, ApprovalDecision } from "../../agent/approver.js";
+import { refusal } from "./approval-refusal.js";
+
+const pairSeparator = "+";
+
+/** The id a decision about a question put to two links carries: both interactions, first link first. */
+export function pairId(first: string, second: string): string {
+  return `${first}${pairSeparator}${second}`;
+}
+
+/** Whether `interactionId` names the two interactions of a question put to two links. */
+export function isPairId(interactionId: string): boolean {
+  return splitPairId(interactionId) !== undefined;
+}
+
+/** The two interactions of a pair id, or `undefined` when it is not one. */
+export function splitPairId(interactionId: string): [string, string] | undefined {
+  const parts = interactionId.split(pairSeparator);
+  const [first, second] = parts;
+  return parts.length === 2 && first && second ? [first, second] : undefined;
+}
+
+/**
+ * One decision from the answers of two approver links to the same question:
+ * approved only when both approved this action's fingerprint (each named in
+ * `approvers`); any refusal refuses (the first found, with its reason and
+ * note); otherwise expired, or pending while either has not answered. An
+ * answer missing because its question was withdrawn (the other refused) is
+ * no approval.
+ */
+export function combineTwoApprovals(
+  action: ApprovalAction,
+  interactionId: string,
+  links: readonly [string, string],
+  decisions: ReadonlyArray<ApprovalDecision | undefined>,
+): ApprovalDecision {
+  const refused = decisions.find((decision) => decision?.outcome === "refused");
+  if (refused?.outcome === "refused") {
+    return {
+      ...refusal(refused.code, refused.reason, interactionId, refused.note),
+      ...(refused.approverLink !== undefined ? { approverLink: refused.approverLink } : {}),
+    };
+  }
+  const expired = decisions.find((decision) => decision?.outcome === "expired");
+  if (expired?.outcome === "expired") {
+    return { outcome: "expired", reason: expired.reason, interactionId };
+  }
+  if (decisions.some((decision) => decision?.outcome === "pending")) {
+    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+  }
+  const approved = decisions.filter((decision) => decision?.outcome === "approved");
+  if (
+    approved.length !== 2 ||
+    approved.some(
+      (decision) =>
+        decision?.outcome !== "approved" ||
+        decision.fingerprint !== action.fingerprint ||
+        decision.editedArguments !== undefined,
+    )
+  ) {
+    return refusal(
+      "not_enough_approvers",
+      `"${action.toolName}" needs both approvers to approve it, and both answers did not approve it, so it was not run.`,
+      interactionId,
+    );
+  }
+  const notes = approved.flatMap((decision) =>
+    decision?.outcome === "approved" && decision.note !== undefined ? [decision.note] : [],
+  );
+  return {
+    outcome: "approved",
+    fingerprint: action.fingerprint,
+    interactionId,
+    approvedBy: `subscription links ${links[0]} and ${links[1]}`,
+    approvers: links.map((approverLink) => ({ approverLink })),
+    ...(notes.length > 0 ? { note: notes.join(" / ") } : {}),
+  };
+}
