@@ -480,6 +480,8 @@ export class MessagingApprover implements Approver {
     pending: { fingerprint: string; interactionId: string },
     context: { signal: AbortSignal },
   ): Promise<ApprovalPeek> {
+    const pair = splitPairId(pending.interactionId);
+    if (pair) return this.#peekTwo(pair, context);
     // An item of a batch question is answered with its question.
     const interactionId =
       parseBatchItemId(pending.interactionId)?.interactionId ?? pending.interactionId;
@@ -494,6 +496,34 @@ export class MessagingApprover implements Approver {
     return {
       pending: true,
       ...(expiresAt && !Number.isNaN(expiresAt.getTime()) ? { expiresAt } : {}),
+    };
+  }
+
+  /**
+   * A question put to two links waits while one of them has not answered and
+   * the other approved (or has not answered either); any other answer ends
+   * the wait, so the run is resumed to read it.
+   */
+  async #peekTwo(pair: [string, string], context: { signal: AbortSignal }): Promise<ApprovalPeek> {
+    const interactions = await Promise.all(
+      pair.map((id) => this.#options.client.getInteraction(id, { signal: context.signal })),
+    );
+    const waiting = interactions.filter((interaction) => interaction.state === "pending");
+    const approved = interactions.filter(
+      (interaction) =>
+        interaction.state === "answered" && interaction.answer?.optionId === "approve",
+    );
+    if (waiting.length === 0 || waiting.length + approved.length < pair.length) {
+      return { pending: false };
+    }
+    const expiries = waiting
+      .map((interaction) =>
+        typeof interaction.expires_at === "string" ? Date.parse(interaction.expires_at) : NaN,
+      )
+      .filter((time) => !Number.isNaN(time));
+    return {
+      pending: true,
+      ...(expiries.length > 0 ? { expiresAt: new Date(Math.min(...expiries)) } : {}),
     };
   }
 

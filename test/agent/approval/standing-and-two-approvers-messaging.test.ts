@@ -248,12 +248,22 @@ describe("MessagingApprover: two approvers, against the simulators", () => {
     ]).run("delete one callback", { suspendOnApproval: true });
     expect(suspended.status).toBe("suspended");
     const [first, other] = messaging.interactions();
+    const pending = {
+      fingerprint: suspended.state!.pendingCalls[0]!.fingerprint!,
+      interactionId: suspended.state!.pendingCalls[0]!.interactionId!,
+    };
+    const peeking = approver({ secondSubscriptionLinkId: second });
+    const signal = new AbortController().signal;
+    expect(await peeking.peekApproval(pending, { signal })).toMatchObject({ pending: true });
     messaging.answerInteraction(first!.interaction_id, "approve");
+    // One approval and one question open: still waiting for the second person.
+    expect(await peeking.peekApproval(pending, { signal })).toMatchObject({ pending: true });
     // One answer is not enough: still waiting.
     const waiting = await makeAgent([]).resume(suspended.state!);
     expect(waiting.status).toBe("suspended");
     expect(deletedIds()).toEqual([]);
     messaging.answerInteraction(other!.interaction_id, "approve");
+    expect(await peeking.peekApproval(pending, { signal })).toEqual({ pending: false });
     const done = await makeAgent([{ text: "done" }]).resume(waiting.state!);
     expect(done.status).toBe("completed");
     expect(deletedIds()).toEqual(ids);
