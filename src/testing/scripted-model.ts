@@ -6,27 +6,17 @@ import type {
   ModelResponse,
   ModelStream,
   ModelStreamEvent,
-  ModelUsage,
 } from "../agent/model.js";
-import type { ModelToolCall } from "../agent/model-message.js";
+import type { AssistantModelMessage, ModelToolCall } from "../agent/model-message.js";
+import { checkScriptedAnswerFields, type ScriptedAnswer } from "../internal/scripted-answer.js";
 
-/** A tool call in a scripted answer. `arguments` is an object, or raw text sent as-is (even broken JSON). */
-export interface ScriptedToolCall {
-  name: string;
-  /** @default {} */
-  arguments?: unknown;
-  /** @default `call_<request number>_<position>` */
-  id?: string;
-}
+export type { ScriptedAnswer, ScriptedToolCall } from "../internal/scripted-answer.js";
 
-/** Shorthand for one answer of the model; fields combine. */
-export interface ScriptedAnswer {
-  text?: string;
-  reasoning?: string;
-  toolCalls?: ScriptedToolCall[];
-  usage?: ModelUsage;
-  /** @default "tool_calls" when there are tool calls, else "stop" */
-  finishReason?: string;
+/** How a scripted answer's text and arguments are cut when streamed, when the script says. */
+interface StreamPieces {
+  text: readonly string[] | undefined;
+  /** Per tool call, in order. */
+  arguments: ReadonlyArray<readonly string[] | undefined>;
 }
 
 /** A scripted model error: the call rejects with `error`, as a client would after its retries. */
@@ -84,19 +74,20 @@ export class ScriptedModel implements Model {
   }
 
   complete(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
-    return this.#answer(request, options.signal);
+    return this.#answer(request, options.signal).then(({ completion }) => completion);
   }
 
   stream(request: ModelRequest, options: ModelCallOptions = {}): ModelStream {
     const signal = options.signal;
-    const completion = this.#answer(request, signal);
+    const answered = this.#answer(request, signal);
+    const completion = answered.then((answer) => answer.completion);
     // Marked handled here; whoever iterates or asks for the final completion still sees the rejection.
     completion.catch(() => {});
     return {
       finalCompletion: () => completion,
       async *[Symbol.asyncIterator]() {
-        const answer = await completion;
-        for (const event of streamEvents(answer)) {
+        const { completion: whole, pieces } = await answered;
+        for (const event of streamEvents(whole, pieces)) {
           if (signal?.aborted) throw abortReason(signal);
           yield event;
         }
@@ -104,7 +95,10 @@ export class ScriptedModel implements Model {
     };
   }
 
-  async #answer(request: ModelRequest, signal: AbortSignal | undefined): Promise<ModelResponse> {
+  async #answer(
+    request: ModelRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<{ completion: ModelResponse; pieces?: StreamPieces }> {
     this.requests.push(request);
     const requestNumber = this.requests.length;
     const step = this.#steps[requestNumber - 1];
@@ -118,9 +112,14 @@ export class ScriptedModel implements Model {
         ? Promise.resolve(step(request, { signal, requestNumber }))
         : Promise.resolve(step);
     const answer = await (signal ? abortable(pending, signal) : pending);
-    if (isCompletion(answer)) return answer;
+    if (isCompletion(answer)) return { completion: answer };
     if ("error" in answer) throw answer.error;
-    return this.#toCompletion(answer, requestNumber);
+    checkScriptedAnswerFields(answer, `ScriptedModel, request ${requestNumber}`);
+    const calls = answer.toolCalls ?? [];
+    return {
+      completion: this.#toCompletion(answer, requestNumber),
+      pieces: { text: answer.textPieces, arguments: calls.map((call) => call.argumentPieces) },
+    };
   }
 
   #toCompletion(answer: ScriptedAnswer, requestNumber: number): ModelResponse {
@@ -132,9 +131,23 @@ export class ScriptedModel implements Model {
         arguments:
           typeof call.arguments === "string"
             ? call.arguments
-            : JSON.stringify(call.arguments ?? {}),
+            : call.arguments === undefined && call.argumentPieces
+              ? call.argumentPieces.join("")
+              : JSON.stringify(call.arguments ?? {}),
       },
     }));
+    const legacyCall =
+      answer.legacyFunctionCall === true && toolCalls.length === 1 ? toolCalls[0] : undefined;
+    const message: AssistantModelMessage = {
+      role: "assistant",
+      content: answer.text ?? answer.textPieces?.join("") ?? null,
+      ...(legacyCall
+        ? { function_call: { ...legacyCall.function } }
+        : toolCalls.length > 0
+          ? { tool_calls: toolCalls }
+          : {}),
+      ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
+    };
     return {
       id: `scripted-${requestNumber}`,
       object: "chat.completion",
@@ -143,13 +156,10 @@ export class ScriptedModel implements Model {
       choices: [
         {
           index: 0,
-          message: {
-            role: "assistant",
-            content: answer.text ?? null,
-            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-            ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
-          },
-          finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+          message,
+          finish_reason:
+            answer.finishReason ??
+            (legacyCall ? "function_call" : toolCalls.length > 0 ? "tool_calls" : "stop"),
         },
       ],
       ...(answer.usage ? { usage: answer.usage } : {}),
@@ -166,14 +176,22 @@ function isCompletion(
   );
 }
 
-/** The normalized events a streaming client would emit for this answer: text in word-sized pieces, each call in two. */
-function* streamEvents(completion: ModelResponse): Generator<ModelStreamEvent> {
+/**
+ * The normalized events a streaming client would emit for this answer: text
+ * in word-sized pieces, each call in two, or in the pieces the script gave.
+ */
+function* streamEvents(
+  completion: ModelResponse,
+  scripted: StreamPieces | undefined,
+): Generator<ModelStreamEvent> {
   for (const [position, choice] of completion.choices.entries()) {
     const choiceIndex = choice.index ?? position;
     const { reasoning, content, tool_calls: toolCalls = [] } = choice.message;
     for (const delta of pieces(reasoning ?? ""))
       yield { type: "reasoning-delta", choiceIndex, delta };
-    for (const delta of pieces(content ?? "")) yield { type: "text-delta", choiceIndex, delta };
+    for (const delta of scripted?.text ?? pieces(content ?? "")) {
+      yield { type: "text-delta", choiceIndex, delta };
+    }
     for (const [toolCallIndex, call] of toolCalls.entries()) {
       const { name, arguments: args } = call.function;
       const middle = Math.ceil(args.length / 2);
@@ -184,8 +202,11 @@ function* streamEvents(completion: ModelResponse): Generator<ModelStreamEvent> {
         id: call.id,
         name,
       } as const;
-      yield { ...base, argumentsDelta: args.slice(0, middle) };
-      if (middle < args.length) yield { ...base, argumentsDelta: args.slice(middle) };
+      const argumentPieces = scripted?.arguments[toolCallIndex] ?? [
+        args.slice(0, middle),
+        ...(middle < args.length ? [args.slice(middle)] : []),
+      ];
+      for (const argumentsDelta of argumentPieces) yield { ...base, argumentsDelta };
     }
     yield {
       type: "finish",

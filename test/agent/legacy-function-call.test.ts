@@ -165,7 +165,7 @@ describe("legacy function_call answers, reasoner simulator", () => {
       scenario: (request) => {
         const last = request.messages.at(-1);
         return last?.role === "function"
-          ? { content: `It is ${JSON.parse(last.content ?? "{}").sky} in ${last.name}'s city.` }
+          ? { text: `It is ${JSON.parse(last.content ?? "{}").sky} in ${last.name}'s city.` }
           : {
               toolCalls: [{ name: "get_weather", arguments: { city: "Lyon" } }],
               legacyFunctionCall: true,

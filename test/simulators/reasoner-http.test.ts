@@ -203,7 +203,7 @@ describe("reasoner simulator over HTTP", () => {
         calls++;
         if (request.messages.length > 1) throw new Error("script ran out of steps");
         return {
-          content: null,
+          text: null,
           toolCalls: [{ name: "ping", arguments: { at: 1 }, id: "call_fixed" }],
         };
       },

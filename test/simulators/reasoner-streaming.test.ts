@@ -24,7 +24,7 @@ const firstArguments = {
 };
 const secondArguments = { message_type: "all", note: "second call" };
 const scripted: ScriptedAnswer = {
-  content: text,
+  text,
   reasoning: "The task names a host; the list shows two callbacks there.",
   toolCalls: [
     { name: "delete_callbacks", arguments: firstArguments },

@@ -24,11 +24,16 @@ export function completionHeader(request: ReceivedChatRequest): CompletionHeader
   };
 }
 
-/** Rough usage of an answer (about four characters a token). */
+/**
+ * The usage the script gave (the first answer's), or a rough estimate of
+ * the answers' (about four characters a token).
+ */
 export function answerUsage(
   request: ReceivedChatRequest,
   answers: readonly ShapedAnswer[],
 ): ChatUsage {
+  const given = answers[0]?.usage;
+  if (given !== undefined) return given;
   const prompt = estimatePromptTokens(request);
   let completion = 0;
   for (const answer of answers) {

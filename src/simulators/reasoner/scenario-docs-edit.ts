@@ -78,7 +78,7 @@ export function docsEditScenario(request: ReceivedChatRequest): ScriptedAnswer {
   });
   if (!edit) {
     if (!offeredTools.includes("edit_docs_file")) {
-      return say(`${lead}${missingTool("edit_docs_file", `edit ${plan.edit.path}`).content}`);
+      return say(`${lead}${missingTool("edit_docs_file", `edit ${plan.edit.path}`).text}`);
     }
     return callTool("edit_docs_file", editArguments(plan.edit.path));
   }

@@ -15,12 +15,12 @@ export function longStreamScenario(
   const { task, steps, offeredTools } = readConversation(request);
   const total = Math.max(2, Math.floor(context.longStreamChunks));
   const tool = namedOrFirstTool(task, offeredTools);
-  if (steps.length > 0 || !tool) return { contentPieces: textPieces(total, "done") };
+  if (steps.length > 0 || !tool) return { textPieces: textPieces(total, "done") };
   const textCount = Math.floor(total / 2);
   const argumentCount = Math.max(2, total - textCount);
   const argumentPieces = ["{", ...Array.from({ length: argumentCount - 2 }, () => " "), "}"];
   return {
-    contentPieces: textPieces(textCount, `calling ${tool}.`),
+    textPieces: textPieces(textCount, `calling ${tool}.`),
     toolCalls: [{ name: tool, arguments: argumentPieces.join(""), argumentPieces }],
   };
 }

@@ -3,14 +3,14 @@ import type { ScriptedAnswer } from "./scripted-answer.js";
 
 /** An answer that calls one tool. */
 export function callTool(name: string, args: unknown, reasoning?: string): ScriptedAnswer {
-  const answer: ScriptedAnswer = { content: null, toolCalls: [{ name, arguments: args }] };
+  const answer: ScriptedAnswer = { text: null, toolCalls: [{ name, arguments: args }] };
   if (reasoning !== undefined) answer.reasoning = reasoning;
   return answer;
 }
 
 /** A final text answer. */
 export function say(text: string, reasoning?: string): ScriptedAnswer {
-  return reasoning === undefined ? { content: text } : { content: text, reasoning };
+  return reasoning === undefined ? { text } : { text, reasoning };
 }
 
 /** The text answer a model gives when the tool it needs is not offered. */

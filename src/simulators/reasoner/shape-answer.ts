@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { checkScriptedAnswerFields } from "../../internal/scripted-answer.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import type { ReceivedChatRequest, ScriptedAnswer } from "./scripted-answer.js";
 
@@ -19,6 +20,8 @@ export interface ShapedAnswer {
   /** The single call is sent as a legacy `function_call`. */
   legacyFunctionCall?: boolean;
   finishReason: string;
+  /** The usage the script gave, reported instead of the estimate. */
+  usage?: ScriptedAnswer["usage"];
 }
 
 /**
@@ -31,9 +34,10 @@ export function shapeAnswer(
   raw: ScriptedAnswer | string,
   request: ReceivedChatRequest,
 ): ShapedAnswer {
-  const answer: ScriptedAnswer = typeof raw === "string" ? { content: raw } : raw;
-  let content = answer.content ?? (answer.contentPieces ? answer.contentPieces.join("") : null);
-  let contentPieces = answer.contentPieces;
+  const answer: ScriptedAnswer = typeof raw === "string" ? { text: raw } : raw;
+  checkScriptedAnswerFields(answer, "reasoner simulator");
+  let content = answer.text ?? (answer.textPieces ? answer.textPieces.join("") : null);
+  let contentPieces = answer.textPieces;
   let toolCalls: ShapedToolCall[] = (answer.toolCalls ?? []).map((call) => {
     const shaped: ShapedToolCall = {
       id: call.id ?? newCallId(),
@@ -86,6 +90,7 @@ export function shapeAnswer(
   if (legacy) shaped.legacyFunctionCall = true;
   if (contentPieces) shaped.contentPieces = contentPieces;
   if (answer.reasoning !== undefined) shaped.reasoning = answer.reasoning;
+  if (answer.usage !== undefined) shaped.usage = answer.usage;
   return shaped;
 }
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
               },
             ],
           }
-        : { content: "found it" },
+        : { text: "found it" },
   });
 });
 afterAll(() => simulator.close());
