@@ -219,7 +219,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
   const saveRunning = async (): Promise<RunResult<unknown> | undefined> => {
     if (journal.persistent) {
       try {
-        await journal.save("running");
+        await journal.saveBetweenSteps();
       } catch (error) {
         return finish("failed", error as Error);
       }
@@ -237,7 +237,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
   };
 
   try {
-    if (journal.persistent) await journal.save("running");
+    // A resumed run is saved running with its first write (a call's start,
+    // a step's end): the store holds it, claimed, already.
+    if (journal.persistent && !journal.resumed) await journal.save("running");
     const open = journal.unfinishedCalls();
     if (open) {
       const ended = await settleStep({

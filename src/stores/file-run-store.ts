@@ -160,6 +160,8 @@ export class FileRunStore implements RunStore {
       await this.#checkSave(checked.runId, options);
       await this.#write(checked, file);
     });
+    // After the save's lock: releasing takes it too.
+    if (options.release) await options.claim?.release();
   }
 
   async #write(checked: RunState, file: string): Promise<void> {

@@ -36,7 +36,12 @@ import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
-import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
+import {
+  attachClaimedState,
+  endClaimBySave,
+  forgetClaimedState,
+  isClaimEndedBySave,
+} from "./claimed-states.js";
 import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
@@ -361,9 +366,12 @@ export class PostgresRunStore implements RunStore {
     await this.#rememberSealed(checked);
     const save = this.#saveStatement(checked, options, randomUUID());
     const { finishedCall } = options;
+    const saved = () => {
+      if (options.release && options.claim) endClaimBySave(options.claim);
+    };
     if (!finishedCall) {
       const { rowCount } = await this.#query("save", checked.runId, save.text, save.values);
-      if (rowCount === 1) return;
+      if (rowCount === 1) return saved();
       throw await this.#refusal(checked, options);
     }
     // The call's end is recorded in the same statement, whether or not the save holds.
@@ -378,7 +386,7 @@ export class PostgresRunStore implements RunStore {
        SELECT EXISTS (SELECT 1 FROM saved) AS saved`,
       [...save.values, finishedCall.toolCallId, finishedCall.content],
     );
-    if (rows[0]?.saved) return;
+    if (rows[0]?.saved) return saved();
     throw await this.#refusal(checked, options);
   }
 
@@ -424,6 +432,8 @@ export class PostgresRunStore implements RunStore {
     checkRunId(runId);
     const { expectedRevision, claim } = options;
     if (claim && claim.runId !== runId) throw claimOfAnotherRun("save", runId, claim);
+    // Only a claim can be released with the save (a save without one is not fenced).
+    const release = options.release === true && claim !== undefined;
     const values = [
       runId,
       checked.status,
@@ -443,9 +453,9 @@ export class PostgresRunStore implements RunStore {
       created_at = CASE WHEN runs.state IS NULL THEN ${serverNow} ELSE runs.created_at END,
       next_check_at = CASE
         WHEN $2::text NOT IN ${dueStatuses} THEN NULL
-        WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at
+        ${release ? "" : "WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at"}
         WHEN $2::text = 'suspended' THEN now()
-        ELSE NULL END`;
+        ELSE NULL END${release ? ", lease_owner = NULL, lease_expires_at = NULL" : ""}`;
     // A statement sent again after a lost answer finds its own write (write_id) and succeeds.
     // An unsealed state is never written once the store holds sealed ones.
     const sealedOnly = `($9::boolean OR NOT EXISTS (SELECT 1 FROM ${this.#sealedTable}))`;
@@ -544,7 +554,7 @@ export class PostgresRunStore implements RunStore {
     ];
     // $10 call id, $11 fingerprint, $12 content key, $13 service, $14 interaction.
     const blocked = "NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)";
-    const save = this.#saveStatement(checked, options, writeId, blocked);
+    const save = this.#saveStatement(checked, { ...options, release: false }, writeId, blocked);
     const text = `WITH earlier AS (
          SELECT tool_call_id, content FROM ${schema}.tool_executions
           WHERE run_id = $1 AND (tool_call_id = $10 OR content_key = $12)
@@ -821,6 +831,7 @@ export class PostgresRunStore implements RunStore {
         expiresAt = new Date(renewedAt + leaseMs);
       },
       async release(options: RunReleaseOptions = {}) {
+        if (isClaimEndedBySave(claim)) return;
         await query(
           "release",
           runId,

@@ -408,6 +408,39 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
     });
 
+    describe("a save that releases its claim", () => {
+      test("ends the claim with the save: another process takes the run at once; a refused save releases nothing", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const first = await store.claim("run-a", { owner: "worker-1" });
+        await store.save(runState("run-a", { revision: 2, status: "completed" }), {
+          expectedRevision: 1,
+          claim: first,
+          release: true,
+        });
+        const second = await store.claim("run-a", { owner: "worker-2" });
+        assert.equal(second.recovered, false, "the run was let go, not taken from a holder");
+        await first.release();
+        await assertConflict(
+          store.save(runState("run-a", { revision: 3, status: "completed" }), {
+            expectedRevision: 2,
+            claim: first,
+            release: true,
+          }),
+          "claim",
+        );
+        await assertConflict(
+          store.save(runState("run-a", { revision: 3, status: "completed" }), {
+            expectedRevision: 1,
+            claim: second,
+            release: true,
+          }),
+          "revision",
+        );
+        await assert.rejects(store.claim("run-a", { owner: "worker-3" }), RunNotResumableError);
+        await second.release();
+      });
+    });
+
     describe("starting a call (an approval spent with its call's start, in one write)", () => {
       const approval = { service: "https://messaging.example.com/", interactionId: "i_1" };
       const start = { toolCallId: "call_1", fingerprint: "sha256:aa", contentKey: "k1", approval };

@@ -139,12 +139,22 @@ export class RunJournal {
   readonly #deniedActions: Set<string>;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
+  /** The revision the run went on from (0: a new run, or a state never stored). */
+  readonly #resumedRevision: number;
   /** The open step's calls, by id, in the order the model asked for them. */
   #calls = new Map<string, PendingToolCall>();
   #status: RunStateStatus = "running";
   #queue: Promise<unknown> = Promise.resolve();
   #storeError: RunStoreError | undefined;
   #error: Error | undefined;
+  /** What the last save that took effect held. */
+  #lastSaved: SavedShape | undefined;
+  /**
+   * Set when the step closed right after a save of it with every call
+   * ended: the conversation as the loop will hold it once the step's tool
+   * messages are added, which the store then holds in substance.
+   */
+  #closedAfterSave: { messages: number; stepCount: number; usageAndBudget: string } | undefined;
 
   constructor(options: RunJournalOptions) {
     this.runId = options.runId;
@@ -163,12 +173,18 @@ export class RunJournal {
     this.#deniedActions = new Set(from?.deniedActions ?? []);
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
+    this.#resumedRevision = this.#revision;
     this.claim = options.claim;
     const metadata = from ? from.metadata : options.metadata;
     this.#metadata = metadata ? { ...metadata } : undefined;
     this.stepCount = from?.stepCount ?? 0;
     this.usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, ...from?.usage };
     for (const call of from?.pendingCalls ?? []) this.#calls.set(call.toolCallId, { ...call });
+  }
+
+  /** True when the run goes on from a state its store holds (a resumed run). */
+  get resumed(): boolean {
+    return this.#store !== undefined && this.#resumedRevision > 0;
   }
 
   /** True when the run is durable: it has an id and its state is kept. */
@@ -455,11 +471,12 @@ export class RunJournal {
     }
     try {
       // The call's end is recorded by the same write as the state.
-      await this.#persist(
-        wasStarted && call.content !== undefined
-          ? { toolCallId: record.toolCallId, content: this.#secrets.redactText(call.content) }
-          : undefined,
-      );
+      await this.#persist({
+        finishedCall:
+          wasStarted && call.content !== undefined
+            ? { toolCallId: record.toolCallId, content: this.#secrets.redactText(call.content) }
+            : undefined,
+      });
     } catch (error) {
       this.#storeError ??= error as RunStoreError;
     }
@@ -478,8 +495,30 @@ export class RunJournal {
           ? { role: "function", name: call.toolName, content: call.content ?? "" }
           : { role: "tool", tool_call_id: call.toolCallId, content: call.content ?? "" },
     );
+    const saved = this.#lastSaved;
+    this.#closedAfterSave =
+      saved?.allCallsEnded === true &&
+      saved.messages === this.messages.length &&
+      saved.stepCount === this.stepCount
+        ? {
+            messages: this.messages.length + toolMessages.length,
+            stepCount: this.stepCount,
+            usageAndBudget: saved.usageAndBudget,
+          }
+        : undefined;
     this.#calls = new Map();
     return toolMessages;
+  }
+
+  /** What a save being made holds, to tell later whether the store holds everything. */
+  #savedShape(): SavedShape {
+    const calls = [...this.#calls.values()];
+    return {
+      messages: this.messages.length,
+      stepCount: this.stepCount,
+      usageAndBudget: this.#usageAndBudget(),
+      allCallsEnded: calls.length > 0 && calls.every((call) => call.phase === "finished"),
+    };
   }
 
   /**
@@ -489,7 +528,34 @@ export class RunJournal {
   async save(status: RunStateStatus, error?: Error): Promise<RunState> {
     this.#status = status;
     this.#error = error;
-    return this.#persist();
+    // A run that ended lets its claim go with its last save (one write).
+    return this.#persist({ release: status !== "running" && status !== "suspended" });
+  }
+
+  /**
+   * Saves a running run between steps, unless the store already holds all
+   * of it: the step just closed was saved with every call ended, and
+   * nothing was added since (a resume from that state closes the step the
+   * same way). Rejects with `RunStoreError` when the save fails.
+   */
+  async saveBetweenSteps(): Promise<void> {
+    const closed = this.#closedAfterSave;
+    if (
+      closed !== undefined &&
+      this.#status === "running" &&
+      this.#error === undefined &&
+      this.messages.length === closed.messages &&
+      this.stepCount === closed.stepCount &&
+      this.#usageAndBudget() === closed.usageAndBudget
+    ) {
+      return;
+    }
+    await this.save("running");
+  }
+
+  /** What the loop may change between saves besides messages and steps, as one string. */
+  #usageAndBudget(): string {
+    return JSON.stringify([this.usage, this.budget]);
   }
 
   /** The state as it stands, redacted; the same shape `save` writes. */
@@ -536,18 +602,23 @@ export class RunJournal {
       : state;
   }
 
-  #persist(finishedCall?: FinishedCall): Promise<RunState> {
+  #persist(
+    options: { finishedCall?: FinishedCall | undefined; release?: boolean } = {},
+  ): Promise<RunState> {
     const store = this.#store;
     const saving = this.#queue.then(async () => {
       if (!store) return this.snapshot();
       const state = this.#snapshotAt(this.#revision + 1);
+      const saved = this.#savedShape();
       try {
         await store.save(state, {
           expectedRevision: this.#revision,
           claim: this.claim,
-          ...(finishedCall ? { finishedCall } : {}),
+          ...(options.finishedCall ? { finishedCall: options.finishedCall } : {}),
+          ...(options.release && this.claim ? { release: true } : {}),
         });
         this.#revision = state.revision;
+        this.#lastSaved = saved;
       } catch (error) {
         throw error instanceof RunStoreError
           ? error
@@ -565,6 +636,15 @@ export class RunJournal {
     this.#queue = saving.catch(() => {});
     return saving;
   }
+}
+
+/** What one save held, as far as telling whether a later save would add anything. */
+interface SavedShape {
+  messages: number;
+  stepCount: number;
+  usageAndBudget: string;
+  /** The open step had calls, every one ended. */
+  allCallsEnded: boolean;
 }
 
 /** What the run keeps of a call that ended: its status, and the decision of its approval. */

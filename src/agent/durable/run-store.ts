@@ -89,6 +89,14 @@ export interface RunSaveOptions {
    * refused: it says what happened, whoever holds the run. @default none
    */
   finishedCall?: FinishedCall | undefined;
+  /**
+   * The save also ends `claim`, in the same write (the run ended, so its
+   * holder lets it go): the claim's `release()` then writes nothing. A
+   * suspended run saved so is due at once, as after `release()` without a
+   * `nextCheckAt`. Nothing is released when the save is refused.
+   * @default false
+   */
+  release?: boolean | undefined;
 }
 
 /** A call that ended, as {@link RunSaveOptions.finishedCall} records it. */
