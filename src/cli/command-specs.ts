@@ -210,7 +210,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       allowEditsOption,
@@ -232,6 +232,13 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: "DURATION",
         description:
           "The first wait before a new question is asked about; later checks wait about as long as the run has waited so far. Default: 1s.",
+      },
+      {
+        name: "checks-per-second",
+        type: "string",
+        valueName: "N",
+        description:
+          "The fleet's budget of approval checks per second, kept in the store for every worker sharing it (give each the same): runs waiting for answers beyond it wait their turn, the one due longest ago first. Default: no budget.",
       },
       {
         name: "poll-interval",

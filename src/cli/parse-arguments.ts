@@ -57,6 +57,8 @@ export interface WorkerArguments {
   recheckAfterMs?: number;
   /** `--first-recheck-after DURATION`: the first wait before a new question is asked about. */
   firstRecheckAfterMs?: number;
+  /** `--checks-per-second N`: the fleet's budget of approval checks per second. */
+  checksPerSecond?: number;
   /** `--poll-interval DURATION`: how long an idle worker waits before looking for due runs again. */
   pollIntervalMs?: number;
   /** `--lease DURATION`: how long a claim lasts unless renewed (a dead worker's runs wait this long). */
@@ -430,6 +432,16 @@ function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
       throw usageError(`--concurrency must be a whole number from 1 to 1000, got "${text}".`);
     }
     worker.concurrency = concurrency;
+  }
+  const budgetText = values["checks-per-second"] as string | undefined;
+  if (budgetText !== undefined) {
+    const checksPerSecond = Number(budgetText);
+    if (!/^\d+(\.\d+)?$/.test(budgetText) || !(checksPerSecond > 0)) {
+      throw usageError(
+        `--checks-per-second must be a positive number of approval checks per second, such as 50 or 0.5; got "${budgetText}".`,
+      );
+    }
+    worker.checksPerSecond = checksPerSecond;
   }
   const duration = (flag: string, least: number) => {
     const given = values[flag] as string | undefined;

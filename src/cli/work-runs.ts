@@ -24,6 +24,8 @@ export interface WorkRunsOptions {
   recheckAfterMs?: number | undefined;
   /** The first wait before a new question is asked about (`--first-recheck-after`). @default 1_000 */
   firstRecheckAfterMs?: number | undefined;
+  /** The fleet's budget of approval checks per second (`--checks-per-second`). @default none */
+  checksPerSecond?: number | undefined;
   /** How long an idle worker waits before looking again (`--poll-interval`). @default 1_000 */
   pollIntervalMs?: number | undefined;
   /** The claims' lease (`--lease`). @default 60_000 */
@@ -103,6 +105,7 @@ export async function workRuns(
       concurrency,
       recheckAfterMs: options.recheckAfterMs,
       firstRecheckAfterMs: options.firstRecheckAfterMs,
+      approvalChecksPerSecond: options.checksPerSecond,
       pollIntervalMs,
       leaseMs: options.leaseMs,
       pruneFinishedAfterMs: options.pruneAfterMs,

@@ -29,6 +29,7 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type CallStart,
   type CallStartOutcome,
+  checkChecksPerSecond,
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
@@ -422,23 +423,34 @@ export class FileRunStore implements RunStore {
    * {@link RunStore.claimNext}. Reads every state file.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
+    const rate = checkChecksPerSecond(options.checksPerSecond);
     const { runs } = await this.#readAll(["suspended", "running"]);
     const now = Date.now();
-    const due: Array<{ runId: string; at: number }> = [];
+    const due: Array<{ runId: string; at: number; check: boolean }> = [];
     for (const run of runs.reverse()) {
       if (run.status === "running") {
         if (!isLive(await readClaimHolder(this.#lockFileOf(run.runId)))) {
-          due.push({ runId: run.runId, at: 0 });
+          due.push({ runId: run.runId, at: 0, check: false });
         }
         continue;
       }
       const at = (await this.#readDue(run.runId)).at;
-      if (at <= now) due.push({ runId: run.runId, at });
+      const check = run.pendingCalls.some((call) => call.phase === "awaiting_approval");
+      if (at <= now) due.push({ runId: run.runId, at, check });
     }
     due.sort((first, second) => first.at - second.at);
-    for (const { runId } of due) {
+    const budget = checkBudgetOf(this.directory);
+    for (const { runId, check } of due) {
+      // A check is paid for before the claim (two claimNext of this process never share a token).
+      const paid = check && rate !== undefined;
+      if (paid && !budget.take(rate)) continue;
       try {
-        const claim = await this.claim(runId, { ...options, takeOver: false });
+        const claim = await this.claim(runId, { ...options, takeOver: false }).catch(
+          (error: unknown) => {
+            if (paid) budget.giveBack();
+            throw error;
+          },
+        );
         const state = await this.load(runId).catch(() => undefined);
         if (state?.status === "suspended" || state?.status === "running") {
           return attachClaimedState(claim, state);
@@ -522,9 +534,12 @@ export class FileRunStore implements RunStore {
     }
   }
 
-  /** Writes the `.due` file; none is left for a run due at once with no failures. */
+  /**
+   * Writes the `.due` file; none is left for a run due at once with no
+   * failures (`at` 0). A time passed is kept: due runs go oldest first.
+   */
   async #writeDue(runId: string, due: DueRecord): Promise<void> {
-    if (due.at <= Date.now() && due.attempts === 0) {
+    if (due.at === 0 && due.attempts === 0) {
       await unlink(this.#dueFileOf(runId)).catch(() => {});
       return;
     }
@@ -898,6 +913,47 @@ function capitalize(text: string): string {
 
 /** The notices of each state directory, shared by the stores of this process on it. */
 const noticesByDirectory = new Map<string, DueNotices>();
+
+/**
+ * A token bucket of approval checks: refilled at the rate, at most one
+ * second's worth (at least one) saved up, full at first.
+ */
+class CheckBudget {
+  #tokens: number | undefined;
+  #refilledAt = Date.now();
+
+  /** Takes one check when there is room for it. */
+  take(perSecond: number): boolean {
+    const now = Date.now();
+    const capacity = Math.max(1, perSecond);
+    const tokens = Math.min(
+      capacity,
+      (this.#tokens ?? capacity) + ((now - this.#refilledAt) / 1000) * perSecond,
+    );
+    this.#refilledAt = now;
+    this.#tokens = tokens;
+    if (tokens < 1) return false;
+    this.#tokens = tokens - 1;
+    return true;
+  }
+
+  /** A check taken for a run that could not be claimed after all. */
+  giveBack(): void {
+    this.#tokens = (this.#tokens ?? 0) + 1;
+  }
+}
+
+/** The check budget of each state directory, shared by the stores of this process on it. */
+const budgetByDirectory = new Map<string, CheckBudget>();
+
+function checkBudgetOf(directory: string): CheckBudget {
+  let budget = budgetByDirectory.get(directory);
+  if (!budget) {
+    budget = new CheckBudget();
+    budgetByDirectory.set(directory, budget);
+  }
+  return budget;
+}
 
 function dueNoticesOf(directory: string): DueNotices {
   let notices = noticesByDirectory.get(directory);

@@ -100,6 +100,26 @@ export const postgresMigrations: readonly string[] = [
     ADD COLUMN attempts integer NOT NULL DEFAULT 0,
     ADD COLUMN last_error text;
   `,
+  // The fleet's budget of approval checks per second: a run waiting for
+  // answers is a check when it is claimed, paid for from one token bucket
+  // row (full at first: tokens NULL); the due runs of each kind have an
+  // index of their own, so a spent budget never makes claimNext walk the
+  // waiting runs to find another.
+  `
+  ALTER TABLE {schema}.runs ADD COLUMN waits_for_answer boolean NOT NULL
+    GENERATED ALWAYS AS (status = 'suspended' AND COALESCE(
+      summary -> 'pendingCalls' @> '[{"phase": "awaiting_approval"}]', false)) STORED;
+  CREATE INDEX runs_due_checks ON {schema}.runs (next_check_at)
+    WHERE waits_for_answer AND state IS NOT NULL;
+  CREATE INDEX runs_due_others ON {schema}.runs (next_check_at)
+    WHERE NOT waits_for_answer AND status IN ('suspended', 'running') AND state IS NOT NULL;
+  CREATE TABLE {schema}.check_budget (
+    single      boolean PRIMARY KEY DEFAULT true CHECK (single),
+    tokens      double precision,
+    refilled_at timestamptz NOT NULL DEFAULT now()
+  );
+  INSERT INTO {schema}.check_budget DEFAULT VALUES;
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

@@ -17,6 +17,7 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type CallStart,
   type CallStartOutcome,
+  checkChecksPerSecond,
   type RunClaim,
   type RunClaimOptions,
   type RunDeleteOptions,
@@ -139,6 +140,7 @@ export class PostgresRunStore implements RunStore {
   readonly #table: string;
   readonly #sequence: string;
   readonly #sealedTable: string;
+  readonly #budgetTable: string;
   /** Seen a sealed state saved here: the marker is there for good. */
   #knownSealed = false;
   readonly #leaseMs: number;
@@ -192,6 +194,7 @@ export class PostgresRunStore implements RunStore {
     this.#table = `${quoteIdentifier(schema)}.runs`;
     this.#sequence = `${quoteIdentifier(schema)}.lease_tokens`;
     this.#sealedTable = `${quoteIdentifier(schema)}.sealed_states`;
+    this.#budgetTable = `${quoteIdentifier(schema)}.check_budget`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
     this.#pool =
@@ -767,26 +770,55 @@ export class PostgresRunStore implements RunStore {
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
     const owner = ownerOf(options);
     const leaseMs = this.#leaseOf(options);
+    const rate = checkChecksPerSecond(options.checksPerSecond) ?? null;
+    const due = `state IS NOT NULL AND next_check_at <= now()
+            AND (lease_owner IS NULL OR lease_expires_at <= now())`;
+    // The checks the bucket holds now: refilled at the rate since it was
+    // last used, at most one second's worth (at least one); full at first.
+    const capacity = "GREATEST(1, $3::float8)";
+    const available = `LEAST(${capacity}, COALESCE(budget.tokens, ${capacity})
+      + extract(epoch FROM now() - budget.refilled_at) * $3::float8)`;
     const { rows } = await this.#query<ClaimRow>(
       "claimNext",
       undefined,
-      `WITH next AS (
-         SELECT run_id, status, lease_owner FROM ${this.#table}
-          WHERE status IN ${dueStatuses} AND state IS NOT NULL AND next_check_at <= now()
-            AND (lease_owner IS NULL OR lease_expires_at <= now())
-          ORDER BY next_check_at
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED)
+      // The due run checked longest ago of either kind: a run waiting for
+      // answers only while the budget has room, paid for in the same
+      // statement (the bucket's row lock orders the payers; one that finds
+      // it spent claims nothing).
+      `WITH other AS (
+         SELECT run_id, status, lease_owner, next_check_at, false AS is_check
+           FROM ${this.#table}
+          WHERE NOT waits_for_answer AND status IN ${dueStatuses} AND ${due}
+          ORDER BY next_check_at LIMIT 1
+          FOR UPDATE SKIP LOCKED),
+       waiting AS (
+         SELECT run_id, status, lease_owner, next_check_at, true AS is_check
+           FROM ${this.#table}
+          WHERE waits_for_answer AND ${due}
+            AND ($3::float8 IS NULL
+                 OR (SELECT ${available} FROM ${this.#budgetTable} AS budget) >= 1)
+          ORDER BY next_check_at LIMIT 1
+          FOR UPDATE SKIP LOCKED),
+       next AS (
+         SELECT * FROM other UNION ALL SELECT * FROM waiting
+          ORDER BY next_check_at LIMIT 1),
+       paid AS (
+         UPDATE ${this.#budgetTable} AS budget
+            SET tokens = ${available} - 1, refilled_at = now()
+          WHERE $3::float8 IS NOT NULL AND EXISTS (SELECT 1 FROM next WHERE is_check)
+            AND ${available} >= 1
+         RETURNING 1)
        UPDATE ${this.#table} AS runs SET
          lease_owner = $1,
          lease_token = nextval('${this.#sequence}'),
          lease_expires_at = now() + $2 * interval '1 millisecond',
          next_check_at = now() + $2 * interval '1 millisecond'
        FROM next WHERE runs.run_id = next.run_id
+         AND (NOT next.is_check OR $3::float8 IS NULL OR EXISTS (SELECT 1 FROM paid))
        RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
-      [owner, leaseMs],
+      [owner, leaseMs, rate],
     );
     const row = rows[0];
     return row ? this.#claimFrom(row, owner, leaseMs) : undefined;

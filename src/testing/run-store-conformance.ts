@@ -356,6 +356,46 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
     });
 
+    describe("a budget of approval checks (claimNext checksPerSecond)", () => {
+      test("hands out runs waiting for answers no faster than the budget, oldest due first, and other due runs as usual", async (store) => {
+        // One check saved up; the next only after 1,000 s.
+        const budget = { checksPerSecond: 0.001 };
+        // A run whose holder died is recovered whatever the budget.
+        const leaseMs = 300;
+        const dead = await store.claim("run-other", { leaseMs });
+        await store.save(runState("run-other", { status: "running" }), {
+          expectedRevision: 0,
+          claim: dead,
+        });
+        await sleep(leaseMs * 3);
+        for (const [runId, agoMs] of [
+          ["run-a", 3_000],
+          ["run-b", 2_000],
+          ["run-c", 1_000],
+        ] as const) {
+          await store.save(runState(runId));
+          const claim = await store.claim(runId);
+          await claim.release({ nextCheckAt: new Date(Date.now() - agoMs) });
+        }
+        const taken: RunClaim[] = [];
+        const take = async (options = budget) => {
+          const claim = await store.claimNext(options);
+          if (claim) taken.push(claim);
+          return claim?.runId;
+        };
+        assert.equal(await take(), "run-other", "a run not waiting for an answer costs no check");
+        assert.equal(taken[0]?.recovered, true);
+        assert.equal(await take(), "run-a", "the check due longest ago goes first");
+        assert.equal(await take(), undefined, "the budget is spent: the other checks wait");
+        assert.equal(await take(), undefined);
+        const unlimited = {} as typeof budget;
+        assert.equal(await take(unlimited), "run-b", "no budget: no limit");
+        assert.equal(await take(unlimited), "run-c");
+        await assert.rejects(store.claimNext({ checksPerSecond: 0 }), ConfigurationError);
+        for (const claim of taken) await claim.release();
+      });
+    });
+
     describe("wake and waitForDue", () => {
       test("wake makes a suspended run due now, and only a suspended run no one holds", async (store) => {
         await store.save(runState("run-a", { status: "suspended" }));

@@ -160,6 +160,13 @@ describe("parseCommandLine", () => {
       command: "worker",
       arguments: { firstRecheckAfterMs: 200, recheckAfterMs: 600_000, help: false },
     });
+    expect(parseCommandLine(["worker", "--checks-per-second", "0.5"])).toEqual({
+      command: "worker",
+      arguments: { checksPerSecond: 0.5, help: false },
+    });
+    expect(usageMessage(["worker", "--checks-per-second", "0"])).toBe(
+      '--checks-per-second must be a positive number of approval checks per second, such as 50 or 0.5; got "0".',
+    );
     expect(usageMessage(["worker", "--recheck-after", "30"])).toBe(
       '--recheck-after needs a duration, such as 500ms, 30s, 5m, 12h, 7d or 2w; got "30".',
     );

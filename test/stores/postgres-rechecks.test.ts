@@ -139,3 +139,59 @@ it("a run whose resume fails is tried again with a backoff, its attempts and las
   expect(schedule?.lastError).toBe("the agent for this run could not be built (no model key)");
   expect((await store.load(runId)).status).toBe("suspended");
 }, 60_000);
+
+it("the fleet keeps to its budget of approval checks with many runs due: the messaging service is asked no more than the budget allows, the run due longest ago first", async () => {
+  const store = makeStore();
+  const services = fleetServicesOf(orders, messaging);
+  const runCount = 40;
+  const starter = buildFleetAgent(services, store, {
+    steps: Array.from({ length: runCount }, () => ({
+      toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
+    })),
+  });
+  const interactions: string[] = [];
+  for (let index = 0; index < runCount; index++) {
+    const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+    interactions.push(started.state?.pendingCalls[0]?.interactionId ?? "");
+  }
+  const reads = () => interactions.reduce((total, id) => total + readsOf(id), 0);
+  expect(reads()).toBe(0);
+
+  // One check saved up, the next a thousand seconds later: however many
+  // workers look, and however often, one question is asked about.
+  let looks = 0;
+  const claimNext = store.claimNext.bind(store);
+  store.claimNext = (options) => {
+    looks++;
+    return claimNext(options);
+  };
+  const workers = Array.from(
+    { length: 3 },
+    () =>
+      new RunWorker({
+        runStore: store,
+        agent: buildFleetAgent(services, store),
+        approvalChecksPerSecond: 0.001,
+        pollIntervalMs: 5,
+        firstRecheckAfterMs: 3_600_000,
+        recheckAfterMs: 3_600_000,
+      }),
+  );
+  const working = workers.map((worker) => worker.start());
+  try {
+    await until(() => reads() >= 1, "the first check");
+    const after = looks;
+    await until(() => looks >= after + 60, "sixty more looks for due runs");
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await Promise.all(working);
+  }
+  expect(reads()).toBe(1);
+  expect(readsOf(interactions[0] ?? "")).toBe(1);
+  const { rows } = await admin.query(
+    `SELECT count(*)::int AS due FROM "${store.schema}".runs
+      WHERE status = 'suspended' AND next_check_at <= now()`,
+  );
+  // The one asked about waits for its next check; the others wait their turn.
+  expect(rows[0].due).toBe(runCount - 1);
+}, 60_000);

@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { RunStateError } from "./durable-errors.js";
 import {
   type OutcomeUnknownCall,
@@ -121,6 +122,16 @@ export interface RunClaimOptions {
    * their claims every third of it. @default 60_000
    */
   leaseMs?: number | undefined;
+  /**
+   * `claimNext` only: the fleet's budget of approval checks per second. A
+   * run waiting for answers (suspended, with a call `awaiting_approval`) is
+   * handed out only while the budget has room: one check a run, refilled at
+   * this rate, at most one second's worth (and at least one) saved up, kept
+   * by the store for every process that shares it. Checks beyond it wait
+   * their turn, oldest due first; other due runs are handed out as usual.
+   * Every caller should pass the same rate. @default no budget
+   */
+  checksPerSecond?: number | undefined;
 }
 
 /** Options of {@link RunClaim.release}. */
@@ -349,6 +360,20 @@ export type CallStartOutcome =
       /** Its tool message, when the store recorded how it ended. */
       content?: string;
     };
+
+/**
+ * `RunClaimOptions.checksPerSecond` checked: `undefined` (no budget) or a
+ * positive finite number; anything else is a ConfigurationError.
+ */
+export function checkChecksPerSecond(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(
+      `checksPerSecond must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s); got ${JSON.stringify(value) ?? String(value)}.`,
+    );
+  }
+  return value;
+}
 
 /** The summary of one state, as `list` gives it. */
 export function summarizeRunState(state: RunState): RunSummary {

@@ -73,6 +73,14 @@ export interface RunWorkerOptions {
   firstRecheckAfterMs?: number | undefined;
   /** The claims' lease; renewed every third of it while a run is in hand. @default 60_000 */
   leaseMs?: number | undefined;
+  /**
+   * The fleet's budget of approval checks per second, kept by the store
+   * for every worker sharing it (`claimNext`'s `checksPerSecond`): a run
+   * waiting for answers is taken only while the budget has room, the one
+   * due longest ago first; the others wait their turn. Give every worker
+   * the same. @default no budget
+   */
+  approvalChecksPerSecond?: number | undefined;
   /** Who this worker is, in the store's claims. @default `<host name>:<process id>` */
   owner?: string | undefined;
   /**
@@ -139,6 +147,7 @@ export class RunWorker {
   readonly #recheckAfterMs: number;
   readonly #firstRecheckAfterMs: number;
   readonly #leaseMs: number;
+  readonly #checksPerSecond: number | undefined;
   readonly #onRunSettled: ((outcome: RunWorkerOutcome) => void) | undefined;
   readonly #onStoreError: RunWorkerOptions["onStoreError"];
   readonly #onRunTaken: RunWorkerOptions["onRunTaken"];
@@ -180,6 +189,16 @@ export class RunWorker {
       this.#recheckAfterMs,
     );
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
+    const budget = options?.approvalChecksPerSecond;
+    if (
+      budget !== undefined &&
+      !(typeof budget === "number" && Number.isFinite(budget) && budget > 0)
+    ) {
+      problems.push(
+        "approvalChecksPerSecond must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s).",
+      );
+    }
+    this.#checksPerSecond = budget;
     this.#pruneFinishedAfterMs =
       options?.pruneFinishedAfterMs === undefined
         ? undefined
@@ -285,7 +304,13 @@ export class RunWorker {
       }
       let claim: RunClaim | undefined;
       try {
-        claim = await this.#store.claimNext({ owner: this.owner, leaseMs: this.#leaseMs });
+        claim = await this.#store.claimNext({
+          owner: this.owner,
+          leaseMs: this.#leaseMs,
+          ...(this.#checksPerSecond !== undefined
+            ? { checksPerSecond: this.#checksPerSecond }
+            : {}),
+        });
         this.#reached = true;
       } catch (error) {
         this.#logger.error({ err: error }, "could not take a due run; trying again");

@@ -22,6 +22,7 @@ export async function workerCommand(
     concurrency: args.concurrency,
     recheckAfterMs: args.recheckAfterMs,
     firstRecheckAfterMs: args.firstRecheckAfterMs,
+    checksPerSecond: args.checksPerSecond,
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
     pruneAfterMs: args.pruneAfterMs,
