@@ -255,9 +255,10 @@ async function checkApproveAndRun(
       content: toolMessages.refused(name, approval.code, reason),
     };
   }
-  // A standing approval given earlier in the run may cover the call; else the question may offer one.
+  // A standing approval given earlier in the run may cover the call; else the question may offer
+  // one. A call whose question is already out is decided by its answer (it may be a denial).
   let offered: StandingScope | undefined;
-  if (verdict.standing) {
+  if (verdict.standing && prior?.phase !== "awaiting_approval") {
     const { rule, offer } = verdict.standing;
     const sameValue = sameValueOf(offer, frozen.args, tool.target, logger);
     if (sameValue !== undefined) {

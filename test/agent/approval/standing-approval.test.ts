@@ -296,6 +296,7 @@ describe("standing approvals in a saved run", () => {
     answers: ConstructorParameters<typeof ScriptedApprover>[0],
     steps: ConstructorParameters<typeof ScriptedModel>[0],
     checks: ConstructorParameters<typeof ScriptedApprover>[1] = {},
+    toolConcurrency = 10,
   ) {
     const { tool, executions } = deleteTool();
     const approver = new ScriptedApprover(answers, checks);
@@ -306,6 +307,7 @@ describe("standing approvals in a saved run", () => {
       approvalPolicy: { rules: [standingRule] },
       runStore: new FileRunStore({ directory }),
       stateKey,
+      toolConcurrency,
     });
     return { agent, executions, approver };
   }
@@ -348,6 +350,57 @@ describe("standing approvals in a saved run", () => {
     const state = JSON.parse(await readFile(file, "utf8")) as RunState;
     expect(state.standingApprovals).toMatchObject([{ scope: offered, used: 1 }]);
     expect(state.finishedCalls?.at(-1)?.approval).toMatchObject({ coveredBy: { use: 1 } });
+  });
+
+  it("a question already out is decided by its answer: a denial read on resume is never covered by a scope granted beside it", async () => {
+    const directory = await makeDirectory();
+    const first = durableAgent(
+      directory,
+      ["pending", "pending"],
+      [
+        {
+          toolCalls: [
+            deletion("hooks.a.example", ["cb-1"], "call_a"),
+            deletion("hooks.a.example", ["cb-2"], "call_b"),
+          ],
+        },
+      ],
+    );
+    const suspended = await first.agent.run("tidy", { suspendOnApproval: true });
+    expect(suspended.status).toBe("suspended");
+    const resumed = durableAgent(
+      directory,
+      [],
+      [{ text: "done" }],
+      {
+        checks: [
+          ({ pending }) =>
+            pending.action.arguments &&
+            (pending.action.arguments as { ids: string[] }).ids[0] === "cb-1"
+              ? {
+                  outcome: "approved",
+                  fingerprint: pending.fingerprint,
+                  interactionId: pending.interactionId,
+                  standing: { fingerprint: pending.action.standing?.fingerprint ?? "" },
+                }
+              : {
+                  outcome: "refused",
+                  code: "denied",
+                  reason: "no",
+                  interactionId: pending.interactionId,
+                },
+          "deny",
+        ],
+      },
+      // One call after the other: the first grants its scope before the second reads its answer.
+      1,
+    );
+    const result = await resumed.agent.resume(suspended.runId!);
+    expect(resumed.executions.map((args) => args.ids)).toEqual([["cb-1"]]);
+    expect(result.steps[0]?.toolCalls.find((call) => call.toolCallId === "call_b")).toMatchObject({
+      status: "refused",
+      approval: { code: "denied" },
+    });
   });
 
   it("a copy of the state cannot widen it: an edited scope is refused, sealed or not", async () => {
