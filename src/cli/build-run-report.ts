@@ -21,7 +21,11 @@ export interface RunReportToolCall {
   id: string;
   name: string;
   status: ToolCallRecord["status"];
-  /** The arguments the model sent (parsed when they were JSON). */
+  /**
+   * The arguments the model sent (parsed when they were JSON); for a call
+   * the person changed before approving it, what ran instead (its
+   * approval's `editedArguments`).
+   */
   arguments: unknown;
   /** What the model was told: the tool's result when it succeeded. */
   result?: unknown;
@@ -49,6 +53,8 @@ export interface RunReportApproval {
   note?: string;
   interactionId?: string;
   approvedBy?: string;
+  /** The person changed the action before approving it: the arguments that ran instead. */
+  editedArguments?: unknown;
   /** `sha256:` fingerprint of the tool name and arguments the decision binds to. */
   fingerprint: string;
   /** How long the approver took, when it was asked during this run. */
@@ -208,6 +214,9 @@ function describeApproval(
       : {}),
     ...(approval.outcome === "approved" && approval.note !== undefined
       ? { note: redactText(approval.note) }
+      : {}),
+    ...(approval.outcome === "approved" && approval.edited !== undefined
+      ? { editedArguments: redactValue(approval.edited.arguments) }
       : {}),
     ...((approval.outcome === "approved" || approval.outcome === "refused") &&
     approval.rule !== undefined

@@ -97,7 +97,16 @@ export class ProgressRenderer {
           const standing = approval.standing
             ? `, and up to ${approval.standing.maxCalls} more like it until ${escapeUntrustedText(approval.standing.until)}`
             : "";
-          this.line(`  approved${by}${rule}${covered}${after}${standing}`);
+          const changed = approval.edited ? " with changes" : "";
+          this.line(`  approved${changed}${by}${rule}${covered}${after}${standing}`);
+          if (approval.edited) {
+            // What runs is the person's change, not the call shown above: say so.
+            const ran = truncate(
+              escapeUntrustedText(redactText(describeArguments(approval.edited.arguments))),
+              100,
+            );
+            this.line(`  what runs instead: ${ran}`);
+          }
           if (approval.note !== undefined) {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
           }
@@ -277,7 +286,9 @@ function withoutNote(reason: string, note: string | undefined): string {
 function describeOutcome(call: ToolCallRecord): string {
   switch (call.status) {
     case "succeeded":
-      return `ok ${summarizeContent(call.content)}`;
+      return call.approval?.outcome === "approved" && call.approval.edited
+        ? `ok, as the person changed it: ${summarizeContent(editedResult(call.content))}`
+        : `ok ${summarizeContent(call.content)}`;
     case "refused":
       // Refused with no approval decision: the run's tool-call budget was spent.
       return call.approval
@@ -293,6 +304,27 @@ function describeOutcome(call: ToolCallRecord): string {
       return "outcome unknown (it had started before the run stopped)";
     default:
       return `${call.status.replace("_", " ")}: ${truncate(escapeUntrustedText(call.error.message), 200)}`;
+  }
+}
+
+/** An edited call's tool message holds the person's change around the result: the result. */
+function editedResult(content: string): string {
+  try {
+    const message = JSON.parse(content) as { result?: unknown };
+    return typeof message.result === "string"
+      ? message.result
+      : (JSON.stringify(message.result) ?? content);
+  } catch {
+    return content;
+  }
+}
+
+/** Arguments on one line, as the tool-call line shows them. */
+function describeArguments(args: unknown): string {
+  try {
+    return JSON.stringify(args) ?? String(args);
+  } catch {
+    return String(args);
   }
 }
 

@@ -141,6 +141,14 @@ describe("switchyard run --allow-edits at the terminal", () => {
     expect(test.stdout()).toMatch(
       /^The person changed the deletion before approving it\. Deleted 2 callbacks/,
     );
+    // The progress says what runs is the person's change, not the call shown before it.
+    expect(test.stderr()).toMatch(/approved with changes by subscription link \S+ after/);
+    expect(test.stderr()).toContain(
+      `what runs instead: ${JSON.stringify({ callback_ids: deleted })}`,
+    );
+    expect(test.stderr()).toContain(
+      "<- delete_callbacks: ok, as the person changed it: deleted: 2, failed: 0",
+    );
   });
 });
 
@@ -187,6 +195,35 @@ describe("failures other agent libraries shipped, on the command line", () => {
     ]);
     expect(deletionsReceived()).toHaveLength(0);
     expect(retiredIds()).toHaveLength(4);
+  });
+
+  it("resume --allow-edits runs only the changed action of a run saved with --no-wait", async () => {
+    const env = await environment();
+    const { runId, interactionId } = await suspendedRun(env, ["--allow-edits"]);
+    const [first, ...kept] = retiredIds();
+    simulators.messaging.answerInteraction(
+      interactionId,
+      "edit",
+      JSON.stringify({ callback_ids: [first] }),
+    );
+
+    const resumed = await switchyard(["resume", runId, "--json", "--allow-edits"], env);
+    expect(resumed.code).toBe(0);
+    const report = JSON.parse(resumed.stdout) as RunReport;
+    expect(report.approvals).toEqual([
+      expect.objectContaining({
+        outcome: "approved",
+        interactionId,
+        editedArguments: { callback_ids: [first] },
+      }),
+    ]);
+    expect(report.toolCalls.find((call) => call.name === "delete_callbacks")).toMatchObject({
+      status: "succeeded",
+      arguments: { callback_ids: [first] },
+    });
+    expect(deletionsReceived().map((request) => request.body)).toEqual([[first]]);
+    expect(retiredIds()).toEqual(kept);
+    expect(report.output).toMatch(/^The person changed the deletion before approving it\./);
   });
 
   it("an edit read by a resume that does not allow edits is refused, never run", async () => {
