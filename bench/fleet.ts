@@ -90,6 +90,7 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
     const interactions = await suspendRuns(template, services, sizes.runs);
     for (const interactionId of interactions) messaging.answerInteraction(interactionId, "approve");
     counts.runsSuspended = interactions.length;
+    const columns = await insertableRunColumns(admin, template.schema);
 
     for (const workers of sizes.workerCounts) {
       const store = await makeStore(`w${workers}`);
@@ -107,7 +108,7 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       );
       const started = performance.now();
       await admin.query(
-        `INSERT INTO "${store.schema}".runs SELECT * FROM "${template.schema}".runs`,
+        `INSERT INTO "${store.schema}".runs (${columns}) SELECT ${columns} FROM "${template.schema}".runs`,
       );
       const completed = async () =>
         Number(
@@ -174,7 +175,8 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       await sleep(50 + Math.random() * 100);
       const enqueuedAt = Date.now();
       await admin.query(
-        `INSERT INTO "${idleStore.schema}".runs SELECT * FROM "${template.schema}".runs WHERE run_id = $1`,
+        `INSERT INTO "${idleStore.schema}".runs (${columns})
+         SELECT ${columns} FROM "${template.schema}".runs WHERE run_id = $1`,
         [runId],
       );
       for (;;) {
@@ -359,4 +361,15 @@ function percentile(samples: readonly number[], share: number): number {
 
 function round(value: number): number {
   return Math.round(value * 10) / 10;
+}
+
+/** The columns of a schema's runs table a copy inserts: all but the generated ones. */
+export async function insertableRunColumns(admin: pg.Client, schema: string): Promise<string> {
+  const { rows } = await admin.query<{ column_name: string }>(
+    `SELECT column_name FROM information_schema.columns
+      WHERE table_schema = $1 AND table_name = 'runs' AND is_generated = 'NEVER'
+      ORDER BY ordinal_position`,
+    [schema],
+  );
+  return rows.map((row) => `"${row.column_name}"`).join(", ");
 }
