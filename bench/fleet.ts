@@ -137,6 +137,21 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
         },
       );
       if (workers === sizes.workerCounts[0]) {
+        // The store's tables (runs, execution records, used approvals, their
+        // indexes and TOAST) as the fleet left them: dead row versions of the
+        // runs' earlier saves included, until autovacuum reuses their space.
+        const { rows } = await admin.query<{ bytes: string }>(
+          `SELECT sum(pg_total_relation_size(format('%I.%I', schemaname, tablename)))::bigint AS bytes
+             FROM pg_tables WHERE schemaname = $1`,
+          [store.schema],
+        );
+        const bytes = Number(rows[0]?.bytes ?? 0);
+        counts.tableBytes = bytes;
+        figures.push({
+          name: "fleet, tables' size per 1,000 finished runs (one call each)",
+          value: round(((bytes / sizes.runs) * 1000) / (1024 * 1024)),
+          unit: "MB",
+        });
         // Counted by the store: every statement sent, idle polls included.
         const perRun = roundTrips / sizes.runs;
         figures.push({

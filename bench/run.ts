@@ -149,7 +149,7 @@ function whyMissed(name: string): string {
     return 'zod (95 files, 854 KB, half of what loads) and pino load with the main entry; see docs/performance.md, "Import time"';
   }
   if (name.startsWith("fleet, database round trips")) {
-    return 'a resumed run still claims, loads, saves before and after its call with separate execution records, and releases, each a statement of its own; see docs/scaling.md, "Not built yet"';
+    return 'a resumed run claims (with its state), starts its call, saves after it and saves its end (releasing its claim): 4 statements; more counts idle workers\' polls; see docs/performance.md, "The fleet figure"';
   }
   if (name.startsWith("scale")) {
     return 'see docs/performance.md, "The 1,000 concurrent runs figure"; wall-time figures suffer most from the machine\'s load';

@@ -179,14 +179,17 @@ describe("the fleet figure at minimal size", () => {
       latencySamples: 2,
       databaseUrl: inject("databaseUrl"),
     });
-    expectShape(result, 8);
+    expectShape(result, 9);
     expect(result.counts).toEqual({
       runsSuspended: 12,
       completedWith1Workers: 12,
       completedWith2Workers: 12,
+      tableBytes: expect.any(Number),
       enqueueSamples: 2,
       latencySamples: 2,
     });
+    // The tables hold at least the 12 runs' states.
+    expect(result.counts.tableBytes).toBeGreaterThan(12 * 1000);
     expect(
       result.figures.filter((figure) => figure.target !== undefined).map((figure) => figure.target),
     ).toEqual(["at most 4", "< 50 ms", "< 100 ms"]);
