@@ -51,6 +51,8 @@ export interface RunShowApproval {
   rule: string | null;
   /** When the run recorded the decision (ISO 8601). */
   decidedAt: string | null;
+  /** Present when no one was asked: the standing approval (its interaction, and which use) that covered the call. */
+  coveredBy?: { interactionId: string; use: number; maxCalls: number };
 }
 
 /** What `switchyard runs show <run-id> --json` prints. */
@@ -205,6 +207,15 @@ function approvalOf(
       code: decided.code ?? null,
       rule: decided.rule ?? null,
       decidedAt: decided.decidedAt,
+      ...(decided.coveredBy
+        ? {
+            coveredBy: {
+              interactionId: decided.coveredBy.interactionId,
+              use: decided.coveredBy.use,
+              maxCalls: decided.coveredBy.maxCalls,
+            },
+          }
+        : {}),
     };
   }
   if (open?.phase !== "awaiting_approval") return undefined;
@@ -262,7 +273,9 @@ export function formatRunShowReport(report: RunShowReport): string {
           ? ` by ${quoteUntrustedValue(approval.approvedBy)}`
           : approval.rule !== null
             ? ` by rule ${quoteUntrustedValue(approval.rule)}`
-            : ""
+            : approval.coveredBy
+              ? ` by the standing approval of interaction ${escapeUntrustedText(approval.coveredBy.interactionId)} (use ${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
+              : ""
         : approval.code !== null
           ? ` (${escapeUntrustedText(approval.code)})`
           : "";

@@ -158,8 +158,30 @@ describe("switchyard run: standing approvals", () => {
     // Only one question was ever put to the person.
     expect(simulators.messaging.interactions()).toHaveLength(1);
 
+    const shown = await switchyard(["runs", "show", suspended.runId!], env);
+    expect(shown.stdout).toContain(`approved by "subscription link`);
+    expect(shown.stdout).toContain("policy_denied");
+
     const audit = await switchyard(["audit", "show", suspended.runId!], env);
     expect(audit.stdout).toContain("standing: 5 more like it until");
     expect(audit.stdout).toContain('by rule "recently registered callbacks are kept"');
+  });
+
+  it("survives --no-wait and resume: the scope approved covers the later rounds, and runs show says so", async () => {
+    addRetiredCallbacks(60);
+    const env = await environment();
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait", "--json"], env);
+    const suspended = JSON.parse(started.stdout) as RunReport;
+    const interactionId = suspended.approvals[0]!.interactionId!;
+    simulators.messaging.answerInteraction(interactionId, "approve_standing");
+
+    const resumed = await switchyard(["resume", suspended.runId!, "--json"], env);
+    expect(resumed.code).toBe(0);
+    expect(retiredLeft()).toEqual([]);
+    expect(simulators.messaging.interactions()).toHaveLength(1);
+    const shown = await switchyard(["runs", "show", suspended.runId!], env);
+    expect(shown.stdout).toContain(
+      `by the standing approval of interaction ${interactionId} (use 1 of 5), not asked`,
+    );
   });
 });
