@@ -1,4 +1,4 @@
-import { redactText } from "../../internal/redact.js";
+import { redactedMarker, redactText } from "../../internal/redact.js";
 import type { AnyTool, ToolContext } from "../../tools/tool.js";
 import type { ApprovedRecord, RefusedRecord } from "../approval-gate.js";
 import type { ApprovalAction } from "../approver.js";
@@ -33,6 +33,12 @@ export async function checkApprovedEdit(
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
   });
+  const marked = pathHoldingRedactedMarker(approval.edited.arguments);
+  if (marked !== undefined) {
+    return refuse(
+      `the person's edit holds ${redactedMarker} at ${marked}, where the question hid a secret; an approval cannot carry a secret, so nothing was run (change the call without touching that value, or deny it)`,
+    );
+  }
   const check = tool.checkArguments(approval.edited.arguments);
   if (!check.success) {
     return refuse(
@@ -56,4 +62,25 @@ export async function checkApprovedEdit(
     frozen,
     action: await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context),
   };
+}
+
+/**
+ * Where `value` holds the redaction marker (in a key or a string), as a
+ * path such as `headers.authorization`; `undefined` when nowhere. The
+ * question shows secrets as the marker: an edit copied from it would run
+ * with the marker in place of the secret.
+ */
+function pathHoldingRedactedMarker(value: unknown, path = "the arguments"): string | undefined {
+  if (typeof value === "string") return value.includes(redactedMarker) ? path : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  const entries = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item] as const)
+    : Object.entries(value);
+  for (const [key, item] of entries) {
+    const itemPath = path === "the arguments" ? key : `${path}.${key}`;
+    if (key.includes(redactedMarker)) return itemPath;
+    const found = pathHoldingRedactedMarker(item, itemPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -250,4 +250,41 @@ describe("an edit is held to every rule the model's call is held to", () => {
       reason: expect.stringMatching(/reads the person's edit differently/),
     });
   });
+
+  it("an edit that copies a secret's redaction marker from the question is refused: the marker never runs in its place", async () => {
+    const ran: unknown[] = [];
+    const tool = defineTool({
+      name: "register_callback",
+      description: "Registers a callback URL with its signing secret.",
+      parameters: z.object({ url: z.string(), secret: z.string() }),
+      needsApproval: true,
+      execute: (args) => {
+        ran.push(args);
+        return "registered";
+      },
+    });
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [
+            {
+              name: "register_callback",
+              arguments: { url: "https://hooks.example.com/a", secret: "s3cr3t-value" },
+            },
+          ],
+        },
+        { text: "done" },
+      ]),
+      tools: [tool],
+      approver: editingApprover({ url: "https://hooks.example.com/b", secret: "[redacted]" }),
+    });
+    const result = await agent.run("register");
+    expect(ran).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
+      code: "invalid_edit",
+      reason: expect.stringMatching(
+        /holds \[redacted\] at secret, where the question hid a secret/,
+      ),
+    });
+  });
 });
