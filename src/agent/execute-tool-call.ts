@@ -709,8 +709,9 @@ async function askApproval(
     );
   }
   const allowPending = check !== undefined || (environment.suspendOnApproval && options.canSuspend);
-  // An earlier question's answer is read on its own; a new question joins the step's.
-  if (check) environment.stepQuestion?.leave();
+  // An earlier question's answer is read on its own, as is a question offering a standing
+  // approval or asking two approvers; any other new question joins the step's.
+  if (check || standing || (options.requiredApprovers ?? 1) > 1) environment.stepQuestion?.leave();
   const approval = await (environment.stepQuestion?.ask(action, allowPending) ??
     passApprovalGate({
       approver: environment.approver,

@@ -284,29 +284,28 @@ export class MessagingApprover implements Approver {
     const alone = (action: ApprovalAction) =>
       (action.requiredApprovers ?? 1) > 1 || this.#offersStanding(action);
     const together = actions.filter((action) => !alone(action));
-    await Promise.all(
-      actions.map(async (action, index) => {
-        if (alone(action)) decisions[index] = await this.requestApproval(action, context);
-      }),
-    );
-    if (together.length === 0) return decisions;
     // Where each action asked together sits among all the actions.
     const places = actions.flatMap((action, index) => (alone(action) ? [] : [index]));
-    await Promise.all(
-      planBatchQuestions(together, { choice }).map(async (plan) => {
-        const items = plan.numbers.map((number) => ({
-          number,
-          action: together[number - 1] as ApprovalAction,
-        }));
-        const answers =
-          plan.text === undefined
-            ? [await this.requestApproval(items[0]!.action, context)]
-            : await this.#askBatch(items, { ...plan, text: plan.text }, choice, context, logger);
-        items.forEach((item, index) => {
-          decisions[places[item.number - 1] as number] = answers[index] as ApprovalDecision;
-        });
-      }),
-    );
+    // Every question goes out at once: none waits for another's answer.
+    const askedAlone = actions.map(async (action, index) => {
+      if (alone(action)) decisions[index] = await this.requestApproval(action, context);
+    });
+    const askedTogether = (
+      together.length === 0 ? [] : planBatchQuestions(together, { choice })
+    ).map(async (plan) => {
+      const items = plan.numbers.map((number) => ({
+        number,
+        action: together[number - 1] as ApprovalAction,
+      }));
+      const answers =
+        plan.text === undefined
+          ? [await this.requestApproval(items[0]!.action, context)]
+          : await this.#askBatch(items, { ...plan, text: plan.text }, choice, context, logger);
+      items.forEach((item, index) => {
+        decisions[places[item.number - 1] as number] = answers[index] as ApprovalDecision;
+      });
+    });
+    await Promise.all([...askedAlone, ...askedTogether]);
     return decisions;
   }
 

@@ -249,4 +249,30 @@ describe("one question for the parallel calls of a step", () => {
       codes: ["approver_error", "approver_error"],
     });
   });
+
+  it("asks a call two approvers must approve on its own, beside the step's question", async () => {
+    const { tool } = deleteTool();
+    const approver = batchApprover((actions) => actions.map(approve));
+    await new Agent({
+      model: parallelDeletions(["a", "b", "c"]),
+      tools: [tool],
+      approver,
+      approvalPolicy: {
+        rules: [
+          {
+            name: "two people for b",
+            tool: "delete_thing",
+            decision: "ask",
+            required: 2,
+            when: (args) => (args as { id: string }).id === "b",
+          },
+        ],
+      },
+    }).run("go");
+
+    expect(approver.batches.map((batch) => batch.map((action) => action.arguments))).toEqual([
+      [{ id: "a" }, { id: "c" }],
+    ]);
+    expect(approver.singles.map((action) => action.arguments)).toEqual([{ id: "b" }]);
+  });
 });

@@ -2,12 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
+import type { ApprovalAction } from "../../../src/agent/approver.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { maximumMessageTextLength } from "../../../src/clients/messaging/messaging-requests.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
-import { textDigest } from "../../../src/internal/canonical-json.js";
+import { actionFingerprint, textDigest } from "../../../src/internal/canonical-json.js";
+import { silentLogger } from "../../../src/internal/logger.js";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
@@ -266,5 +268,49 @@ describe("one question for parallel calls, through the messaging service", () =>
     const late = makeAgent(new ScriptedModel([]), { directory }).resume(suspended.runId ?? "");
     await expect(late).rejects.toBeInstanceOf(RunNotResumableError);
     expect(deletedIds()).toEqual([ids[1]]);
+  });
+
+  it("sends a two-approver question and the batch question at once, neither waiting for the other", async () => {
+    const second = await new MessagingClient({
+      baseUrl: messaging.url,
+      token: messaging.token,
+    }).createSubscriptionLink({ label: "second approver" });
+    messaging.activateLink(second.subscriptionLinkId);
+    const approver = new MessagingApprover({
+      client: new MessagingClient({
+        baseUrl: messaging.url,
+        token: messaging.token,
+        maxRetries: 0,
+      }),
+      subscriptionLinkId: messaging.approverLinkId,
+      secondSubscriptionLinkId: second.subscriptionLinkId,
+      timeoutMs: 10_000,
+      pollIntervalMs: 5,
+    });
+    const action = (id: string, requiredApprovers?: number): ApprovalAction => ({
+      toolName: "delete_callback",
+      toolCallId: `call_${id}`,
+      arguments: { id },
+      fingerprint: actionFingerprint("delete_callback", { id }),
+      description: { summary: `Delete callback ${id}.` },
+      ...(requiredApprovers ? { requiredApprovers } : {}),
+    });
+    const asking = approver.requestApprovals([action("a", 2), action("b"), action("c")], {
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+    });
+    // Two questions to the two people about a, and one question about b and c: all out unanswered.
+    const questions = await questionsOf(messaging, 3);
+    const batch = questions.find((question) => question.metadata.items !== undefined)!;
+    expect(batch.text).toContain("[1] Delete callback b.");
+    messaging.answerInteraction(batch.interaction_id, "approve");
+    for (const question of questions) {
+      if (question !== batch) messaging.answerInteraction(question.interaction_id, "deny");
+    }
+    expect((await asking).map((decision) => decision.outcome)).toEqual([
+      "refused",
+      "approved",
+      "approved",
+    ]);
   });
 });
