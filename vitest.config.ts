@@ -29,5 +29,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     globalSetup: ["./test/helpers/postgres-global-setup.ts"],
+    setupFiles: ["./test/helpers/fail-on-warnings.ts"],
   },
 });
