@@ -1,5 +1,14 @@
 /** The figures the bench can run, in the order it runs them. */
-export const figureKeys = ["step", "stream", "scale", "fanout", "bulk", "import", "fleet"] as const;
+export const figureKeys = [
+  "step",
+  "stream",
+  "scale",
+  "fanout",
+  "bulk",
+  "import",
+  "fleet",
+  "waiting",
+] as const;
 
 /** One figure's key, as `--only` takes it. */
 export type FigureKey = (typeof figureKeys)[number];
@@ -23,6 +32,10 @@ export interface BenchSizes {
   fleetRuns: number;
   /** Answers timed from arrival to their run's resumption. */
   fleetLatencySamples: number;
+  /** Suspended runs waiting for answers, inserted in bulk. */
+  waitingRuns: number;
+  /** How long the fleet checks them, in milliseconds. */
+  waitingCheckMs: number;
 }
 
 /** What the command line asked for. */
@@ -48,6 +61,8 @@ const fullSizes: BenchSizes = {
   importRuns: 20,
   fleetRuns: 10_000,
   fleetLatencySamples: 10,
+  waitingRuns: 100_000,
+  waitingCheckMs: 10_000,
 };
 
 const quickSizes: BenchSizes = {
@@ -62,6 +77,8 @@ const quickSizes: BenchSizes = {
   importRuns: 6,
   fleetRuns: 2_000,
   fleetLatencySamples: 5,
+  waitingRuns: 10_000,
+  waitingCheckMs: 5_000,
 };
 
 /** Usage text for a bad argument. */

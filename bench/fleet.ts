@@ -10,7 +10,7 @@ import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
 import { startTestPostgres } from "../test/helpers/start-test-postgres.js";
 import type { Figure, FigureResult } from "./figure.js";
 import { buildFleetAgent, type FleetServices, fleetServicesOf } from "./fleet-agent.js";
-import { median } from "./statistics.js";
+import { median, percentile } from "./statistics.js";
 
 /** Sizes of the fleet figure. */
 export interface FleetSizes {
@@ -369,11 +369,6 @@ async function stopWorkers(workers: readonly WorkerProcess[]): Promise<void> {
 }
 
 /** The value below which `share` of the sorted samples lie (nearest rank). */
-function percentile(samples: readonly number[], share: number): number {
-  const sorted = [...samples].sort((first, second) => first - second);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN;
-}
-
 function round(value: number): number {
   return Math.round(value * 10) / 10;
 }

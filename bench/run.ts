@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [-- --quick] [-- --only step,stream,scale,fanout,bulk,import]`:
+ * `npm run bench [-- --json] [-- --quick] [-- --only step,stream,scale,fanout,bulk,import,fleet,waiting]`:
  * what the library costs on top of the network, measured against
  * hand-written loops (over `fetch`, and over a pooled `node:http` Agent) in
  * the same run, with the simulators in a separate process on loopback.
@@ -18,6 +18,7 @@ import { type SimulatorProcess, startSimulatorProcess } from "./start-simulator-
 import { measureStepOverhead } from "./step-overhead.js";
 import { measureStreamReading } from "./stream-reading.js";
 import { measureToolFanOut } from "./tool-fan-out.js";
+import { measureWaitingRuns } from "./waiting-runs.js";
 
 let options: BenchOptions;
 try {
@@ -93,6 +94,16 @@ try {
             latencySamples: sizes.fleetLatencySamples,
           }),
       );
+    } else if (key === "waiting") {
+      await step(`waiting runs on PostgreSQL (${sizes.waitingRuns} suspended runs)`, () =>
+        measureWaitingRuns({
+          runs: sizes.waitingRuns,
+          checksPerSecond: 100,
+          durationMs: sizes.waitingCheckMs,
+          workers: 2,
+          concurrency: 8,
+        }),
+      );
     } else if (key === "fanout") {
       await step("tool fan-out", () => measureToolFanOut({ runs: sizes.fanOutRuns }));
     } else if (key === "import") {
@@ -150,6 +161,9 @@ function whyMissed(name: string): string {
   }
   if (name.startsWith("fleet, database round trips")) {
     return 'a resumed run claims (with its state), starts its call, saves after it and saves its end (releasing its claim): 4 statements; more counts idle workers\' polls; see docs/performance.md, "The fleet figure"';
+  }
+  if (name.startsWith("waiting runs, claimNext")) {
+    return "the statement itself takes about 3 ms (p50); the tail is the shared machine's load (two cores, eight engineers, the simulators in the bench's own process); see docs/scaling.md, \"Waiting runs cost little\"";
   }
   if (name.startsWith("scale")) {
     return 'see docs/performance.md, "The 1,000 concurrent runs figure"; wall-time figures suffer most from the machine\'s load';

@@ -15,6 +15,7 @@ import {
 import { measureStepOverhead } from "../../bench/step-overhead.js";
 import { measureStreamReading } from "../../bench/stream-reading.js";
 import { measureToolFanOut } from "../../bench/tool-fan-out.js";
+import { measureWaitingRuns } from "../../bench/waiting-runs.js";
 
 // Every figure function at minimal sizes: the JSON shape and the counts
 // behind each figure are checked, never the timings.
@@ -193,6 +194,24 @@ describe("the fleet figure at minimal size", () => {
     expect(
       result.figures.filter((figure) => figure.target !== undefined).map((figure) => figure.target),
     ).toEqual(["at most 4", "< 50 ms", "< 100 ms"]);
+  }, 120_000);
+});
+
+describe("the waiting-runs figure at minimal size", () => {
+  it("copies the waiting runs in, checks them within the budget and reports every figure", async () => {
+    const result = await measureWaitingRuns({
+      runs: 200,
+      checksPerSecond: 0.001,
+      durationMs: 300,
+      workers: 2,
+      concurrency: 2,
+      databaseUrl: inject("databaseUrl"),
+    });
+    expectShape(result, 8);
+    // A budget of one check saved up: the messaging service is asked once.
+    expect(result.counts).toMatchObject({ waitingRuns: 200, checks: 1 });
+    expect(result.counts.stillDue).toBeGreaterThanOrEqual(199);
+    expect(result.figures.find((figure) => figure.unit === "bytes/run")?.value).toBeGreaterThan(0);
   }, 120_000);
 });
 
