@@ -348,7 +348,9 @@ function approvalExtent(
           : "the approver answered with a standing approval the question did not offer",
       };
     }
-    granted.standing = structuredClone(action.standing);
+    // Its uses are spent under the interaction that granted it: without one, it grants nothing more.
+    if (typeof decision.interactionId === "string")
+      granted.standing = structuredClone(action.standing);
   }
   const required = action.requiredApprovers ?? 1;
   const links = new Set(

@@ -68,7 +68,8 @@ export interface ApprovedDecision extends DecisionSource {
   /**
    * The person approved this action and the next ones like it, within the
    * scope `ApprovalAction.standing` offered: its fingerprint. Any other
-   * fingerprint, or one when no scope was offered, is refused.
+   * fingerprint, or one when no scope was offered, is refused. Its uses are
+   * spent under `interactionId`: a decision without one grants nothing more.
    */
   standing?: { fingerprint: string };
   /**

@@ -141,6 +141,23 @@ describe("standing approvals", () => {
     expect(executions).toHaveLength(2);
   });
 
+  it("a standing answer without an interaction to spend its uses under grants nothing more", async () => {
+    const { approver, records } = await runSteps(
+      [deletion("hooks.a.example", ["cb-1"]), deletion("hooks.a.example", ["cb-2"])],
+      [
+        (action: ApprovalAction) => {
+          const { interactionId: _none, ...rest } = approveStanding(action) as ApprovalDecision & {
+            interactionId?: string;
+          };
+          return rest;
+        },
+        "approve",
+      ],
+    );
+    expect(approver.requests).toHaveLength(2);
+    expect(records[0]?.approval).not.toHaveProperty("standing");
+  });
+
   it("a plain approval grants nothing more: the next call is asked about", async () => {
     const { approver } = await runSteps(
       [deletion("hooks.a.example", ["cb-1"]), deletion("hooks.a.example", ["cb-2"])],
