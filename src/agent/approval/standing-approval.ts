@@ -17,7 +17,12 @@ import { describeThrown } from "../describe-thrown.js";
  *   forMs: 15 * 60_000,
  *   sameValue: {
  *     label: "callback host",
- *     of: (args) => sameHost((args as { callbacks: { url: string }[] }).callbacks),
+ *     // One host for every callback of the call, or no standing approval at all.
+ *     of: (args) => {
+ *       const urls = (args as { callbacks: { url: string }[] }).callbacks.map((c) => c.url);
+ *       const hosts = new Set(urls.map((url) => new URL(url).host));
+ *       return hosts.size === 1 ? [...hosts][0] : undefined;
+ *     },
  *   },
  * }
  */
