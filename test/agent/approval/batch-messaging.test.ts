@@ -313,4 +313,31 @@ describe("one question for parallel calls, through the messaging service", () =>
       "approved",
     ]);
   });
+
+  it("never lets a late answer to an older batch question approve the same actions asked again", async () => {
+    const directory = await makeDirectory();
+    const { ids, model } = deleteInOneStep(2);
+    const older = await makeAgent(model, { directory }).run("delete two", {
+      suspendOnApproval: true,
+    });
+    const again = deleteInOneStep(2);
+    const newer = await makeAgent(again.model, { directory }).run("delete two", {
+      suspendOnApproval: true,
+    });
+    expect([older.status, newer.status]).toEqual(["suspended", "suspended"]);
+    const [olderQuestion, newerQuestion] = messaging.interactions();
+
+    // The person approves the older question, late; the newer one is still open.
+    messaging.answerInteraction(olderQuestion!.interaction_id, "approve");
+    const resumed = await makeAgent(new ScriptedModel([]), { directory }).resume(newer.runId ?? "");
+    expect(resumed.status).toBe("suspended");
+    expect(deletedIds()).toEqual([]);
+
+    messaging.answerInteraction(newerQuestion!.interaction_id, "approve_some", "2");
+    const final = await makeAgent(new ScriptedModel([{ text: "done" }]), { directory }).resume(
+      newer.runId ?? "",
+    );
+    expect(final.status).toBe("completed");
+    expect(deletedIds()).toEqual([ids[1]]);
+  });
 });
