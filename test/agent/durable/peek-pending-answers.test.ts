@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { buildFleetAgent, fleetServicesOf } from "../../../bench/fleet-agent.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../../src/simulators/index.js";
+import { FileRunStore } from "../../../src/stores/file-run-store.js";
+import { useTemporaryDirectories } from "./durable-helpers.js";
+
+let messaging: MessagingSimulator;
+let orders: OrdersSimulator;
+const makeDirectory = useTemporaryDirectories();
+
+beforeAll(async () => {
+  [messaging, orders] = await Promise.all([
+    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+    startOrdersSimulator(),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([messaging.close(), orders.close()]);
+});
+
+beforeEach(() => {
+  messaging.reset();
+  orders.reset();
+});
+
+async function suspendedRun() {
+  const store = new FileRunStore({ directory: await makeDirectory() });
+  const services = fleetServicesOf(orders, messaging);
+  const starter = buildFleetAgent(services, store, {
+    steps: [{ toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }] }],
+  });
+  const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+  const state = started.state!;
+  return {
+    state,
+    interactionId: state.pendingCalls[0]?.interactionId ?? "",
+    agent: buildFleetAgent(services, store),
+  };
+}
+
+const reads = (interactionId: string) =>
+  messaging.requests.filter(
+    (request) => request.method === "GET" && request.path === `/v1/interactions/${interactionId}`,
+  ).length;
+
+it("reads an open question as pending with the expiry the service gives, asking once and sending nothing", async () => {
+  const { state, interactionId, agent } = await suspendedRun();
+  const sentBefore = messaging.messages().length;
+  const peek = await agent.peekPendingAnswers(state);
+  expect(peek).toEqual({
+    pending: true,
+    expiresAt: new Date(messaging.interaction(interactionId)?.expires_at ?? ""),
+  });
+  expect(reads(interactionId)).toBe(1);
+  expect(messaging.messages()).toHaveLength(sentBefore);
+});
+
+it("reads any outcome as not pending (denied, expired), leaving the answer to the resume and its gate", async () => {
+  const denied = await suspendedRun();
+  messaging.answerInteraction(denied.interactionId, "deny");
+  expect(await denied.agent.peekPendingAnswers(denied.state)).toEqual({ pending: false });
+  const resumed = await denied.agent.resume(denied.state.runId);
+  expect(resumed.status).toBe("completed");
+  expect(orders.requests.filter((request) => request.method === "DELETE")).toEqual([]);
+
+  const expired = await suspendedRun();
+  messaging.expireInteraction(expired.interactionId);
+  expect(await expired.agent.peekPendingAnswers(expired.state)).toEqual({ pending: false });
+});
+
+it("says not pending without asking when a resume could do anything: a call not waiting for an answer, or a run not suspended", async () => {
+  const { state, interactionId, agent } = await suspendedRun();
+  const requested = {
+    ...state,
+    pendingCalls: state.pendingCalls.map((call) => ({ ...call, phase: "requested" as const })),
+  };
+  expect(await agent.peekPendingAnswers(requested)).toEqual({ pending: false });
+  expect(await agent.peekPendingAnswers({ ...state, status: "running" })).toEqual({
+    pending: false,
+  });
+  expect(reads(interactionId)).toBe(0);
+});
