@@ -278,16 +278,18 @@ export class PostgresRunStore implements RunStore {
   }
 
   /**
-   * Makes a suspended run that no live claim holds due now; the database
-   * announces it to idle workers (`LISTEN switchyard_due`), which take it
-   * at once. See {@link RunStore.wake}.
+   * Makes a suspended run that no live claim holds due now, ahead of every
+   * run due earlier (its answer is known: it goes first, even while a
+   * budget of checks holds the others back); the database announces it to
+   * idle workers (`LISTEN switchyard_due`), which take it at once. See
+   * {@link RunStore.wake}.
    */
   async wake(runId: string): Promise<boolean> {
     checkRunId(runId);
     const { rowCount } = await this.#query(
       "wake",
       runId,
-      `UPDATE ${this.#table} SET next_check_at = now()
+      `UPDATE ${this.#table} SET next_check_at = to_timestamp(0)
         WHERE run_id = $1 AND status = 'suspended' AND state IS NOT NULL
           AND (lease_owner IS NULL OR lease_expires_at <= now())`,
       [runId],
@@ -912,7 +914,9 @@ export class PostgresRunStore implements RunStore {
     }>(
       "schedule",
       runId,
-      `SELECT next_check_at, attempts, last_error FROM ${this.#table}
+      `SELECT CASE WHEN next_check_at IS NOT NULL THEN GREATEST(next_check_at, updated_at) END
+                AS next_check_at, attempts, last_error
+         FROM ${this.#table}
         WHERE run_id = $1 AND state IS NOT NULL`,
       [runId],
     );

@@ -410,6 +410,17 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(due?.runId, "run-a", "a woken run is due at once");
         await due?.release();
         assert.equal(await store.wake("run-done"), false, "a run that ended is not woken");
+        // A woken run goes before runs due earlier (its answer is known).
+        await store.save(runState("run-b", { status: "suspended" }));
+        const early = await store.claim("run-b");
+        await early.release({ nextCheckAt: new Date(Date.now() - 60_000) });
+        const later = await store.claim("run-a");
+        await later.release({ nextCheckAt: new Date(Date.now() + 3_600_000) });
+        assert.equal(await store.wake("run-a"), true);
+        const first = await store.claimNext({ checksPerSecond: 0.001 });
+        assert.equal(first?.runId, "run-a", "the woken run is taken first");
+        assert.equal(await store.claimNext({ checksPerSecond: 0.001 }), undefined);
+        await first?.release();
         assert.equal(await store.wake("run-missing"), false);
       });
 

@@ -288,7 +288,8 @@ export interface RunStore {
    */
   schedule(runId: string): Promise<RunSchedule | undefined>;
   /**
-   * Makes a suspended run due now, and tells idle workers waiting in
+   * Makes a suspended run due now, ahead of the runs due earlier (with a
+   * budget of checks, it is the next one handed out), and tells idle workers waiting in
    * {@link RunStore.waitForDue}: an application that learns of an answer
    * (a person clicking a link in its own UI) has the run resumed at once
    * instead of at its next check. Resolves `true` when the run is
