@@ -195,3 +195,13 @@ it("the fleet keeps to its budget of approval checks with many runs due: the mes
   // The one asked about waits for its next check; the others wait their turn.
   expect(rows[0].due).toBe(runCount - 1);
 }, 60_000);
+
+it("refuses a budget of checks that is not a positive number, naming the option", () => {
+  const store = makeStore();
+  const agent = buildFleetAgent(fleetServicesOf(orders, messaging), store);
+  for (const approvalChecksPerSecond of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+    expect(() => new RunWorker({ runStore: store, agent, approvalChecksPerSecond })).toThrow(
+      /approvalChecksPerSecond must be a positive number of approval checks per second/,
+    );
+  }
+});

@@ -367,13 +367,19 @@ export type CallStartOutcome =
  * positive finite number; anything else is a ConfigurationError.
  */
 export function checkChecksPerSecond(value: unknown): number | undefined {
+  const problem = checksPerSecondProblem(value, "checksPerSecond");
+  if (problem) throw new ConfigurationError(problem);
+  return value as number | undefined;
+}
+
+/**
+ * What is wrong with a budget of approval checks given under `name`
+ * (anything but `undefined` or a positive finite number), or `undefined`.
+ */
+export function checksPerSecondProblem(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(
-      `checksPerSecond must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s); got ${JSON.stringify(value) ?? String(value)}.`,
-    );
-  }
-  return value;
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) return undefined;
+  return `${name} must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s); got ${JSON.stringify(value) ?? String(value)}.`;
 }
 
 /** The summary of one state, as `list` gives it. */

@@ -10,7 +10,7 @@ import { RunNotResumableError } from "./durable-errors.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
 import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
 import type { RunStateStatus } from "./run-state.js";
-import type { RunClaim, RunStore } from "./run-store.js";
+import { checksPerSecondProblem, type RunClaim, type RunStore } from "./run-store.js";
 
 /** The statuses of runs that ended, which retention deletes once old. */
 const finishedStatuses: readonly RunStateStatus[] = ["completed", "max_steps", "aborted", "failed"];
@@ -190,14 +190,8 @@ export class RunWorker {
     );
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
     const budget = options?.approvalChecksPerSecond;
-    if (
-      budget !== undefined &&
-      !(typeof budget === "number" && Number.isFinite(budget) && budget > 0)
-    ) {
-      problems.push(
-        "approvalChecksPerSecond must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s).",
-      );
-    }
+    const budgetProblem = checksPerSecondProblem(budget, "approvalChecksPerSecond");
+    if (budgetProblem) problems.push(budgetProblem);
     this.#checksPerSecond = budget;
     this.#pruneFinishedAfterMs =
       options?.pruneFinishedAfterMs === undefined
