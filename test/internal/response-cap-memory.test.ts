@@ -6,10 +6,15 @@ import { afterEach, describe, expect, it } from "vitest";
 
 // A 50 MB answer against the 32 MiB cap: the read stops at the cap, the body
 // is cancelled (the server sees its connection closed before it wrote it
-// all), and the client's memory grows by well under 100 MB. Measured in a
-// child process of its own, whose peak RSS is nobody else's.
+// all), and the client's peak memory grows by less than four times the cap
+// (the cap's bytes held once, with the transport's buffers and the garbage
+// not yet collected: 71-108 MB measured on Node 22, 24 and 26; an answer
+// read whole grew 200 MB and more). Measured in a child process of its
+// own, whose peak RSS is nobody else's.
 
 const answerBytes = 50 * 1024 * 1024;
+const capBytes = 32 * 1024 * 1024;
+const mostGrowthMb = (4 * capBytes) / 1e6;
 const servers: ReturnType<typeof createServer>[] = [];
 
 /** Writes a 50 MB JSON answer, chunked; `outcome` tells whether the client took it all. */
@@ -65,6 +70,9 @@ const client = new HttpClient({
   ...(reader === "fetch" ? { fetch: globalThis.fetch } : {}),
 });
 const chat = new ReasonerClient({ url: process.env.ANSWER_URL, apiKey: "sk-cap-test-51c0e2", maxRetries: 0 });
+// Node loads fetch's implementation (undici) on its first call, some 10 MB
+// once per process: loaded before the measure, so it counts the answer only.
+if (reader === "fetch") await (await fetch("data:,warm")).text();
 const before = process.memoryUsage().rss;
 let name = "none";
 try {
@@ -89,14 +97,14 @@ console.log(JSON.stringify({ name, growthMb: Math.round(growth / 1e6) }));`;
 
 describe("a 50 MB answer against the 32 MiB cap", () => {
   for (const reader of ["node", "fetch", "chat stream"] as const) {
-    it(`read by ${reader === "chat stream" ? "a chat stream" : `the ${reader} transport`}: refused at the cap, body cancelled, memory well under 100 MB`, async () => {
+    it(`read by ${reader === "chat stream" ? "a chat stream" : `the ${reader} transport`}: refused at the cap, body cancelled, memory under four times the cap`, async () => {
       const service = await serveHugeAnswer();
       const read = await readInChild(service.url, reader);
       expect(read.name).toBe("ResponseTooLargeError");
       const outcome = await service.outcome;
       expect(outcome.cutShort).toBe(true);
       expect(outcome.written).toBeLessThan(answerBytes);
-      expect(read.growthMb).toBeLessThan(100);
+      expect(read.growthMb).toBeLessThan(mostGrowthMb);
     }, 60_000);
   }
 });
