@@ -373,6 +373,15 @@ export class MessagingApprover implements Approver {
         ),
       );
     }
+    if (holdsIdSeparator(interactionId)) {
+      await cancelQuestion(client, messageId, logger);
+      return decideEach(() =>
+        refusal(
+          "messaging_error",
+          unusableIdReason(subject, messageId, interactionId, "no action of it was"),
+        ),
+      );
+    }
     for (const item of items) {
       this.#asked.set(batchItemId(interactionId, item.number), {
         fingerprint: item.action.fingerprint,
@@ -578,6 +587,18 @@ export class MessagingApprover implements Approver {
       return refusal(
         "messaging_error",
         `The messaging service accepted the approval request for "${action.toolName}" (message "${accepted.messageId}") but gave no interaction id to read the answer from, so the action was not run.`,
+      );
+    }
+    if (holdsIdSeparator(accepted.interactionId)) {
+      await cancelQuestion(this.#options.client, accepted.messageId, logger);
+      return refusal(
+        "messaging_error",
+        unusableIdReason(
+          `"${action.toolName}"`,
+          accepted.messageId,
+          accepted.interactionId,
+          "the action was",
+        ),
       );
     }
     this.#asked.set(accepted.interactionId, {
@@ -994,4 +1015,24 @@ export class MessagingApprover implements Approver {
   #loggerFor(context: ApprovalContext): Logger {
     return componentLogger(this.#options.logger ?? context?.logger, "messaging-approver");
   }
+}
+
+/**
+ * Whether an interaction id holds `#` or `+`, the separators of the ids
+ * approvals are named and spent under (`<id>#item<n>` for an item of a batch
+ * question, `<id>#standing-<n>` for a use of a standing approval,
+ * `<first>+<second>` for a question put to two links): read back, such an
+ * id would name another question's answer, so it is refused.
+ */
+function holdsIdSeparator(interactionId: string): boolean {
+  return /[#+]/.test(interactionId);
+}
+
+function unusableIdReason(
+  subject: string,
+  messageId: string,
+  interactionId: string,
+  notRun: string,
+): string {
+  return `The messaging service accepted the approval request for ${subject} (message "${messageId}") but named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", which holds "#" or "+" (the separators of the ids approvals are spent under), so its answer could be read as another question's; ${notRun} not run.`;
 }

@@ -26,7 +26,8 @@ export function splitPairId(interactionId: string): [string, string] | undefined
  * `approvers`); any refusal refuses (the first found, with its reason and
  * note); otherwise expired, or pending while either has not answered. An
  * answer missing because its question was withdrawn (the other refused) is
- * no approval.
+ * no approval, nor are two answers read from one interaction (the service
+ * named both questions alike).
  */
 export function combineTwoApprovals(
   action: ApprovalAction,
@@ -49,7 +50,11 @@ export function combineTwoApprovals(
     return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
   }
   const approved = decisions.filter((decision) => decision?.outcome === "approved");
+  const pair = splitPairId(interactionId);
   if (
+    // Two questions named by one interaction are one person's answer read twice.
+    !pair ||
+    pair[0] === pair[1] ||
     approved.length !== 2 ||
     approved.some(
       (decision) =>
