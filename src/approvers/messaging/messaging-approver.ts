@@ -95,6 +95,8 @@ export class MessagingApprover implements Approver {
   #secondReadiness: ApproverReadiness | undefined;
   /** Fingerprint and message of each interaction this approver created. */
   readonly #asked = new Map<string, AskedRecord>();
+  /** Every interaction id the service gave a question of this approver's. */
+  readonly #interactionIds = new Set<string>();
   /**
    * The messaging service's base URL: spent approvals are recorded under
    * it and the interaction id (by the agent, when the call starts).
@@ -373,12 +375,13 @@ export class MessagingApprover implements Approver {
         ),
       );
     }
-    if (holdsIdSeparator(interactionId)) {
+    const unusable = this.#unusableId(interactionId);
+    if (unusable !== undefined) {
       await cancelQuestion(client, messageId, logger);
       return decideEach(() =>
         refusal(
           "messaging_error",
-          unusableIdReason(subject, messageId, interactionId, "no action of it was"),
+          unusableIdReason(subject, messageId, interactionId, unusable, "no action of it was"),
         ),
       );
     }
@@ -589,7 +592,8 @@ export class MessagingApprover implements Approver {
         `The messaging service accepted the approval request for "${action.toolName}" (message "${accepted.messageId}") but gave no interaction id to read the answer from, so the action was not run.`,
       );
     }
-    if (holdsIdSeparator(accepted.interactionId)) {
+    const unusable = this.#unusableId(accepted.interactionId);
+    if (unusable !== undefined) {
       await cancelQuestion(this.#options.client, accepted.messageId, logger);
       return refusal(
         "messaging_error",
@@ -597,6 +601,7 @@ export class MessagingApprover implements Approver {
           `"${action.toolName}"`,
           accepted.messageId,
           accepted.interactionId,
+          unusable,
           "the action was",
         ),
       );
@@ -1012,6 +1017,20 @@ export class MessagingApprover implements Approver {
     return decision;
   }
 
+  /**
+   * Why the interaction id a question came back with cannot name its
+   * answer, or undefined when it can (and it is then taken): an id given to
+   * an earlier question would read that question's answer.
+   */
+  #unusableId(interactionId: string): string | undefined {
+    if (holdsIdSeparator(interactionId)) {
+      return 'which holds "#" or "+" (the separators of the ids approvals are spent under)';
+    }
+    if (this.#interactionIds.has(interactionId)) return "which an earlier question was given";
+    this.#interactionIds.add(interactionId);
+    return undefined;
+  }
+
   #loggerFor(context: ApprovalContext): Logger {
     return componentLogger(this.#options.logger ?? context?.logger, "messaging-approver");
   }
@@ -1032,7 +1051,8 @@ function unusableIdReason(
   subject: string,
   messageId: string,
   interactionId: string,
+  why: string,
   notRun: string,
 ): string {
-  return `The messaging service accepted the approval request for ${subject} (message "${messageId}") but named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", which holds "#" or "+" (the separators of the ids approvals are spent under), so its answer could be read as another question's; ${notRun} not run.`;
+  return `The messaging service accepted the approval request for ${subject} (message "${messageId}") but named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", ${why}, so its answer could be read as another question's; ${notRun} not run.`;
 }

@@ -87,13 +87,16 @@ export function nockReady(
 }
 
 /** `POST /v1/messages`, recording the bodies sent. */
-export function nockSend(sent: Record<string, unknown>[] = []): nock.Scope {
+export function nockSend(
+  sent: Record<string, unknown>[] = [],
+  interaction_id = interactionId,
+): nock.Scope {
   return nock(base)
     .post("/v1/messages", (body) => {
       sent.push(body as Record<string, unknown>);
       return true;
     })
-    .reply(200, { message_id: messageId, interaction_id: interactionId, state: "accepted" });
+    .reply(200, { message_id: messageId, interaction_id, state: "accepted" });
 }
 
 /** An interaction answer as the service sends it. */

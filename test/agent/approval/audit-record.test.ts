@@ -31,12 +31,12 @@ describe("MessagingApprover audit records", () => {
     const { logger, lines } = captureLogger();
     nockReady();
     nockSend(sent);
-    nockSend(sent);
+    nockSend(sent, "i_2");
     nock(base)
       .get(interactionPath)
       .reply(200, answered("approve"))
-      .get(interactionPath)
-      .reply(200, answered("deny", { text: "no" }));
+      .get("/v1/interactions/i_2")
+      .reply(200, { ...answered("deny", { text: "no" }), interaction_id: "i_2" });
     const approver = makeApprover({ logger, onDecision: (record) => void records.push(record) });
 
     await approver.requestApproval(action, makeContext({ runId: "run_3" }));

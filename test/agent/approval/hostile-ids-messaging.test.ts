@@ -5,6 +5,8 @@ import type { ApprovalPolicy } from "../../../src/agent/approval/approval-policy
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
+import { actionFingerprint } from "../../../src/internal/canonical-json.js";
+import { silentLogger } from "../../../src/internal/logger.js";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
@@ -179,12 +181,96 @@ describe("interaction ids a messaging service chooses", () => {
     while (messaging.interactions().length < 2 || firstId === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    messaging.answerInteraction(firstId!, "approve");
+    // Withdrawn already when the second question came back under its id.
+    if (messaging.interaction(firstId!)?.state === "pending") {
+      messaging.answerInteraction(firstId!, "approve");
+    }
     const result = await running;
     expect(deletedIds()).toEqual([]);
     expect(result.steps[0]?.toolCalls[0]).toMatchObject({
       status: "refused",
-      approval: { outcome: "refused", code: "not_enough_approvers" },
+      approval: { outcome: "refused", code: "messaging_error" },
     });
+  });
+
+  it("a pair id naming one interaction twice, read in a new process, is not two approvals", async () => {
+    const second = await secondLink();
+    const [question] = await Promise.all([
+      new MessagingClient({ baseUrl: messaging.url, token: messaging.token }).sendMessage({
+        subscriptionLinkId: messaging.approverLinkId,
+        kind: "interaction",
+        text: "Delete callback cb_1?",
+        options: [
+          { id: "approve", label: "Approve" },
+          { id: "deny", label: "Deny" },
+        ],
+      }),
+    ]);
+    messaging.answerInteraction(question!.interactionId!, "approve");
+    const action = {
+      toolName: "delete_callback",
+      toolCallId: "call_1",
+      arguments: { id: "cb_1" },
+      fingerprint: actionFingerprint("delete_callback", { id: "cb_1" }, undefined),
+      description: { summary: "Delete callback cb_1." },
+      requiredApprovers: 2,
+    };
+    const reader = new MessagingApprover({
+      client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+      subscriptionLinkId: messaging.approverLinkId,
+      secondSubscriptionLinkId: second,
+    });
+    const decision = await reader.checkApproval(
+      {
+        fingerprint: action.fingerprint,
+        interactionId: `${question!.interactionId}+${question!.interactionId}`,
+        action,
+      },
+      { signal: new AbortController().signal, logger: silentLogger() },
+    );
+    expect(decision).toMatchObject({ outcome: "refused", code: "not_enough_approvers" });
+  });
+
+  it("a question named by the id of an earlier, answered, question is refused: a budget is not extended by that answer", async () => {
+    let sent = 0;
+    let firstId: string | undefined;
+    const callbackIds = orders
+      .callbacks()
+      .slice(0, 2)
+      .map((callback) => callback.id);
+    const agent = new Agent({
+      model: new ScriptedModel([
+        ...callbackIds.map((id) => ({
+          toolCalls: [{ name: "delete_callback", arguments: { id } }],
+        })),
+        { text: "done" },
+      ]),
+      tools: [deleteCallbackTool()],
+      approver: new MessagingApprover({
+        client: new MessagingClient({
+          baseUrl: messaging.url,
+          token: messaging.token,
+          maxRetries: 0,
+          // The second question (the extension) comes back named as the first.
+          fetch: renamingFetch((id) => {
+            sent += 1;
+            firstId ??= id;
+            return sent === 2 ? firstId : id;
+          }),
+        }),
+        subscriptionLinkId: messaging.approverLinkId,
+        timeoutMs: 2_000,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 10,
+      }),
+      budget: { maxToolCalls: 1, onExhausted: "ask", extendBy: { toolCalls: 1 } },
+    });
+    const running = agent.run("delete two callbacks");
+    while (firstId === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    messaging.answerInteraction(firstId, "approve");
+    const result = await running;
+    expect(result.status).toBe("budget_exhausted");
+    expect(result.error?.message).toContain("the extension was not approved (messaging_error");
+    expect(deletedIds()).toEqual(callbackIds.slice(0, 1));
   });
 });
