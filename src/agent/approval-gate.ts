@@ -232,6 +232,10 @@ export function judgeDecision(
   if (typeof decision !== "object" || decision === null) {
     return refuse("invalid_decision", "the approver gave no usable answer");
   }
+  // An answer read for a question is spent under that question's id, whether or not it names it.
+  if (check && (decision as Record<string, unknown>).interactionId === undefined) {
+    decision = { ...decision, interactionId: check.interactionId };
+  }
   const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
   const source = decisionSource(decision as Record<string, unknown>);
 

@@ -5,7 +5,7 @@ import { Agent } from "../../../src/agent/agent.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
-import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
+import { ScriptedApprover, type ScriptedCheck, ScriptedModel } from "../../../src/testing/index.js";
 import {
   callbackTools,
   listAndDelete,
@@ -57,6 +57,37 @@ describe("an approval runs its call once, however often a state is resumed", () 
       error: "approval_refused",
       code: "already_used",
     });
+  });
+
+  it("with a FileRunStore: an answer read without an interaction id is spent under the question's, so the run's file put back does not run it again", async () => {
+    const directory = await makeDirectory();
+    const { runId, state } = await suspend(directory);
+    const file = new FileRunStore({ directory }).pathOf(runId);
+    const suspendedText = await readFile(file, "utf8");
+    // A checkApproval written by hand that names no interaction in its approval.
+    const approveUnnamed = (check: ScriptedCheck) => ({
+      outcome: "approved",
+      fingerprint: check.pending.fingerprint,
+    });
+    const resumeWith = async () => {
+      const { tools, deletions } = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([{ text: "deleted" }]),
+        tools,
+        approver: new ScriptedApprover([], { checks: [approveUnnamed] }),
+        runStore: new FileRunStore({ directory }),
+      });
+      return { result: await agent.resume(state), deletions };
+    };
+    const first = await resumeWith();
+    expect(first.deletions).toEqual([["cb-1", "cb-2"]]);
+    await new FileRunStore({ directory }).delete(runId);
+    await writeFile(file, suspendedText);
+    const second = await resumeWith();
+    expect(second.deletions).toEqual([]);
+    expect(
+      second.result.steps[0]?.toolCalls.find((call) => call.toolName === "delete_callbacks"),
+    ).toMatchObject({ status: "refused", approval: { code: "already_used" } });
   });
 
   it("with a FileRunStore: a state resumed after its run was deleted is refused", async () => {
