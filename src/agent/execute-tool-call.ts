@@ -629,7 +629,8 @@ function decodeArguments(text: string): unknown {
 }
 
 /**
- * A `ToolContext` whose `signal` and `logger` are made on first use. Its
+ * A `ToolContext` whose `signal`, `logger` and `idempotencyKey` are made on
+ * first use. Its
  * properties are own, enumerable and writable, as a plain object's are.
  */
 function toolContext(
@@ -640,19 +641,7 @@ function toolContext(
 ): ToolContext {
   let signal: AbortSignal | undefined;
   let replacedLogger: Logger | undefined;
-  let idempotencyKey: string | undefined;
-  return {
-    ...(makeIdempotencyKey
-      ? {
-          get idempotencyKey(): string {
-            idempotencyKey ??= makeIdempotencyKey();
-            return idempotencyKey;
-          },
-          set idempotencyKey(value: string) {
-            idempotencyKey = value;
-          },
-        }
-      : {}),
+  const context: ToolContext = {
     get signal(): AbortSignal {
       signal ??= source.signal;
       return signal;
@@ -668,6 +657,23 @@ function toolContext(
     },
     toolCallId,
   };
+  if (makeIdempotencyKey) {
+    // Defined, not spread: spreading an accessor calls it, which made the
+    // key (a digest of the arguments) for every call, read or not.
+    let idempotencyKey: string | undefined;
+    Object.defineProperty(context, "idempotencyKey", {
+      get: (): string => {
+        idempotencyKey ??= makeIdempotencyKey();
+        return idempotencyKey;
+      },
+      set: (value: string) => {
+        idempotencyKey = value;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return context;
 }
 
 async function askApproval(

@@ -170,10 +170,15 @@ export async function decideByPolicy(
   args: unknown,
   logger: () => Logger,
 ): Promise<PolicyVerdict> {
+  const rules = policy.rules ?? [];
+  // The common case (a fixed default, no rule about this tool) needs no await.
+  if (typeof tool.needsApproval === "boolean" && !rules.some((rule) => names(rule, tool))) {
+    return { decision: tool.needsApproval ? "ask" : "allow" };
+  }
   const fallback: PolicyVerdict = {
     decision: (await toolDefault(tool, args, logger)) ? "ask" : "allow",
   };
-  const byRules = await matchRules(policy.rules ?? [], tool, args, logger);
+  const byRules = await matchRules(rules, tool, args, logger);
   if (!byRules) return fallback;
   if (policy.shadow === true) {
     const { decision, rule } = byRules;

@@ -169,7 +169,7 @@ export class RunJournal {
     const from = options.resumeFrom;
     this.#usedApprovals = new Set(from?.usedApprovals ?? []);
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
-    this.#standingApprovals = structuredClone(from?.standingApprovals ?? []);
+    this.#standingApprovals = from ? structuredClone(from.standingApprovals ?? []) : [];
     this.#deniedActions = new Set(from?.deniedActions ?? []);
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
