@@ -204,6 +204,36 @@ describe("an edit is held to every rule the model's call is held to", () => {
     expect(told).toMatchObject({ error: "approval_refused", code: "policy_denied" });
   });
 
+  it("an edit to a call a rule wants two approvers for, approved by one, is refused", async () => {
+    const { tools, deletions: ran } = callbackTools();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools,
+      approvalPolicy: {
+        rules: [
+          {
+            name: "two people for cb-3",
+            tool: "delete_callbacks",
+            decision: "ask",
+            required: 2,
+            when: (args) => (args as { ids: string[] }).ids.includes("cb-3"),
+          },
+        ],
+      },
+      approver: editingApprover({ ids: ["cb-3"] }),
+    });
+    const result = await agent.run("tidy");
+    expect(ran).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: { outcome: "refused", code: "not_enough_approvers", rule: "two people for cb-3" },
+    });
+  });
+
   it("one edit's approval runs one call: the same interaction approving a second edit is refused as already_used", async () => {
     const { tools, deletions: ran } = callbackTools();
     const agent = new Agent({
