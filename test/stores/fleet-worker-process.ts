@@ -9,7 +9,9 @@
  * `after-start` (the start written, the call not sent) and `in-call` (the
  * call answered by the service, its result not saved). It prints
  * `{"dying": point, "runId"}` (`"ids"`, the callbacks deleted, in a call)
- * first, so the test knows why it went.
+ * first, so the test knows why it went. With `FLEET_DIE_FIRST_AT` naming one
+ * of the points, the process dies there the first time it reaches it, for
+ * certain, so every point is tried in every run of the test.
  */
 
 import { writeSync } from "node:fs";
@@ -30,10 +32,11 @@ const environment = (name: string): string => {
 };
 
 const dieChance = Number(process.env.FLEET_DIE ?? "0");
+const dieFirstAt = process.env.FLEET_DIE_FIRST_AT;
 
-/** With `FLEET_DIE`'s chance: says where, then dies as a killed process does. */
+/** At `FLEET_DIE_FIRST_AT`, or with `FLEET_DIE`'s chance: says where, then dies as a killed process does. */
 function maybeDie(point: string, where: { runId?: string; ids?: readonly string[] }): void {
-  if (Math.random() >= dieChance) return;
+  if (point !== dieFirstAt && Math.random() >= dieChance) return;
   writeSync(1, `${JSON.stringify({ dying: point, ...where })}\n`);
   process.kill(process.pid, "SIGKILL");
 }

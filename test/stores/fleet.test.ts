@@ -23,6 +23,9 @@ const workerCount = 3;
 const leaseMs = 2_000;
 /** The chance a worker kills itself at each point of an approved call (see fleet-worker-process.ts). */
 const dieChance = 0.06;
+/** The points of an approved call where a worker may die (see fleet-worker-process.ts). */
+const deathPoints = ["before-start", "after-start", "in-call"] as const;
+type DeathPoint = (typeof deathPoints)[number];
 
 // A server of this file's own: the test restarts it and cuts its sessions.
 let server: TestPostgres;
@@ -52,13 +55,20 @@ interface Worker {
   child: ChildProcess;
   /** Where it killed itself, when it did. */
   dying?: { dying: string; runId?: string; ids?: string[] } | undefined;
+  /** The point where it dies for certain, the first time it reaches it. */
+  plannedDeath?: DeathPoint | undefined;
   killedByTest: boolean;
   settled: Array<{ runId: string; status?: string; error?: string }>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts a worker process; resolves once it is ready. */
-async function startWorker(owner: string, schema: string, services: FleetServices) {
+/** Starts a worker process, dying for certain at `dieFirstAt` when given; resolves once it is ready. */
+async function startWorker(
+  owner: string,
+  schema: string,
+  services: FleetServices,
+  dieFirstAt?: DeathPoint,
+) {
   const child = spawn(
     process.execPath,
     ["--import", tsxLoader, new URL("./fleet-worker-process.ts", import.meta.url).pathname],
@@ -73,6 +83,7 @@ async function startWorker(owner: string, schema: string, services: FleetService
         FLEET_CONCURRENCY: "4",
         FLEET_LEASE_MS: String(leaseMs),
         FLEET_DIE: String(dieChance),
+        ...(dieFirstAt ? { FLEET_DIE_FIRST_AT: dieFirstAt } : {}),
       },
     },
   );
@@ -80,6 +91,7 @@ async function startWorker(owner: string, schema: string, services: FleetService
   const worker: Worker = {
     owner,
     child,
+    plannedDeath: dieFirstAt,
     killedByTest: false,
     settled: [],
     exited: new Promise((resolve) =>
@@ -173,9 +185,22 @@ it("a fleet under kills, cut connections and a server restart runs each approved
     const heldByKilled = new Set<string>();
     let stopping = false;
     let started = 0;
+    // Each point is tried for certain, not left to chance: a new worker is
+    // told to die at a point no worker has died at yet and no live one is told.
+    const untriedPoint = (): DeathPoint | undefined =>
+      deathPoints.find(
+        (point) =>
+          !fleet.some(
+            (worker) =>
+              worker.dying?.dying === point ||
+              (worker.plannedDeath === point &&
+                worker.child.exitCode === null &&
+                !worker.child.killed),
+          ),
+      );
     const launch = async (): Promise<void> => {
       started++;
-      const worker = await startWorker(`worker-${started}`, schema, services);
+      const worker = await startWorker(`worker-${started}`, schema, services, untriedPoint());
       fleet.push(worker);
       void worker.exited.then(async ({ code, signal }) => {
         if (stopping && signal === null && code === 0) return;
