@@ -191,12 +191,7 @@ async function checkApproveAndRun(
       decidedAt,
     );
     logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
-    return {
-      ...withArguments,
-      approval,
-      status: "refused",
-      content: toolMessages.refused(name, approval.code, approval.reason),
-    };
+    return refusedCall(withArguments, name, approval);
   }
   if (verdict.decision === "allow") {
     if (verdict.rule === undefined || !frozen) {
@@ -221,12 +216,7 @@ async function checkApproveAndRun(
     );
     logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
     if (approval.outcome === "refused") {
-      return {
-        ...withArguments,
-        approval,
-        status: "refused",
-        content: toolMessages.refused(name, approval.code, approval.reason),
-      };
+      return refusedCall(withArguments, name, approval);
     }
     return startAndRun(
       tool,
@@ -248,12 +238,7 @@ async function checkApproveAndRun(
       ...shadow,
     };
     logger().warn({ code: approval.code }, `approval refused for ${name}: ${reason}`);
-    return {
-      ...withArguments,
-      approval,
-      status: "refused",
-      content: toolMessages.refused(name, approval.code, reason),
-    };
+    return refusedCall(withArguments, name, approval);
   }
   // A standing approval given earlier in the run may cover the call; else the question may offer
   // one. A call whose question is already out is decided by its answer (it may be a denial).
@@ -278,12 +263,7 @@ async function checkApproveAndRun(
         );
         logStandingDecision(environment, { toolName: name, toolCallId: call.id }, approval);
         if (approval.outcome === "refused") {
-          return {
-            ...withArguments,
-            approval,
-            status: "refused",
-            content: toolMessages.refused(name, approval.code, approval.reason),
-          };
+          return refusedCall(withArguments, name, approval);
         }
         return startAndRun(
           tool,
@@ -348,12 +328,7 @@ async function checkApproveAndRun(
   }
   if (approval.outcome === "refused") {
     if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
-    return {
-      ...withArguments,
-      approval,
-      status: "refused",
-      content: toolMessages.refused(name, approval.code, approval.reason, approval.note),
-    };
+    return refusedCall(withArguments, name, approval, approval.note);
   }
   if (approval.edited !== undefined) {
     return runEdited(
@@ -395,12 +370,7 @@ async function runEdited(
   const accepted = await checkApprovedEdit(tool, approval, context);
   if (!("frozen" in accepted)) {
     logger().warn({ code: accepted.code }, `approval refused for ${name}: ${accepted.reason}`);
-    return {
-      ...base,
-      approval: accepted,
-      status: "refused",
-      content: toolMessages.refused(name, accepted.code, accepted.reason, approval.note),
-    };
+    return refusedCall(base, name, accepted, approval.note);
   }
   // The policy holds the edit to the rules the model's call was held to: a
   // person's approval does not lift a rule that denies what they wrote.
@@ -431,12 +401,7 @@ async function runEdited(
       new Date(),
     );
     logPolicyDecision(environment, { toolName: name, toolCallId: base.toolCallId }, refused);
-    return {
-      ...base,
-      approval: refused,
-      status: "refused",
-      content: toolMessages.refused(name, refused.code, refused.reason),
-    };
+    return refusedCall(base, name, refused);
   }
   const edited = { ...approval, edited: { arguments: accepted.frozen.args } };
   const record = await startAndRun(
@@ -532,12 +497,7 @@ async function startAndRunNow(
         { audit: "approval", code: refused.code, interactionId: refused.interactionId },
         `approval refused for ${name}: ${refused.reason}`,
       );
-      return {
-        ...base,
-        approval: refused,
-        status: "refused",
-        content: toolMessages.refused(name, refused.code, refused.reason),
-      };
+      return refusedCall(base, name, refused);
     }
     if (started.outcome === "already_started") {
       return startedBefore(base, started, environment);
@@ -568,12 +528,7 @@ async function startAndRunNow(
       ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     };
     logger().warn({ code: refused.code }, `approval refused for ${name}: ${refused.reason}`);
-    return {
-      ...base,
-      approval: refused,
-      status: "refused",
-      content: toolMessages.refused(name, refused.code, refused.reason),
-    };
+    return refusedCall(base, name, refused);
   }
   return runTool(tool, args, base, environment, logger);
 }
@@ -582,6 +537,21 @@ async function startAndRunNow(
  * Logs the audit line of a call a standing approval covered (no one was
  * asked) and emits `approval-result` for it.
  */
+/** The record of a call the gate refused: the refusal, and the tool message telling the model why. */
+function refusedCall(
+  base: ToolCallRecordBase,
+  name: string,
+  refused: RefusedRecord,
+  note?: string,
+): ToolCallRecord {
+  return {
+    ...base,
+    approval: refused,
+    status: "refused",
+    content: toolMessages.refused(name, refused.code, refused.reason, note),
+  };
+}
+
 function logStandingDecision(
   environment: ToolCallEnvironment,
   call: { toolName: string; toolCallId: string },
