@@ -10,6 +10,7 @@ import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/app
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
+import { runStoreMethods } from "./durable/run-store-methods.js";
 import { StartedCalls } from "./durable/started-calls.js";
 import {
   type AgentLoopOptions,
@@ -187,21 +188,6 @@ const knownOptions = new Set([
   "maxToolResultChars",
   "stateKey",
 ]);
-
-/** What a run store must implement: the whole {@link RunStore} contract. */
-const runStoreMethods = [
-  "save",
-  "load",
-  "list",
-  "delete",
-  "claim",
-  "claimNext",
-  "startCall",
-  "isApprovalUsed",
-  "recordFinish",
-  "wake",
-  "waitForDue",
-] as const satisfies ReadonlyArray<keyof RunStore>;
 
 /**
  * Checks every option and returns the settings, or throws one

@@ -8,6 +8,7 @@ import {
 } from "../agent/durable/durable-errors.js";
 import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
 import type { RunClaim, RunStore } from "../agent/durable/run-store.js";
+import { runStoreMethods } from "../agent/durable/run-store-methods.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 
 /** A test body as `it` takes it. */
@@ -60,21 +61,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
   describe(options.name ?? "RunStore conformance", () => {
     test("implements every method of the RunStore contract", async (store) => {
-      const methods = [
-        "save",
-        "load",
-        "list",
-        "delete",
-        "claim",
-        "claimNext",
-        "startCall",
-        "isApprovalUsed",
-        "recordFinish",
-        "schedule",
-        "wake",
-        "waitForDue",
-      ] as const;
-      const missing = methods.filter((method) => typeof store[method] !== "function");
+      const missing = runStoreMethods.filter((method) => typeof store[method] !== "function");
       assert.deepEqual(missing, [], `the store lacks ${missing.join(", ")}`);
     });
 
