@@ -1,24 +1,17 @@
 import { checkStandingScope, type StandingScope } from "../approval/standing-approval.js";
 import { isObject, nonEmptyString } from "./check-state-messages.js";
-import type { FinishedCallStatus, PendingCallPhase, PendingToolCall } from "./run-state.js";
+import {
+  type FinishedCallStatus,
+  finishedCallStatuses,
+  type PendingCallPhase,
+  type PendingToolCall,
+} from "./run-state.js";
 
 const phases: readonly PendingCallPhase[] = [
   "requested",
   "awaiting_approval",
   "started",
   "finished",
-];
-
-const finishedStatuses: readonly FinishedCallStatus[] = [
-  "succeeded",
-  "invalid_arguments",
-  "unknown_tool",
-  "failed",
-  "timed_out",
-  "refused",
-  "expired",
-  "aborted",
-  "outcome_unknown",
 ];
 
 /**
@@ -70,8 +63,8 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
   optionalString("fingerprint", fingerprint);
   optionalString("interactionId", interactionId);
   optionalString("content", content);
-  if (status !== undefined && !finishedStatuses.includes(status as FinishedCallStatus)) {
-    problems.push(`${path}.status must be one of ${finishedStatuses.join(", ")} when present`);
+  if (status !== undefined && !finishedCallStatuses.includes(status as FinishedCallStatus)) {
+    problems.push(`${path}.status must be one of ${finishedCallStatuses.join(", ")} when present`);
   }
   // A started call needed no approval when it has no fingerprint (arguments JSON cannot hold).
   if (phase === "awaiting_approval" && !isFingerprint(fingerprint)) {

@@ -7,7 +7,7 @@ import { RunStateError } from "./durable-errors.js";
 import { findRunIdProblem } from "./run-id.js";
 import {
   type FinishedCallRecord,
-  type FinishedCallStatus,
+  finishedCallStatuses,
   type RunState,
   type RunStateStatus,
   runStateFormat,
@@ -224,16 +224,7 @@ function readError(value: unknown, problems: string[]): RunState["error"] {
   return { name: value.name, message: value.message };
 }
 
-const finishedStatuses: ReadonlySet<string> = new Set<FinishedCallStatus>([
-  "succeeded",
-  "invalid_arguments",
-  "unknown_tool",
-  "failed",
-  "timed_out",
-  "refused",
-  "aborted",
-  "outcome_unknown",
-]);
+const finishedStatuses: ReadonlySet<string> = new Set(finishedCallStatuses);
 
 /** `finishedCalls`: each with an id, a tool name, a step, a status and, when present, an approval. */
 function readFinishedCalls(value: unknown, problems: string[]): FinishedCallRecord[] | undefined {

@@ -59,6 +59,22 @@ export type FinishedCallStatus =
   | "aborted"
   | "outcome_unknown";
 
+/** Every {@link FinishedCallStatus} (the record's keys: the compiler checks none is missing). */
+const everyFinishedCallStatus: Record<FinishedCallStatus, true> = {
+  succeeded: true,
+  invalid_arguments: true,
+  unknown_tool: true,
+  failed: true,
+  timed_out: true,
+  refused: true,
+  expired: true,
+  aborted: true,
+  outcome_unknown: true,
+};
+
+/** The statuses a finished call may have, as a saved state is checked against them. */
+export const finishedCallStatuses = Object.keys(everyFinishedCallStatus) as FinishedCallStatus[];
+
 /** One tool call of the step the run stopped in. */
 export interface PendingToolCall {
   toolCallId: string;

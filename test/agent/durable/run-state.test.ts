@@ -67,6 +67,32 @@ describe("released run-state versions stay readable", () => {
   });
 });
 
+describe("every finished call a run records stays readable", () => {
+  it("reads a finished call of each status, an expired question's included", async () => {
+    const statuses = [
+      "succeeded",
+      "invalid_arguments",
+      "unknown_tool",
+      "failed",
+      "timed_out",
+      "refused",
+      "expired",
+      "aborted",
+      "outcome_unknown",
+    ];
+    const state = {
+      ...(await fixture()),
+      finishedCalls: statuses.map((status, index) => ({
+        toolCallId: `call_${index}`,
+        toolName: "delete_callbacks",
+        stepNumber: 1,
+        status,
+      })),
+    };
+    expect(parseRunState(state).finishedCalls?.map((call) => call.status)).toEqual(statuses);
+  });
+});
+
 describe("a state that is not a readable run state is refused, never misread", () => {
   it("names the file and says corrupted JSON is not valid JSON", async () => {
     const text = await fixtureText();
