@@ -2,8 +2,9 @@
  * One worker of the fleet figure, as its own process: a RunWorker on the
  * PostgreSQL store. Prints `{ready: true}` once started, then one line per
  * run it takes (`{runId, taken: true, at}`) and settles (`{runId, status, at}`); SIGTERM
- * stops it, after a last line with the CPU time it spent since it was ready and the
- * statements its store sent (`{cpuMs, roundTrips}`).
+ * stops it, after a last line with the CPU time it spent since it was ready, the
+ * statements its store sent, and the claim statements among them with the
+ * runs they handed out (`{cpuMs, roundTrips, claimStatements, claimedRuns}`).
  * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms> [poll ms]
  */
 
@@ -25,6 +26,16 @@ const runStore = new PostgresRunStore({
   schema,
   poolSize: Number(concurrency) + 2,
 });
+// The claim statements the worker sends (one claimDue fills its free slots).
+let claimStatements = 0;
+let claimedRuns = 0;
+const claimDue = runStore.claimDue.bind(runStore);
+runStore.claimDue = async (options) => {
+  claimStatements++;
+  const claims = await claimDue(options);
+  claimedRuns += claims.length;
+  return claims;
+};
 const worker = new RunWorker({
   runStore,
   agent: buildFleetAgent(JSON.parse(servicesJson) as FleetServices, runStore),
@@ -47,7 +58,12 @@ process.once("SIGTERM", async () => {
   await runStore.close();
   const { user, system } = process.cpuUsage(startedCpu);
   process.stdout.write(
-    `${JSON.stringify({ cpuMs: (user + system) / 1000, roundTrips: runStore.roundTrips - startedTrips })}\n`,
+    `${JSON.stringify({
+      cpuMs: (user + system) / 1000,
+      roundTrips: runStore.roundTrips - startedTrips,
+      claimStatements,
+      claimedRuns,
+    })}\n`,
   );
   process.exit(0);
 });

@@ -8,7 +8,7 @@ import { runConcurrently } from "../src/agent/run-concurrently.js";
 import { startMessagingSimulator, startOrdersSimulator } from "../src/simulators/index.js";
 import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
 import { startTestPostgres } from "../test/helpers/start-test-postgres.js";
-import type { Figure, FigureResult } from "./figure.js";
+import { type Figure, type FigureResult, round as roundTo } from "./figure.js";
 import { buildFleetAgent, type FleetServices, fleetServicesOf } from "./fleet-agent.js";
 import { median, percentile } from "./statistics.js";
 
@@ -46,6 +46,9 @@ interface WorkerProcess {
   cpuMs: number;
   /** The statements its store sent, once it stopped. */
   roundTrips: number;
+  /** Its claim statements (idle polls included) and the runs they handed out, once it stopped. */
+  claimStatements: number;
+  claimedRuns: number;
   exited: Promise<number | null>;
 }
 
@@ -124,6 +127,8 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       counts[`completedWith${workers}Workers`] = await completed();
       const cpuMs = fleet.reduce((sum, worker) => sum + worker.cpuMs, 0);
       const roundTrips = fleet.reduce((sum, worker) => sum + worker.roundTrips, 0);
+      const claimStatements = fleet.reduce((sum, worker) => sum + worker.claimStatements, 0);
+      const claimedRuns = fleet.reduce((sum, worker) => sum + worker.claimedRuns, 0);
       figures.push(
         {
           name: `fleet, ${workers} worker${workers === 1 ? "" : "s"} (runs resumed)`,
@@ -134,6 +139,12 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
           name: `fleet, ${workers} worker${workers === 1 ? "" : "s"}, worker CPU per run`,
           value: round(cpuMs / sizes.runs),
           unit: "ms/run",
+        },
+        {
+          // One claimDue fills a worker's free slots; idle polls count too.
+          name: `fleet, ${workers} worker${workers === 1 ? "" : "s"}, claim statements per run taken (${sizes.concurrency} slots each, idle polls included)`,
+          value: roundTo(claimStatements / Math.max(1, claimedRuns), 2),
+          unit: "statements/run",
         },
       );
       if (workers === sizes.workerCounts[0]) {
@@ -339,6 +350,8 @@ async function startWorker(
     settled: [],
     cpuMs: 0,
     roundTrips: 0,
+    claimStatements: 0,
+    claimedRuns: 0,
     exited: new Promise((resolve) => child.once("exit", resolve)),
   };
   await new Promise<void>((resolve, reject) => {
@@ -347,6 +360,8 @@ async function startWorker(
         ready?: boolean;
         cpuMs?: number;
         roundTrips?: number;
+        claimStatements?: number;
+        claimedRuns?: number;
         taken?: boolean;
         runId: string;
         at: number;
@@ -355,6 +370,8 @@ async function startWorker(
       else if (message.cpuMs !== undefined) {
         worker.cpuMs = message.cpuMs;
         worker.roundTrips = message.roundTrips ?? 0;
+        worker.claimStatements = message.claimStatements ?? 0;
+        worker.claimedRuns = message.claimedRuns ?? 0;
       } else if (message.taken) worker.taken.push(message);
       else worker.settled.push(message);
     });

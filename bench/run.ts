@@ -162,7 +162,7 @@ function whyMissed(name: string): string {
   if (name.startsWith("fleet, database round trips")) {
     return 'a resumed run claims (with its state), starts its call, saves after it and saves its end (releasing its claim): 4 statements; more counts idle workers\' polls; see docs/performance.md, "The fleet figure"';
   }
-  if (name.startsWith("waiting runs, claimNext")) {
+  if (name.startsWith("waiting runs, claimNext") || name.startsWith("waiting runs, claimDue")) {
     return "the statement itself takes about 3 ms (p50); the tail is the shared machine's load (two cores, eight engineers, the simulators in the bench's own process); see docs/scaling.md, \"Waiting runs cost little\"";
   }
   if (name.startsWith("scale")) {

@@ -54,6 +54,7 @@ export type {
   CallStartOutcome,
   FinishedCall,
   RunClaim,
+  RunClaimDueOptions,
   RunClaimOptions,
   RunDeleteOptions,
   RunDueWaitOptions,

@@ -30,7 +30,9 @@ import {
   type CallStart,
   type CallStartOutcome,
   checkChecksPerSecond,
+  checkClaimDueMax,
   type RunClaim,
+  type RunClaimDueOptions,
   type RunClaimOptions,
   type RunDeleteOptions,
   type RunDueWaitOptions,
@@ -423,6 +425,22 @@ export class FileRunStore implements RunStore {
    * {@link RunStore.claimNext}. Reads every state file.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
+    const [claim] = await this.#claimDue(options, 1);
+    return claim;
+  }
+
+  /**
+   * Claims up to `max` due runs, as `claimNext` claims one: it reads every
+   * state file once, then takes the runs due first one by one, each under
+   * its own lock file (not in one step: a run another process takes
+   * meanwhile is passed over, and the next is tried); see
+   * {@link RunStore.claimDue}. The claims come oldest due first.
+   */
+  async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
+    return this.#claimDue(options, checkClaimDueMax(options?.max));
+  }
+
+  async #claimDue(options: RunClaimOptions, max: number): Promise<RunClaim[]> {
     const rate = checkChecksPerSecond(options.checksPerSecond);
     const { runs } = await this.#readAll(["suspended", "running"]);
     const now = Date.now();
@@ -440,8 +458,10 @@ export class FileRunStore implements RunStore {
     }
     due.sort((first, second) => first.at - second.at);
     const budget = checkBudgetOf(this.directory);
+    const claims: RunClaim[] = [];
     for (const { runId, check } of due) {
-      // A check is paid for before the claim (two claimNext of this process never share a token).
+      if (claims.length >= max) break;
+      // A check is paid for before the claim (two claims of this process never share a token).
       const paid = check && rate !== undefined;
       if (paid && !budget.take(rate)) continue;
       try {
@@ -453,14 +473,19 @@ export class FileRunStore implements RunStore {
         );
         const state = await this.load(runId).catch(() => undefined);
         if (state?.status === "suspended" || state?.status === "running") {
-          return attachClaimedState(claim, state);
+          claims.push(attachClaimedState(claim, state));
+          continue;
         }
         await claim.release();
       } catch (error) {
-        if (!(error instanceof RunNotResumableError)) throw error;
+        if (!(error instanceof RunNotResumableError)) {
+          // The runs claimed so far are let go: the caller gets the error, not them.
+          await Promise.all(claims.map((claim) => claim.release().catch(() => {})));
+          throw error;
+        }
       }
     }
-    return undefined;
+    return claims;
   }
 
   /**

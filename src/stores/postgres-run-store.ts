@@ -18,7 +18,9 @@ import {
   type CallStart,
   type CallStartOutcome,
   checkChecksPerSecond,
+  checkClaimDueMax,
   type RunClaim,
+  type RunClaimDueOptions,
   type RunClaimOptions,
   type RunDeleteOptions,
   type RunDueWaitOptions,
@@ -770,6 +772,21 @@ export class PostgresRunStore implements RunStore {
    * so workers never wait on each other; see {@link RunStore.claimNext}.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
+    const [claim] = await this.#claimDue("claimNext", options, 1);
+    return claim;
+  }
+
+  /**
+   * Takes up to `max` due runs in one statement, as `claimNext` takes one
+   * (`FOR UPDATE SKIP LOCKED`, oldest due first, the budget of checks paid
+   * in the same statement, k checks for k runs waiting for answers); see
+   * {@link RunStore.claimDue}. The claims come oldest due first.
+   */
+  async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
+    return this.#claimDue("claimDue", options, checkClaimDueMax(options?.max));
+  }
+
+  async #claimDue(operation: string, options: RunClaimOptions, max: number): Promise<RunClaim[]> {
     const owner = ownerOf(options);
     const leaseMs = this.#leaseOf(options);
     const rate = checkChecksPerSecond(options.checksPerSecond) ?? null;
@@ -780,35 +797,36 @@ export class PostgresRunStore implements RunStore {
     const capacity = "GREATEST(1, $3::float8)";
     const available = `LEAST(${capacity}, COALESCE(budget.tokens, ${capacity})
       + extract(epoch FROM now() - budget.refilled_at) * $3::float8)`;
-    const { rows } = await this.#query<ClaimRow>(
-      "claimNext",
+    const checks = "(SELECT count(*) FROM next WHERE is_check)";
+    const { rows } = await this.#query<ClaimRow & { due_at: Date }>(
+      operation,
       undefined,
-      // The due run checked longest ago of either kind: a run waiting for
-      // answers only while the budget has room, paid for in the same
-      // statement (the bucket's row lock orders the payers; one that finds
-      // it spent claims nothing).
+      // The due runs checked longest ago of either kind: runs waiting for
+      // answers only as many as the budget has room for, paid for in the
+      // same statement (the bucket's row lock orders the payers; one that
+      // finds too little left claims none of them).
       `WITH other AS (
          SELECT run_id, status, lease_owner, next_check_at, false AS is_check
            FROM ${this.#table}
           WHERE NOT waits_for_answer AND status IN ${dueStatuses} AND ${due}
-          ORDER BY next_check_at LIMIT 1
+          ORDER BY next_check_at LIMIT $4
           FOR UPDATE SKIP LOCKED),
        waiting AS (
          SELECT run_id, status, lease_owner, next_check_at, true AS is_check
            FROM ${this.#table}
           WHERE waits_for_answer AND ${due}
-            AND ($3::float8 IS NULL
-                 OR (SELECT ${available} FROM ${this.#budgetTable} AS budget) >= 1)
-          ORDER BY next_check_at LIMIT 1
+          ORDER BY next_check_at
+          LIMIT CASE WHEN $3::float8 IS NULL THEN $4
+                     ELSE LEAST($4, (SELECT floor(${available})::bigint
+                                       FROM ${this.#budgetTable} AS budget)) END
           FOR UPDATE SKIP LOCKED),
        next AS (
          SELECT * FROM other UNION ALL SELECT * FROM waiting
-          ORDER BY next_check_at LIMIT 1),
+          ORDER BY next_check_at LIMIT $4),
        paid AS (
          UPDATE ${this.#budgetTable} AS budget
-            SET tokens = ${available} - 1, refilled_at = now()
-          WHERE $3::float8 IS NOT NULL AND EXISTS (SELECT 1 FROM next WHERE is_check)
-            AND ${available} >= 1
+            SET tokens = ${available} - ${checks}, refilled_at = now()
+          WHERE $3::float8 IS NOT NULL AND ${checks} > 0 AND ${available} >= ${checks}
          RETURNING 1)
        UPDATE ${this.#table} AS runs SET
          lease_owner = $1,
@@ -819,11 +837,13 @@ export class PostgresRunStore implements RunStore {
          AND (NOT next.is_check OR $3::float8 IS NULL OR EXISTS (SELECT 1 FROM paid))
        RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
+         next.next_check_at AS due_at,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
-      [owner, leaseMs, rate],
+      [owner, leaseMs, rate, max],
     );
-    const row = rows[0];
-    return row ? this.#claimFrom(row, owner, leaseMs) : undefined;
+    return rows
+      .sort((first, second) => first.due_at.getTime() - second.due_at.getTime())
+      .map((row) => this.#claimFrom(row, owner, leaseMs));
   }
 
   #claimFrom(row: ClaimRow, owner: string, leaseMs: number): RunClaim {

@@ -313,6 +313,125 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       });
     });
 
+    describe("claimDue: several due runs at once (optional)", () => {
+      // A store without claimDue (it is optional) passes these as they stand.
+      const testClaimDue = (
+        name: string,
+        body: (store: RunStore, claimDue: NonNullable<RunStore["claimDue"]>) => Promise<void>,
+      ) =>
+        test(name, async (store) => {
+          if (typeof store.claimDue !== "function") return;
+          await body(store, store.claimDue.bind(store));
+        });
+
+      testClaimDue(
+        "claims several due runs in one call, oldest due first, each under a claim of its own",
+        async (store, claimDue) => {
+          const earlier = await store.claim("run-earlier");
+          await earlier.release();
+          for (const [index, runId] of ["run-a", "run-b", "run-c", "run-d", "run-e"].entries()) {
+            await store.save(runState(runId, { status: "suspended" }));
+            const claim = await store.claim(runId);
+            await claim.release({ nextCheckAt: new Date(Date.now() - (5 - index) * 60_000) });
+          }
+          const first = await claimDue({ max: 3, owner: "worker-1" });
+          assert.deepEqual(
+            first.map((claim) => claim.runId),
+            ["run-a", "run-b", "run-c"],
+          );
+          const tokens = new Set(first.map((claim) => claim.token));
+          assert.equal(tokens.size, 3, "each claim has a fencing token of its own");
+          for (const claim of first) {
+            assert.ok(claim.token > earlier.token, "the tokens come after every earlier claim's");
+            assert.equal(claim.owner, "worker-1");
+            assert.equal(claim.recovered, false);
+            assert.equal(claim.attempts, 0);
+            if (claim.state !== undefined) {
+              assert.deepEqual(claim.state, await store.load(claim.runId));
+            }
+          }
+          assert.equal(await store.wake("run-a"), false, "a run claimed so is held");
+          await assert.rejects(store.claim("run-b"), RunNotResumableError);
+          const [held] = first;
+          await store.save(runState("run-a", { revision: 2, status: "running" }), {
+            expectedRevision: 1,
+            claim: held,
+          });
+          const rest = await claimDue({ max: 10 });
+          assert.deepEqual(
+            rest.map((claim) => claim.runId),
+            ["run-d", "run-e"],
+          );
+          assert.deepEqual(await claimDue({ max: 10 }), [], "nothing else is due");
+          for (const claim of [...first, ...rest]) await claim.release();
+        },
+      );
+
+      testClaimDue(
+        "hands each due run to exactly one of many callers claiming at once",
+        async (store, claimDue) => {
+          const runIds = Array.from({ length: 20 }, (_, index) => `run-${index}`);
+          for (const runId of runIds) await store.save(runState(runId, { status: "suspended" }));
+          const taken: RunClaim[] = [];
+          await Promise.all(
+            Array.from({ length: 4 }, async () => {
+              for (;;) {
+                const claims = await claimDue({ max: 3, leaseMs: 30_000 });
+                if (claims.length === 0) return;
+                assert.ok(claims.length <= 3, `asked for 3, got ${claims.length}`);
+                taken.push(...claims);
+              }
+            }),
+          );
+          assert.deepEqual(taken.map((claim) => claim.runId).sort(), [...runIds].sort());
+          for (const claim of taken) await claim.release();
+        },
+      );
+
+      testClaimDue(
+        "pays one check of the budget per run waiting for answers it takes, and takes no more than the budget holds",
+        async (store, claimDue) => {
+          const runIds = Array.from({ length: 8 }, (_, index) => `run-${index}`);
+          for (const runId of runIds) await store.save(runState(runId, { status: "suspended" }));
+          // A run not waiting for an answer (its holder died) costs no check.
+          await saveRunWhoseHolderDied(store, "run-other");
+          // Two checks saved up, refilled at two a second.
+          const budget = { checksPerSecond: 2 };
+          const begun = Date.now();
+          const first = await claimDue({ ...budget, max: 5 });
+          const firstChecks = first.filter((claim) => claim.runId !== "run-other");
+          assert.equal(first.length, 3, "the budget's two checks and the run that is not one");
+          assert.equal(firstChecks.length, 2);
+          const second = await claimDue({ ...budget, max: 5 });
+          // Only what was refilled since: two a second (none within half a second).
+          const refilled = Math.floor(((Date.now() - begun) / 1000) * 2);
+          assert.ok(
+            second.length <= refilled,
+            `two checks were paid for the first two: a second call right after took ${second.length}, the refill since allows ${refilled}`,
+          );
+          const unlimited = await claimDue({ max: 20 });
+          assert.equal(first.length + second.length + unlimited.length, runIds.length + 1);
+          for (const claim of [...first, ...second, ...unlimited]) await claim.release();
+        },
+      );
+
+      testClaimDue(
+        "resolves an empty list when nothing is due, and refuses a max out of range",
+        async (store, claimDue) => {
+          assert.deepEqual(await claimDue({ max: 5 }), []);
+          await store.save(runState("run-later", { status: "suspended" }));
+          const claim = await store.claim("run-later");
+          await claim.release({ nextCheckAt: new Date(Date.now() + 3_600_000) });
+          await store.save(runState("run-done", { status: "completed" }));
+          assert.deepEqual(await claimDue({ max: 5 }), []);
+          assert.deepEqual(await claimDue({ max: 5, checksPerSecond: 0.001 }), []);
+          for (const max of [0, -1, 1.5, 1001, Number.NaN]) {
+            await assert.rejects(claimDue({ max }), ConfigurationError);
+          }
+        },
+      );
+    });
+
     describe("schedule: next check and failed attempts", () => {
       test("counts the failed attempts in a row and keeps the last error, until one goes through", async (store) => {
         await store.save(runState("run-a", { status: "suspended" }));
@@ -348,13 +467,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         // One check saved up; the next only after 1,000 s.
         const budget = { checksPerSecond: 0.001 };
         // A run whose holder died is recovered whatever the budget.
-        const leaseMs = 300;
-        const dead = await store.claim("run-other", { leaseMs });
-        await store.save(runState("run-other", { status: "running" }), {
-          expectedRevision: 0,
-          claim: dead,
-        });
-        await sleep(leaseMs * 3);
+        await saveRunWhoseHolderDied(store, "run-other");
         for (const [runId, agoMs] of [
           ["run-a", 3_000],
           ["run-b", 2_000],
@@ -762,6 +875,14 @@ async function assertConflict(
     assert.equal(error.reason, reason);
     return true;
   });
+}
+
+/** Saves a run `running` under a claim that then expires unrenewed (its holder died). */
+async function saveRunWhoseHolderDied(store: RunStore, runId: string): Promise<void> {
+  const leaseMs = 300;
+  const dead = await store.claim(runId, { leaseMs });
+  await store.save(runState(runId, { status: "running" }), { expectedRevision: 0, claim: dead });
+  await sleep(leaseMs * 3);
 }
 
 function at(minute: number): string {

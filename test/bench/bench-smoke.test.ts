@@ -180,7 +180,7 @@ describe("the fleet figure at minimal size", () => {
       latencySamples: 2,
       databaseUrl: inject("databaseUrl"),
     });
-    expectShape(result, 9);
+    expectShape(result, 11);
     expect(result.counts).toEqual({
       runsSuspended: 12,
       completedWith1Workers: 12,

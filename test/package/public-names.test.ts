@@ -151,6 +151,7 @@ const publicNames: Record<string, string[]> = {
     "RunBudget",
     "RunBudgetState",
     "RunClaim",
+    "RunClaimDueOptions",
     "RunClaimOptions",
     "RunDeleteOptions",
     "RunDueWaitOptions",

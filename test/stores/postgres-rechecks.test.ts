@@ -3,6 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
+import type { RunStore } from "../../src/agent/durable/run-store.js";
+import { runStoreMethods } from "../../src/agent/durable/run-store-methods.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import {
   type MessagingSimulator,
@@ -48,6 +50,21 @@ function readsOf(interactionId: string): number {
   return messaging.requests.filter(
     (request) => request.method === "GET" && request.path === `/v1/interactions/${interactionId}`,
   ).length;
+}
+
+/** Starts `count` runs that each suspend at one approval; returns their interactions, in order. */
+async function suspendRuns(store: PostgresRunStore, count: number): Promise<string[]> {
+  const starter = buildFleetAgent(fleetServicesOf(orders, messaging), store, {
+    steps: Array.from({ length: count }, () => ({
+      toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
+    })),
+  });
+  const interactions: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+    interactions.push(started.state?.pendingCalls[0]?.interactionId ?? "");
+  }
+  return interactions;
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -144,26 +161,17 @@ it("the fleet keeps to its budget of approval checks with many runs due: the mes
   const store = makeStore();
   const services = fleetServicesOf(orders, messaging);
   const runCount = 40;
-  const starter = buildFleetAgent(services, store, {
-    steps: Array.from({ length: runCount }, () => ({
-      toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
-    })),
-  });
-  const interactions: string[] = [];
-  for (let index = 0; index < runCount; index++) {
-    const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
-    interactions.push(started.state?.pendingCalls[0]?.interactionId ?? "");
-  }
+  const interactions = await suspendRuns(store, runCount);
   const reads = () => interactions.reduce((total, id) => total + readsOf(id), 0);
   expect(reads()).toBe(0);
 
   // One check saved up, the next a thousand seconds later: however many
   // workers look, and however often, one question is asked about.
   let looks = 0;
-  const claimNext = store.claimNext.bind(store);
-  store.claimNext = (options) => {
+  const claimDue = store.claimDue.bind(store);
+  store.claimDue = (options) => {
     looks++;
-    return claimNext(options);
+    return claimDue(options);
   };
   const workers = Array.from(
     { length: 3 },
@@ -194,6 +202,87 @@ it("the fleet keeps to its budget of approval checks with many runs due: the mes
   );
   // The one asked about waits for its next check; the others wait their turn.
   expect(rows[0].due).toBe(runCount - 1);
+}, 60_000);
+
+it("a worker with several free slots fills them with one claim statement", async () => {
+  const store = makeStore();
+  const services = fleetServicesOf(orders, messaging);
+  const runCount = 6;
+  const interactions = await suspendRuns(store, runCount);
+  // What each claim statement the worker sends hands out.
+  const handedOut: number[] = [];
+  const claimDue = store.claimDue.bind(store);
+  store.claimDue = async (options) => {
+    const claims = await claimDue(options);
+    handedOut.push(claims.length);
+    return claims;
+  };
+  const claimNext = store.claimNext.bind(store);
+  store.claimNext = async (options) => {
+    const claim = await claimNext(options);
+    handedOut.push(claim ? 1 : 0);
+    return claim;
+  };
+  const settled: RunWorkerOutcome[] = [];
+  const worker = new RunWorker({
+    runStore: store,
+    agent: buildFleetAgent(services, store),
+    concurrency: 8,
+    pollIntervalMs: 5,
+    firstRecheckAfterMs: 3_600_000,
+    recheckAfterMs: 3_600_000,
+    onRunSettled: (outcome) => settled.push(outcome),
+  });
+  const working = worker.start();
+  try {
+    await until(() => settled.length >= runCount, "every run checked");
+  } finally {
+    await worker.stop();
+    await working;
+  }
+  // Every run due at once, eight slots free: the first statement takes all six.
+  expect(handedOut[0]).toBe(runCount);
+  expect(handedOut.reduce((total, count) => total + count, 0)).toBe(runCount);
+  expect(settled.map((outcome) => outcome.stillPending !== undefined)).toEqual(
+    Array.from({ length: runCount }, () => true),
+  );
+  expect(interactions.map(readsOf)).toEqual(Array.from({ length: runCount }, () => 1));
+}, 60_000);
+
+it("a worker on a store without claimDue (it is optional) fills its slots with claimNext, one run a call", async () => {
+  const store = makeStore();
+  const runCount = 3;
+  const interactions = await suspendRuns(store, runCount);
+  // A store of one's own written before claimDue: every required method, no more.
+  const handedOut: number[] = [];
+  const ownStore = Object.fromEntries(
+    runStoreMethods.map((method) => [method, store[method].bind(store)]),
+  ) as unknown as RunStore;
+  ownStore.claimNext = async (options) => {
+    const claim = await store.claimNext(options);
+    handedOut.push(claim ? 1 : 0);
+    return claim;
+  };
+  const settled: RunWorkerOutcome[] = [];
+  const worker = new RunWorker({
+    runStore: ownStore,
+    agent: buildFleetAgent(fleetServicesOf(orders, messaging), ownStore),
+    concurrency: 4,
+    pollIntervalMs: 5,
+    firstRecheckAfterMs: 3_600_000,
+    recheckAfterMs: 3_600_000,
+    onRunSettled: (outcome) => settled.push(outcome),
+  });
+  const working = worker.start();
+  try {
+    await until(() => settled.length >= runCount, "every run checked");
+  } finally {
+    await worker.stop();
+    await working;
+  }
+  expect(handedOut.slice(0, runCount)).toEqual([1, 1, 1]);
+  expect(handedOut.reduce((total, count) => total + count, 0)).toBe(runCount);
+  expect(interactions.map(readsOf)).toEqual([1, 1, 1]);
 }, 60_000);
 
 it("refuses a budget of checks that is not a positive number, naming the option", () => {

@@ -123,7 +123,7 @@ export interface RunClaimOptions {
    */
   leaseMs?: number | undefined;
   /**
-   * `claimNext` only: the fleet's budget of approval checks per second. A
+   * `claimNext` and `claimDue` only: the fleet's budget of approval checks per second. A
    * run waiting for answers (suspended, with a call `awaiting_approval`) is
    * handed out only while the budget has room: one check a run, refilled at
    * this rate, at most one second's worth (and at least one) saved up, kept
@@ -133,6 +133,19 @@ export interface RunClaimOptions {
    */
   checksPerSecond?: number | undefined;
 }
+
+/** Options of {@link RunStore.claimDue}. */
+export interface RunClaimDueOptions extends RunClaimOptions {
+  /**
+   * The most runs to claim (a whole number from 1 to 1000): a worker's free
+   * slots. With `checksPerSecond`, runs waiting for answers count against
+   * the budget one check each, and only as many are taken as it has room for.
+   */
+  max: number;
+}
+
+/** The most runs one {@link RunStore.claimDue} may ask for. */
+export const maxClaimDue = 1000;
 
 /** Options of {@link RunClaim.release}. */
 export interface RunReleaseOptions {
@@ -255,6 +268,19 @@ export interface RunStore {
    * (`RunWorker` hands runs out with it).
    */
   claimNext(options?: RunClaimOptions): Promise<RunClaim | undefined>;
+  /**
+   * Claims up to `options.max` due runs at once, as `claimNext` claims one
+   * (a shared store takes them in one statement): the due runs of either
+   * kind, oldest due first; each claim carries what `claimNext`'s does (its
+   * own fencing token, `recovered`, `attempts`, and the state when the
+   * store gives it). With `checksPerSecond`, a call taking k runs waiting
+   * for answers pays k checks, and takes only as many as the budget holds.
+   * Resolves `[]` when none is due; two callers never get the same run.
+   *
+   * Optional: `RunWorker` fills its free slots with one call of it, and
+   * calls `claimNext` once per free slot with a store that lacks it.
+   */
+  claimDue?(options: RunClaimDueOptions): Promise<RunClaim[]>;
   /**
    * The one write that lets a call of a tool that is not read-only run:
    * saves `state` (in which the call is `started`) as `save` does, fenced by
@@ -380,6 +406,19 @@ export function checksPerSecondProblem(value: unknown, name: string): string | u
   if (value === undefined) return undefined;
   if (typeof value === "number" && Number.isFinite(value) && value > 0) return undefined;
   return `${name} must be a positive number of approval checks per second (e.g. 50, or 0.5 for one every 2 s); got ${JSON.stringify(value) ?? String(value)}.`;
+}
+
+/**
+ * `RunClaimDueOptions.max` checked: a whole number from 1 to
+ * {@link maxClaimDue}; anything else is a ConfigurationError.
+ */
+export function checkClaimDueMax(value: unknown): number {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= maxClaimDue) {
+    return value;
+  }
+  throw new ConfigurationError(
+    `claimDue's max must be a whole number of runs from 1 to ${maxClaimDue} (a worker's free slots); got ${JSON.stringify(value) ?? String(value)}.`,
+  );
 }
 
 /** The summary of one state, as `list` gives it. */

@@ -75,7 +75,7 @@ export interface RunWorkerOptions {
   leaseMs?: number | undefined;
   /**
    * The fleet's budget of approval checks per second, kept by the store
-   * for every worker sharing it (`claimNext`'s `checksPerSecond`): a run
+   * for every worker sharing it (`claimDue`'s `checksPerSecond`): a run
    * waiting for answers is taken only while the budget has room, the one
    * due longest ago first; the others wait their turn. Give every worker
    * the same. @default no budget
@@ -101,8 +101,8 @@ export interface RunWorkerOptions {
   /** Called after each run taken, however it went. */
   onRunSettled?: ((outcome: RunWorkerOutcome) => void) | undefined;
   /**
-   * Called each time the store could not hand out a run (`claimNext`
-   * threw: the database is unreachable, the password wrong, ...); the
+   * Called each time the store could not hand out runs (`claimDue` or
+   * `claimNext` threw: the database is unreachable, the password wrong, ...); the
    * worker tries again after `pollIntervalMs`. Without it the error is only
    * logged. `reached` says whether the store ever answered this worker.
    */
@@ -122,10 +122,12 @@ export interface RunWorkerStopOptions {
 
 /**
  * Resumes suspended runs from a shared store, as one of any number of
- * workers on any number of machines: takes due runs (`claimNext`), resumes
- * each with the agent (which reads its pending answers: the answered runs
- * go on, approved calls run once; the pending ones are suspended again at
- * once and rescheduled after `recheckAfterMs`), and renews its claims while
+ * workers on any number of machines: takes due runs (`claimDue`, one
+ * statement filling its free slots; `claimNext` per slot with a store that
+ * lacks it), resumes each with the agent (which reads its pending answers:
+ * the answered runs go on, approved calls run once; the pending ones are
+ * suspended again at once and rescheduled after `recheckAfterMs`), and
+ * renews its claims while
  * it works. A worker that dies loses its claims when they expire; another
  * worker then takes its runs, and a call it had started is reported to the
  * model as of unknown outcome, never run again.
@@ -292,19 +294,15 @@ export class RunWorker {
 
   async #takeWork(): Promise<void> {
     while (!this.#stopping) {
-      if (this.#inHand.size >= this.#concurrency) {
+      const free = this.#concurrency - this.#inHand.size;
+      if (free <= 0) {
         await Promise.race([...this.#inHand.values()].map(({ done }) => done));
         continue;
       }
-      let claim: RunClaim | undefined;
+      const asked = typeof this.#store.claimDue === "function" ? free : 1;
+      let claims: RunClaim[] = [];
       try {
-        claim = await this.#store.claimNext({
-          owner: this.owner,
-          leaseMs: this.#leaseMs,
-          ...(this.#checksPerSecond !== undefined
-            ? { checksPerSecond: this.#checksPerSecond }
-            : {}),
-        });
+        claims = await this.#claimDue(asked);
         this.#reached = true;
       } catch (error) {
         this.#logger.error({ err: error }, "could not take a due run; trying again");
@@ -315,24 +313,44 @@ export class RunWorker {
         }
       }
       if (this.#stopping) {
-        await claim?.release().catch(() => {});
+        await Promise.all(claims.map((claim) => claim.release().catch(() => {})));
         break;
       }
-      if (!claim) {
-        await this.#waitForWork();
-        continue;
-      }
-      const taken = claim;
-      try {
-        this.#onRunTaken?.({ runId: taken.runId, recovered: taken.recovered });
-      } catch (error) {
-        this.#logger.error({ err: error, runId: taken.runId }, "onRunTaken threw");
-      }
-      const done = this.#work(taken).finally(() => {
-        if (this.#inHand.get(taken.runId)?.claim === taken) this.#inHand.delete(taken.runId);
-      });
-      this.#inHand.set(taken.runId, { claim: taken, done });
+      for (const taken of claims) this.#hold(taken);
+      // Fewer than asked: nothing more is due now (or the budget is spent).
+      if (claims.length < asked) await this.#waitForWork();
     }
+  }
+
+  /**
+   * Claims up to `max` due runs: in one call of the store's `claimDue`
+   * (one statement for a shared store), or with `claimNext` (then `max`
+   * is 1) for a store that lacks it.
+   */
+  async #claimDue(max: number): Promise<RunClaim[]> {
+    const options = {
+      owner: this.owner,
+      leaseMs: this.#leaseMs,
+      ...(this.#checksPerSecond !== undefined ? { checksPerSecond: this.#checksPerSecond } : {}),
+    };
+    if (typeof this.#store.claimDue === "function") {
+      return this.#store.claimDue({ ...options, max });
+    }
+    const claim = await this.#store.claimNext(options);
+    return claim ? [claim] : [];
+  }
+
+  /** Puts a claimed run in hand and starts working on it. */
+  #hold(taken: RunClaim): void {
+    try {
+      this.#onRunTaken?.({ runId: taken.runId, recovered: taken.recovered });
+    } catch (error) {
+      this.#logger.error({ err: error, runId: taken.runId }, "onRunTaken threw");
+    }
+    const done = this.#work(taken).finally(() => {
+      if (this.#inHand.get(taken.runId)?.claim === taken) this.#inHand.delete(taken.runId);
+    });
+    this.#inHand.set(taken.runId, { claim: taken, done });
   }
 
   /**
