@@ -15,6 +15,9 @@ export type FigureKey = (typeof figureKeys)[number];
 
 /** Sizes of one bench run. */
 export interface BenchSizes {
+  /** Timed runs of each step contender in a fresh process, while V8 is still optimizing. */
+  stepColdRuns: number;
+  /** Untimed runs of each step contender after those, to the library's steady speed. */
   stepWarmup: number;
   stepRuns: number;
   streamChunks: number;
@@ -47,7 +50,8 @@ export interface BenchOptions {
 }
 
 const fullSizes: BenchSizes = {
-  stepWarmup: 200,
+  stepColdRuns: 200,
+  stepWarmup: 4000,
   stepRuns: 800,
   streamChunks: 10_000,
   streamWarmup: 3,
@@ -67,7 +71,8 @@ const fullSizes: BenchSizes = {
 
 const quickSizes: BenchSizes = {
   ...fullSizes,
-  stepWarmup: 50,
+  stepColdRuns: 50,
+  stepWarmup: 500,
   stepRuns: 100,
   streamWarmup: 1,
   streamRuns: 5,

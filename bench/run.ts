@@ -64,6 +64,7 @@ try {
         measureStepOverhead({
           url: simulators.echoUrl,
           apiKey: simulators.reasonerApiKey,
+          coldRuns: sizes.stepColdRuns,
           warmup: sizes.stepWarmup,
           runs: sizes.stepRuns,
         }),

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
 import type { RequestSlots } from "../internal/http/request-slots.js";
+import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -36,7 +37,6 @@ import type { RunJournal } from "./durable/run-journal.js";
 import type { PendingToolCall } from "./durable/run-state.js";
 import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import { type FrozenArguments, freezeArguments } from "./freeze-arguments.js";
-import { LazyAbortController } from "./lazy-abort-controller.js";
 import type { ModelToolCall } from "./model-message.js";
 import { neverAborted, signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";

@@ -145,18 +145,39 @@ export function applyStepPreparation(
 export async function prepareStepRequest(
   settings: StepRequestSettings,
   context: Omit<PrepareStepContext, "toolNames">,
-): Promise<{ request: ModelRequest; tools: ReadonlyMap<string, AnyTool> }> {
+): Promise<StepRequest> {
   const defaults: PreparedStep = {
     messages: context.messages,
     tools: settings.tools,
     requestOptions: settings.requestOptions,
   };
-  const step = settings.prepareStep
-    ? applyStepPreparation(
-        await settings.prepareStep({ ...context, toolNames: [...settings.tools.keys()] }),
-        defaults,
-      )
-    : defaults;
+  if (!settings.prepareStep) return requestOf(settings, defaults);
+  const preparation = await settings.prepareStep({
+    ...context,
+    toolNames: [...settings.tools.keys()],
+  });
+  return requestOf(settings, applyStepPreparation(preparation, defaults));
+}
+
+/** The request of one step of an agent without `prepareStep`: its settings as they are. */
+export function stepRequest(
+  settings: StepRequestSettings,
+  messages: readonly ModelMessage[],
+): StepRequest {
+  return requestOf(settings, {
+    messages,
+    tools: settings.tools,
+    requestOptions: settings.requestOptions,
+  });
+}
+
+/** A step's request and the tools its calls may use. */
+export interface StepRequest {
+  request: ModelRequest;
+  tools: ReadonlyMap<string, AnyTool>;
+}
+
+function requestOf(settings: StepRequestSettings, step: PreparedStep): StepRequest {
   const definitions =
     step.tools === settings.tools
       ? settings.toolDefinitions

@@ -14,7 +14,7 @@ import { executeToolCalls } from "./execute-tool-calls.js";
 import type { ModelResponse, ModelUsage } from "./model.js";
 import type { AssistantModelMessage, ModelToolCall } from "./model-message.js";
 import { normalizeAssistantMessage } from "./normalize-assistant-message.js";
-import { prepareStepRequest } from "./prepare-step.js";
+import { prepareStepRequest, type StepRequest, stepRequest } from "./prepare-step.js";
 import { requestedToolCalls } from "./requested-tool-calls.js";
 import {
   admitToolCalls,
@@ -201,6 +201,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     if (
       askedForTools &&
       !signal.aborted &&
+      settings.stopWhen.length > 0 &&
       (await anyStopConditionHolds(settings.stopWhen, steps))
     ) {
       return finish("completed");
@@ -259,9 +260,11 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       if (budgetSpent) return await finish("budget_exhausted", budgetSpent);
       emit({ type: "step-start", stepNumber });
       let completion: ModelResponse;
-      let step: Awaited<ReturnType<typeof prepareStepRequest>>;
+      let step: StepRequest;
       try {
-        step = await prepareStepRequest(settings, { stepNumber, steps, messages });
+        step = settings.prepareStep
+          ? await prepareStepRequest(settings, { stepNumber, steps, messages })
+          : stepRequest(settings, messages);
       } catch (error) {
         return await finish("failed", asError(error));
       }
@@ -290,7 +293,10 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       messages.push(message);
       journal.stepCount = stepNumber;
       journal.openStep(message);
-      const { admitted, beyondBudget } = await admitToolCalls(requestedToolCalls(message), budget);
+      const requested = requestedToolCalls(message);
+      const { admitted, beyondBudget } = budget
+        ? await admitToolCalls(requested, budget)
+        : { admitted: requested, beyondBudget: noCalls };
       for (const toolCall of beyondBudget) {
         const { toolCallId, toolName, rawArguments } = toolCall;
         emit({ type: "tool-call", stepNumber, toolCallId, toolName, rawArguments });
@@ -315,6 +321,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     );
   }
 }
+
+/** The calls beyond a budget when the run has none. */
+const noCalls: readonly ToolCallRecord[] = Object.freeze([]);
 
 /** Calls a user's callback; what it throws is logged, not the run's failure. */
 async function callObserver(

@@ -64,23 +64,27 @@ describe("bench figures at minimal sizes", () => {
     const result = await measureStepOverhead({
       url: simulators.echoUrl,
       apiKey: simulators.reasonerApiKey,
+      coldRuns: 1,
       warmup: 0,
       runs: 2,
     });
-    expectShape(result, 6);
-    // Two runs of each of six contenders: the fetch floor, the pooled floor
-    // and the library, whole and streamed.
+    expectShape(result, 8);
+    // One cold and two steady runs of each of six contenders: the fetch
+    // floor, the pooled floor and the library, whole and streamed.
     expect(result.counts).toEqual({
-      libraryRuns: 4,
-      libraryRunsCompleted: 4,
-      baselineRuns: 8,
-      toolCalls: 4,
+      libraryRuns: 6,
+      libraryRunsCompleted: 6,
+      baselineRuns: 12,
+      toolCalls: 6,
     });
     expect(result.figures.filter((figure) => figure.target === "ratio <= 1.00")).toHaveLength(2);
     const pooled = result.figures.filter((figure) =>
       figure.name.endsWith("against the pooled floor"),
     );
     expect(pooled.map((figure) => figure.target)).toEqual(["ratio <= 1.50", "ratio <= 1.50"]);
+    // The first runs of the process are reported beside them, without a target.
+    const cold = result.figures.filter((figure) => figure.name.includes("first 1 runs"));
+    expect(cold.map((figure) => figure.target)).toEqual([undefined, undefined]);
   });
 
   it("stream reading assembles the same answer as the hand-written reader", async () => {

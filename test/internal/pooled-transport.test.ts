@@ -18,6 +18,8 @@ interface CountingServer {
   opened(): number;
   /** Most connections open at one time. */
   mostOpen(): number;
+  /** Connections open now. */
+  openNow(): number;
 }
 
 const servers: Server[] = [];
@@ -43,6 +45,7 @@ async function serve(handler: Handler): Promise<CountingServer> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     opened: () => opened,
     mostOpen: () => mostOpen,
+    openNow: () => open,
   };
 }
 
@@ -102,6 +105,56 @@ describe("the default transport", () => {
     );
     expect(answers).toHaveLength(10);
     expect(server.mostOpen()).toBe(1);
+  });
+});
+
+describe("ending a request", () => {
+  /** Counts the AbortControllers made while `work` runs. */
+  async function countControllers(work: () => Promise<unknown>): Promise<number> {
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      await work();
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    return made;
+  }
+
+  it("makes no AbortController for a request that ends normally", async () => {
+    const server = await serve((_request, response) => response.end('{"ok":true}'));
+    const http = new HttpClient({ baseUrl: server.url });
+    const made = await countControllers(() =>
+      Promise.all(Array.from({ length: 5 }, () => http.requestJson({ method: "GET", path: "/" }))),
+    );
+    expect(made).toBe(0);
+  });
+
+  it("still ends a request on its timeout and on the caller's abort", async () => {
+    const server = await serve(() => {
+      // Never answers.
+    });
+    const http = new HttpClient({ baseUrl: server.url, timeoutMs: 50, maxRetries: 0 });
+    await expect(http.requestJson({ method: "GET", path: "/silent" })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
+    const controller = new AbortController();
+    const pending = http.requestJson({
+      method: "GET",
+      path: "/silent",
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error("stop")), 20);
+    await expect(pending).rejects.toMatchObject({ name: "AbortedError" });
+    // Both requests' connections were closed, not left waiting on the server.
+    await expect.poll(() => server.openNow()).toBe(0);
   });
 });
 

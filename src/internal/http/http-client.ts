@@ -7,6 +7,7 @@ import {
   ResponseTooLargeError,
   TimeoutError,
 } from "../../errors/transport-errors.js";
+import { LazyAbortController } from "../lazy-abort-controller.js";
 import { type Logger, redactingLogger, silentLogger } from "../logger.js";
 import { SecretRegistry } from "../redact.js";
 import { createFetchTransport } from "./fetch-transport.js";
@@ -423,11 +424,12 @@ class TimeoutMarker extends Error {
 }
 
 /**
- * One attempt of a request, as the transport sends it: one controller ends
- * it on the caller's abort or on the timeout, which starts once the request
- * has a connection. An object with methods, not closures: it is made for
- * every request, and cheaper than AbortSignal.any, which also keeps its
- * sources referenced until collected.
+ * One attempt of a request, as the transport sends it: ended on the
+ * caller's abort or on the timeout, which starts once the request has a
+ * connection, through the transport's abort handler and (when a transport
+ * read it) a signal made on first read. An object with methods, not
+ * closures: it is made for every request, and cheaper than AbortSignal.any,
+ * which also keeps its sources referenced until collected.
  */
 class Attempt implements TransportRequest {
   readonly method: string;
@@ -438,7 +440,8 @@ class Attempt implements TransportRequest {
   readonly timeoutMs: number;
   /** True once the timeout ended the attempt. */
   timedOut = false;
-  readonly #controller = new AbortController();
+  readonly #controller = new LazyAbortController();
+  #abortHandler: ((reason: unknown) => void) | undefined;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #stopFollowing: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -469,18 +472,29 @@ class Attempt implements TransportRequest {
     return this.#controller.signal;
   }
 
+  setAbortHandler(handler: ((reason: unknown) => void) | undefined): void {
+    this.#abortHandler = handler;
+    if (handler && this.#controller.aborted) handler(this.#controller.reason);
+  }
+
   onConnection(): void {
     this.#timer = setTimeout(timeOut, this.timeoutMs, this);
   }
 
   /** The caller's signal fired. */
   handleEvent(): void {
-    this.#controller.abort(this.#callerSignal?.reason);
+    this.#abort(this.#callerSignal?.reason);
   }
 
   timeOut(): void {
     this.timedOut = true;
-    this.#controller.abort(new TimeoutMarker());
+    this.#abort(new TimeoutMarker());
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#controller.aborted) return;
+    this.#controller.abort(reason);
+    this.#abortHandler?.(reason);
   }
 
   /** Releases the timer and the link to the caller's signal. */

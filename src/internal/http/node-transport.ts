@@ -100,10 +100,8 @@ function sendOverNodeHttp(
   maxConnections: number,
 ): Promise<TransportResponse> {
   return new Promise((resolve, reject) => {
-    const { signal } = request;
     let outgoing: ClientRequest;
-    const onAbort = () => outgoing.destroy(signal.reason as Error);
-    const stopListening = () => signal.removeEventListener("abort", onAbort);
+    const stopListening = () => request.setAbortHandler(undefined);
     try {
       const destination = destinationOf(request.url);
       const pool = poolOf(destination.protocol, maxConnections);
@@ -125,8 +123,8 @@ function sendOverNodeHttp(
       reject(error);
       return;
     }
-    signal.addEventListener("abort", onAbort, { once: true });
-    outgoing.once("socket", () => request.onConnection());
+    request.setAbortHandler((reason) => outgoing.destroy(reason as Error));
+    outgoing.on("socket", () => request.onConnection());
     outgoing.on("error", (error) => {
       stopListening();
       reject(error);
@@ -136,14 +134,14 @@ function sendOverNodeHttp(
     // "error"; it still closes, and then it failed. After an answer the
     // close is the normal end: no Error is built (its stack costs a
     // few microseconds on every request).
-    outgoing.once("close", () => {
+    outgoing.on("close", () => {
       if (answered) return;
       stopListening();
       reject(new Error("the connection closed before an answer arrived"));
     });
-    outgoing.once("response", (incoming) => {
+    outgoing.on("response", (incoming) => {
       answered = true;
-      incoming.once("close", stopListening);
+      incoming.on("close", stopListening);
       const tooLarge = checkDeclaredLength(
         incoming.headers["content-length"],
         request.maxResponseBytes,
@@ -209,7 +207,7 @@ class NodeResponse implements TransportResponse {
         }
         chunks.push(chunk);
       });
-      incoming.once("end", () => {
+      incoming.on("end", () => {
         resolve(
           chunks.length === 1
             ? (chunks[0] as Buffer).toString("utf8")
@@ -217,7 +215,7 @@ class NodeResponse implements TransportResponse {
         );
       });
       incoming.on("error", reject);
-      incoming.once("close", () => {
+      incoming.on("close", () => {
         if (!incoming.complete) reject(new Error("the connection closed before the answer ended"));
       });
     });

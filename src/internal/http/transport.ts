@@ -12,8 +12,21 @@ export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
   body: string | undefined;
-  /** Ends the request, or the reading of its body, when it fires. */
-  signal: AbortSignal;
+  /**
+   * Ends the request, or the reading of its body, when it fires. Made when
+   * first read: a transport that can end its request itself registers
+   * {@link TransportRequest.setAbortHandler} instead, and no signal is made.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Calls `handler` with the reason once the attempt is aborted (its
+   * timeout, or the caller's signal), at once if it was already; `undefined`
+   * stops it. One handler at a time. What the `node:http` transport uses in
+   * place of a listener on {@link TransportRequest.signal}: an
+   * `AbortController` and its listener are the dearest objects of a
+   * request.
+   */
+  setAbortHandler(handler: ((reason: unknown) => void) | undefined): void;
   /** Most bytes of body read before it is cut off with {@link ResponseTooLargeSignal}. */
   maxResponseBytes: number;
   /**
