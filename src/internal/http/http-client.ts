@@ -28,7 +28,7 @@ import {
   transportDefaults,
 } from "./transport-options.js";
 import { parseServiceUrl } from "./url-policy.js";
-import { withRetries } from "./with-retries.js";
+import { retryAfterFirstFailure } from "./with-retries.js";
 
 /** What the HTTP core takes: the shared transport options and the service's address and credential. */
 export interface HttpClientOptions extends TransportOptions {
@@ -105,11 +105,13 @@ export class HttpClient {
   readonly environment: string | undefined;
   readonly logger: Logger;
   readonly #options: HttpClientOptions;
-  readonly #token: string | undefined;
+  /** `Bearer <token>`, made once. */
+  readonly #authorization: string | undefined;
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #schedule: RetrySchedule;
   readonly #maxResponseBytes: number;
+  /** The headers of every request, before a request's own and the authorization. */
   readonly #headers: Record<string, string>;
   /** The secrets scrubbed from this transport's errors and logs. */
   readonly secrets: SecretRegistry;
@@ -129,7 +131,7 @@ export class HttpClient {
         : new SecretRegistry().add(...(options.secrets ?? []));
     this.secrets.add(options.token);
     this.logger = options.logger ? redactingLogger(options.logger, this.secrets) : silentLogger();
-    this.#token = options.token;
+    this.#authorization = options.token ? `Bearer ${options.token}` : undefined;
     this.#transport = options.fetch
       ? createFetchTransport(options.fetch)
       : createNodeTransport(options.maxConnections ?? transportDefaults.maxConnections);
@@ -144,7 +146,7 @@ export class HttpClient {
       options.maxConcurrentRequests === undefined
         ? undefined
         : new RequestSlots(options.maxConcurrentRequests);
-    this.#headers = { ...options.headers };
+    this.#headers = { accept: "application/json", "user-agent": userAgent, ...options.headers };
   }
 
   /** A client with the same settings that also scrubs `secrets` (per-call values such as a passphrase). */
@@ -236,14 +238,26 @@ export class HttpClient {
     };
   }
 
+  /**
+   * The first attempt, and the retries only if it fails: the retry
+   * machinery (its closures, p-retry) costs a request that succeeds
+   * nothing.
+   */
   #sendWithRetries(request: HttpRequest, url: string): Promise<HttpResponse> {
+    return this.#attempt(request, url, 1).catch((error: unknown) =>
+      this.#retry(error, request, url),
+    );
+  }
+
+  #retry(firstFailure: unknown, request: HttpRequest, url: string): Promise<HttpResponse> {
     const safe =
       safeMethods.has(request.method) ||
       request.idempotent === true ||
       request.idempotencyKey !== undefined;
     const schedule =
       request.retry === false ? { ...this.#schedule, maxRetries: 0 } : this.#schedule;
-    return withRetries((attemptNumber) => this.#attempt(request, url, attemptNumber), {
+    const attempt = (attemptNumber: number) => this.#attempt(request, url, attemptNumber);
+    return retryAfterFirstFailure(firstFailure, attempt, {
       schedule,
       shouldRetry: (error) => isRetryable(error, safe),
       onRetry: (error, retryNumber, delayMs) => {
@@ -286,13 +300,10 @@ export class HttpClient {
   async #attempt(request: HttpRequest, url: string, attemptNumber: number): Promise<HttpResponse> {
     const logDebug = this.logger.isLevelEnabled("debug");
     const started = logDebug ? performance.now() : 0;
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      "user-agent": userAgent,
-      ...this.#headers,
-      ...request.headers,
-    };
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    const headers: Record<string, string> = request.headers
+      ? { ...this.#headers, ...request.headers }
+      : { ...this.#headers };
+    if (this.#authorization) headers.authorization = this.#authorization;
     if (request.idempotencyKey !== undefined) headers["idempotency-key"] = request.idempotencyKey;
     let body: string | undefined;
     if (request.body !== undefined) {

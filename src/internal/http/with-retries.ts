@@ -33,14 +33,25 @@ export async function withRetries<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   control: RetryControl,
 ): Promise<T> {
-  const { schedule, signal: callerSignal } = control;
-  let firstFailure: unknown;
   try {
     return await attempt(1);
   } catch (error) {
-    if (schedule.maxRetries === 0 || !control.shouldRetry(error)) throw error;
-    firstFailure = error;
+    return retryAfterFirstFailure(error, attempt, control);
   }
+}
+
+/**
+ * The part of {@link withRetries} after the first attempt failed with
+ * `firstFailure`: for a caller that makes its first attempt itself, and
+ * builds its {@link RetryControl} only when that attempt fails.
+ */
+export async function retryAfterFirstFailure<T>(
+  firstFailure: unknown,
+  attempt: (attemptNumber: number) => Promise<T>,
+  control: RetryControl,
+): Promise<T> {
+  const { schedule, signal: callerSignal } = control;
+  if (schedule.maxRetries === 0 || !control.shouldRetry(firstFailure)) throw firstFailure;
   if (callerSignal?.aborted) throw control.abortedError();
   const { default: pRetry } = await import("p-retry");
   // p-retry listens on its signal during each wait; a signal of this call's
