@@ -52,8 +52,12 @@ export async function claimWithLockFile(
     leaseMs: number;
     /** Whether the run is marked running: a claim of it, unheld, is then `recovered`. */
     wasRunning: () => Promise<boolean>;
-    /** Failed attempts at the run in a row, as the store recorded them. @default 0 */
-    attempts?: number | undefined;
+    /**
+     * Reads the failed attempts at the run in a row, as the store recorded
+     * them; read once the lock is taken (the previous holder's release has
+     * recorded its attempt by then). @default none: 0
+     */
+    attempts?: (() => Promise<number>) | undefined;
     onRelease?: (options: RunReleaseOptions) => Promise<void>;
     /**
      * The lock a claim is replaced, renewed and released under: the store's
@@ -105,12 +109,13 @@ export async function claimWithLockFile(
     recovered = true;
   }
   const isCurrent = async () => (await readClaimHolder(lockFile))?.id === holder.id;
+  const attempts = (await options.attempts?.()) ?? 0;
   return {
     runId,
     owner: holder.owner,
     token: holder.token,
     recovered,
-    attempts: options.attempts ?? 0,
+    attempts,
     get expiresAt() {
       return new Date(holder.expiresAt ?? 0);
     },

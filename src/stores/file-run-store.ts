@@ -407,10 +407,9 @@ export class FileRunStore implements RunStore {
         { cause: error },
       );
     }
-    const { attempts } = await this.#readDue(runId);
     return claimWithLockFile(runId, this.#lockFileOf(runId), {
       ...options,
-      attempts,
+      attempts: async () => (await this.#readDue(runId)).attempts,
       leaseMs: checkLeaseMs(options.leaseMs ?? this.#leaseMs),
       wasRunning: async () => (await this.load(runId).catch(() => undefined))?.status === "running",
       onRelease: (release) => this.#schedule(runId, release),
@@ -476,7 +475,8 @@ export class FileRunStore implements RunStore {
           claims.push(attachClaimedState(claim, state));
           continue;
         }
-        await claim.release();
+        // It ended since it was listed: nothing was tried, its count stays.
+        await claim.release({ keepAttempts: true });
       } catch (error) {
         if (!(error instanceof RunNotResumableError)) {
           // The runs claimed so far are let go: the caller gets the error, not them.
@@ -579,11 +579,12 @@ export class FileRunStore implements RunStore {
   async #schedule(runId: string, options: RunReleaseOptions): Promise<void> {
     const at = options.nextCheckAt?.getTime() ?? 0;
     const failed = typeof options.error === "string";
-    const attempts = failed ? (await this.#readDue(runId)).attempts + 1 : 0;
+    const kept = !failed && options.keepAttempts === true;
+    const before = failed || kept ? await this.#readDue(runId) : undefined;
     await this.#writeDue(runId, {
       at,
-      attempts,
-      ...(failed ? { lastError: options.error } : {}),
+      attempts: before ? before.attempts + (failed ? 1 : 0) : 0,
+      ...(failed ? { lastError: options.error } : kept ? { lastError: before?.lastError } : {}),
     });
     if (at <= Date.now()) dueNoticesOf(this.directory).notify();
   }

@@ -462,7 +462,7 @@ export class PostgresRunStore implements RunStore {
         WHEN $2::text NOT IN ${dueStatuses} THEN NULL
         ${release ? "" : "WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at"}
         WHEN $2::text = 'suspended' THEN now()
-        ELSE NULL END${release ? ", lease_owner = NULL, lease_expires_at = NULL" : ""}`;
+        ELSE NULL END${release ? ", lease_owner = NULL, lease_expires_at = NULL, attempts = 0, last_error = NULL" : ""}`;
     // A statement sent again after a lost answer finds its own write (write_id) and succeeds.
     // An unsealed state is never written once the store holds sealed ones.
     const sealedOnly = `($9::boolean OR NOT EXISTS (SELECT 1 FROM ${this.#sealedTable}))`;
@@ -894,8 +894,10 @@ export class PostgresRunStore implements RunStore {
            UPDATE ${table} SET lease_owner = NULL, lease_expires_at = NULL,
              next_check_at = CASE WHEN status IN ${dueStatuses}
                                   THEN now() + $3 * interval '1 millisecond' END,
-             attempts = CASE WHEN $4::text IS NULL THEN 0 ELSE attempts + 1 END,
-             last_error = $4::text
+             attempts = CASE WHEN $4::text IS NOT NULL THEN attempts + 1
+                             WHEN $5::boolean THEN attempts ELSE 0 END,
+             last_error = CASE WHEN $4::text IS NULL AND $5::boolean THEN last_error
+                               ELSE $4::text END
            WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
              AND state IS NOT NULL`,
           // A delay, not the caller's clock: the server's clock decides when the run is due.
@@ -904,6 +906,7 @@ export class PostgresRunStore implements RunStore {
             token,
             Math.max(0, (options.nextCheckAt?.getTime() ?? 0) - Date.now()),
             typeof options.error === "string" ? options.error : null,
+            options.keepAttempts === true,
           ],
         );
       },

@@ -460,6 +460,52 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await store.save(runState("run-done", { status: "completed" }));
         assert.equal((await store.schedule("run-done"))?.nextCheckAt, undefined);
       });
+
+      test("a save that ends its claim ends the series too; a run ended failed keeps its count", async (store) => {
+        await store.save(runState("run-a", { status: "suspended" }));
+        const failing = await store.claim("run-a");
+        await failing.release({ error: "first failure" });
+        const resumed = await store.claim("run-a");
+        assert.equal(resumed.attempts, 1);
+        await store.save(runState("run-a", { status: "completed", revision: 2 }), {
+          expectedRevision: 1,
+          claim: resumed,
+          release: true,
+        });
+        const completed = await store.schedule("run-a");
+        assert.equal(completed?.attempts, 0, "the save that ended the claim ended the series");
+        assert.equal(completed?.lastError, undefined);
+
+        // What a worker giving up does: the failed state under the claim, then the last attempt.
+        await store.save(runState("run-b", { status: "suspended" }));
+        const last = await store.claim("run-b");
+        await store.save(runState("run-b", { status: "failed", revision: 2 }), {
+          expectedRevision: 1,
+          claim: last,
+        });
+        await last.release({ error: "the last failure" });
+        const failed = await store.schedule("run-b");
+        assert.equal(failed?.attempts, 1);
+        assert.equal(failed?.lastError, "the last failure");
+        assert.equal(failed?.nextCheckAt, undefined);
+        assert.equal(await store.claimNext(), undefined, "a failed run is never handed out");
+      });
+
+      test("a release with keepAttempts leaves the count and the last error as they are", async (store) => {
+        await store.save(runState("run-a", { status: "suspended" }));
+        const failing = await store.claim("run-a");
+        await failing.release({ error: "the run's own failure" });
+        const untried = await store.claim("run-a");
+        await untried.release({ nextCheckAt: new Date(Date.now() - 1_000), keepAttempts: true });
+        const kept = await store.schedule("run-a");
+        assert.equal(kept?.attempts, 1);
+        assert.equal(kept?.lastError, "the run's own failure");
+        const next = await store.claimNext();
+        assert.equal(next?.runId, "run-a", "due as the release said");
+        assert.equal(next?.attempts, 1);
+        await next?.release();
+        assert.equal((await store.schedule("run-a"))?.attempts, 0);
+      });
     });
 
     describe("a budget of approval checks (claimNext checksPerSecond)", () => {

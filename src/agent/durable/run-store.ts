@@ -93,8 +93,9 @@ export interface RunSaveOptions {
   /**
    * The save also ends `claim`, in the same write (the run ended, so its
    * holder lets it go): the claim's `release()` then writes nothing. A
-   * suspended run saved so is due at once, as after `release()` without a
-   * `nextCheckAt`. Nothing is released when the save is refused.
+   * suspended run saved so is due at once, and the run's series of failed
+   * attempts ends, as after `release()` without a `nextCheckAt` or an
+   * `error`. Nothing is released when the save is refused.
    * @default false
    */
   release?: boolean | undefined;
@@ -163,6 +164,14 @@ export interface RunReleaseOptions {
    * @default none: the attempt went through
    */
   error?: string | undefined;
+  /**
+   * Without `error`: the run's count of failed attempts and its last error
+   * stay as they are, instead of ending the series: nothing was tried
+   * under this claim (a worker stopping let it go), or it failed for a
+   * reason not the run's own (the store, or the approver's service, could
+   * not be reached). @default false
+   */
+  keepAttempts?: boolean | undefined;
 }
 
 /** When a run is next due, and how the attempts at it went: {@link RunStore.schedule}. */
