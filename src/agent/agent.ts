@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
@@ -5,10 +6,12 @@ import { AgentStream } from "./agent-stream.js";
 import { ungatedToolNames, warnApprovalsTurnedOff } from "./approval/approval-policy.js";
 import type { ApprovalPeek } from "./approver.js";
 import type { ModelCallMode } from "./call-model.js";
+import { endRunFailed } from "./durable/end-run-failed.js";
 import { keepClaimRenewed } from "./durable/keep-claim-renewed.js";
 import { peekPendingAnswers } from "./durable/peek-pending-answers.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunState } from "./durable/run-state.js";
+import type { RunClaim } from "./durable/run-store.js";
 import { resolveRunLoopOverrides } from "./loop-options.js";
 import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
 import { claimNewRun, type PreparedRun, prepareRun } from "./prepare-run.js";
@@ -199,6 +202,37 @@ export class Agent<
       this.#settings.approver,
       options.signal ?? new AbortController().signal,
     );
+  }
+
+  /**
+   * Ends a suspended (or abandoned running) run `failed` without resuming
+   * it, under `claim` (from this agent's `runStore`): what `RunWorker` does
+   * once the run's resume failed `maxAttempts` times. The stored state is
+   * kept whole (its conversation, its calls and their approvals, the
+   * approvals it spent), with status `failed` and `error` (its message
+   * redacted), sealed with the agent's `stateKey` when it has one, in one
+   * save fenced by the claim: a call that had started without a recorded
+   * end stays recorded as started and is named in the error (its outcome
+   * is unknown; it is never run again). Rejects with `RunConflictError`
+   * when the claim no longer holds, `RunStateError` when the state's seal
+   * does not match, `RunNotResumableError` when the run already ended.
+   * The claim stays the caller's to release.
+   */
+  failRun(claim: RunClaim, error: { name: string; message: string }): Promise<RunState> {
+    const { runStore, secrets, stateKey } = this.#settings;
+    if (!runStore) {
+      return Promise.reject(
+        new ConfigurationError(
+          "failRun() needs a runStore in the agent options: the store holding the run.",
+        ),
+      );
+    }
+    return endRunFailed({
+      store: runStore,
+      claim,
+      error: { name: error.name, message: secrets.redactText(error.message) },
+      stateKey,
+    });
   }
 
   /**

@@ -210,7 +210,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--prune-after DURATION] [--allow-edits]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--max-attempts N] [--prune-after DURATION] [--allow-edits]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       allowEditsOption,
@@ -253,6 +253,13 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: "DURATION",
         description:
           "How long a claim on a run lasts unless renewed: the runs of a worker that died wait this long for another. Default: 1m.",
+      },
+      {
+        name: "max-attempts",
+        type: "string",
+        valueName: "N",
+        description:
+          "Give up on a run whose resume failed N times in a row: it ends failed with its last error (runs show prints both) and is never taken again. Only failures of the resume itself count, not an unreachable database or messaging service. Default: 25.",
       },
       {
         name: "prune-after",

@@ -65,6 +65,8 @@ export interface WorkerArguments {
   leaseMs?: number;
   /** `--prune-after DURATION`: runs that ended longer ago than this are deleted. */
   pruneAfterMs?: number;
+  /** `--max-attempts N`: failed resumes in a row before the worker gives up on a run (it ends failed). */
+  maxAttempts?: number;
   /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
   allowEdits?: boolean;
   help: boolean;
@@ -432,6 +434,16 @@ function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
       throw usageError(`--concurrency must be a whole number from 1 to 1000, got "${text}".`);
     }
     worker.concurrency = concurrency;
+  }
+  const attemptsText = values["max-attempts"] as string | undefined;
+  if (attemptsText !== undefined) {
+    const maxAttempts = Number(attemptsText);
+    if (!/^\d+$/.test(attemptsText) || maxAttempts < 1 || !Number.isSafeInteger(maxAttempts)) {
+      throw usageError(
+        `--max-attempts must be a whole number, at least 1 (the failed resumes in a row before a run ends failed), got "${attemptsText}".`,
+      );
+    }
+    worker.maxAttempts = maxAttempts;
   }
   const budgetText = values["checks-per-second"] as string | undefined;
   if (budgetText !== undefined) {

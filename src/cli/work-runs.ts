@@ -30,6 +30,8 @@ export interface WorkRunsOptions {
   pollIntervalMs?: number | undefined;
   /** The claims' lease (`--lease`). @default 60_000 */
   leaseMs?: number | undefined;
+  /** Failed resumes in a row before a run ends failed (`--max-attempts`). @default 25 */
+  maxAttempts?: number | undefined;
   /** Runs that ended longer ago than this are deleted (`--prune-after`). @default never */
   pruneAfterMs?: number | undefined;
   /** Read approvals with changes, and offer them in new questions (`--allow-edits`). @default false */
@@ -108,6 +110,7 @@ export async function workRuns(
       approvalChecksPerSecond: options.checksPerSecond,
       pollIntervalMs,
       leaseMs: options.leaseMs,
+      maxAttempts: options.maxAttempts,
       pruneFinishedAfterMs: options.pruneAfterMs,
       onRunsPruned: async (runIds) => {
         for (const runId of runIds) await opened.records.delete(runId).catch(() => {});
@@ -179,7 +182,12 @@ export async function workRuns(
 function describeOutcome(outcome: RunWorkerOutcome): string {
   const taken = outcome.recovered ? " (taken over from a worker that stopped)" : "";
   if (outcome.error) {
-    return `${outcome.runId} not resumed${taken}: ${escapeUntrustedText(redactText(describeThrown(outcome.error)))} (tried again later)`;
+    const error = escapeUntrustedText(redactText(describeThrown(outcome.error)));
+    if (outcome.gaveUp) {
+      return `${outcome.runId} failed${taken}: gave up after ${outcome.attempts} failed attempts to resume it; the last: ${error}`;
+    }
+    const attempt = outcome.attempts ? `, attempt ${outcome.attempts}` : "";
+    return `${outcome.runId} not resumed${taken}: ${error} (tried again later${attempt})`;
   }
   if (outcome.stillPending) {
     return `${outcome.runId} still waiting for an answer (asked again at ${outcome.stillPending.nextCheckAt.toISOString()})`;

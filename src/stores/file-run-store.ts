@@ -480,7 +480,9 @@ export class FileRunStore implements RunStore {
       } catch (error) {
         if (!(error instanceof RunNotResumableError)) {
           // The runs claimed so far are let go: the caller gets the error, not them.
-          await Promise.all(claims.map((claim) => claim.release().catch(() => {})));
+          await Promise.all(
+            claims.map((claim) => claim.release({ keepAttempts: true }).catch(() => {})),
+          );
           throw error;
         }
       }

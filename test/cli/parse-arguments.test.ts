@@ -160,6 +160,15 @@ describe("parseCommandLine", () => {
       command: "worker",
       arguments: { firstRecheckAfterMs: 200, recheckAfterMs: 600_000, help: false },
     });
+    expect(parseCommandLine(["worker", "--max-attempts", "5"])).toEqual({
+      command: "worker",
+      arguments: { maxAttempts: 5, help: false },
+    });
+    for (const given of ["0", "2.5", "many"]) {
+      expect(usageMessage(["worker", "--max-attempts", given])).toBe(
+        `--max-attempts must be a whole number, at least 1 (the failed resumes in a row before a run ends failed), got "${given}".`,
+      );
+    }
     expect(parseCommandLine(["worker", "--checks-per-second", "0.5"])).toEqual({
       command: "worker",
       arguments: { checksPerSecond: 0.5, help: false },

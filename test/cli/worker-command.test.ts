@@ -3,7 +3,11 @@ import pg from "pg";
 import type { RunShowReport, RunsReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import { callbackTools } from "../agent/durable/durable-helpers.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";
@@ -125,4 +129,66 @@ it("a worker that cannot reach its database prints each store error naming SWITC
   expect(stderr).not.toContain("not-the-password");
   expect(stderr).toContain("stopped without ever reaching the PostgreSQL database");
   expect(code).toBe(1);
+}, 60_000);
+
+it("worker --max-attempts 2 gives up on a run it cannot resume: it prints so, and runs show says failed, with the error and the attempts", async () => {
+  // A run saved by code, not by switchyard run --no-wait: the worker cannot rebuild its agent.
+  const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema });
+  let runId: string;
+  try {
+    const suspended = await new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+      ]),
+      tools: callbackTools().tools,
+      approver: new ScriptedApprover(["pending"]),
+      runStore: store,
+    }).run("delete cb-1", { suspendOnApproval: true });
+    runId = suspended.runId ?? "";
+  } finally {
+    await store.close();
+  }
+  const worker = spawnScript(
+    "src/cli/main.ts",
+    [
+      "worker",
+      "--max-attempts",
+      "2",
+      "--first-recheck-after",
+      "10ms",
+      "--recheck-after",
+      "50ms",
+      "--poll-interval",
+      "20ms",
+    ],
+    environment(),
+  );
+  const done = finished(worker);
+  const lines: string[] = [];
+  await new Promise<void>((resolve) => {
+    createInterface({ input: worker.stdout! }).on("line", (line) => {
+      lines.push(line);
+      if (line.startsWith(`${runId} failed`)) resolve();
+    });
+  });
+  worker.kill("SIGTERM");
+  expect((await done).code).toBe(0);
+  const mine = lines.filter((line) => line.startsWith(runId));
+  expect(mine).toHaveLength(2);
+  expect(mine[0]).toMatch(
+    /not resumed: .*was not started by switchyard run --no-wait.*attempt 1\)$/,
+  );
+  expect(mine[1]).toMatch(
+    /failed: gave up after 2 failed attempts to resume it; the last: .*was not started by switchyard run --no-wait/,
+  );
+
+  const shown = JSON.parse((await switchyard(["runs", "show", runId, "--json"])).stdout);
+  const report = shown as RunShowReport;
+  expect(report.status).toBe("failed");
+  expect(report.error?.name).toBe("RunAttemptsExhausted");
+  expect(report.error?.message).toMatch(/^Gave up after 2 failed attempts to resume the run/);
+  expect(report.schedule).toMatchObject({ attempts: 2, nextCheckAt: null });
+  expect(report.approvals).toEqual([expect.objectContaining({ toolName: "delete_callbacks" })]);
+  const text = (await switchyard(["runs", "show", runId])).stdout;
+  expect(text).toContain("attempts:  2 failed in a row");
 }, 60_000);

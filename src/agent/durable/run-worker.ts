@@ -6,7 +6,8 @@ import { redactText } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RunResult } from "../run-result.js";
-import { RunNotResumableError } from "./durable-errors.js";
+import { RunNotResumableError, RunStoreError } from "./durable-errors.js";
+import { endRunFailed, runAttemptsExhaustedName } from "./end-run-failed.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
 import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
 import type { RunStateStatus } from "./run-state.js";
@@ -30,9 +31,22 @@ export interface RunWorkerOutcome {
   stillPending?: { nextCheckAt: Date };
   /**
    * Why the run could not be resumed (or its answers read): it is tried
-   * again after a backoff, and the store records the attempt and this error.
+   * again after a backoff, or, with `gaveUp`, it ended `failed`.
    */
   error?: Error;
+  /**
+   * With `error`: the failed attempts at the run in a row, this one
+   * included, as the store now records them. A failure that was not the
+   * run's own (the store or the approver's service could not be reached)
+   * does not count: the number is the one before it.
+   */
+  attempts?: number;
+  /**
+   * With `error`: this was attempt `maxAttempts`, so the worker gave up:
+   * the run ended `failed` (its `error` says so, with the last error) and
+   * is never taken again.
+   */
+  gaveUp?: boolean;
 }
 
 /** Options of {@link RunWorker}. */
@@ -61,10 +75,28 @@ export interface RunWorkerOptions {
    * pending (the cap of the schedule that starts at `firstRecheckAfterMs`
    * and doubles), and the wait after a resume that ends `suspended` again
    * when the approver cannot peek. A failed resume is retried on the same
-   * doubling schedule, up to this. The question's expiry bounds the wait.
+   * doubling schedule, up to this (see `maxAttempts`). The question's
+   * expiry bounds the wait.
    * @default 30_000
    */
   recheckAfterMs?: number | undefined;
+  /**
+   * The attempts at a run whose resume keeps failing before the worker
+   * gives up on it: the `maxAttempts`-th failure in a row ends the run
+   * `failed`, with the last error (a save fenced by the claim; the state
+   * is kept whole, its approvals and started calls recorded), and it is
+   * never taken again. A resume that goes through starts the count again.
+   * Counted: what building the agent or `agent.resume()` throws (a state
+   * that cannot be resumed, an agent that cannot be built). Not counted:
+   * failures of the store (`RunStoreError`: unreachable, a lost claim) and
+   * answers the approver's service could not be read (the question is
+   * still out); those are tried again after a backoff, forever, and leave
+   * the count as it was. A run
+   * whose state this worker cannot read or verify (its seal) is not
+   * rewritten: it stays, tried again, its attempts recorded. With the
+   * default schedule, 25 attempts take about 10 minutes. @default 25
+   */
+  maxAttempts?: number | undefined;
   /**
    * The first wait before a new question is asked about: later checks wait
    * about as long as the run has already waited (1, 2, 4, 8 ... s), less up
@@ -127,8 +159,10 @@ export interface RunWorkerStopOptions {
  * lacks it), resumes each with the agent (which reads its pending answers:
  * the answered runs go on, approved calls run once; the pending ones are
  * suspended again at once and rescheduled after `recheckAfterMs`), and
- * renews its claims while
- * it works. A worker that dies loses its claims when they expire; another
+ * renews its claims while it works. A run whose resume keeps failing is
+ * tried again after a growing wait, and ended `failed` at the
+ * `maxAttempts`-th failure in a row. A worker that dies loses its claims
+ * when they expire; another
  * worker then takes its runs, and a call it had started is reported to the
  * model as of unknown outcome, never run again.
  *
@@ -147,6 +181,7 @@ export class RunWorker {
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
   readonly #recheckAfterMs: number;
+  readonly #maxAttempts: number;
   readonly #firstRecheckAfterMs: number;
   readonly #leaseMs: number;
   readonly #checksPerSecond: number | undefined;
@@ -190,6 +225,7 @@ export class RunWorker {
       whole("firstRecheckAfterMs", options?.firstRecheckAfterMs, 1_000, 0),
       this.#recheckAfterMs,
     );
+    this.#maxAttempts = whole("maxAttempts", options?.maxAttempts, 25, 1);
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
     const budget = options?.approvalChecksPerSecond;
     const budgetProblem = checksPerSecondProblem(budget, "approvalChecksPerSecond");
@@ -283,7 +319,9 @@ export class RunWorker {
     clearInterval(this.#pruneTimer);
     if (options.release) {
       await Promise.all(
-        [...this.#inHand.values()].map(({ claim }) => claim.release().catch(() => {})),
+        [...this.#inHand.values()].map(({ claim }) =>
+          claim.release({ keepAttempts: true }).catch(() => {}),
+        ),
       );
       this.#inHand.clear();
     }
@@ -313,7 +351,9 @@ export class RunWorker {
         }
       }
       if (this.#stopping) {
-        await Promise.all(claims.map((claim) => claim.release().catch(() => {})));
+        await Promise.all(
+          claims.map((claim) => claim.release({ keepAttempts: true }).catch(() => {})),
+        );
         break;
       }
       for (const taken of claims) this.#hold(taken);
@@ -378,13 +418,22 @@ export class RunWorker {
     const { runId, recovered } = claim;
     const stopRenewing = keepClaimRenewed(claim);
     let outcome: RunWorkerOutcome;
+    let agent: Agent | undefined;
     try {
-      const agent = await this.#agentFor(runId);
-      const stillPending = recovered ? undefined : await this.#peek(agent, claim);
-      if (stillPending) {
-        outcome = { runId, recovered, stillPending };
+      agent = await this.#agentFor(runId);
+      const peek = recovered ? undefined : await this.#peek(agent, claim);
+      if (peek) {
         stopRenewing();
-        await claim.release({ nextCheckAt: stillPending.nextCheckAt });
+        // An answer that could not be read is no failure of the run: the
+        // question is still out, so it is asked about again as if pending.
+        await claim.release({
+          nextCheckAt: peek.nextCheckAt,
+          ...(peek.error ? { keepAttempts: true } : {}),
+        });
+        outcome = peek.error
+          ? { runId, recovered, error: peek.error, attempts: claim.attempts ?? 0 }
+          : { runId, recovered, stillPending: { nextCheckAt: peek.nextCheckAt } };
+        if (peek.error) this.#logNotCounted(runId, peek.error, peek.nextCheckAt);
       } else {
         const result = await agent.resume(runId, { claim });
         outcome = { runId, recovered, result };
@@ -395,16 +444,7 @@ export class RunWorker {
       }
     } catch (error) {
       stopRenewing();
-      outcome = { runId, recovered, error: error as Error };
-      const attempts = (claim.attempts ?? 0) + 1;
-      const nextCheckAt = nextRetryAt(this.#schedule(), { attempts, nowMs: Date.now() });
-      this.#logger.error(
-        { err: error, runId, attempts },
-        `could not resume run ${runId} (attempt ${attempts}); it is tried again at ${nextCheckAt.toISOString()}`,
-      );
-      await claim
-        .release({ nextCheckAt, error: redactText(describeThrown(error)).slice(0, 2_000) })
-        .catch(() => {});
+      outcome = await this.#failed(claim, error as Error, agent);
     }
     try {
       this.#onRunSettled?.(outcome);
@@ -414,21 +454,109 @@ export class RunWorker {
   }
 
   /**
+   * A run that could not be resumed. A failure of the store (`RunStoreError`:
+   * it could not be reached, or the claim was lost) is not the run's: it is
+   * tried again after a backoff and its count of attempts is not raised.
+   * Any other failure counts: the store records it (attempts + 1, last
+   * error) and the run is tried again after a backoff, until the
+   * `maxAttempts`-th, which ends the run `failed` (a fenced save) and is
+   * never tried again.
+   */
+  async #failed(
+    claim: RunClaim,
+    error: Error,
+    agent: Agent | undefined,
+  ): Promise<RunWorkerOutcome> {
+    const { runId, recovered } = claim;
+    const lastError = redactText(describeThrown(error)).slice(0, 2_000);
+    const counts = !(error instanceof RunStoreError);
+    const attempts = counts ? (claim.attempts ?? 0) + 1 : (claim.attempts ?? 0);
+    if (counts && attempts >= this.#maxAttempts) {
+      const ended = await this.#giveUp(claim, agent, attempts, lastError);
+      if (ended) return { runId, recovered, error, attempts, gaveUp: true };
+    }
+    const nextCheckAt = nextRetryAt(this.#schedule(), {
+      attempts: Math.max(attempts, 1),
+      nowMs: Date.now(),
+    });
+    if (!counts) {
+      this.#logNotCounted(runId, error, nextCheckAt);
+      await claim.release({ nextCheckAt, keepAttempts: true }).catch(() => {});
+      return { runId, recovered, error, attempts };
+    }
+    this.#logger.error(
+      { err: error, runId, attempts, maxAttempts: this.#maxAttempts },
+      `could not resume run ${runId} (attempt ${attempts} of ${this.#maxAttempts}); it is tried again at ${nextCheckAt.toISOString()}`,
+    );
+    await claim.release({ nextCheckAt, error: lastError }).catch(() => {});
+    return { runId, recovered, error, attempts };
+  }
+
+  /**
+   * Ends the run `failed` under its claim (with the agent, which seals the
+   * state when its states are sealed), then records the last attempt;
+   * true when the run ended. A run whose state cannot be read or verified
+   * here is not ended: it is tried again, and ended by a later attempt.
+   */
+  async #giveUp(
+    claim: RunClaim,
+    agent: Agent | undefined,
+    attempts: number,
+    lastError: string,
+  ): Promise<boolean> {
+    const { runId } = claim;
+    const reason = {
+      name: runAttemptsExhaustedName,
+      message: `Gave up after ${attempts} failed attempts to resume the run; the last: ${lastError}`,
+    };
+    try {
+      if (agent) await agent.failRun(claim, reason);
+      else await endRunFailed({ store: this.#store, claim, error: reason });
+    } catch (error) {
+      this.#logger.error(
+        { err: error, runId, attempts },
+        `could not end run ${runId} failed after ${attempts} failed attempts; it is tried again`,
+      );
+      return false;
+    }
+    await claim.release({ error: lastError }).catch(() => {});
+    this.#logger.error(
+      { runId, attempts, lastError },
+      `gave up on run ${runId} after ${attempts} failed attempts: it ended failed (${lastError})`,
+    );
+    return true;
+  }
+
+  #logNotCounted(runId: string, error: Error, nextCheckAt: Date): void {
+    this.#logger.warn(
+      { err: error, runId },
+      `could not resume run ${runId}, for a reason not the run's own (not counted as an attempt); it is tried again at ${nextCheckAt.toISOString()}`,
+    );
+  }
+
+  /**
    * Reads the run and asks the approver whether every answer it waits for
-   * is still pending (a read: nothing saved); the next check when so,
+   * is still pending (a read: nothing saved); the next check when so, or
+   * when the approver could not be reached (then with its `error`), and
    * `undefined` when the run is to be resumed.
    */
-  async #peek(agent: Agent, claim: RunClaim): Promise<{ nextCheckAt: Date } | undefined> {
+  async #peek(
+    agent: Agent,
+    claim: RunClaim,
+  ): Promise<{ nextCheckAt: Date; error?: Error } | undefined> {
     const claimed = claim.state?.runId === claim.runId ? claim.state : undefined;
     const state = claimed ?? (await this.#store.load(claim.runId));
-    const peek = await agent.peekPendingAnswers(state);
+    const waiting = { sinceMs: Date.parse(state.updatedAt), nowMs: Date.now() };
+    let peek: Awaited<ReturnType<Agent["peekPendingAnswers"]>>;
+    try {
+      peek = await agent.peekPendingAnswers(state);
+    } catch (error) {
+      return { nextCheckAt: nextRecheckAt(this.#schedule(), waiting), error: error as Error };
+    }
     if (!peek.pending) return undefined;
-    const nextCheckAt = nextRecheckAt(this.#schedule(), {
-      sinceMs: Date.parse(state.updatedAt),
-      nowMs: Date.now(),
-      expiresAt: peek.expiresAt,
-    });
-    return { nextCheckAt };
+    return {
+      nextCheckAt: nextRecheckAt(this.#schedule(), { ...waiting, expiresAt: peek.expiresAt }),
+    };
   }
 
   #schedule() {

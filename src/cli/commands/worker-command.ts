@@ -25,6 +25,7 @@ export async function workerCommand(
     checksPerSecond: args.checksPerSecond,
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
+    maxAttempts: args.maxAttempts,
     pruneAfterMs: args.pruneAfterMs,
     allowEdits: args.allowEdits,
     io,

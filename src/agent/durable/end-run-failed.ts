@@ -1,0 +1,69 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { RunNotResumableError } from "./durable-errors.js";
+import type { RunState } from "./run-state.js";
+import type { RunClaim, RunStore } from "./run-store.js";
+import { checkRunStateSeal, sealRunState } from "./seal-run-state.js";
+
+/** The `error.name` of a run a `RunWorker` gave up on (its resume failed `maxAttempts` times). */
+export const runAttemptsExhaustedName = "RunAttemptsExhausted";
+
+/** What {@link endRunFailed} needs. */
+export interface EndRunFailedOptions {
+  store: RunStore;
+  /** The claim the run is held under: the save is fenced by it. */
+  claim: RunClaim;
+  /** The run's `error` (its message redacted by the caller). */
+  error: { name: string; message: string };
+  /** The key the run's states are sealed with, when they are. */
+  stateKey?: string | undefined;
+}
+
+/**
+ * Ends a suspended (or abandoned running) run `failed` without resuming
+ * it: the state as stored, whole (conversation, calls of its open step,
+ * finished calls with their approvals, approvals spent), with status
+ * `failed`, `error` and the next revision, in one save fenced by the claim
+ * and the revision. Nothing the run recorded is lost: a question it waits
+ * for stays recorded (an answer to it runs nothing now), and a call that had
+ * started without a recorded end stays `started`, named in the error as of
+ * unknown outcome (it is never run again). A sealed state is checked against
+ * `stateKey` and sealed again; without the key it is refused, nothing
+ * written. Rejects with `RunConflictError` when the claim or revision no
+ * longer holds; resolves with the state saved.
+ */
+export async function endRunFailed(options: EndRunFailedOptions): Promise<RunState> {
+  const { store, claim, stateKey } = options;
+  const { runId } = claim;
+  const claimed = claim.state?.runId === runId ? claim.state : undefined;
+  const state = claimed ?? (await store.load(runId));
+  if (state.status !== "suspended" && state.status !== "running") {
+    throw new RunNotResumableError(
+      runId,
+      state.status,
+      `Run "${runId}" already ended with status ${state.status}; it is not ended failed again.`,
+    );
+  }
+  const source = `run "${runId}" in the run store`;
+  if (stateKey !== undefined) checkRunStateSeal(state, stateKey, source);
+  else if (state.seal !== undefined) {
+    throw new ConfigurationError(
+      `Run "${runId}" cannot be ended failed here: its state is sealed, and no stateKey was given to seal the failed state with; end it from a process with the agent's stateKey.`,
+    );
+  }
+  const started = state.pendingCalls.filter((call) => call.phase === "started");
+  const unknown =
+    started.length > 0
+      ? ` Calls that had started and never recorded an end (outcome unknown, never run again): ${started.map((call) => `${call.toolName} (${call.toolCallId})`).join(", ")}.`
+      : "";
+  const failed: RunState = {
+    ...state,
+    // A new revision: a save still expecting the one ended is refused.
+    revision: state.revision + 1,
+    status: "failed",
+    updatedAt: new Date().toISOString(),
+    error: { name: options.error.name, message: `${options.error.message}${unknown}` },
+  };
+  const saved = stateKey === undefined ? failed : sealRunState(failed, stateKey);
+  await store.save(saved, { claim, expectedRevision: state.revision });
+  return saved;
+}

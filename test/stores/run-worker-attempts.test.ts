@@ -1,0 +1,265 @@
+import { type AddressInfo, createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import type { Approver } from "../../src/agent/approver.js";
+import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
+import type { RunStore } from "../../src/agent/durable/run-store.js";
+import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
+import { checkRunStateSeal } from "../../src/agent/durable/seal-run-state.js";
+import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import { callbackTools, useTemporaryDirectories } from "../agent/durable/durable-helpers.js";
+import { usePostgresStores } from "../helpers/postgres-test-database.js";
+
+const makePostgresStore = usePostgresStores("attempts");
+const temporaryDirectory = useTemporaryDirectories();
+const stores = {
+  file: async (): Promise<RunStore> => new FileRunStore({ directory: await temporaryDirectory() }),
+  postgres: async (): Promise<RunStore> => makePostgresStore(),
+};
+const stateKey = "0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c";
+const deleteCall = {
+  toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] }, id: "call_delete" }],
+};
+
+/** A run of `delete_callbacks` suspended on its approval; its id. */
+async function suspendedRun(store: RunStore, sealed: boolean): Promise<string> {
+  const result = await new Agent({
+    model: new ScriptedModel([deleteCall]),
+    tools: callbackTools().tools,
+    approver: new ScriptedApprover(["pending"]),
+    runStore: store,
+    ...(sealed ? { stateKey } : {}),
+  }).run("delete cb-1", { suspendOnApproval: true });
+  expect(result.status).toBe("suspended");
+  return result.runId ?? "";
+}
+
+/** A worker that retries at once (5 ms, doubling to 20 ms) and gives up at the `maxAttempts`-th failure. */
+function quickWorker(
+  store: RunStore,
+  agent: ConstructorParameters<typeof RunWorker>[0]["agent"],
+  settled: RunWorkerOutcome[],
+  maxAttempts = 3,
+): RunWorker {
+  return new RunWorker({
+    runStore: store,
+    agent,
+    maxAttempts,
+    pollIntervalMs: 10,
+    firstRecheckAfterMs: 5,
+    recheckAfterMs: 20,
+    onRunSettled: (outcome) => settled.push(outcome),
+  });
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 30_000) throw new Error(`gave up waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Runs the worker until `condition`, then stops it. */
+async function workUntil(worker: RunWorker, condition: () => boolean, what: string) {
+  const working = worker.start();
+  try {
+    await until(condition, what);
+  } finally {
+    await worker.stop();
+    await working;
+  }
+}
+
+for (const storage of ["file", "postgres"] as const) {
+  describe(`RunWorker maxAttempts (${storage})`, () => {
+    it("ends a run whose resume always throws failed at the maxAttempts-th attempt, its state whole and sealed, and never takes it again", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, true);
+      const before = await store.load(runId);
+      // An approver that cannot read earlier answers: every resume of a run waiting for one throws.
+      const approver: Approver = {
+        requestApproval: () => Promise.reject(new Error("not asked in this test")),
+      };
+      const agent = new Agent({
+        model: new ScriptedModel([]),
+        tools: callbackTools().tools,
+        approver,
+        runStore: store,
+        stateKey,
+      });
+      const settled: RunWorkerOutcome[] = [];
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.some((outcome) => outcome.gaveUp),
+        "the worker to give up",
+      );
+      expect(settled.map((outcome) => [outcome.attempts, outcome.gaveUp ?? false])).toEqual([
+        [1, false],
+        [2, false],
+        [3, true],
+      ]);
+      expect(settled.every((outcome) => outcome.error instanceof ConfigurationError)).toBe(true);
+
+      const after = await store.load(runId);
+      expect(after.status).toBe("failed");
+      expect(after.revision).toBe(before.revision + 1);
+      expect(after.error?.name).toBe("RunAttemptsExhausted");
+      expect(after.error?.message).toMatch(
+        /^Gave up after 3 failed attempts to resume the run; the last: .*has no checkApproval\(\)/,
+      );
+      // Nothing the run recorded is lost: the question it waits for, with its fingerprint.
+      expect(after.pendingCalls).toEqual(before.pendingCalls);
+      expect(after.messages).toEqual(before.messages);
+      expect(() => checkRunStateSeal(after, stateKey, "the failed run")).not.toThrow();
+
+      const schedule = await store.schedule(runId);
+      expect(schedule?.attempts).toBe(3);
+      expect(schedule?.lastError).toMatch(/has no checkApproval\(\)/);
+      expect(schedule?.nextCheckAt).toBeUndefined();
+      expect(await store.claimNext()).toBeUndefined();
+      const listed = await store.list({ status: "failed" });
+      expect(listed.runs.map((run) => run.runId)).toEqual([runId]);
+    }, 60_000);
+
+    it("ends the run failed without an agent when none can be built for it", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, false);
+      const settled: RunWorkerOutcome[] = [];
+      const agent = () => {
+        throw new Error("no agent for this run (token sk-live-0123456789abcdefghij)");
+      };
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.some((outcome) => outcome.gaveUp),
+        "the worker to give up",
+      );
+      expect(settled).toHaveLength(3);
+      const after = await store.load(runId);
+      expect(after.status).toBe("failed");
+      expect(after.error?.message).toMatch(
+        /^Gave up after 3 failed attempts .*no agent for this run/,
+      );
+      expect(JSON.stringify(after)).not.toContain("sk-live-0123456789abcdefghij");
+      expect(await store.claimNext()).toBeUndefined();
+    }, 60_000);
+
+    it("does not end a sealed run failed without an agent to seal it: the run stays, its attempts recorded", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, true);
+      const settled: RunWorkerOutcome[] = [];
+      const agent = () => {
+        throw new Error("no agent for this run");
+      };
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.length >= 4,
+        "four failed attempts",
+      );
+      expect(settled.some((outcome) => outcome.gaveUp)).toBe(false);
+      expect((await store.load(runId)).status).toBe("suspended");
+      expect((await store.schedule(runId))?.attempts).toBe(settled.length);
+    }, 60_000);
+
+    it("starts the count again after a resume that goes through: two failures, a resume, two failures, then the run completes", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, false);
+      const { tools, deletions } = callbackTools();
+      let built = 0;
+      const agent = () => {
+        built++;
+        if (built === 1 || built === 2 || built === 4 || built === 5) {
+          throw new Error(`agent ${built} could not be built`);
+        }
+        return new Agent({
+          model: new ScriptedModel([{ text: "Deleted." }]),
+          tools,
+          // The third resume finds the answer still pending; the sixth, approved.
+          approver: new ScriptedApprover([], { checks: [built === 3 ? "pending" : "approve"] }),
+          runStore: store,
+        });
+      };
+      const settled: RunWorkerOutcome[] = [];
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.some((outcome) => outcome.result?.status === "completed"),
+        "the run to complete",
+      );
+      expect(
+        settled.map((outcome) => outcome.result?.status ?? `attempt ${outcome.attempts}`),
+      ).toEqual(["attempt 1", "attempt 2", "suspended", "attempt 1", "attempt 2", "completed"]);
+      expect(deletions).toEqual([["cb-1"]]);
+      expect((await store.load(runId)).status).toBe("completed");
+      expect((await store.schedule(runId))?.attempts).toBe(0);
+    }, 60_000);
+  });
+}
+
+describe("RunWorker maxAttempts and store failures", () => {
+  let closedPort: number;
+  beforeAll(async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closedPort = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("does not count a failure of the store: a run that failed once and then met an unreachable database is not given up at maxAttempts 2", async () => {
+    const store = makePostgresStore();
+    const runId = await suspendedRun(store, true);
+    // The agent's store refuses connections (nothing listens on its port):
+    // the resume's read of the approvals spent fails with a RunStoreError.
+    const unreachable = new PostgresRunStore({
+      connectionString: `postgres://switchyard:switchyard@127.0.0.1:${closedPort}/switchyard`,
+      retry: { maxRetries: 0 },
+    });
+    const { tools, deletions } = callbackTools();
+    let built = 0;
+    let proceed: () => void = () => {};
+    const proceeding = new Promise<void>((resolve) => {
+      proceed = resolve;
+    });
+    const agent = async () => {
+      built++;
+      if (built === 1) throw new Error("the first agent could not be built");
+      if (built === 3) await proceeding;
+      return new Agent({
+        model: new ScriptedModel([{ text: "Deleted." }]),
+        tools,
+        approver: new ScriptedApprover([], { checks: ["approve"] }),
+        runStore: built === 2 ? unreachable : store,
+        stateKey,
+      });
+    };
+    const settled: RunWorkerOutcome[] = [];
+    const worker = quickWorker(store, agent, settled, 2);
+    const working = worker.start();
+    try {
+      await until(() => settled.length >= 2, "two failed attempts");
+      expect(settled[1]?.error).toBeInstanceOf(RunStoreError);
+      expect(settled[1]?.gaveUp).toBeUndefined();
+      expect((await store.load(runId)).status).toBe("suspended");
+      // The count stays at the one failure of the run's own.
+      expect(await store.schedule(runId)).toMatchObject({
+        attempts: 1,
+        lastError: "the first agent could not be built",
+      });
+      proceed();
+      await until(
+        () => settled.some((outcome) => outcome.result?.status === "completed"),
+        "the run to complete",
+      );
+    } finally {
+      proceed();
+      await worker.stop();
+      await working;
+      await unreachable.close();
+    }
+    expect(settled.map((outcome) => outcome.attempts)).toEqual([1, 1, undefined]);
+    expect((await store.schedule(runId))?.attempts).toBe(0);
+    expect(deletions).toEqual([["cb-1"]]);
+  }, 60_000);
+});
