@@ -25,7 +25,7 @@ export interface WaitingRunsSizes {
   databaseUrl?: string | undefined;
 }
 
-/** Longest the 99th percentile of `claimNext` may take with every run waiting. */
+/** Longest the 99th percentile of a claim may take with every run waiting. */
 const claimP99TargetMs = 20;
 
 /**
@@ -36,8 +36,10 @@ const claimP99TargetMs = 20;
  * reports the approval checks per second the messaging simulator received
  * (mean and busiest second, against the budget), the latency of
  * `claimNext` (p50, p99) with a hundredth of the runs waiting and with all
- * of them (flat: the due runs have an index of their own), and the bytes
- * the database keeps per waiting run (table, indexes and TOAST).
+ * of them (flat: the due runs have an index of their own), the latency
+ * of the workers' claims while they check (each a `claimDue` filling a
+ * worker's free slots, paying the budget from a shard of its own), and
+ * the bytes the database keeps per waiting run (table, indexes and TOAST).
  */
 export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<FigureResult> {
   const given = sizes.databaseUrl ?? process.env.SWITCHYARD_BENCH_DATABASE_URL?.trim();
@@ -52,11 +54,11 @@ export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<Figur
   await admin.connect();
   const benchId = randomUUID().slice(0, 8);
   const stores: PostgresRunStore[] = [];
-  const makeStore = async (label: string) => {
+  const makeStore = async (label: string, poolSize = 8) => {
     const store = new PostgresRunStore({
       connectionString: databaseUrl,
       schema: `bench_waiting_${label}_${benchId}`,
-      poolSize: 8,
+      poolSize,
     });
     await store.migrate();
     stores.push(store);
@@ -79,8 +81,8 @@ export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<Figur
     // Claim latency with a hundredth of the runs waiting and with all of
     // them, the claims of the two tables taken in turn (so the machine's
     // load falls on both alike).
-    const fill = async (runs: number, label: string) => {
-      const store = await makeStore(label);
+    const fill = async (runs: number, label: string, poolSize?: number) => {
+      const store = await makeStore(label, poolSize);
       await copyRuns(admin, template.schema, store.schema, columns, started.runId!, runs);
       await admin.query(`ANALYZE "${store.schema}".runs`);
       return store;
@@ -207,6 +209,22 @@ export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<Figur
         met: percentile(claimTimes, 0.99) < claimP99TargetMs,
       },
     );
+
+    // Claims paying the budget at once, many claimers: each pays from a
+    // shard no other holds, so none queues on a budget row.
+    const claimers = 16;
+    const contended = await fill(sizes.runs, "contended", claimers);
+    const contendedTimes = await timeContendedClaims(
+      contended,
+      claimers,
+      Math.min(3_000, sizes.durationMs),
+    );
+    counts.contendedClaims = contendedTimes.length;
+    figures.push({
+      name: `waiting runs, claimDue p99 with ${claimers} claimers paying the budget at once (one run each)`,
+      value: round(percentile(contendedTimes, 0.99), 2),
+      unit: "ms",
+    });
   } finally {
     for (const store of stores) {
       await admin.query(`DROP SCHEMA IF EXISTS "${store.schema}" CASCADE`).catch(() => {});
@@ -249,6 +267,32 @@ async function copyRuns(
      SELECT ${values} FROM "${from}".runs, generate_series(1, $2::int) AS g WHERE run_id = $1`,
     [runId, count],
   );
+}
+
+/**
+ * Times the claims of `claimers` loops claiming one due run waiting for
+ * answers at a time, all at once, with a budget too large to run out (each
+ * released an hour on), for `durationMs`: milliseconds.
+ */
+async function timeContendedClaims(
+  store: PostgresRunStore,
+  claimers: number,
+  durationMs: number,
+): Promise<number[]> {
+  const samples: number[] = [];
+  const until = Date.now() + durationMs;
+  const inHour = () => new Date(Date.now() + 3_600_000);
+  await Promise.all(
+    Array.from({ length: claimers }, async () => {
+      while (Date.now() < until) {
+        const begun = performance.now();
+        const claims = await store.claimDue({ max: 1, checksPerSecond: 100_000 });
+        samples.push(performance.now() - begun);
+        for (const claim of claims) await claim.release({ nextCheckAt: inHour() });
+      }
+    }),
+  );
+  return samples;
 }
 
 /**

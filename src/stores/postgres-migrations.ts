@@ -120,6 +120,21 @@ export const postgresMigrations: readonly string[] = [
   );
   INSERT INTO {schema}.check_budget DEFAULT VALUES;
   `,
+  // The budget of checks in shards: up to 16 buckets, each refilled at its
+  // share of the rate with its share of the capacity, so a claim pays from
+  // a shard no other claim holds (FOR UPDATE SKIP LOCKED) instead of
+  // queueing on one row. The one-row bucket goes: a worker of an earlier
+  // version still running fails its claims with a budget (loudly) instead
+  // of keeping a second budget beside this one.
+  `
+  CREATE TABLE {schema}.check_budget_shards (
+    shard       smallint PRIMARY KEY CHECK (shard BETWEEN 0 AND 15),
+    tokens      double precision,
+    refilled_at timestamptz NOT NULL DEFAULT now()
+  );
+  INSERT INTO {schema}.check_budget_shards (shard) SELECT generate_series(0, 15);
+  DROP TABLE {schema}.check_budget;
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

@@ -196,7 +196,7 @@ export class PostgresRunStore implements RunStore {
     this.#table = `${quoteIdentifier(schema)}.runs`;
     this.#sequence = `${quoteIdentifier(schema)}.lease_tokens`;
     this.#sealedTable = `${quoteIdentifier(schema)}.sealed_states`;
-    this.#budgetTable = `${quoteIdentifier(schema)}.check_budget`;
+    this.#budgetTable = `${quoteIdentifier(schema)}.check_budget_shards`;
     this.#leaseMs = leaseMs;
     this.#ownsPool = pool === undefined;
     this.#pool =
@@ -792,20 +792,31 @@ export class PostgresRunStore implements RunStore {
     const rate = checkChecksPerSecond(options.checksPerSecond) ?? null;
     const due = `state IS NOT NULL AND next_check_at <= now()
             AND (lease_owner IS NULL OR lease_expires_at <= now())`;
-    // The checks the bucket holds now: refilled at the rate since it was
-    // last used, at most one second's worth (at least one); full at first.
-    const capacity = "GREATEST(1, $3::float8)";
+    // The budget is split into shards, so that claims paying for checks
+    // never queue on one row: min(16, floor(max(1, rate))) buckets (a rate
+    // of 1 or less keeps one bucket of one check), each refilled at its
+    // share of the rate, holding at most its share of one second's worth
+    // (at least one check: every shard can pay for one), full at first.
+    // The shards' sum keeps the whole budget's bound.
+    const shards = "LEAST(16, floor(GREATEST(1, $3::float8)))";
+    const capacity = `(GREATEST(1, $3::float8) / ${shards})`;
     const available = `LEAST(${capacity}, COALESCE(budget.tokens, ${capacity})
-      + extract(epoch FROM now() - budget.refilled_at) * $3::float8)`;
+      + extract(epoch FROM now() - budget.refilled_at) * $3::float8 / ${shards})`;
     const checks = "(SELECT count(*) FROM next WHERE is_check)";
     const { rows } = await this.#query<ClaimRow & { due_at: Date }>(
       operation,
       undefined,
       // The due runs checked longest ago of either kind: runs waiting for
-      // answers only as many as the budget has room for, paid for in the
-      // same statement (the bucket's row lock orders the payers; one that
-      // finds too little left claims none of them).
-      `WITH other AS (
+      // answers only as many as the fullest shard no other claim holds has
+      // room for, paid for from it in the same statement. A claim finding
+      // every shard held or spent takes only runs that are not checks.
+      `WITH shard AS (
+         SELECT budget.shard, ${available} AS available
+           FROM ${this.#budgetTable} AS budget
+          WHERE $3::float8 IS NOT NULL AND budget.shard < ${shards} AND ${available} >= 1
+          ORDER BY available DESC LIMIT 1
+          FOR UPDATE SKIP LOCKED),
+       other AS (
          SELECT run_id, status, lease_owner, next_check_at, false AS is_check
            FROM ${this.#table}
           WHERE NOT waits_for_answer AND status IN ${dueStatuses} AND ${due}
@@ -817,16 +828,15 @@ export class PostgresRunStore implements RunStore {
           WHERE waits_for_answer AND ${due}
           ORDER BY next_check_at
           LIMIT CASE WHEN $3::float8 IS NULL THEN $4
-                     ELSE LEAST($4, (SELECT floor(${available})::bigint
-                                       FROM ${this.#budgetTable} AS budget)) END
+                     ELSE LEAST($4, COALESCE((SELECT floor(available)::bigint FROM shard), 0)) END
           FOR UPDATE SKIP LOCKED),
        next AS (
          SELECT * FROM other UNION ALL SELECT * FROM waiting
           ORDER BY next_check_at LIMIT $4),
        paid AS (
          UPDATE ${this.#budgetTable} AS budget
-            SET tokens = ${available} - ${checks}, refilled_at = now()
-          WHERE $3::float8 IS NOT NULL AND ${checks} > 0 AND ${available} >= ${checks}
+            SET tokens = shard.available - ${checks}, refilled_at = now()
+           FROM shard WHERE budget.shard = shard.shard AND ${checks} > 0
          RETURNING 1)
        UPDATE ${this.#table} AS runs SET
          lease_owner = $1,

@@ -211,7 +211,7 @@ describe("the waiting-runs figure at minimal size", () => {
       concurrency: 2,
       databaseUrl: inject("databaseUrl"),
     });
-    expectShape(result, 8);
+    expectShape(result, 9);
     // A budget of one check saved up: the messaging service is asked once.
     expect(result.counts).toMatchObject({ waitingRuns: 200, checks: 1 });
     expect(result.counts.stillDue).toBeGreaterThanOrEqual(199);

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
-import type { RunStore } from "../../src/agent/durable/run-store.js";
+import type { RunClaim, RunStore } from "../../src/agent/durable/run-store.js";
 import { runStoreMethods } from "../../src/agent/durable/run-store-methods.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import {
@@ -293,4 +293,106 @@ it("refuses a budget of checks that is not a positive number, naming the option"
       /approvalChecksPerSecond must be a positive number of approval checks per second/,
     );
   }
+});
+
+/** A store holding `count` runs suspended at one approval each, all due. */
+async function storeWithWaitingRuns(count: number): Promise<PostgresRunStore> {
+  const store = makeStore();
+  await suspendRuns(store, count);
+  return store;
+}
+
+/** The budget's shards that were paid from, with the checks each holds now. */
+async function paidShards(
+  store: PostgresRunStore,
+): Promise<Array<{ shard: number; tokens: number }>> {
+  const { rows } = await admin.query(
+    `SELECT shard, tokens FROM "${store.schema}".check_budget_shards
+      WHERE tokens IS NOT NULL ORDER BY shard`,
+  );
+  return rows;
+}
+
+/** Resolves what `promise` does, or "waited" when it has not settled after `boundMs`. */
+async function unlessItWaits<T>(promise: Promise<T>, boundMs: number): Promise<T | "waited"> {
+  const gaveUp = new AbortController();
+  try {
+    return await Promise.race([
+      promise,
+      sleep(boundMs, "waited" as const, { signal: gaveUp.signal }).catch(() => "waited" as const),
+    ]);
+  } finally {
+    gaveUp.abort();
+  }
+}
+
+it("a claim taking k runs waiting for answers pays k checks from one shard of the budget", async () => {
+  const store = await storeWithWaitingRuns(5);
+  // 32 a second: 16 shards, each holding two checks at most (full at first).
+  const claims = await store.claimDue({ max: 5, checksPerSecond: 32 });
+  expect(claims).toHaveLength(2);
+  expect(await paidShards(store)).toEqual([{ shard: expect.any(Number), tokens: 0 }]);
+  for (const claim of claims) await claim.release({ nextCheckAt: new Date(Date.now() + 60_000) });
+});
+
+it("a budget of one check a second or less keeps one bucket holding one check", async () => {
+  const store = await storeWithWaitingRuns(3);
+  const taken: RunClaim[] = [];
+  for (let call = 0; call < 3; call++) {
+    taken.push(...(await store.claimDue({ max: 3, checksPerSecond: 0.001 })));
+  }
+  expect(taken).toHaveLength(1);
+  expect(await paidShards(store)).toEqual([{ shard: 0, tokens: 0 }]);
+  for (const claim of taken) await claim.release();
+});
+
+it("paying for checks never waits on another claim: a shard held elsewhere is passed over, and with all held only runs that are not checks are taken", async () => {
+  const store = await storeWithWaitingRuns(2);
+  await store.migrate();
+  const holder = new pg.Client({ connectionString: testDatabaseUrl() });
+  await holder.connect();
+  try {
+    // Another claim's transaction holds every shard but the last.
+    await holder.query("BEGIN");
+    await holder.query(
+      `SELECT shard FROM "${store.schema}".check_budget_shards WHERE shard < 15 FOR UPDATE`,
+    );
+    const fromLast = await unlessItWaits(store.claimDue({ max: 1, checksPerSecond: 32 }), 10_000);
+    expect(fromLast).not.toBe("waited");
+    expect(fromLast).toHaveLength(1);
+    expect(await paidShards(store)).toEqual([{ shard: 15, tokens: 1 }]);
+    // Now every shard is held: the claim takes no check, and does not wait.
+    await holder.query(`SELECT shard FROM "${store.schema}".check_budget_shards FOR UPDATE`);
+    const none = await unlessItWaits(store.claimDue({ max: 2, checksPerSecond: 32 }), 10_000);
+    expect(none).toEqual([]);
+    await holder.query("ROLLBACK");
+    const after = await store.claimDue({ max: 2, checksPerSecond: 32 });
+    expect(after).toHaveLength(1);
+    for (const claim of [...(fromLast === "waited" ? [] : fromLast), ...after]) {
+      await claim.release();
+    }
+  } finally {
+    await holder.query("ROLLBACK").catch(() => {});
+    await holder.end();
+  }
+});
+
+it("many claims at once keep the whole budget: the checks never outrun the saved-up checks and the refill", async () => {
+  const store = await storeWithWaitingRuns(40);
+  const rate = 20;
+  const begun = Date.now();
+  const taken: RunClaim[] = [];
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      for (let call = 0; call < 8; call++) {
+        taken.push(...(await store.claimDue({ max: 4, checksPerSecond: rate })));
+      }
+    }),
+  );
+  const refilled = ((Date.now() - begun) / 1000) * rate;
+  expect(new Set(taken.map((claim) => claim.runId)).size).toBe(taken.length);
+  // Sixteen shards of 1.25 checks, full at first: each pays for one at once.
+  expect(taken.length).toBeGreaterThanOrEqual(16);
+  expect(taken.length).toBeLessThanOrEqual(Math.floor(rate + refilled));
+  for (const claim of taken) await claim.release();
 });
