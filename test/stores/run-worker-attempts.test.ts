@@ -11,7 +11,11 @@ import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
-import { callbackTools, useTemporaryDirectories } from "../agent/durable/durable-helpers.js";
+import {
+  callbackTools,
+  changed,
+  useTemporaryDirectories,
+} from "../agent/durable/durable-helpers.js";
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
 
 const makePostgresStore = usePostgresStores("attempts");
@@ -145,6 +149,38 @@ for (const storage of ["file", "postgres"] as const) {
       );
       expect(JSON.stringify(after)).not.toContain("sk-live-0123456789abcdefghij");
       expect(await store.claimNext()).toBeUndefined();
+    }, 60_000);
+
+    it("names a call that had started and never ended when it gives up on an abandoned run, keeping it recorded as started", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, false);
+      // As a worker that died in the approved call leaves the run: running, the call started.
+      const suspended = await store.load(runId);
+      const abandoned = changed(suspended, (state) => {
+        state.status = "running";
+        state.revision += 1;
+        const call = state.pendingCalls[0];
+        if (call) call.phase = "started";
+      });
+      // Its claim is never renewed or released: it lapses after 300 ms.
+      const dead = await store.claim(runId, { leaseMs: 300 });
+      await store.save(abandoned, { expectedRevision: suspended.revision, claim: dead });
+      const settled: RunWorkerOutcome[] = [];
+      const agent = () => {
+        throw new Error("no agent for this run");
+      };
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.some((outcome) => outcome.gaveUp),
+        "the worker to give up",
+      );
+      expect(settled.every((outcome) => outcome.recovered)).toBe(true);
+      const after = await store.load(runId);
+      expect(after.status).toBe("failed");
+      expect(after.pendingCalls).toEqual(abandoned.pendingCalls);
+      expect(after.error?.message).toContain(
+        "Calls that had started and never recorded an end (outcome unknown, never run again): delete_callbacks (call_delete).",
+      );
     }, 60_000);
 
     it("does not end a sealed run failed without an agent to seal it: the run stays, its attempts recorded", async () => {
