@@ -109,6 +109,8 @@ export class FileRunStore implements RunStore {
   /** The absolute state directory. */
   readonly directory: string;
   readonly #runsDirectory: string;
+  /** The budget of approval checks, shared with every process on the directory. */
+  readonly #checkBudget: CheckBudgetFile;
   readonly #usedApprovalsDirectory: string;
   readonly #leaseMs: number;
   readonly #sealedFile: string;
@@ -131,6 +133,7 @@ export class FileRunStore implements RunStore {
           : join(process.cwd(), ".switchyard")),
     );
     this.#runsDirectory = join(this.directory, "runs");
+    this.#checkBudget = new CheckBudgetFile(this.directory);
     this.#usedApprovalsDirectory = join(this.directory, "used-approvals");
     this.#sealedFile = join(this.directory, "sealed");
   }
@@ -456,17 +459,17 @@ export class FileRunStore implements RunStore {
       if (at <= now) due.push({ runId: run.runId, at, check });
     }
     due.sort((first, second) => first.at - second.at);
-    const budget = checkBudgetOf(this.directory);
+    const budget = this.#checkBudget;
     const claims: RunClaim[] = [];
     for (const { runId, check } of due) {
       if (claims.length >= max) break;
       // A check is paid for before the claim (two claims of this process never share a token).
       const paid = check && rate !== undefined;
-      if (paid && !budget.take(rate)) continue;
+      if (paid && !(await budget.take(rate))) continue;
       try {
         const claim = await this.claim(runId, { ...options, takeOver: false }).catch(
-          (error: unknown) => {
-            if (paid) budget.giveBack();
+          async (error: unknown) => {
+            if (paid) await budget.giveBack(rate);
             throw error;
           },
         );
@@ -943,44 +946,55 @@ function capitalize(text: string): string {
 const noticesByDirectory = new Map<string, DueNotices>();
 
 /**
- * A token bucket of approval checks: refilled at the rate, at most one
- * second's worth (at least one) saved up, full at first.
+ * The budget of approval checks of a state directory, a token bucket kept
+ * in its `check-budget.json` and changed under `check-budget.lock`, so the
+ * processes sharing the directory pay from one bucket: refilled at the
+ * rate, at most one second's worth (at least one) saved up, full at first.
  */
-class CheckBudget {
-  #tokens: number | undefined;
-  #refilledAt = Date.now();
+class CheckBudgetFile {
+  readonly #directory: string;
+  readonly #file: string;
+
+  constructor(directory: string) {
+    this.#directory = directory;
+    this.#file = join(directory, "check-budget.json");
+  }
 
   /** Takes one check when there is room for it. */
-  take(perSecond: number): boolean {
-    const now = Date.now();
-    const capacity = Math.max(1, perSecond);
-    const tokens = Math.min(
-      capacity,
-      (this.#tokens ?? capacity) + ((now - this.#refilledAt) / 1000) * perSecond,
-    );
-    this.#refilledAt = now;
-    this.#tokens = tokens;
-    if (tokens < 1) return false;
-    this.#tokens = tokens - 1;
-    return true;
+  take(perSecond: number): Promise<boolean> {
+    return this.#change(perSecond, (tokens) => (tokens >= 1 ? tokens - 1 : undefined));
   }
 
   /** A check taken for a run that could not be claimed after all. */
-  giveBack(): void {
-    this.#tokens = (this.#tokens ?? 0) + 1;
+  async giveBack(perSecond: number): Promise<void> {
+    await this.#change(perSecond, (tokens) => Math.min(Math.max(1, perSecond), tokens + 1));
   }
-}
 
-/** The check budget of each state directory, shared by the stores of this process on it. */
-const budgetByDirectory = new Map<string, CheckBudget>();
-
-function checkBudgetOf(directory: string): CheckBudget {
-  let budget = budgetByDirectory.get(directory);
-  if (!budget) {
-    budget = new CheckBudget();
-    budgetByDirectory.set(directory, budget);
+  /**
+   * Refills the bucket to now and sets what `change` makes of its tokens,
+   * under the lock; `change` answering `undefined` writes nothing. True
+   * when something was written.
+   */
+  async #change(
+    perSecond: number,
+    change: (tokens: number) => number | undefined,
+  ): Promise<boolean> {
+    await mkdir(this.#directory, { recursive: true, mode: 0o700 });
+    const what = { operation: "claimNext", subject: "the budget of approval checks" };
+    return withLockFile(`${this.#file.slice(0, -".json".length)}.lock`, what, async () => {
+      const record = await readRecord(this.#file, "claimNext", undefined);
+      const now = Date.now();
+      const capacity = Math.max(1, perSecond);
+      const saved = typeof record?.tokens === "number" ? record.tokens : capacity;
+      const since = typeof record?.refilledAt === "number" ? record.refilledAt : now;
+      // A clock set back refills nothing (the processes are on one machine, or should agree).
+      const tokens = Math.min(capacity, saved + (Math.max(0, now - since) / 1000) * perSecond);
+      const changed = change(tokens);
+      if (changed === undefined) return false;
+      await replaceDurably(this.#file, { tokens: changed, refilledAt: now });
+      return true;
+    });
   }
-  return budget;
 }
 
 function dueNoticesOf(directory: string): DueNotices {

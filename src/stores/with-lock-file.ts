@@ -24,11 +24,12 @@ interface LockHolder {
  * machine that no longer runs, after 10 s when its holder runs elsewhere; a
  * live holder of this machine is waited for however slow it is, so two
  * writers never pass the same check. Rejects with a `RunStoreError`
- * (`operation`) after waiting 20 s.
+ * (`operation`) after waiting 20 s, naming the run (`runId`) or what else
+ * is locked (`subject`).
  */
 export async function withLockFile<T>(
   lockFile: string,
-  what: { operation: string; runId: string },
+  what: { operation: string; runId?: string | undefined; subject?: string | undefined },
   body: () => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + 2 * staleLockMs;
@@ -43,7 +44,7 @@ export async function withLockFile<T>(
           {
             operation: what.operation,
             runId: what.runId,
-            message: `Could not lock run "${what.runId}" for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
+            message: `Could not lock ${what.subject ?? `run "${what.runId}"`} for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
           },
           { cause: error },
         );

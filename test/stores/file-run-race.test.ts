@@ -132,3 +132,57 @@ it("FileRunStore: a process killed between reading the approval and starting the
     }
   }
 }, 120_000);
+
+/** Runs file-budget-process.ts on the directory; resolves with the run ids it claimed. */
+function claimingProcess(directory: string, rate: number, calls: number): Promise<string[]> {
+  const child = spawn(
+    process.execPath,
+    ["--import", tsxLoader, new URL("./file-budget-process.ts", import.meta.url).pathname],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        ...process.env,
+        BUDGET_DIRECTORY: directory,
+        BUDGET_RATE: String(rate),
+        BUDGET_CALLS: String(calls),
+      },
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk) => {
+    output += String(chunk);
+  });
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(output) as string[]);
+      else reject(new Error(`the claiming process exited with ${code}: ${output}`));
+    }),
+  );
+}
+
+it("FileRunStore: the processes sharing a state directory share its budget of approval checks", async () => {
+  const directory = await makeDirectory();
+  const store = new FileRunStore({ directory });
+  const runCount = 6;
+  const starter = buildFleetAgent(fleetServicesOf(orders, messaging), store, {
+    steps: Array.from({ length: runCount }, () => ({
+      toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }],
+    })),
+  });
+  for (let index = 0; index < runCount; index++) {
+    const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
+    expect(started.status).toBe("suspended");
+  }
+  // One check saved up, the next a thousand seconds later: of two processes
+  // claiming at once, and a third after them, one check goes out in all.
+  const together = await Promise.all([
+    claimingProcess(directory, 0.001, 3),
+    claimingProcess(directory, 0.001, 3),
+  ]);
+  const after = await claimingProcess(directory, 0.001, 3);
+  expect([...together, after].flat()).toHaveLength(1);
+  // Every run is still due to the claimers without a budget, but the one taken.
+  const unlimited = await store.claimDue({ max: 10 });
+  expect(unlimited).toHaveLength(runCount - 1);
+  for (const claim of unlimited) await claim.release();
+}, 60_000);
