@@ -212,14 +212,14 @@ export class Agent<
    * approvals it spent), with status `failed` and `error` (its message
    * redacted), sealed with the agent's `stateKey` when it has one, in one
    * save fenced by the claim: a call that had started without a recorded
-   * end stays recorded as started and is named in the error (its outcome
-   * is unknown; it is never run again). Rejects with `RunConflictError`
+   * end is recorded as of unknown outcome, as a resume would, and named in
+   * the error; it is never run again. Rejects with `RunConflictError`
    * when the claim no longer holds, `RunStateError` when the state's seal
    * does not match, `RunNotResumableError` when the run already ended.
    * The claim stays the caller's to release.
    */
   failRun(claim: RunClaim, error: { name: string; message: string }): Promise<RunState> {
-    const { runStore, secrets, stateKey } = this.#settings;
+    const { runStore, secrets, stateKey, tools } = this.#settings;
     if (!runStore) {
       return Promise.reject(
         new ConfigurationError(
@@ -232,6 +232,7 @@ export class Agent<
       claim,
       error: { name: error.name, message: secrets.redactText(error.message) },
       stateKey,
+      readOnlyTools: [...tools.values()].filter((tool) => tool.readOnly).map((tool) => tool.name),
     });
   }
 

@@ -151,7 +151,7 @@ for (const storage of ["file", "postgres"] as const) {
       expect(await store.claimNext()).toBeUndefined();
     }, 60_000);
 
-    it("names a call that had started and never ended when it gives up on an abandoned run, keeping it recorded as started", async () => {
+    it("settles a call that had started and never ended as of unknown outcome when it gives up on an abandoned run, and names it", async () => {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, false);
       // As a worker that died in the approved call leaves the run: running, the call started.
@@ -161,6 +161,7 @@ for (const storage of ["file", "postgres"] as const) {
         state.revision += 1;
         const call = state.pendingCalls[0];
         if (call) call.phase = "started";
+        state.usedApprovals = [call?.interactionId ?? ""];
       });
       // Its claim is never renewed or released: it lapses after 300 ms.
       const dead = await store.claim(runId, { leaseMs: 300 });
@@ -177,7 +178,24 @@ for (const storage of ["file", "postgres"] as const) {
       expect(settled.every((outcome) => outcome.recovered)).toBe(true);
       const after = await store.load(runId);
       expect(after.status).toBe("failed");
-      expect(after.pendingCalls).toEqual(abandoned.pendingCalls);
+      // Settled as a resume settles it: of unknown outcome, never run again, and listed so.
+      expect(after.pendingCalls).toEqual([
+        expect.objectContaining({
+          toolCallId: "call_delete",
+          phase: "finished",
+          status: "outcome_unknown",
+          fingerprint: abandoned.pendingCalls[0]?.fingerprint,
+          interactionId: abandoned.pendingCalls[0]?.interactionId,
+          content: expect.stringContaining(
+            "Outcome unknown: the call to delete_callbacks had started",
+          ),
+        }),
+      ]);
+      expect(after.usedApprovals).toEqual([abandoned.pendingCalls[0]?.interactionId]);
+      const listed = await store.list({ status: "failed" });
+      expect(listed.runs[0]?.outcomeUnknownCalls).toEqual([
+        { toolCallId: "call_delete", toolName: "delete_callbacks", stepNumber: 1 },
+      ]);
       expect(after.error?.message).toContain(
         "Calls that had started and never recorded an end (outcome unknown, never run again): delete_callbacks (call_delete).",
       );

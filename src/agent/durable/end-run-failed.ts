@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { RunNotResumableError } from "./durable-errors.js";
+import { outcomeUnknownMessage } from "./outcome-unknown-message.js";
 import type { RunState } from "./run-state.js";
 import type { RunClaim, RunStore } from "./run-store.js";
 import { checkRunStateSeal, sealRunState } from "./seal-run-state.js";
@@ -16,6 +17,8 @@ export interface EndRunFailedOptions {
   error: { name: string; message: string };
   /** The key the run's states are sealed with, when they are. */
   stateKey?: string | undefined;
+  /** The agent's tools that only read, named in the tool message of a call of unknown outcome. @default none */
+  readOnlyTools?: readonly string[] | undefined;
 }
 
 /**
@@ -25,8 +28,9 @@ export interface EndRunFailedOptions {
  * `failed`, `error` and the next revision, in one save fenced by the claim
  * and the revision. Nothing the run recorded is lost: a question it waits
  * for stays recorded (an answer to it runs nothing now), and a call that had
- * started without a recorded end stays `started`, named in the error as of
- * unknown outcome (it is never run again). A sealed state is checked against
+ * started without a recorded end is settled as a resume settles it, as of
+ * unknown outcome (`outcome_unknown`, in `finishedCalls` too, so listings
+ * say so), and named in the error; it is never run again. A sealed state is checked against
  * `stateKey` and sealed again; without the key it is refused, nothing
  * written. Rejects with `RunConflictError` when the claim or revision no
  * longer holds; resolves with the state saved.
@@ -55,8 +59,33 @@ export async function endRunFailed(options: EndRunFailedOptions): Promise<RunSta
     started.length > 0
       ? ` Calls that had started and never recorded an end (outcome unknown, never run again): ${started.map((call) => `${call.toolName} (${call.toolCallId})`).join(", ")}.`
       : "";
+  const unknownContent = (toolName: string) =>
+    outcomeUnknownMessage(toolName, options.readOnlyTools ?? []);
   const failed: RunState = {
     ...state,
+    pendingCalls: state.pendingCalls.map((call) =>
+      call.phase === "started"
+        ? {
+            ...call,
+            phase: "finished",
+            status: "outcome_unknown",
+            content: unknownContent(call.toolName),
+          }
+        : call,
+    ),
+    ...(started.length > 0
+      ? {
+          finishedCalls: [
+            ...(state.finishedCalls ?? []),
+            ...started.map((call) => ({
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              stepNumber: state.stepCount,
+              status: "outcome_unknown" as const,
+            })),
+          ],
+        }
+      : {}),
     // A new revision: a save still expecting the one ended is refused.
     revision: state.revision + 1,
     status: "failed",
