@@ -215,8 +215,9 @@ export class Agent<
    * end is recorded as of unknown outcome, as a resume would, and named in
    * the error; it is never run again. Rejects with `RunConflictError`
    * when the claim no longer holds, `RunStateError` when the state's seal
-   * does not match, `RunNotResumableError` when the run already ended.
-   * The claim stays the caller's to release.
+   * does not match, `RunNotResumableError` when the run already ended,
+   * `ConfigurationError` (nothing written) when `claim` is not a claim or
+   * `error` has no `name` and `message`. The claim stays the caller's to release.
    */
   failRun(claim: RunClaim, error: { name: string; message: string }): Promise<RunState> {
     const { runStore, secrets, stateKey, tools } = this.#settings;
@@ -230,7 +231,8 @@ export class Agent<
     return endRunFailed({
       store: runStore,
       claim,
-      error: { name: error.name, message: secrets.redactText(error.message) },
+      error,
+      redact: (text) => secrets.redactText(text),
       stateKey,
       readOnlyTools: [...tools.values()].filter((tool) => tool.readOnly).map((tool) => tool.name),
     });

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { redactText } from "../../internal/redact.js";
 import { RunNotResumableError } from "./durable-errors.js";
 import { outcomeUnknownMessage } from "./outcome-unknown-message.js";
 import type { RunState } from "./run-state.js";
@@ -13,8 +14,10 @@ export interface EndRunFailedOptions {
   store: RunStore;
   /** The claim the run is held under: the save is fenced by it. */
   claim: RunClaim;
-  /** The run's `error` (its message redacted by the caller). */
+  /** The run's `error`: a name and a message (an `Error` will do). */
   error: { name: string; message: string };
+  /** Removes secrets from the error's message before it is saved. @default the redaction patterns */
+  redact?: ((text: string) => string) | undefined;
   /** The key the run's states are sealed with, when they are. */
   stateKey?: string | undefined;
   /** The agent's tools that only read, named in the tool message of a call of unknown outcome. @default none */
@@ -33,10 +36,24 @@ export interface EndRunFailedOptions {
  * say so), and named in the error; it is never run again. A sealed state is checked against
  * `stateKey` and sealed again; without the key it is refused, nothing
  * written. Rejects with `RunConflictError` when the claim or revision no
- * longer holds; resolves with the state saved.
+ * longer holds, `ConfigurationError` (nothing read or written) when the
+ * claim or the error is not one; resolves with the state saved.
  */
 export async function endRunFailed(options: EndRunFailedOptions): Promise<RunState> {
   const { store, claim, stateKey } = options;
+  const problems: string[] = [];
+  if (typeof claim?.runId !== "string" || typeof claim.release !== "function") {
+    problems.push(
+      "failRun(): claim must be a RunClaim from the agent's runStore (claim(), claimNext() or claimDue()), held while the run is ended.",
+    );
+  }
+  const { error } = options;
+  if (typeof error?.name !== "string" || typeof error.message !== "string") {
+    problems.push(
+      "failRun(): error must be an object with a name and a message (strings), e.g. an Error; it becomes the run's error.",
+    );
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
   const { runId } = claim;
   const claimed = claim.state?.runId === runId ? claim.state : undefined;
   const state = claimed ?? (await store.load(runId));
@@ -90,7 +107,10 @@ export async function endRunFailed(options: EndRunFailedOptions): Promise<RunSta
     revision: state.revision + 1,
     status: "failed",
     updatedAt: new Date().toISOString(),
-    error: { name: options.error.name, message: `${options.error.message}${unknown}` },
+    error: {
+      name: error.name,
+      message: `${(options.redact ?? redactText)(error.message)}${unknown}`,
+    },
   };
   const saved = stateKey === undefined ? failed : sealRunState(failed, stateKey);
   await store.save(saved, { claim, expectedRevision: state.revision });
