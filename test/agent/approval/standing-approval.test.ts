@@ -113,7 +113,7 @@ describe("standing approvals", () => {
       { host: "hooks.a.example", ids: ["cb-4"] },
     ]);
     expect(executions.map((args) => args.ids[0])).toEqual(["cb-1", "cb-2", "cb-3"]);
-    const grantedBy = "standing-" + records[0]?.toolCallId;
+    const grantedBy = `standing-${records[0]?.toolCallId}`;
     expect(records[0]?.approval).toMatchObject({ outcome: "approved", standing: offered });
     expect(records[1]?.approval).toMatchObject({
       outcome: "approved",
