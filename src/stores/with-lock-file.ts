@@ -49,14 +49,41 @@ export async function withLockFile<T>(
           { cause: error },
         );
       }
-      if (await isAbandoned(lockFile)) await unlink(lockFile).catch(() => {});
-      else await sleep(2 + Math.random() * 8);
+      if (!(await removeIfAbandoned(lockFile, mine))) await sleep(2 + Math.random() * 8);
     }
   }
   try {
     return await body();
   } finally {
     await unlink(lockFile).catch(() => {});
+  }
+}
+
+/**
+ * Removes the lock when its holder is gone, judging it again under
+ * `<lockFile>.breaking` (created exclusively): of processes finding one
+ * abandoned lock at once, one removes it, and none removes the lock a live
+ * process created after it (judged abandoned, then removed, a lock taken
+ * meanwhile let two holders in). A `.breaking` file whose own holder is
+ * gone is removed the same way, without a lock of its own: it is held only
+ * between a read and a removal. True when the lock was removed.
+ */
+async function removeIfAbandoned(lockFile: string, mine: LockHolder): Promise<boolean> {
+  if (!(await isAbandoned(lockFile))) return false;
+  const breaking = `${lockFile}.breaking`;
+  try {
+    await writeFile(breaking, `${JSON.stringify(mine)}\n`, { flag: "wx", mode: 0o600 });
+  } catch {
+    // Another is removing it; a process killed while removing left this.
+    if (await isAbandoned(breaking)) await unlink(breaking).catch(() => {});
+    return false;
+  }
+  try {
+    if (!(await isAbandoned(lockFile))) return false;
+    await unlink(lockFile).catch(() => {});
+    return true;
+  } finally {
+    await unlink(breaking).catch(() => {});
   }
 }
 

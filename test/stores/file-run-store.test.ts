@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import {
+  RunConflictError,
   RunNotFoundError,
   RunStateError,
   RunStoreError,
@@ -427,6 +428,35 @@ describe("FileRunStore's save lock", () => {
     await store.save(state("run-a", { revision: 2 }), { expectedRevision: 1 });
     expect((await store.load("run-a")).revision).toBe(2);
   });
+
+  it("lets one writer at a time through a lock left by a killed process, however many find it at once: of saves expecting the same revision, one succeeds", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.once("exit", resolve));
+    // Each round: a run at revision 1 whose save lock a killed process left,
+    // and eight writers (arriving a few milliseconds apart, as processes
+    // do) each saving revision 2 over revision 1. A writer that removed the
+    // lock after another had taken it let two through the same check.
+    const saved: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      const runId = `run-${round}`;
+      await store.save(state(runId), { expectedRevision: 0 });
+      await leaveSaveLock(store, runId, gone.pid ?? 0, 0);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, async () => {
+          await sleep(Math.random() * 3);
+          await store.save(state(runId, { revision: 2 }), { expectedRevision: 1 });
+        }),
+      );
+      saved.push(outcomes.filter((outcome) => outcome.status === "fulfilled").length);
+      for (const outcome of outcomes) {
+        if (outcome.status === "rejected") {
+          expect(outcome.reason).toBeInstanceOf(RunConflictError);
+        }
+      }
+    }
+    expect(saved).toEqual(Array.from({ length: 20 }, () => 1));
+  }, 60_000);
 });
 
 describe("FileRunStore's sealed runs", () => {
