@@ -435,7 +435,8 @@ export class FileRunStore implements RunStore {
    * Claims up to `max` due runs, as `claimNext` claims one: it reads every
    * state file once, then takes the runs due first one by one, each under
    * its own lock file (not in one step: a run another process takes
-   * meanwhile is passed over, and the next is tried); see
+   * meanwhile, or checked and set due later, is passed over, and the next
+   * is tried); see
    * {@link RunStore.claimDue}. The claims come oldest due first.
    */
   async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
@@ -474,12 +475,20 @@ export class FileRunStore implements RunStore {
           },
         );
         const state = await this.load(runId).catch(() => undefined);
-        if (state?.status === "suspended" || state?.status === "running") {
+        // Read under the claim: another process may have checked the run
+        // since it was listed, and set it due later.
+        const dueAt = state?.status === "suspended" ? (await this.#readDue(runId)).at : 0;
+        if ((state?.status === "suspended" || state?.status === "running") && dueAt <= Date.now()) {
           claims.push(attachClaimedState(claim, state));
           continue;
         }
-        // It ended since it was listed: nothing was tried, its count stays.
-        await claim.release({ keepAttempts: true });
+        // It ended, or was checked, since it was listed: nothing was tried,
+        // its count and its next check stay, and the check is not spent.
+        await claim.release({
+          keepAttempts: true,
+          ...(dueAt > 0 ? { nextCheckAt: new Date(dueAt) } : {}),
+        });
+        if (paid) await budget.giveBack(rate);
       } catch (error) {
         if (!(error instanceof RunNotResumableError)) {
           // The runs claimed so far are let go: the caller gets the error, not them.

@@ -474,3 +474,54 @@ describe("FileRunStore's sealed runs", () => {
     );
   });
 });
+
+describe("FileRunStore.claimDue", () => {
+  it("passes over a run that another process checked, and set due later, after this one listed it", async () => {
+    const directory = await makeDirectory();
+    const first = new FileRunStore({ directory });
+    const second = new FileRunStore({ directory });
+    // A run whose holder died (handed out first), and a run waiting for an
+    // answer, due a minute ago (a check, paid for before it is claimed).
+    await first.save(state("run-recovered", { status: "running" }));
+    await writeFile(
+      join(directory, "runs", "run-recovered.lock"),
+      `${JSON.stringify({
+        pid: process.pid,
+        hostname: hostname(),
+        owner: "a worker that died",
+        claimedAt: new Date(0).toISOString(),
+        id: "gone",
+        token: 1,
+        expiresAt: new Date(0).toISOString(),
+      })}\n`,
+    );
+    await first.save(suspendedRunState("run-waiting"));
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await (await second.claim("run-waiting")).release({ nextCheckAt: minuteAgo });
+    // The budget's lock held here: the claimer lists both runs, takes the
+    // first, and waits to pay for the second.
+    const budgetLock = join(directory, "check-budget.lock");
+    await writeFile(budgetLock, `${JSON.stringify({ pid: process.pid, hostname: hostname() })}\n`);
+    const claiming = first.claimDue({ max: 2, checksPerSecond: 100, owner: "worker-a" });
+    await waitForText(join(directory, "runs", "run-recovered.lock"), "worker-a");
+    // Meanwhile another worker checks the waiting run: still no answer, next check in an hour.
+    const hourLater = new Date(Date.now() + 3_600_000);
+    await (await second.claim("run-waiting")).release({ nextCheckAt: hourLater });
+    await unlink(budgetLock);
+    const claims = await claiming;
+    expect(claims.map((claim) => claim.runId)).toEqual(["run-recovered"]);
+    expect((await first.schedule("run-waiting"))?.nextCheckAt).toEqual(hourLater);
+    // Let go, not held: another claims it at once.
+    await (await second.claim("run-waiting")).release({ nextCheckAt: hourLater });
+    for (const claim of claims) await claim.release();
+  });
+});
+
+/** Waits until the file holds `text` (a claim taken), at most about ten seconds. */
+async function waitForText(path: string, text: string): Promise<void> {
+  for (let attempt = 0; attempt < 2_000; attempt++) {
+    if ((await readFile(path, "utf8").catch(() => "")).includes(text)) return;
+    await sleep(5);
+  }
+  throw new Error(`${path} never held ${text}`);
+}
