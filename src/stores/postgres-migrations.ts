@@ -123,9 +123,11 @@ export const postgresMigrations: readonly string[] = [
   // The budget of checks in shards: up to 16 buckets, each refilled at its
   // share of the rate with its share of the capacity, so a claim pays from
   // a shard no other claim holds (FOR UPDATE SKIP LOCKED) instead of
-  // queueing on one row. The one-row bucket goes: a worker of an earlier
-  // version still running fails its claims with a budget (loudly) instead
-  // of keeping a second budget beside this one.
+  // queueing on one row. The one-row bucket stays, refusing to be paid
+  // from: a worker of the previous version still running (its statement
+  // reads the row) keeps claiming without a budget, and with one fails
+  // the claims that would pay, saying why, instead of keeping a second
+  // budget beside this one.
   `
   CREATE TABLE {schema}.check_budget_shards (
     shard       smallint PRIMARY KEY CHECK (shard BETWEEN 0 AND 15),
@@ -133,7 +135,14 @@ export const postgresMigrations: readonly string[] = [
     refilled_at timestamptz NOT NULL DEFAULT now()
   );
   INSERT INTO {schema}.check_budget_shards (shard) SELECT generate_series(0, 15);
-  DROP TABLE {schema}.check_budget;
+  CREATE FUNCTION {schema}.refuse_check_budget() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'the budget of approval checks moved to %.check_budget_shards (schema version 8): this worker runs an older Switchyard; restart this worker on the version of Switchyard that migrated the schema', TG_TABLE_SCHEMA
+      USING ERRCODE = '55000';
+  END
+  $$;
+  CREATE TRIGGER check_budget_moved BEFORE UPDATE ON {schema}.check_budget
+    FOR EACH ROW EXECUTE FUNCTION {schema}.refuse_check_budget();
   `,
 ];
 
