@@ -29,6 +29,24 @@ export interface ClaimHolder {
   expiresAt?: string;
 }
 
+/**
+ * The lock file id of each claim this process took: tokens come from each
+ * process's clock, so the next claim of a run, taken by another process,
+ * can carry the token of one released before it; the id tells them apart.
+ */
+const claimIds = new WeakMap<RunClaim, string>();
+
+/**
+ * True when the lock file's holder is this claim: its token, and its id
+ * when the claim was taken by this process (a claim from elsewhere is
+ * known by its token alone).
+ */
+export function isHeldBy(holder: ClaimHolder | undefined, claim: RunClaim): boolean {
+  if (holder?.token !== claim.token) return false;
+  const id = claimIds.get(claim);
+  return id === undefined || holder.id === id;
+}
+
 /** True while the holder's claim has not lapsed. */
 export function isLive(holder: ClaimHolder | undefined, now: number = Date.now()): boolean {
   if (!holder) return false;
@@ -110,7 +128,7 @@ export async function claimWithLockFile(
   }
   const isCurrent = async () => (await readClaimHolder(lockFile))?.id === holder.id;
   const attempts = (await options.attempts?.()) ?? 0;
-  return {
+  const claim: RunClaim = {
     runId,
     owner: holder.owner,
     token: holder.token,
@@ -140,6 +158,8 @@ export async function claimWithLockFile(
         await unlink(lockFile).catch(() => {});
       }),
   };
+  claimIds.set(claim, holder.id);
+  return claim;
 }
 
 /** True when the file was written less than `ageMs` ago. */

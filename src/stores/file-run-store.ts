@@ -50,7 +50,7 @@ import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
 import { DueNotices } from "./due-notices.js";
-import { claimWithLockFile, isLive, readClaimHolder } from "./file-run-claim.js";
+import { claimWithLockFile, isHeldBy, isLive, readClaimHolder } from "./file-run-claim.js";
 import { withLockFile } from "./with-lock-file.js";
 
 /** Options of {@link FileRunStore}. */
@@ -93,7 +93,11 @@ const listConcurrency = 16;
  * claim lapsed), and its later saves are refused.
  *
  * What it cannot guarantee, where `PostgresRunStore` does: leases are
- * timed by each process's own clock (one machine: one clock), a holder
+ * timed by each process's own clock (one machine: one clock), fencing
+ * tokens come from it too (a claim taken after a release, by another
+ * process, is larger only as far as the clocks agree; saves are fenced by
+ * the lock file's claim, its token and its id, so a released claim never
+ * passes for the next one), a holder
  * fenced out learns it only at its next save or renewal, and exclusive
  * creates and renames on a network file system are only as atomic as its
  * protocol.
@@ -215,10 +219,10 @@ export class FileRunStore implements RunStore {
     if (claim && claim.runId !== runId) throw claimOfAnotherRun("save", runId, claim);
     if (claim) {
       const holder = await readClaimHolder(this.#lockFileOf(runId));
-      if (holder?.token !== claim.token || !isLive(holder)) {
+      if (!isHeldBy(holder, claim) || !isLive(holder)) {
         const why = !holder
           ? "it was released"
-          : holder.token !== claim.token
+          : !isHeldBy(holder, claim)
             ? `${holder.owner} took it over`
             : "it expired unrenewed";
         throw new RunConflictError({
@@ -823,7 +827,7 @@ export class FileRunStore implements RunStore {
     const file = this.pathOf(runId);
     const given = options.claim;
     if (given && given.runId !== runId) throw claimOfAnotherRun("delete", runId, given);
-    if (given && (await readClaimHolder(this.#lockFileOf(runId)))?.token !== given.token) {
+    if (given && !isHeldBy(await readClaimHolder(this.#lockFileOf(runId)), given)) {
       throw new RunConflictError({
         operation: "delete",
         runId,

@@ -475,6 +475,31 @@ describe("FileRunStore's sealed runs", () => {
   });
 });
 
+describe("FileRunStore's fencing", () => {
+  it("refuses a save or a delete under a released claim even when the run's next claim, taken by another process, got the same token (its clock behind this one's)", async () => {
+    const directory = await makeDirectory();
+    const store = new FileRunStore({ directory });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    const released = await store.claim("run-a");
+    await released.release();
+    // The next claim, as another process writes it: its token from a clock
+    // that reads what this one read when it claimed.
+    await writeClaimLock(directory, "run-a", {
+      owner: "another worker",
+      id: "another-claim",
+      token: released.token,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    await expect(
+      store.save(state("run-a", { revision: 2 }), { expectedRevision: 1, claim: released }),
+    ).rejects.toThrow(
+      /^Run "run-a" was not saved: this process's claim on it is no longer current \(another worker took it over\)/,
+    );
+    await expect(store.delete("run-a", { claim: released })).rejects.toThrow(RunConflictError);
+    expect((await store.load("run-a")).revision).toBe(1);
+  });
+});
+
 describe("FileRunStore.claimDue", () => {
   it("passes over a run that another process checked, and set due later, after this one listed it", async () => {
     const directory = await makeDirectory();
@@ -483,18 +508,12 @@ describe("FileRunStore.claimDue", () => {
     // A run whose holder died (handed out first), and a run waiting for an
     // answer, due a minute ago (a check, paid for before it is claimed).
     await first.save(state("run-recovered", { status: "running" }));
-    await writeFile(
-      join(directory, "runs", "run-recovered.lock"),
-      `${JSON.stringify({
-        pid: process.pid,
-        hostname: hostname(),
-        owner: "a worker that died",
-        claimedAt: new Date(0).toISOString(),
-        id: "gone",
-        token: 1,
-        expiresAt: new Date(0).toISOString(),
-      })}\n`,
-    );
+    await writeClaimLock(directory, "run-recovered", {
+      owner: "a worker that died",
+      id: "gone",
+      token: 1,
+      expiresAt: new Date(0),
+    });
     await first.save(suspendedRunState("run-waiting"));
     const minuteAgo = new Date(Date.now() - 60_000);
     await (await second.claim("run-waiting")).release({ nextCheckAt: minuteAgo });
@@ -516,6 +535,19 @@ describe("FileRunStore.claimDue", () => {
     for (const claim of claims) await claim.release();
   });
 });
+
+/** Writes a run's claim lock file as a claim of another process of this machine would. */
+async function writeClaimLock(
+  directory: string,
+  runId: string,
+  claim: { owner: string; id: string; token: number; expiresAt: Date },
+): Promise<void> {
+  const holder = { pid: process.pid, hostname: hostname(), claimedAt: new Date().toISOString() };
+  await writeFile(
+    join(directory, "runs", `${runId}.lock`),
+    `${JSON.stringify({ ...holder, ...claim, expiresAt: claim.expiresAt.toISOString() })}\n`,
+  );
+}
 
 /** Waits until the file holds `text` (a claim taken), at most about ten seconds. */
 async function waitForText(path: string, text: string): Promise<void> {
