@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Approver } from "../../src/agent/approver.js";
-import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
+import { RunStateError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import type { RunStore } from "../../src/agent/durable/run-store.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import { checkRunStateSeal } from "../../src/agent/durable/seal-run-state.js";
@@ -216,6 +216,47 @@ for (const storage of ["file", "postgres"] as const) {
       expect(settled.some((outcome) => outcome.gaveUp)).toBe(false);
       expect((await store.load(runId)).status).toBe("suspended");
       expect((await store.schedule(runId))?.attempts).toBe(settled.length);
+    }, 60_000);
+
+    it("does not make a run due again at once when the store refused its end: a worker without the key on a sealed store backs off, counts the attempts and never writes the run", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, true);
+      const before = await store.load(runId);
+      // The answer is in; this worker's agent has no stateKey, so the store
+      // refuses every state it saves (unsealed, in a store of sealed states).
+      const { tools, deletions } = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([]),
+        tools,
+        approver: {
+          requestApproval: () => Promise.reject(new Error("not asked in this test")),
+          checkApproval: async ({ fingerprint, interactionId }) => ({
+            outcome: "approved",
+            fingerprint,
+            interactionId,
+          }),
+        },
+        runStore: store,
+      });
+      const settled: RunWorkerOutcome[] = [];
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.length >= 4,
+        "four attempts",
+      );
+      // Each a failed attempt, as with a key that does not match: counted,
+      // so it backs off; never given up on (no key to seal the end with).
+      expect(settled.map((outcome) => outcome.result?.status ?? outcome.attempts)).toEqual(
+        settled.map((_, index) => index + 1),
+      );
+      expect(settled.every((outcome) => outcome.error instanceof RunStateError)).toBe(true);
+      expect(settled.some((outcome) => outcome.gaveUp)).toBe(false);
+      expect(deletions).toEqual([]);
+      expect(await store.load(runId)).toEqual(before);
+      expect(await store.schedule(runId)).toMatchObject({
+        attempts: settled.length,
+        lastError: expect.stringContaining("not sealed"),
+      });
     }, 60_000);
 
     it("starts the count again after a resume that goes through: two failures, a resume, two failures, then the run completes", async () => {

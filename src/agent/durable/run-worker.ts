@@ -6,7 +6,7 @@ import { redactText } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RunResult } from "../run-result.js";
-import { RunNotResumableError, RunStoreError } from "./durable-errors.js";
+import { RunNotResumableError, RunStateError, RunStoreError } from "./durable-errors.js";
 import { endRunFailed, runAttemptsExhaustedName } from "./end-run-failed.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
 import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
@@ -87,7 +87,9 @@ export interface RunWorkerOptions {
    * is kept whole, its approvals and started calls recorded), and it is
    * never taken again. A resume that goes through starts the count again.
    * Counted: what building the agent or `agent.resume()` throws (a state
-   * that cannot be resumed, an agent that cannot be built). Not counted:
+   * that cannot be resumed, an agent that cannot be built), and a resume
+   * whose states the store refuses (a store of sealed states, an agent
+   * without the `stateKey`). Not counted:
    * failures of the store (`RunStoreError`: unreachable, a lost claim) and
    * answers the approver's service could not be read (the question is
    * still out); those are tried again after a backoff, forever, and leave
@@ -436,6 +438,8 @@ export class RunWorker {
         if (peek.error) this.#logNotCounted(runId, peek.error, peek.nextCheckAt);
       } else {
         const result = await agent.resume(runId, { claim });
+        const unrecorded = await this.#unrecordedEnd(runId, result);
+        if (unrecorded) throw unrecorded;
         outcome = { runId, recovered, result };
         const nextCheckAt =
           result.status === "suspended" ? new Date(Date.now() + this.#recheckAfterMs) : undefined;
@@ -525,6 +529,27 @@ export class RunWorker {
       `gave up on run ${runId} after ${attempts} failed attempts: it ended failed (${lastError})`,
     );
     return true;
+  }
+
+  /**
+   * Why a resume that ended `failed` did not end the run: its last save was
+   * refused (`RunStoreError`: the store unreachable, the claim lost, or the
+   * state refused, as a store of sealed states refuses a worker without the
+   * key), and the run is still `suspended` or `running` in the store. It is
+   * then tried again after a backoff like a resume that threw, not made due
+   * at once (which resumed it again and again). A state the store refused
+   * is a failed attempt of the run's, as a seal that does not match is;
+   * the rest are the store's. `undefined` when the store holds the end.
+   */
+  async #unrecordedEnd(runId: string, result: RunResult): Promise<Error | undefined> {
+    const { error } = result;
+    if (result.status !== "failed" || !(error instanceof RunStoreError)) return undefined;
+    const stored = await this.#store.load(runId).then(
+      (state) => state.status,
+      () => undefined,
+    );
+    if (stored !== undefined && stored !== "suspended" && stored !== "running") return undefined;
+    return error.cause instanceof RunStateError ? error.cause : error;
   }
 
   #logNotCounted(runId: string, error: Error, nextCheckAt: Date): void {
