@@ -218,6 +218,37 @@ for (const storage of ["file", "postgres"] as const) {
       expect((await store.schedule(runId))?.attempts).toBe(settled.length);
     }, 60_000);
 
+    it("never rewrites a sealed run for a worker whose stateKey is not the one it was sealed with: each answered resume is a failed attempt, and giving up is refused", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, true);
+      const before = await store.load(runId);
+      const { tools, deletions } = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([]),
+        tools,
+        approver: new ScriptedApprover([], {
+          checks: ["approve", "approve", "approve", "approve"],
+        }),
+        runStore: store,
+        stateKey: "another key, not the one the run was sealed with",
+      });
+      const settled: RunWorkerOutcome[] = [];
+      await workUntil(
+        quickWorker(store, agent, settled),
+        () => settled.length >= 4,
+        "four attempts",
+      );
+      expect(settled.map((outcome) => outcome.attempts)).toEqual(
+        settled.map((_, index) => index + 1),
+      );
+      expect(settled.every((outcome) => outcome.error instanceof RunStateError)).toBe(true);
+      // The third attempt and those after it try to end the run: the seal is checked first.
+      expect(settled.some((outcome) => outcome.gaveUp)).toBe(false);
+      expect(deletions).toEqual([]);
+      expect(await store.load(runId)).toEqual(before);
+      expect((await store.schedule(runId))?.lastError).toContain("seal does not match");
+    }, 60_000);
+
     it("does not make a run due again at once when the store refused its end: a worker without the key on a sealed store backs off, counts the attempts and never writes the run", async () => {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, true);
