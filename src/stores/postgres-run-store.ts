@@ -789,7 +789,11 @@ export class PostgresRunStore implements RunStore {
   async #claimDue(operation: string, options: RunClaimOptions, max: number): Promise<RunClaim[]> {
     const owner = ownerOf(options);
     const leaseMs = this.#leaseOf(options);
-    const rate = checkChecksPerSecond(options.checksPerSecond) ?? null;
+    // A rate beyond a billion a second limits nothing a fleet can do; it
+    // is taken as a billion, so the bucket's sums and counts stay within
+    // what float8 and bigint hold (Number.MAX_VALUE failed every claim).
+    const given = checkChecksPerSecond(options.checksPerSecond);
+    const rate = given === undefined ? null : Math.min(given, 1e9);
     const due = `state IS NOT NULL AND next_check_at <= now()
             AND (lease_owner IS NULL OR lease_expires_at <= now())`;
     // The budget is split into shards, so that claims paying for checks

@@ -335,6 +335,15 @@ it("a claim taking k runs waiting for answers pays k checks from one shard of th
   for (const claim of claims) await claim.release({ nextCheckAt: new Date(Date.now() + 60_000) });
 });
 
+it("a budget far beyond any count of runs hands out as many as asked for", async () => {
+  const store = await storeWithWaitingRuns(3);
+  // A rate meant as "no limit that matters": a shard's share is still
+  // beyond what a bigint holds.
+  const claims = await store.claimDue({ max: 3, checksPerSecond: Number.MAX_VALUE });
+  expect(claims).toHaveLength(3);
+  for (const claim of claims) await claim.release();
+});
+
 it("a budget of one check a second or less keeps one bucket holding one check", async () => {
   const store = await storeWithWaitingRuns(3);
   const taken: RunClaim[] = [];
