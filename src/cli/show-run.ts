@@ -35,7 +35,9 @@ export interface RunShowApproval {
   /**
    * `approved`, `refused` or `expired` (nobody answered in time); `pending` while a suspended run waits for the
    * answer; `withdrawn` for a question of a run that was cancelled, and
-   * `unanswered` for one of a run that ended otherwise before it was answered.
+   * `unanswered` for one of a run that ended otherwise before it read an
+   * answer (a run the worker gave up on: the person may have answered;
+   * nothing ran).
    */
   outcome: "approved" | "refused" | "expired" | "pending" | "withdrawn" | "unanswered";
   /** What was to run: the tool and its arguments (JSON text, secrets redacted). */
