@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { attachSecrets } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import { type AgentOptions, type AgentSettings, resolveAgentOptions } from "./agent-options.js";
@@ -60,6 +61,8 @@ export class Agent<
 
   constructor(options: AgentOptions<Schema, ToolName>) {
     this.#settings = resolveAgentOptions(options);
+    // What runs the agent's work (a RunWorker) removes the same secrets from what it keeps.
+    attachSecrets(this, this.#settings.secrets);
     const { tools, approvalPolicy, logger } = this.#settings;
     this.#ungatedTools = ungatedToolNames(tools.values(), approvalPolicy);
     warnApprovalsTurnedOff(tools.values(), approvalPolicy, logger);

@@ -201,6 +201,59 @@ for (const storage of ["file", "postgres"] as const) {
       );
     }, 60_000);
 
+    it("removes the agent's secrets from the last error it saves and the error it reports, as from the run's own error", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, true);
+      const secret = "hunter2-db-password";
+      // A store of the application's own whose driver echoes its settings in its errors.
+      const leaky = new Proxy(store, {
+        get(target, property) {
+          if (property === "isApprovalUsed") {
+            return () => Promise.reject(new Error(`could not connect: host=db password=${secret}`));
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const agent = new Agent({
+        model: new ScriptedModel([]),
+        tools: callbackTools().tools,
+        approver: new ScriptedApprover([], { checks: ["approve", "approve", "approve"] }),
+        runStore: leaky,
+        stateKey,
+        secrets: [secret],
+      });
+      const settled: RunWorkerOutcome[] = [];
+      const lastErrors: Array<string | undefined> = [];
+      const worker = new RunWorker({
+        runStore: store,
+        agent,
+        maxAttempts: 3,
+        pollIntervalMs: 10,
+        firstRecheckAfterMs: 5,
+        recheckAfterMs: 20,
+        onRunSettled: (outcome) => {
+          settled.push(outcome);
+          void store.schedule(runId).then((schedule) => lastErrors.push(schedule?.lastError));
+        },
+      });
+      await workUntil(
+        worker,
+        () => settled.some((outcome) => outcome.gaveUp) && lastErrors.length === settled.length,
+        "the worker to give up",
+      );
+      expect(settled).toHaveLength(3);
+      expect(lastErrors.every((text) => text?.includes("password=[redacted]"))).toBe(true);
+      for (const outcome of settled) {
+        expect(outcome.error?.message).toContain("password=[redacted]");
+      }
+      const after = await store.load(runId);
+      expect(after.status).toBe("failed");
+      expect(
+        JSON.stringify([after, lastErrors, settled.map((o) => o.error?.message)]),
+      ).not.toContain(secret);
+    }, 60_000);
+
     it("does not end a sealed run failed without an agent to seal it: the run stays, its attempts recorded", async () => {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, true);

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
-import { redactText } from "../../internal/redact.js";
+import { redactText, secretsOf } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RunResult } from "../run-result.js";
@@ -468,11 +468,16 @@ export class RunWorker {
    */
   async #failed(
     claim: RunClaim,
-    error: Error,
+    thrown: Error,
     agent: Agent | undefined,
   ): Promise<RunWorkerOutcome> {
     const { runId, recovered } = claim;
-    const lastError = redactText(describeThrown(error)).slice(0, 2_000);
+    // The agent's secrets (its clients' tokens, its `secrets`) as well as the patterns.
+    const secrets = secretsOf(agent);
+    const error = secrets ? secrets.redactError(thrown) : thrown;
+    const lastError = (
+      secrets?.redactText(describeThrown(error)) ?? redactText(describeThrown(error))
+    ).slice(0, 2_000);
     const counts = !(error instanceof RunStoreError);
     const attempts = counts ? (claim.attempts ?? 0) + 1 : (claim.attempts ?? 0);
     if (counts && attempts >= this.#maxAttempts) {
@@ -575,8 +580,9 @@ export class RunWorker {
     let peek: Awaited<ReturnType<Agent["peekPendingAnswers"]>>;
     try {
       peek = await agent.peekPendingAnswers(state);
-    } catch (error) {
-      return { nextCheckAt: nextRecheckAt(this.#schedule(), waiting), error: error as Error };
+    } catch (thrown) {
+      const error = secretsOf(agent)?.redactError(thrown as Error) ?? (thrown as Error);
+      return { nextCheckAt: nextRecheckAt(this.#schedule(), waiting), error };
     }
     if (!peek.pending) return undefined;
     return {
