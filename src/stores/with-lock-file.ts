@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { threadId } from "node:worker_threads";
 import { describeThrown } from "../agent/describe-thrown.js";
 import { RunStoreError } from "../agent/durable/durable-errors.js";
 
@@ -14,16 +16,30 @@ const staleLockMs = 10_000;
 interface LockHolder {
   pid: number;
   hostname: string;
+  /** The thread of the process that wrote it (absent in older files). */
+  thread?: number | undefined;
+  /** Names the call of `withLockFile` that wrote it (absent in older files). */
+  call?: string | undefined;
 }
+
+/**
+ * The calls of `withLockFile` under way in this thread. A lock naming this
+ * process and thread but none of them was left by an earlier process that
+ * had this process's id (a container restarted numbers its processes as
+ * before, under the same host name): its holder is gone, though a process
+ * of that id runs.
+ */
+const callsHere = new Set<string>();
 
 /**
  * Runs `body` holding the lock file `lockFile` (created exclusively),
  * waiting while another holds it: a check and a write (compare-and-set, a
  * claim taken over) must not interleave with another process's. A lock
  * whose holder is gone is removed: at once when it names a process of this
- * machine that no longer runs, after 10 s when its holder runs elsewhere; a
- * live holder of this machine is waited for however slow it is, so two
- * writers never pass the same check. Rejects with a `RunStoreError`
+ * machine that no longer runs (or this process, in a call not under way
+ * here: an earlier process had its id), after 10 s when its holder runs
+ * elsewhere; a live holder of this machine is waited for however slow it
+ * is, so two writers never pass the same check. Rejects with a `RunStoreError`
  * (`operation`) after waiting 20 s, naming the run (`runId`) or what else
  * is locked (`subject`).
  */
@@ -33,29 +49,35 @@ export async function withLockFile<T>(
   body: () => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + 2 * staleLockMs;
-  const mine: LockHolder = { pid: process.pid, hostname: hostname() };
-  for (;;) {
-    try {
-      await writeFile(lockFile, `${JSON.stringify(mine)}\n`, { flag: "wx", mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "EEXIST" || Date.now() > deadline) {
-        throw new RunStoreError(
-          {
-            operation: what.operation,
-            runId: what.runId,
-            message: `Could not lock ${what.subject ?? `run "${what.runId}"`} for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
-          },
-          { cause: error },
-        );
-      }
-      if (!(await removeIfAbandoned(lockFile, mine))) await sleep(2 + Math.random() * 8);
-    }
-  }
+  const call = randomBytes(8).toString("hex");
+  const mine: LockHolder = { pid: process.pid, hostname: hostname(), thread: threadId, call };
+  callsHere.add(call);
   try {
-    return await body();
+    for (;;) {
+      try {
+        await writeFile(lockFile, `${JSON.stringify(mine)}\n`, { flag: "wx", mode: 0o600 });
+        break;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "EEXIST" || Date.now() > deadline) {
+          throw new RunStoreError(
+            {
+              operation: what.operation,
+              runId: what.runId,
+              message: `Could not lock ${what.subject ?? `run "${what.runId}"`} for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
+            },
+            { cause: error },
+          );
+        }
+        if (!(await removeIfAbandoned(lockFile, mine))) await sleep(2 + Math.random() * 8);
+      }
+    }
+    try {
+      return await body();
+    } finally {
+      await unlink(lockFile).catch(() => {});
+    }
   } finally {
-    await unlink(lockFile).catch(() => {});
+    callsHere.delete(call);
   }
 }
 
@@ -90,7 +112,13 @@ async function removeIfAbandoned(lockFile: string, mine: LockHolder): Promise<bo
 /** True when the lock's holder is certainly gone, or ran elsewhere and the lock is stale. */
 async function isAbandoned(lockFile: string): Promise<boolean> {
   const holder = await readHolder(lockFile);
-  if (holder && holder.hostname === hostname()) return !isRunning(holder.pid);
+  if (holder && holder.hostname === hostname()) {
+    // Another thread of this process keeps calls of its own: it runs.
+    if (holder.pid === process.pid && (holder.thread ?? 0) === threadId) {
+      return !callsHere.has(holder.call ?? "");
+    }
+    return !isRunning(holder.pid);
+  }
   const since = await stat(lockFile).then(
     (found) => found.mtimeMs,
     () => Date.now(),
@@ -102,7 +130,12 @@ async function readHolder(lockFile: string): Promise<LockHolder | undefined> {
   try {
     const value = JSON.parse(await readFile(lockFile, "utf8")) as Partial<LockHolder>;
     return typeof value.pid === "number" && typeof value.hostname === "string"
-      ? { pid: value.pid, hostname: value.hostname }
+      ? {
+          pid: value.pid,
+          hostname: value.hostname,
+          ...(typeof value.thread === "number" ? { thread: value.thread } : {}),
+          ...(typeof value.call === "string" ? { call: value.call } : {}),
+        }
       : undefined;
   } catch {
     return undefined;

@@ -3,7 +3,8 @@ import { readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { threadId } from "node:worker_threads";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import {
   RunConflictError,
@@ -400,11 +401,11 @@ describe("FileRunStore's save lock", () => {
     return lock;
   }
 
-  it("waits for a holder that still runs, however old its lock, so two saves never pass the same revision", async () => {
-    const store = new FileRunStore({ directory: await makeDirectory() });
-    await store.save(state("run-a"), { expectedRevision: 0 });
-    // A process that stalled for a minute holding the lock, still alive (this one).
-    const lock = await leaveSaveLock(store, "run-a", process.pid, 60_000);
+  /**
+   * Saves run-a's revision 2 while `lock` is held: the save is still
+   * waiting after 300 ms with the lock in place; once the lock goes, it saves.
+   */
+  async function expectSaveToWaitFor(store: FileRunStore, lock: string): Promise<void> {
     let settled = false;
     const saving = store
       .save(state("run-a", { revision: 2 }), { expectedRevision: 1 })
@@ -413,11 +414,44 @@ describe("FileRunStore's save lock", () => {
       });
     await sleep(300);
     expect(settled).toBe(false);
-    expect(await readFile(lock, "utf8")).toContain(`"pid":${process.pid}`);
+    expect(await readFile(lock, "utf8")).toContain(`"pid":`);
     await unlink(lock);
     await saving;
     expect((await store.load("run-a")).revision).toBe(2);
+  }
+
+  it("waits for a holder that still runs, however old its lock, so two saves never pass the same revision", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    // A process that stalled for a minute holding the lock, still alive.
+    const holder = await startLiveProcess();
+    try {
+      const lock = await leaveSaveLock(store, "run-a", holder.pid, 60_000);
+      await expectSaveToWaitFor(store, lock);
+      expect(await readFile(lock, "utf8").catch(() => "gone")).toBe("gone");
+    } finally {
+      await holder.stop();
+    }
   });
+
+  it("waits for a lock another thread of this process holds", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    const lock = store.pathOf("run-a").replace(/\.json$/, ".saving");
+    const holder = { pid: process.pid, hostname: hostname(), thread: threadId + 1, call: "theirs" };
+    await writeFile(lock, `${JSON.stringify(holder)}\n`);
+    await expectSaveToWaitFor(store, lock);
+  });
+
+  it("removes at once a lock left by an earlier process that had this process's id (a container restarted, its process numbered as before)", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    // The worker killed while saving had the id this process has now, on
+    // this host name: its lock names a process that runs, but holds nothing.
+    await leaveSaveLock(store, "run-a", process.pid, 0);
+    await store.save(state("run-a", { revision: 2 }), { expectedRevision: 1 });
+    expect((await store.load("run-a")).revision).toBe(2);
+  }, 30_000);
 
   it("removes at once a lock whose holder process is gone", async () => {
     const store = new FileRunStore({ directory: await makeDirectory() });
@@ -520,7 +554,12 @@ describe("FileRunStore.claimDue", () => {
     // The budget's lock held here: the claimer lists both runs, takes the
     // first, and waits to pay for the second.
     const budgetLock = join(directory, "check-budget.lock");
-    await writeFile(budgetLock, `${JSON.stringify({ pid: process.pid, hostname: hostname() })}\n`);
+    const budgetHolder = await startLiveProcess();
+    onTestFinished(() => budgetHolder.stop());
+    await writeFile(
+      budgetLock,
+      `${JSON.stringify({ pid: budgetHolder.pid, hostname: hostname() })}\n`,
+    );
     const claiming = first.claimDue({ max: 2, checksPerSecond: 100, owner: "worker-a" });
     await waitForText(join(directory, "runs", "run-recovered.lock"), "worker-a");
     // Meanwhile another worker checks the waiting run: still no answer, next check in an hour.
@@ -535,6 +574,25 @@ describe("FileRunStore.claimDue", () => {
     for (const claim of claims) await claim.release();
   });
 });
+
+/** A process of this machine that runs until stopped: a lock's live holder. */
+async function startLiveProcess(): Promise<{ pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 60_000)"], {
+    stdio: "ignore",
+  });
+  await new Promise((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", reject);
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    pid: child.pid ?? 0,
+    stop: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
 
 /** Writes a run's claim lock file as a claim of another process of this machine would. */
 async function writeClaimLock(
