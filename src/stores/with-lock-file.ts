@@ -58,12 +58,13 @@ export async function withLockFile<T>(
         await writeFile(lockFile, `${JSON.stringify(mine)}\n`, { flag: "wx", mode: 0o600 });
         break;
       } catch (error) {
-        if ((error as { code?: unknown }).code !== "EEXIST" || Date.now() > deadline) {
+        const held = (error as { code?: unknown }).code === "EEXIST";
+        if (!held || Date.now() > deadline) {
           throw new RunStoreError(
             {
               operation: what.operation,
               runId: what.runId,
-              message: `Could not lock ${what.subject ?? `run "${what.runId}"`} for ${what.operation} (${lockFile}): ${describeThrown(error)}${Date.now() > deadline ? `; held by ${await describeHolder(lockFile)}` : ""}`,
+              message: `Could not lock ${what.subject ?? `run "${what.runId}"`} for ${what.operation} (${lockFile}): ${held ? await describeHolder(lockFile) : describeThrown(error)}`,
             },
             { cause: error },
           );
@@ -142,9 +143,17 @@ async function readHolder(lockFile: string): Promise<LockHolder | undefined> {
   }
 }
 
+/** Who holds the lock this process gave up waiting for, and what to do about it. */
 async function describeHolder(lockFile: string): Promise<string> {
   const holder = await readHolder(lockFile);
-  return holder ? `process ${holder.pid} on ${holder.hostname}, still running` : "another process";
+  if (!holder) {
+    return "it is held by another process, which the lock file does not name. If no process holds it, remove the file.";
+  }
+  const who = `process ${holder.pid} on ${holder.hostname}`;
+  if (holder.hostname !== hostname()) {
+    return `it is held by ${who}, another machine sharing the directory. Wait for that process to finish; if it is gone, its lock is removed ${staleLockMs / 1000} s after it was written.`;
+  }
+  return `it is held by ${who}, which still runs. Wait for that process to finish; if it is stuck, stop it (its lock is removed once it is gone).`;
 }
 
 /** Whether a process of this machine runs (signal 0 checks without signalling). */

@@ -425,14 +425,25 @@ describe("FileRunStore's save lock", () => {
     await store.save(state("run-a"), { expectedRevision: 0 });
     // A process that stalled for a minute holding the lock, still alive.
     const holder = await startLiveProcess();
-    try {
-      const lock = await leaveSaveLock(store, "run-a", holder.pid, 60_000);
-      await expectSaveToWaitFor(store, lock);
-      expect(await readFile(lock, "utf8").catch(() => "gone")).toBe("gone");
-    } finally {
-      await holder.stop();
-    }
+    onTestFinished(() => holder.stop());
+    const lock = await leaveSaveLock(store, "run-a", holder.pid, 60_000);
+    await expectSaveToWaitFor(store, lock);
   });
+
+  it("gives up after 20 s on a holder that still runs, naming it and saying what to do", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    await store.save(state("run-a"), { expectedRevision: 0 });
+    const holder = await startLiveProcess();
+    onTestFinished(() => holder.stop());
+    const lock = await leaveSaveLock(store, "run-a", holder.pid, 0);
+    const refused = await store
+      .save(state("run-a", { revision: 2 }), { expectedRevision: 1 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RunStoreError);
+    expect((refused as Error).message).toBe(
+      `Could not lock run "run-a" for save (${lock}): it is held by process ${holder.pid} on ${hostname()}, which still runs. Wait for that process to finish; if it is stuck, stop it (its lock is removed once it is gone).`,
+    );
+  }, 40_000);
 
   it("waits for a lock another thread of this process holds", async () => {
     const store = new FileRunStore({ directory: await makeDirectory() });
