@@ -507,10 +507,10 @@ export class FileRunStore implements RunStore {
   }
 
   /**
-   * Makes a suspended run that no process holds due now (its `.due` file
-   * removed) and wakes the workers of this process waiting on this
-   * directory; see {@link RunStore.wake}. Workers in other processes see it
-   * at their next look (their `pollIntervalMs`).
+   * Makes a suspended run that no process holds due now, ahead of every
+   * other (its `.due` file says so), and wakes the workers of this process
+   * waiting on this directory; see {@link RunStore.wake}. Workers in other
+   * processes see it at their next look (their `pollIntervalMs`).
    */
   async wake(runId: string): Promise<boolean> {
     let state: RunState;
@@ -523,7 +523,9 @@ export class FileRunStore implements RunStore {
     if (state.status !== "suspended") return false;
     if (isLive(await readClaimHolder(this.#lockFileOf(runId)))) return false;
     const { attempts, lastError } = await this.#readDue(runId);
-    await this.#writeDue(runId, { at: 0, attempts, lastError });
+    // Before every due time, 0 included (a run never checked is due since
+    // its save): its answer is known, it goes first.
+    await this.#writeDue(runId, { at: wokenDueAt, attempts, lastError });
     dueNoticesOf(this.directory).notify();
     return true;
   }
@@ -1018,6 +1020,9 @@ function dueNoticesOf(directory: string): DueNotices {
   }
   return notices;
 }
+
+/** The due time `wake` gives a run: ahead of every other. */
+const wokenDueAt = -1;
 
 /** What a run's `.due` file holds. */
 interface DueRecord {

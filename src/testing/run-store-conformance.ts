@@ -583,6 +583,21 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         assert.equal(await store.wake("run-missing"), false);
       });
 
+      test("a woken run goes before a run suspended earlier that was never checked", async (store) => {
+        // Due since it was saved, and never looked at: due earlier than any check time.
+        await store.save(runState("run-early", { status: "suspended" }));
+        await store.save(runState("run-a", { status: "suspended" }));
+        const checked = await store.claim("run-a");
+        await checked.release({ nextCheckAt: new Date(Date.now() + 3_600_000) });
+        assert.equal(await store.wake("run-a"), true);
+        const first = await store.claimNext({ checksPerSecond: 0.001 });
+        assert.equal(first?.runId, "run-a", "the woken run is taken first");
+        await first?.release();
+        const rest = await store.claimNext();
+        assert.equal(rest?.runId, "run-early");
+        await rest?.release();
+      });
+
       test("waitForDue ends on a wake, after its time, or on its signal", async (store) => {
         await store.save(runState("run-a", { status: "suspended" }));
         const claim = await store.claim("run-a");
