@@ -99,10 +99,12 @@ async function cancelStoredRun(
 }
 
 /**
- * Cancels the message of each question the run waits for; one line each on
- * what happened, every part the service or the saved file gave escaped.
+ * Cancels the message of each question the run waits for, through the
+ * messaging service the environment names; one line each on what
+ * happened, every part the service or the saved file gave escaped. Used
+ * by `runs cancel` and by `switchyard worker` when it gives up on a run.
  */
-async function withdrawQuestions(state: RunState, io: CliIo): Promise<string[]> {
+export async function withdrawQuestions(state: RunState, io: CliIo): Promise<string[]> {
   const lines = await withdrawalLines(state, io);
   return lines.map(escapeUntrustedText);
 }

@@ -259,7 +259,7 @@ export const commandSpecs: readonly CommandSpec[] = [
         type: "string",
         valueName: "N",
         description:
-          "Give up on a run whose resume failed N times in a row: it ends failed with its last error (runs show prints both) and is never taken again. Only failures of the resume itself count, not an unreachable database or messaging service. Default: 25.",
+          "Give up on a run whose resume failed N times in a row: it ends failed with its last error (runs show prints both), the questions it waits for are withdrawn, and it is never taken again. Only failures of the resume itself count, not an unreachable database or messaging service. Default: 25.",
       },
       {
         name: "prune-after",

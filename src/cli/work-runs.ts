@@ -3,6 +3,7 @@ import { describeThrown } from "../agent/describe-thrown.js";
 import { RunWorker, type RunWorkerOutcome } from "../agent/durable/run-worker.js";
 import { redactText } from "../internal/redact.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";
+import { withdrawQuestions } from "./cancel-run.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
 import { usageError } from "./command-error.js";
@@ -101,6 +102,8 @@ export async function workRuns(
       return example.createAgent((await resolved).services);
     };
     const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    // The questions of runs given up on, being withdrawn: waited for before the store closes.
+    const withdrawals = new Set<Promise<void>>();
     const worker = new RunWorker({
       runStore: opened.store,
       agent: agentFor,
@@ -119,7 +122,14 @@ export async function workRuns(
         );
       },
       logger,
-      onRunSettled: (outcome) => io.stdout.write(`${describeOutcome(outcome)}\n`),
+      onRunSettled: (outcome) => {
+        io.stdout.write(`${describeOutcome(outcome)}\n`);
+        if (!outcome.gaveUp) return;
+        const withdrawal = withdrawAfterGivingUp(opened, outcome.runId, io).finally(() =>
+          withdrawals.delete(withdrawal),
+        );
+        withdrawals.add(withdrawal);
+      },
       onStoreError: (error, { reached }) => {
         io.stderr.write(
           `switchyard worker: could not take a due run from ${opened.where}${reached ? "" : " (not reached yet)"}: ${escapeUntrustedText(redactText(describeThrown(error)))}. Check ${opened.variable}; trying again in ${formatDuration(pollIntervalMs)}.\n`,
@@ -156,6 +166,7 @@ export async function workRuns(
       }
     });
     await Promise.all([worker.start(), stopped]);
+    await Promise.all(withdrawals);
     if (!worker.reachedStore) {
       io.stderr.write(
         `switchyard worker: stopped without ever reaching ${opened.where}; check ${opened.variable}.\n`,
@@ -200,6 +211,22 @@ function describeOutcome(outcome: RunWorkerOutcome): string {
       ? `: ${escapeUntrustedText(redactText(describeThrown(error)))}`
       : "";
   return `${outcome.runId} ${what}${taken}${why}`;
+}
+
+/**
+ * After giving up on a run: each question it waits for is withdrawn, as
+ * `runs cancel` does, so nobody answers a question whose answer runs
+ * nothing now; one line each on stderr. Never rejects.
+ */
+async function withdrawAfterGivingUp(storage: RunStorage, runId: string, io: CliIo) {
+  try {
+    const lines = await withdrawQuestions(await storage.store.load(runId), io);
+    for (const line of lines) io.stderr.write(`${line}\n`);
+  } catch (error) {
+    io.stderr.write(
+      `note: the questions of run ${runId} were not withdrawn (${escapeUntrustedText(redactText(describeThrown(error)))}); an answer to them runs nothing.\n`,
+    );
+  }
 }
 
 /** `1.5 s`, `30 s`, `2 min`: a wait as the worker's messages say it. */

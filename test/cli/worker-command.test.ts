@@ -31,8 +31,8 @@ afterAll(async () => {
 });
 
 /** The variables `switchyard sim` prints, and the database runs are saved in. */
-function environment(): Record<string, string> {
-  const { reasoner, orders, messaging } = simulators;
+function environment(from: Simulators = simulators): Record<string, string> {
+  const { reasoner, orders, messaging } = from;
   return {
     SWITCHYARD_REASONER_URL: reasoner.url,
     SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
@@ -46,8 +46,21 @@ function environment(): Record<string, string> {
   };
 }
 
-async function switchyard(argv: string[]) {
-  const test = createTestIo({ env: environment() });
+/** A worker that gives up at the second failed attempt, retrying within milliseconds. */
+const quickWorkerArguments = [
+  "worker",
+  "--max-attempts",
+  "2",
+  "--first-recheck-after",
+  "10ms",
+  "--recheck-after",
+  "50ms",
+  "--poll-interval",
+  "20ms",
+];
+
+async function switchyard(argv: string[], env = environment()) {
+  const test = createTestIo({ env });
   const code = await runCli(argv, test.io);
   return { code, stdout: test.stdout(), stderr: test.stderr() };
 }
@@ -148,21 +161,7 @@ it("worker --max-attempts 2 gives up on a run it cannot resume: it prints so, an
   } finally {
     await store.close();
   }
-  const worker = spawnScript(
-    "src/cli/main.ts",
-    [
-      "worker",
-      "--max-attempts",
-      "2",
-      "--first-recheck-after",
-      "10ms",
-      "--recheck-after",
-      "50ms",
-      "--poll-interval",
-      "20ms",
-    ],
-    environment(),
-  );
+  const worker = spawnScript("src/cli/main.ts", quickWorkerArguments, environment());
   const done = finished(worker);
   const lines: string[] = [];
   await new Promise<void>((resolve) => {
@@ -192,3 +191,50 @@ it("worker --max-attempts 2 gives up on a run it cannot resume: it prints so, an
   const text = (await switchyard(["runs", "show", runId])).stdout;
   expect(text).toContain("attempts:  2 failed in a row");
 }, 60_000);
+
+it("a worker that gives up on a run withdraws the question it waits for, as runs cancel does: nobody is left to approve an action that will not run", async () => {
+  // Services of its own: the first test deleted the callbacks this run is about.
+  const services = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+  try {
+    await giveUpAndWithdraw(services);
+  } finally {
+    await services.close();
+  }
+}, 60_000);
+
+async function giveUpAndWithdraw(services: Simulators) {
+  const env = environment(services);
+  const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+  expect(started.code).toBe(0);
+  const runId = started.stdout.trim();
+  const report = JSON.parse((await switchyard(["runs", "show", runId, "--json"], env)).stdout);
+  const interactionId = (report as RunShowReport).approvals[0]?.interactionId ?? "";
+  expect(services.messaging.interaction(interactionId)?.state).toBe("pending");
+  // A worker deployed without the orders service cannot rebuild the run's agent.
+  const { SWITCHYARD_ORDERS_URL: _url, SWITCHYARD_ORDERS_TOKEN: _token, ...withoutOrders } = env;
+  const worker = spawnScript("src/cli/main.ts", quickWorkerArguments, withoutOrders);
+  const done = finished(worker);
+  try {
+    await new Promise<void>((resolve) => {
+      createInterface({ input: worker.stderr! }).on("line", (line) => {
+        if (line.includes(`(interaction ${interactionId})`)) resolve();
+      });
+    });
+  } finally {
+    worker.kill("SIGTERM");
+  }
+  const { code, stdout, stderr } = await done;
+  expect(code).toBe(0);
+  expect(stdout).toMatch(
+    new RegExp(
+      `${runId} failed: gave up after 2 failed attempts to resume it; the last: .*SWITCHYARD_ORDERS_URL`,
+    ),
+  );
+  expect(stderr).toContain(
+    `withdrew the question about delete_callbacks (interaction ${interactionId}).`,
+  );
+  expect(services.messaging.interaction(interactionId)?.state).toBe("canceled");
+}
