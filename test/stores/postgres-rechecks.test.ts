@@ -405,3 +405,29 @@ it("many claims at once keep the whole budget: the checks never outrun the saved
   expect(taken.length).toBeLessThanOrEqual(Math.floor(rate + refilled));
   for (const claim of taken) await claim.release();
 });
+
+it("workers given different budgets (100 and 1 a second) keep together to the larger one: the checks never outrun its saved-up checks and refill", async () => {
+  const store = await storeWithWaitingRuns(1);
+  // 300 copies of the waiting run, all due.
+  await admin.query(
+    `INSERT INTO "${store.schema}".runs (run_id, status, state, summary, revision, next_check_at)
+     SELECT 'copy-' || g, status, jsonb_set(state, '{runId}', to_jsonb('copy-' || g)),
+            jsonb_set(summary, '{runId}', to_jsonb('copy-' || g)), revision,
+            now() - interval '1 minute'
+       FROM "${store.schema}".runs, generate_series(1, 300) AS g`,
+  );
+  const begun = Date.now();
+  const taken: RunClaim[] = [];
+  await Promise.all(
+    [100, 100, 1, 1].map(async (rate) => {
+      for (let call = 0; call < 15; call++) {
+        taken.push(...(await store.claimDue({ max: 10, checksPerSecond: rate })));
+      }
+    }),
+  );
+  const refilled = ((Date.now() - begun) / 1000) * 100;
+  expect(new Set(taken.map((claim) => claim.runId)).size).toBe(taken.length);
+  expect(taken.length).toBeGreaterThanOrEqual(16);
+  expect(taken.length).toBeLessThanOrEqual(Math.floor(100 + refilled));
+  for (const claim of taken) await claim.release();
+});
