@@ -210,7 +210,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--max-attempts N] [--prune-after DURATION] [--allow-edits]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--max-attempts N] [--max-retry-after DURATION] [--prune-after DURATION] [--allow-edits]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       allowEditsOption,
@@ -224,7 +224,7 @@ export const commandSpecs: readonly CommandSpec[] = [
         name: "recheck-after",
         type: "string",
         valueName: "DURATION",
-        description: `The longest wait before a run whose answer is still pending is looked at again (${durationForms}; 0s: at once): the checks start at --first-recheck-after and double up to it, and a run that could not be resumed is retried on the same schedule. Default: 30s.`,
+        description: `The longest wait before a run whose answer is still pending is looked at again (${durationForms}; 0s: at once): the checks start at --first-recheck-after and double up to it. Default: 30s.`,
       },
       {
         name: "first-recheck-after",
@@ -260,6 +260,13 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: "N",
         description:
           "Give up on a run whose resume failed N times in a row: it ends failed with its last error (runs show prints both), the questions it waits for are withdrawn, and it is never taken again. Only failures of the resume itself count, not an unreachable database or messaging service. Default: 25.",
+      },
+      {
+        name: "max-retry-after",
+        type: "string",
+        valueName: "DURATION",
+        description:
+          "The longest wait before a run whose resume failed is tried again: the waits start at --first-recheck-after and double with each failure in a row, up to it. Long, so that a worker deployed broken for a while does not use up the attempts of the runs waiting on people: with the defaults, --max-attempts 25 takes about 12 hours. Default: 1h.",
       },
       {
         name: "prune-after",

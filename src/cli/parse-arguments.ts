@@ -67,6 +67,8 @@ export interface WorkerArguments {
   pruneAfterMs?: number;
   /** `--max-attempts N`: failed resumes in a row before the worker gives up on a run (it ends failed). */
   maxAttempts?: number;
+  /** `--max-retry-after DURATION`: the longest wait before a run whose resume failed is tried again. */
+  maxRetryAfterMs?: number;
   /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
   allowEdits?: boolean;
   help: boolean;
@@ -464,6 +466,8 @@ function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
   const pollIntervalMs = duration("poll-interval", 1);
   const leaseMs = duration("lease", 1_000);
   const pruneAfterMs = duration("prune-after", 1);
+  const maxRetryAfterMs = duration("max-retry-after", 0);
+  if (maxRetryAfterMs !== undefined) worker.maxRetryAfterMs = maxRetryAfterMs;
   if (pruneAfterMs !== undefined) worker.pruneAfterMs = pruneAfterMs;
   if (recheckAfterMs !== undefined) worker.recheckAfterMs = recheckAfterMs;
   if (firstRecheckAfterMs !== undefined) worker.firstRecheckAfterMs = firstRecheckAfterMs;

@@ -33,6 +33,8 @@ export interface WorkRunsOptions {
   leaseMs?: number | undefined;
   /** Failed resumes in a row before a run ends failed (`--max-attempts`). @default 25 */
   maxAttempts?: number | undefined;
+  /** The longest wait before a run whose resume failed is tried again (`--max-retry-after`). @default 3_600_000 */
+  maxRetryAfterMs?: number | undefined;
   /** Runs that ended longer ago than this are deleted (`--prune-after`). @default never */
   pruneAfterMs?: number | undefined;
   /** Read approvals with changes, and offer them in new questions (`--allow-edits`). @default false */
@@ -114,6 +116,7 @@ export async function workRuns(
       pollIntervalMs,
       leaseMs: options.leaseMs,
       maxAttempts: options.maxAttempts,
+      maxRetryAfterMs: options.maxRetryAfterMs,
       pruneFinishedAfterMs: options.pruneAfterMs,
       onRunsPruned: async (runIds) => {
         for (const runId of runIds) await opened.records.delete(runId).catch(() => {});

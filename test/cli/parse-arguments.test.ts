@@ -164,6 +164,11 @@ describe("parseCommandLine", () => {
       command: "worker",
       arguments: { maxAttempts: 5, help: false },
     });
+    expect(parseCommandLine(["worker", "--max-retry-after", "6h"])).toEqual({
+      command: "worker",
+      arguments: { maxRetryAfterMs: 21_600_000, help: false },
+    });
+    expect(usageMessage(["worker", "--max-retry-after", "soon"])).toMatch(/^--max-retry-after /);
     for (const given of ["0", "2.5", "many"]) {
       expect(usageMessage(["worker", "--max-attempts", given])).toBe(
         `--max-attempts must be a whole number, at least 1 (the failed resumes in a row before a run ends failed), got "${given}".`,

@@ -343,6 +343,39 @@ for (const storage of ["file", "postgres"] as const) {
       });
     }, 60_000);
 
+    it("waits longer after each failure in a row, past recheckAfterMs, up to maxRetryAfterMs", async () => {
+      const store = await stores[storage]();
+      const runId = await suspendedRun(store, false);
+      const approver: Approver = {
+        requestApproval: () => Promise.reject(new Error("not asked in this test")),
+      };
+      const agent = new Agent({
+        model: new ScriptedModel([]),
+        tools: callbackTools().tools,
+        approver,
+        runStore: store,
+      });
+      const settled: { attempts: number | undefined; at: number }[] = [];
+      const worker = new RunWorker({
+        runStore: store,
+        agent,
+        maxAttempts: 10,
+        pollIntervalMs: 10,
+        firstRecheckAfterMs: 1_000,
+        recheckAfterMs: 1_000,
+        maxRetryAfterMs: 60_000,
+        onRunSettled: (outcome) => settled.push({ attempts: outcome.attempts, at: Date.now() }),
+      });
+      await workUntil(worker, () => settled.length >= 2, "two failed attempts");
+      expect(settled.map((outcome) => outcome.attempts)).toEqual([1, 2]);
+      const schedule = await store.schedule(runId);
+      const waited = (schedule?.nextCheckAt?.getTime() ?? 0) - (settled[1]?.at ?? 0);
+      // After the second failure: 2 s less up to a quarter (1.5 to 2 s), not
+      // recheckAfterMs' 1 s; a failing deploy does not use up a day's attempts in minutes.
+      expect(waited).toBeGreaterThan(1_250);
+      expect(waited).toBeLessThanOrEqual(2_000);
+    }, 30_000);
+
     it("starts the count again after a resume that goes through: two failures, a resume, two failures, then the run completes", async () => {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, false);

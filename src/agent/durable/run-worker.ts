@@ -74,12 +74,22 @@ export interface RunWorkerOptions {
    * The longest wait between two checks of a run whose answers are still
    * pending (the cap of the schedule that starts at `firstRecheckAfterMs`
    * and doubles), and the wait after a resume that ends `suspended` again
-   * when the approver cannot peek. A failed resume is retried on the same
-   * doubling schedule, up to this (see `maxAttempts`). The question's
-   * expiry bounds the wait.
+   * when the approver cannot peek. The question's expiry bounds the wait.
+   * (A failed resume is retried on a schedule of its own: see
+   * `maxRetryAfterMs`.)
    * @default 30_000
    */
   recheckAfterMs?: number | undefined;
+  /**
+   * The longest wait before a run whose resume failed is tried again: the
+   * waits start at `firstRecheckAfterMs` and double with each failure in
+   * a row (less up to a quarter at random), up to this. Long by default,
+   * so that a fleet deployed broken for a while (a missing service
+   * address, a wrong key) does not use up the attempts of every run
+   * waiting on people: with the defaults, the 25 attempts of `maxAttempts`
+   * take about 12 hours. @default 3_600_000 (1 hour)
+   */
+  maxRetryAfterMs?: number | undefined;
   /**
    * The attempts at a run whose resume keeps failing before the worker
    * gives up on it: the `maxAttempts`-th failure in a row ends the run
@@ -96,7 +106,8 @@ export interface RunWorkerOptions {
    * the count as it was. A run
    * whose state this worker cannot read or verify (its seal) is not
    * rewritten: it stays, tried again, its attempts recorded. With the
-   * default schedule, 25 attempts take about 10 minutes. @default 25
+   * default schedule (`maxRetryAfterMs`), 25 attempts take about 12 hours.
+   * @default 25
    */
   maxAttempts?: number | undefined;
   /**
@@ -184,6 +195,7 @@ export class RunWorker {
   readonly #pollIntervalMs: number;
   readonly #recheckAfterMs: number;
   readonly #maxAttempts: number;
+  readonly #maxRetryAfterMs: number;
   readonly #firstRecheckAfterMs: number;
   readonly #leaseMs: number;
   readonly #checksPerSecond: number | undefined;
@@ -228,6 +240,7 @@ export class RunWorker {
       this.#recheckAfterMs,
     );
     this.#maxAttempts = whole("maxAttempts", options?.maxAttempts, 25, 1);
+    this.#maxRetryAfterMs = whole("maxRetryAfterMs", options?.maxRetryAfterMs, 3_600_000, 0);
     this.#leaseMs = whole("leaseMs", options?.leaseMs, 60_000, 100);
     const budget = options?.approvalChecksPerSecond;
     const budgetProblem = checksPerSecondProblem(budget, "approvalChecksPerSecond");
@@ -484,7 +497,8 @@ export class RunWorker {
       const ended = await this.#giveUp(claim, agent, attempts, lastError);
       if (ended) return { runId, recovered, error, attempts, gaveUp: true };
     }
-    const nextCheckAt = nextRetryAt(this.#schedule(), {
+    const retrySchedule = { firstMs: this.#firstRecheckAfterMs, capMs: this.#maxRetryAfterMs };
+    const nextCheckAt = nextRetryAt(retrySchedule, {
       attempts: Math.max(attempts, 1),
       nowMs: Date.now(),
     });

@@ -26,6 +26,7 @@ export async function workerCommand(
     pollIntervalMs: args.pollIntervalMs,
     leaseMs: args.leaseMs,
     maxAttempts: args.maxAttempts,
+    maxRetryAfterMs: args.maxRetryAfterMs,
     pruneAfterMs: args.pruneAfterMs,
     allowEdits: args.allowEdits,
     io,
