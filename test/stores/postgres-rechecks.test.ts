@@ -14,6 +14,7 @@ import {
 } from "../../src/simulators/index.js";
 import type { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { testDatabaseUrl, usePostgresStores } from "../helpers/postgres-test-database.js";
+import { until, workUntil } from "../helpers/work-until.js";
 
 let messaging: MessagingSimulator;
 let orders: OrdersSimulator;
@@ -65,13 +66,6 @@ async function suspendRuns(store: PostgresRunStore, count: number): Promise<stri
     interactions.push(started.state?.pendingCalls[0]?.interactionId ?? "");
   }
   return interactions;
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 30_000) throw new Error(`gave up waiting for ${what}`);
-    await sleep(10);
-  }
 }
 
 it("a recheck of a run nobody answered asks once and moves only its next check; the answer, once given, goes through the resume", async () => {
@@ -143,13 +137,7 @@ it("a run whose resume fails is tried again with a backoff, its attempts and las
     recheckAfterMs: 3_600_000,
     onRunSettled: (outcome) => settled.push(outcome),
   });
-  const working = worker.start();
-  try {
-    await until(() => settled.length >= 3, "three failed attempts");
-  } finally {
-    await worker.stop();
-    await working;
-  }
+  await workUntil(worker, () => settled.length >= 3, "three failed attempts");
   expect(settled.every((outcome) => outcome.error !== undefined)).toBe(true);
   const schedule = await store.schedule(runId);
   expect(schedule?.attempts).toBe(settled.length);
@@ -233,13 +221,7 @@ it("a worker with several free slots fills them with one claim statement", async
     recheckAfterMs: 3_600_000,
     onRunSettled: (outcome) => settled.push(outcome),
   });
-  const working = worker.start();
-  try {
-    await until(() => settled.length >= runCount, "every run checked");
-  } finally {
-    await worker.stop();
-    await working;
-  }
+  await workUntil(worker, () => settled.length >= runCount, "every run checked");
   // Every run due at once, eight slots free: the first statement takes all six.
   expect(handedOut[0]).toBe(runCount);
   expect(handedOut.reduce((total, count) => total + count, 0)).toBe(runCount);
@@ -273,13 +255,7 @@ it("a worker on a store without claimDue (it is optional) fills its slots with c
     recheckAfterMs: 3_600_000,
     onRunSettled: (outcome) => settled.push(outcome),
   });
-  const working = worker.start();
-  try {
-    await until(() => settled.length >= runCount, "every run checked");
-  } finally {
-    await worker.stop();
-    await working;
-  }
+  await workUntil(worker, () => settled.length >= runCount, "every run checked");
   expect(handedOut.slice(0, runCount)).toEqual([1, 1, 1]);
   expect(handedOut.reduce((total, count) => total + count, 0)).toBe(runCount);
   expect(interactions.map(readsOf)).toEqual([1, 1, 1]);

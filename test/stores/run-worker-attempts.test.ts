@@ -1,5 +1,4 @@
 import { type AddressInfo, createServer } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Approver } from "../../src/agent/approver.js";
@@ -17,6 +16,7 @@ import {
   useTemporaryDirectories,
 } from "../agent/durable/durable-helpers.js";
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
+import { until, workUntil } from "../helpers/work-until.js";
 
 const makePostgresStore = usePostgresStores("attempts");
 const temporaryDirectory = useTemporaryDirectories();
@@ -58,24 +58,6 @@ function quickWorker(
     recheckAfterMs: 20,
     onRunSettled: (outcome) => settled.push(outcome),
   });
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > 30_000) throw new Error(`gave up waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Runs the worker until `condition`, then stops it. */
-async function workUntil(worker: RunWorker, condition: () => boolean, what: string) {
-  const working = worker.start();
-  try {
-    await until(condition, what);
-  } finally {
-    await worker.stop();
-    await working;
-  }
 }
 
 for (const storage of ["file", "postgres"] as const) {
