@@ -533,10 +533,6 @@ async function startAndRunNow(
   return runTool(tool, args, base, environment, logger);
 }
 
-/**
- * Logs the audit line of a call a standing approval covered (no one was
- * asked) and emits `approval-result` for it.
- */
 /** The record of a call the gate refused: the refusal, and the tool message telling the model why. */
 function refusedCall(
   base: ToolCallRecordBase,
@@ -552,6 +548,10 @@ function refusedCall(
   };
 }
 
+/**
+ * Logs the audit line of a call a standing approval covered (no one was
+ * asked) and emits `approval-result` for it.
+ */
 function logStandingDecision(
   environment: ToolCallEnvironment,
   call: { toolName: string; toolCallId: string },
