@@ -502,11 +502,10 @@ export class MessagingApprover implements Approver {
     if (interaction.interactionId !== interactionId || interaction.state !== "pending") {
       return { pending: false };
     }
-    const expiresAt =
-      typeof interaction.expires_at === "string" ? new Date(interaction.expires_at) : undefined;
+    const expiresAt = expiresAtOf(interaction);
     return {
       pending: true,
-      ...(expiresAt && !Number.isNaN(expiresAt.getTime()) ? { expiresAt } : {}),
+      ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
     };
   }
 
@@ -527,11 +526,7 @@ export class MessagingApprover implements Approver {
     if (waiting.length === 0 || waiting.length + approved.length < pair.length) {
       return { pending: false };
     }
-    const expiries = waiting
-      .map((interaction) =>
-        typeof interaction.expires_at === "string" ? Date.parse(interaction.expires_at) : NaN,
-      )
-      .filter((time) => !Number.isNaN(time));
+    const expiries = waiting.flatMap((interaction) => expiresAtOf(interaction) ?? []);
     return {
       pending: true,
       ...(expiries.length > 0 ? { expiresAt: new Date(Math.min(...expiries)) } : {}),
@@ -1055,4 +1050,11 @@ function unusableIdReason(
   notRun: string,
 ): string {
   return `The messaging service accepted the approval request for ${subject} (message "${messageId}") but named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", ${why}, so its answer could be read as another question's; ${notRun} not run.`;
+}
+
+/** An interaction's `expires_at` in milliseconds, when the service sent a readable one. */
+function expiresAtOf(interaction: Interaction): number | undefined {
+  const time =
+    typeof interaction.expires_at === "string" ? Date.parse(interaction.expires_at) : Number.NaN;
+  return Number.isNaN(time) ? undefined : time;
 }
