@@ -51,6 +51,21 @@ export interface ScriptedAnswer {
   finishReason?: string;
 }
 
+/** A scripted answer's text: `text`, else its `textPieces` joined, else `null`. */
+export function scriptedText(answer: ScriptedAnswer): string | null {
+  return answer.text ?? answer.textPieces?.join("") ?? null;
+}
+
+/**
+ * A scripted call's argument text: `arguments` as given (text) or as JSON,
+ * else its `argumentPieces` joined, else `{}`.
+ */
+export function scriptedArgumentText(call: ScriptedToolCall): string {
+  if (typeof call.arguments === "string") return call.arguments;
+  if (call.arguments === undefined && call.argumentPieces) return call.argumentPieces.join("");
+  return JSON.stringify(call.arguments ?? {});
+}
+
 const scriptedAnswerFields: readonly (keyof ScriptedAnswer)[] = [
   "text",
   "textPieces",

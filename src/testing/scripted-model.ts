@@ -8,7 +8,12 @@ import type {
   ModelStreamEvent,
 } from "../agent/model.js";
 import type { AssistantModelMessage, ModelToolCall } from "../agent/model-message.js";
-import { checkScriptedAnswerFields, type ScriptedAnswer } from "../internal/scripted-answer.js";
+import {
+  checkScriptedAnswerFields,
+  type ScriptedAnswer,
+  scriptedArgumentText,
+  scriptedText,
+} from "../internal/scripted-answer.js";
 
 export type { ScriptedAnswer, ScriptedToolCall } from "../internal/scripted-answer.js";
 
@@ -128,19 +133,14 @@ export class ScriptedModel implements Model {
       type: "function",
       function: {
         name: call.name,
-        arguments:
-          typeof call.arguments === "string"
-            ? call.arguments
-            : call.arguments === undefined && call.argumentPieces
-              ? call.argumentPieces.join("")
-              : JSON.stringify(call.arguments ?? {}),
+        arguments: scriptedArgumentText(call),
       },
     }));
     const legacyCall =
       answer.legacyFunctionCall === true && toolCalls.length === 1 ? toolCalls[0] : undefined;
     const message: AssistantModelMessage = {
       role: "assistant",
-      content: answer.text ?? answer.textPieces?.join("") ?? null,
+      content: scriptedText(answer),
       ...(legacyCall
         ? { function_call: { ...legacyCall.function } }
         : toolCalls.length > 0

@@ -124,6 +124,28 @@ describe("one ScriptedAnswer shape for switchyard-agents/testing and /simulators
     }
   });
 
+  it("takes a call's argument text from its pieces when it has no arguments, in both", async () => {
+    const piecesOnly: TestingAnswer = {
+      toolCalls: [{ name: "list_callbacks", argumentPieces: ['{"host": ', '"staging"}'] }],
+    };
+    const simulator = await startReasonerSimulator({ scenario: () => piecesOnly });
+    try {
+      const request = { messages: [{ role: "user" as const, content: "List them." }] };
+      const overHttp = await new ReasonerClient({
+        url: simulator.url,
+        apiKey: simulator.apiKey,
+      }).complete(request);
+      const scripted = await new ScriptedModel([piecesOnly]).complete(request);
+      for (const completion of [overHttp, scripted]) {
+        expect(completion.choices[0]?.message.tool_calls?.[0]?.function.arguments).toBe(
+          '{"host": "staging"}',
+        );
+      }
+    } finally {
+      await simulator.close();
+    }
+  });
+
   it("refuses a field it does not know, such as content for text, in both", async () => {
     const old = { content: "Done." } as unknown as TestingAnswer;
     const simulator = await startReasonerSimulator({ scenario: () => old });

@@ -1,5 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { checkScriptedAnswerFields } from "../../internal/scripted-answer.js";
+import {
+  checkScriptedAnswerFields,
+  scriptedArgumentText,
+  scriptedText,
+} from "../../internal/scripted-answer.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import type { ReceivedChatRequest, ScriptedAnswer } from "./scripted-answer.js";
 
@@ -36,14 +40,13 @@ export function shapeAnswer(
 ): ShapedAnswer {
   const answer: ScriptedAnswer = typeof raw === "string" ? { text: raw } : raw;
   checkScriptedAnswerFields(answer, "reasoner simulator");
-  let content = answer.text ?? (answer.textPieces ? answer.textPieces.join("") : null);
+  let content = scriptedText(answer);
   let contentPieces = answer.textPieces;
   let toolCalls: ShapedToolCall[] = (answer.toolCalls ?? []).map((call) => {
     const shaped: ShapedToolCall = {
       id: call.id ?? newCallId(),
       name: call.name,
-      argumentText:
-        typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+      argumentText: scriptedArgumentText(call),
     };
     if (call.argumentPieces) shaped.argumentPieces = call.argumentPieces;
     return shaped;
