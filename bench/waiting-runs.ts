@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
+import type pg from "pg";
 import { RunWorker } from "../src/agent/durable/run-worker.js";
-import { startMessagingSimulator, startOrdersSimulator } from "../src/simulators/index.js";
-import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
-import { startTestPostgres } from "../test/helpers/start-test-postgres.js";
+import type { PostgresRunStore } from "../src/stores/postgres-run-store.js";
 import { type Figure, type FigureResult, round } from "./figure.js";
 import { insertableRunColumns } from "./fleet.js";
-import { buildFleetAgent, fleetServicesOf } from "./fleet-agent.js";
+import { buildFleetAgent } from "./fleet-agent.js";
+import { startFleetBench } from "./start-fleet-bench.js";
 import { percentile } from "./statistics.js";
 
 /** Sizes of the waiting-runs figure. */
@@ -42,28 +41,9 @@ const claimP99TargetMs = 20;
  * the bytes the database keeps per waiting run (table, indexes and TOAST).
  */
 export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<FigureResult> {
-  const given = sizes.databaseUrl ?? process.env.SWITCHYARD_BENCH_DATABASE_URL?.trim();
-  const server = given ? undefined : await startTestPostgres({ durable: true });
-  const databaseUrl = given ?? server?.url ?? "";
-  const [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-  const services = fleetServicesOf(orders, messaging);
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  const benchId = randomUUID().slice(0, 8);
-  const stores: PostgresRunStore[] = [];
-  const makeStore = async (label: string, poolSize = 8) => {
-    const store = new PostgresRunStore({
-      connectionString: databaseUrl,
-      schema: `bench_waiting_${label}_${benchId}`,
-      poolSize,
-    });
-    await store.migrate();
-    stores.push(store);
-    return store;
-  };
+  const bench = await startFleetBench(sizes.databaseUrl, "bench_waiting");
+  const { admin, messaging, services } = bench;
+  const makeStore = (label: string, poolSize = 8) => bench.makeStore(label, poolSize);
   const figures: Figure[] = [];
   const counts: Record<string, number> = {};
   try {
@@ -226,13 +206,7 @@ export async function measureWaitingRuns(sizes: WaitingRunsSizes): Promise<Figur
       unit: "ms",
     });
   } finally {
-    for (const store of stores) {
-      await admin.query(`DROP SCHEMA IF EXISTS "${store.schema}" CASCADE`).catch(() => {});
-      await store.close().catch(() => {});
-    }
-    await admin.end().catch(() => {});
-    await Promise.all([messaging.close(), orders.close()]);
-    await server?.stop();
+    await bench.close();
   }
   return { figures, counts };
 }
