@@ -99,11 +99,10 @@ export interface RunWorkerOptions {
    * Counted: what building the agent or `agent.resume()` throws (a state
    * that cannot be resumed, an agent that cannot be built), and a resume
    * whose states the store refuses (a store of sealed states, an agent
-   * without the `stateKey`). Not counted:
-   * failures of the store (`RunStoreError`: unreachable, a lost claim) and
-   * answers the approver's service could not be read (the question is
-   * still out); those are tried again after a backoff, forever, and leave
-   * the count as it was. A run
+   * without the `stateKey`). Not counted: failures of the store
+   * (`RunStoreError`: unreachable, a lost claim) and answers the approver's
+   * service could not be read (the question is still out); those are tried
+   * again after a backoff, forever, and leave the count as it was. A run
    * whose state this worker cannot read or verify (its seal) is not
    * rewritten: it stays, tried again, its attempts recorded. With the
    * default schedule (`maxRetryAfterMs`), 25 attempts take about 12 hours.
@@ -169,13 +168,17 @@ export interface RunWorkerStopOptions {
  * Resumes suspended runs from a shared store, as one of any number of
  * workers on any number of machines: takes due runs (`claimDue`, one
  * statement filling its free slots; `claimNext` per slot with a store that
- * lacks it), resumes each with the agent (which reads its pending answers:
- * the answered runs go on, approved calls run once; the pending ones are
- * suspended again at once and rescheduled after `recheckAfterMs`), and
- * renews its claims while it works. A run whose resume keeps failing is
- * tried again after a growing wait, and ended `failed` at the
- * `maxAttempts`-th failure in a row. A worker that dies loses its claims
- * when they expire; another
+ * lacks it), and renews its claims while it works. A run whose every
+ * answer is still pending, as the approver's `peekApproval` reads it, is
+ * not resumed: only its next check moves, on a wait that starts at
+ * `firstRecheckAfterMs` and doubles up to `recheckAfterMs`. Any other run
+ * (and every run taken over from a worker that stopped) is resumed with
+ * the agent (which reads its pending answers: the answered
+ * runs go on, approved calls run once; with an approver that cannot peek,
+ * the pending ones are suspended again at once and rescheduled after
+ * `recheckAfterMs`). A run whose resume keeps failing is tried again after
+ * a growing wait, and ended `failed` at the `maxAttempts`-th failure in a
+ * row. A worker that dies loses its claims when they expire; another
  * worker then takes its runs, and a call it had started is reported to the
  * model as of unknown outcome, never run again.
  *
