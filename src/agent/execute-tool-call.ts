@@ -384,17 +384,19 @@ async function runEdited(
   const required = verdict.decision === "ask" ? (verdict.required ?? 1) : 1;
   const approvers = approval.approvers?.length ?? 1;
   if (verdict.decision === "deny" || required > approvers) {
+    const rule = verdict.rule ?? "";
     const refused = await recordApprovalDecision(
       environment.audit,
       { toolName: name, toolCallId: base.toolCallId, runId: environment.journal.runId },
       {
-        ...policyRefusal(name, accepted.frozen.fingerprint, verdict.rule ?? ""),
-        reason: `the approval policy's rule "${verdict.rule ?? ""}" does not allow this call of ${name} as the person changed it, so it was not run`,
+        ...policyRefusal(name, accepted.frozen.fingerprint, rule),
         ...(verdict.decision === "deny"
-          ? {}
+          ? {
+              reason: `the approval policy's rule "${rule}" does not allow this call of ${name} as the person changed it, so it was not run`,
+            }
           : {
               code: "not_enough_approvers" as const,
-              reason: `the approval policy's rule "${verdict.rule ?? ""}" wants ${required} approvers for this call of ${name} as the person changed it, and ${approvers} approved it, so it was not run`,
+              reason: `the approval policy's rule "${rule}" wants ${required} approvers for this call of ${name} as the person changed it, and ${approvers} approved it, so it was not run`,
             }),
         ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
       },
