@@ -491,9 +491,7 @@ export class RunWorker {
     // The agent's secrets (its clients' tokens, its `secrets`) as well as the patterns.
     const secrets = secretsOf(agent);
     const error = secrets ? secrets.redactError(thrown) : thrown;
-    const lastError = (
-      secrets?.redactText(describeThrown(error)) ?? redactText(describeThrown(error))
-    ).slice(0, 2_000);
+    const lastError = redactText(describeThrown(error), secrets?.values()).slice(0, 2_000);
     const counts = !(error instanceof RunStoreError);
     const attempts = counts ? (claim.attempts ?? 0) + 1 : (claim.attempts ?? 0);
     if (counts && attempts >= this.#maxAttempts) {
