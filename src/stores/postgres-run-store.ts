@@ -871,7 +871,7 @@ export class PostgresRunStore implements RunStore {
       owner,
       token,
       recovered: row.recovered,
-      attempts: Number(row.attempts ?? 0),
+      attempts: row.attempts,
       get expiresAt() {
         return expiresAt;
       },
@@ -1091,7 +1091,8 @@ interface ClaimRow {
   run_id: string;
   token: string;
   recovered: boolean;
-  attempts?: number;
+  /** Failed attempts in a row (the column is never null). */
+  attempts: number;
   /** The run's state (`null` while the run is reserved, not saved yet). */
   state: unknown;
   sealed_store: boolean;
