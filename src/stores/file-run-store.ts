@@ -619,7 +619,6 @@ export class FileRunStore implements RunStore {
       throw error;
     }
     const due = await this.#readDue(runId);
-    const dueStatus = state.status === "suspended" || state.status === "running";
     let nextCheckAt: number | undefined;
     // Due at once reads as due since the run was saved.
     if (state.status === "suspended") nextCheckAt = Math.max(due.at, Date.parse(state.updatedAt));
@@ -628,7 +627,7 @@ export class FileRunStore implements RunStore {
       nextCheckAt = holder?.expiresAt ? Date.parse(holder.expiresAt) : 0;
     }
     return {
-      ...(dueStatus && nextCheckAt !== undefined ? { nextCheckAt: new Date(nextCheckAt) } : {}),
+      ...(nextCheckAt !== undefined ? { nextCheckAt: new Date(nextCheckAt) } : {}),
       attempts: due.attempts,
       ...(due.attempts > 0 && due.lastError !== undefined ? { lastError: due.lastError } : {}),
     };
