@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
@@ -10,13 +7,10 @@ import {
   startOrdersSimulator,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 
-/** Debian's Chromium (`apt-get install chromium`); `npm test` installs it first (scripts/install-test-tools.sh). */
-const chromiumPath = "/usr/bin/chromium";
-
-let browser: BrowserContext;
-let profile: string;
+let chromium: HeadlessChromium;
 let orders: OrdersSimulator;
 let messaging: MessagingSimulator;
 
@@ -51,7 +45,7 @@ async function startDemo(
 }
 
 async function answerOnPage(inboxUrl: string, button: string, note?: string): Promise<Page> {
-  const page = await browser.newPage();
+  const page = await chromium.browser.newPage();
   await page.goto(inboxUrl);
   const question = page.locator("article.interaction.pending");
   await question.waitFor();
@@ -64,13 +58,7 @@ async function answerOnPage(inboxUrl: string, button: string, note?: string): Pr
 
 describe("approving the demo in a browser (Chromium)", () => {
   beforeAll(async () => {
-    profile = await mkdtemp(join(tmpdir(), "switchyard-chromium-"));
-    // A fresh profile directory for each run (Playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    chromium = await startHeadlessChromium();
     // For the refusal, the services live in the test, so the test sees that nothing was
     // deleted; nobody but the person on the inbox page answers.
     orders = await startOrdersSimulator();
@@ -78,10 +66,9 @@ describe("approving the demo in a browser (Chromium)", () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await orders?.close();
     await messaging?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   beforeEach(() => {
@@ -147,7 +134,7 @@ describe("approving the demo in a browser (Chromium)", () => {
       }),
     });
     expect(response.status).toBe(202);
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     await page.setViewportSize({ width: 360, height: 800 });
     await page.goto(messaging.inboxUrl);
     const text = page.locator("article.interaction .text");

@@ -1,20 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
 import {
   retiredCallbackHost,
   type Simulators,
   startSimulators,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 
-/** Debian's Chromium (`apt-get install chromium`); `npm test` installs it first (scripts/install-test-tools.sh). */
-const chromiumPath = "/usr/bin/chromium";
-
-let browser: BrowserContext;
-let profile: string;
+let chromium: HeadlessChromium;
 let simulators: Simulators;
 
 const retiredIds = () =>
@@ -25,12 +18,7 @@ const retiredIds = () =>
 
 describe("changing an action on the inbox page, then approving it (Chromium)", () => {
   beforeAll(async () => {
-    profile = await mkdtemp(join(tmpdir(), "switchyard-chromium-edit-"));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    chromium = await startHeadlessChromium();
     // The services live in the test, so it sees what ran and what the model was told;
     // nobody but the person on the inbox page answers.
     simulators = await startSimulators({
@@ -40,9 +28,8 @@ describe("changing an action on the inbox page, then approving it (Chromium)", (
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await simulators?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it("runs only the edited deletion, and the model's tool message says the person changed it", async () => {
@@ -60,7 +47,7 @@ describe("changing an action on the inbox page, then approving it (Chromium)", (
     });
     const done = finished(child);
 
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     const question = page.locator("article.interaction.pending");
     // The page reloads itself every few seconds until a question waits.
     await page.goto(messaging.inboxUrl);

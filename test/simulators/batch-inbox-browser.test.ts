@@ -1,7 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
 import {
   Agent,
   MessagingApprover,
@@ -17,32 +13,23 @@ import {
 } from "switchyard-agents/simulators";
 import { ScriptedModel } from "switchyard-agents/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 
-/** Debian's Chromium (`apt-get install chromium`); `npm test` installs it first (scripts/install-test-tools.sh). */
-const chromiumPath = "/usr/bin/chromium";
-
-let browser: BrowserContext;
-let profile: string;
+let chromium: HeadlessChromium;
 let orders: OrdersSimulator;
 let messaging: MessagingSimulator;
 
 beforeAll(async () => {
-  profile = await mkdtemp(join(tmpdir(), "switchyard-chromium-"));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  chromium = await startHeadlessChromium();
   orders = await startOrdersSimulator();
   // Nobody answers but the person on the inbox page.
   messaging = await startMessagingSimulator({ answer: "never" });
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await chromium?.close();
   await orders?.close();
   await messaging?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 describe("a batch question answered on the inbox page (Chromium)", () => {
@@ -71,7 +58,7 @@ describe("a batch question answered on the inbox page (Chromium)", () => {
     });
     const running = agent.run("delete these three callbacks");
 
-    const page = await browser.newPage();
+    const page = await chromium.browser.newPage();
     await page.goto(messaging.inboxUrl);
     const question = page.locator("article.interaction.pending");
     // The page reloads itself every few seconds until a question waits.
