@@ -1,10 +1,16 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { z } from "zod";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import type { ModelMessage } from "../../../src/agent/model-message.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../../src/simulators/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 
 /**
@@ -79,4 +85,30 @@ export function changed(state: RunState, change: (copy: RunState) => void): RunS
   const copy = structuredClone(state);
   change(copy);
   return copy;
+}
+
+/**
+ * Call at module level: a messaging simulator whose questions nobody
+ * answers unless a test does, and an orders simulator, started before the
+ * file's tests, reset before each and closed after all.
+ */
+export function useMessagingAndOrders(): {
+  readonly messaging: MessagingSimulator;
+  readonly orders: OrdersSimulator;
+} {
+  const simulators = {} as { messaging: MessagingSimulator; orders: OrdersSimulator };
+  beforeAll(async () => {
+    [simulators.messaging, simulators.orders] = await Promise.all([
+      startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+      startOrdersSimulator(),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([simulators.messaging.close(), simulators.orders.close()]);
+  });
+  beforeEach(() => {
+    simulators.messaging.reset();
+    simulators.orders.reset();
+  });
+  return simulators;
 }

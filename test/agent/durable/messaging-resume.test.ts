@@ -1,41 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
-import {
-  type MessagingSimulator,
-  type OrdersSimulator,
-  retiredCallbackHost,
-  startMessagingSimulator,
-  startOrdersSimulator,
-} from "../../../src/simulators/index.js";
+import { retiredCallbackHost } from "../../../src/simulators/index.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
-import { toolMessagesById, useTemporaryDirectories } from "./durable-helpers.js";
+import {
+  toolMessagesById,
+  useMessagingAndOrders,
+  useTemporaryDirectories,
+} from "./durable-helpers.js";
 
-let messaging: MessagingSimulator;
-let orders: OrdersSimulator;
+const simulators = useMessagingAndOrders();
 const makeDirectory = useTemporaryDirectories();
-
-beforeAll(async () => {
-  [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([messaging.close(), orders.close()]);
-});
-
-beforeEach(() => {
-  messaging.reset();
-  orders.reset();
-});
 
 /**
  * What each process builds from its configuration: real clients over HTTP,
@@ -43,7 +24,11 @@ beforeEach(() => {
  * list and delete callbacks in the orders simulator.
  */
 function buildAgent(directory: string, model: ScriptedModel): Agent {
-  const client = new OrderClient({ baseUrl: orders.url, token: orders.token, maxRetries: 0 });
+  const client = new OrderClient({
+    baseUrl: simulators.orders.url,
+    token: simulators.orders.token,
+    maxRetries: 0,
+  });
   const listCallbacks = defineTool({
     name: "list_callbacks",
     description: "Lists the registered callbacks.",
@@ -63,8 +48,12 @@ function buildAgent(directory: string, model: ScriptedModel): Agent {
     execute: async ({ ids }, context) => client.deleteCallbacks(ids, { signal: context.signal }),
   });
   const approver = new MessagingApprover({
-    client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token, maxRetries: 0 }),
-    subscriptionLinkId: messaging.approverLinkId,
+    client: new MessagingClient({
+      baseUrl: simulators.messaging.url,
+      token: simulators.messaging.token,
+      maxRetries: 0,
+    }),
+    subscriptionLinkId: simulators.messaging.approverLinkId,
     timeoutMs: 5_000,
     pollIntervalMs: 5,
   });
@@ -78,18 +67,20 @@ function buildAgent(directory: string, model: ScriptedModel): Agent {
 }
 
 function retiredIds(): string[] {
-  return orders
+  return simulators.orders
     .callbacks()
     .filter((callback) => callback.url.includes(retiredCallbackHost))
     .map((callback) => callback.id);
 }
 
 const questionsSent = () =>
-  messaging.requests.filter(
+  simulators.messaging.requests.filter(
     (request) => request.method === "POST" && request.path === "/v1/messages",
   ).length;
 const deletionsReceived = () =>
-  orders.requests.filter((request) => request.method === "DELETE" && request.path === "/callbacks");
+  simulators.orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path === "/callbacks",
+  );
 
 /** Starts the run in a first "process": it asks once and suspends. */
 async function suspendCleanup(directory: string) {
@@ -103,7 +94,7 @@ async function suspendCleanup(directory: string) {
   );
   expect(result.status).toBe("suspended");
   const interactionId = result.state?.pendingCalls[0]?.interactionId ?? "";
-  expect(messaging.interaction(interactionId)?.state).toBe("pending");
+  expect(simulators.messaging.interaction(interactionId)?.state).toBe("pending");
   return { ids, runId: result.runId ?? "", interactionId };
 }
 
@@ -122,7 +113,7 @@ describe("a durable run with the messaging approver and real services", () => {
     expect(stillWaiting.requests).toHaveLength(0);
     expect(deletionsReceived()).toHaveLength(0);
 
-    messaging.answerInteraction(interactionId, "approve");
+    simulators.messaging.answerInteraction(interactionId, "approve");
     const model = new ScriptedModel([{ text: "Deleted the 4 old warehouse callbacks." }]);
     const final = await buildAgent(directory, model).resume(runId);
     expect(final.status).toBe("completed");
@@ -141,7 +132,7 @@ describe("a durable run with the messaging approver and real services", () => {
   it("deletes nothing when the answer read later is a denial, and tells the model", async () => {
     const directory = await makeDirectory();
     const { ids, runId, interactionId } = await suspendCleanup(directory);
-    messaging.answerInteraction(interactionId, "deny", "not during the sale");
+    simulators.messaging.answerInteraction(interactionId, "deny", "not during the sale");
     const model = new ScriptedModel([{ text: "Understood, nothing deleted." }]);
     const final = await buildAgent(directory, model).resume(runId);
     expect(final.status).toBe("completed");

@@ -1,38 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../../bench/fleet-agent.js";
-import {
-  type MessagingSimulator,
-  type OrdersSimulator,
-  startMessagingSimulator,
-  startOrdersSimulator,
-} from "../../../src/simulators/index.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
-import { useTemporaryDirectories } from "./durable-helpers.js";
+import { useMessagingAndOrders, useTemporaryDirectories } from "./durable-helpers.js";
 
-let messaging: MessagingSimulator;
-let orders: OrdersSimulator;
+const simulators = useMessagingAndOrders();
 const makeDirectory = useTemporaryDirectories();
-
-beforeAll(async () => {
-  [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([messaging.close(), orders.close()]);
-});
-
-beforeEach(() => {
-  messaging.reset();
-  orders.reset();
-});
 
 async function suspendedRun() {
   const store = new FileRunStore({ directory: await makeDirectory() });
-  const services = fleetServicesOf(orders, messaging);
+  const services = fleetServicesOf(simulators.orders, simulators.messaging);
   const starter = buildFleetAgent(services, store, {
     steps: [{ toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }] }],
   });
@@ -46,32 +23,32 @@ async function suspendedRun() {
 }
 
 const reads = (interactionId: string) =>
-  messaging.requests.filter(
+  simulators.messaging.requests.filter(
     (request) => request.method === "GET" && request.path === `/v1/interactions/${interactionId}`,
   ).length;
 
 it("reads an open question as pending with the expiry the service gives, asking once and sending nothing", async () => {
   const { state, interactionId, agent } = await suspendedRun();
-  const sentBefore = messaging.messages().length;
+  const sentBefore = simulators.messaging.messages().length;
   const peek = await agent.peekPendingAnswers(state);
   expect(peek).toEqual({
     pending: true,
-    expiresAt: new Date(messaging.interaction(interactionId)?.expires_at ?? ""),
+    expiresAt: new Date(simulators.messaging.interaction(interactionId)?.expires_at ?? ""),
   });
   expect(reads(interactionId)).toBe(1);
-  expect(messaging.messages()).toHaveLength(sentBefore);
+  expect(simulators.messaging.messages()).toHaveLength(sentBefore);
 });
 
 it("reads any outcome as not pending (denied, expired), leaving the answer to the resume and its gate", async () => {
   const denied = await suspendedRun();
-  messaging.answerInteraction(denied.interactionId, "deny");
+  simulators.messaging.answerInteraction(denied.interactionId, "deny");
   expect(await denied.agent.peekPendingAnswers(denied.state)).toEqual({ pending: false });
   const resumed = await denied.agent.resume(denied.state.runId);
   expect(resumed.status).toBe("completed");
-  expect(orders.requests.filter((request) => request.method === "DELETE")).toEqual([]);
+  expect(simulators.orders.requests.filter((request) => request.method === "DELETE")).toEqual([]);
 
   const expired = await suspendedRun();
-  messaging.expireInteraction(expired.interactionId);
+  simulators.messaging.expireInteraction(expired.interactionId);
   expect(await expired.agent.peekPendingAnswers(expired.state)).toEqual({ pending: false });
 });
 
