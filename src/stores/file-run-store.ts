@@ -98,7 +98,9 @@ const listConcurrency = 16;
  * process, is larger only as far as the clocks agree; saves are fenced by
  * the lock file's claim, its token and its id, so a released claim never
  * passes for the next one), a holder
- * fenced out learns it only at its next save or renewal, and exclusive
+ * fenced out learns it only at its next save or renewal, a save with
+ * `release` is the save and then the release (a process dying between
+ * them leaves its claim to lapse with its lease), and exclusive
  * creates and renames on a network file system are only as atomic as its
  * protocol.
  * Listing and `claimNext` read every state file (fine for thousands of

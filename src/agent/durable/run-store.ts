@@ -92,7 +92,9 @@ export interface RunSaveOptions {
   finishedCall?: FinishedCall | undefined;
   /**
    * The save also ends `claim`, in the same write (the run ended, so its
-   * holder lets it go): the claim's `release()` then writes nothing. A
+   * holder lets it go; a store that cannot make them one write, as
+   * `FileRunStore`, releases right after the save): the claim's
+   * `release()` then writes nothing. A
    * suspended run saved so is due at once, and the run's series of failed
    * attempts ends, as after `release()` without a `nextCheckAt` or an
    * `error`. Nothing is released when the save is refused.
