@@ -300,9 +300,7 @@ export class HttpClient {
   async #attempt(request: HttpRequest, url: string, attemptNumber: number): Promise<HttpResponse> {
     const logDebug = this.logger.isLevelEnabled("debug");
     const started = logDebug ? performance.now() : 0;
-    const headers: Record<string, string> = request.headers
-      ? { ...this.#headers, ...request.headers }
-      : { ...this.#headers };
+    const headers: Record<string, string> = { ...this.#headers, ...request.headers };
     if (this.#authorization) headers.authorization = this.#authorization;
     if (request.idempotencyKey !== undefined) headers["idempotency-key"] = request.idempotencyKey;
     let body: string | undefined;
