@@ -1,30 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
-import {
-  type MessagingSimulator,
-  type OrdersSimulator,
-  startMessagingSimulator,
-  startOrdersSimulator,
-} from "../../src/simulators/index.js";
+import { useMessagingAndOrders } from "../agent/durable/durable-helpers.js";
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
 
-let messaging: MessagingSimulator;
-let orders: OrdersSimulator;
+const simulators = useMessagingAndOrders();
 const makeStore = usePostgresStores("trips");
 
-beforeAll(async () => {
-  [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([messaging.close(), orders.close()]);
-});
-
 it("a resumed run that runs one approved call costs at most 4 database round trips, as a worker takes it", async () => {
+  const { messaging, orders } = simulators;
   const store = makeStore();
   const services = fleetServicesOf(orders, messaging);
   const callbackId = randomUUID();

@@ -1,31 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
-import {
-  type MessagingSimulator,
-  type OrdersSimulator,
-  startMessagingSimulator,
-  startOrdersSimulator,
-} from "../../src/simulators/index.js";
+import { useMessagingAndOrders } from "../agent/durable/durable-helpers.js";
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
 
-let messaging: MessagingSimulator;
-let orders: OrdersSimulator;
+const simulators = useMessagingAndOrders();
 const makeStore = usePostgresStores("wake");
 
-beforeAll(async () => {
-  [messaging, orders] = await Promise.all([
-    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
-    startOrdersSimulator(),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([messaging.close(), orders.close()]);
-});
-
 it("an idle worker takes a new run and a woken one at once, though it would look again only in an hour", async () => {
+  const { messaging, orders } = simulators;
   const store = makeStore();
   const services = fleetServicesOf(orders, messaging);
   const settled: RunWorkerOutcome[] = [];
