@@ -146,17 +146,15 @@ export async function prepareStepRequest(
   settings: StepRequestSettings,
   context: Omit<PrepareStepContext, "toolNames">,
 ): Promise<StepRequest> {
-  const defaults: PreparedStep = {
-    messages: context.messages,
-    tools: settings.tools,
-    requestOptions: settings.requestOptions,
-  };
-  if (!settings.prepareStep) return requestOf(settings, defaults);
+  if (!settings.prepareStep) return stepRequest(settings, context.messages);
   const preparation = await settings.prepareStep({
     ...context,
     toolNames: [...settings.tools.keys()],
   });
-  return requestOf(settings, applyStepPreparation(preparation, defaults));
+  return requestOf(
+    settings,
+    applyStepPreparation(preparation, unpreparedStep(settings, context.messages)),
+  );
 }
 
 /** The request of one step of an agent without `prepareStep`: its settings as they are. */
@@ -164,11 +162,15 @@ export function stepRequest(
   settings: StepRequestSettings,
   messages: readonly ModelMessage[],
 ): StepRequest {
-  return requestOf(settings, {
-    messages,
-    tools: settings.tools,
-    requestOptions: settings.requestOptions,
-  });
+  return requestOf(settings, unpreparedStep(settings, messages));
+}
+
+/** A step as the agent's settings make it, before any `prepareStep`. */
+function unpreparedStep(
+  settings: StepRequestSettings,
+  messages: readonly ModelMessage[],
+): PreparedStep {
+  return { messages, tools: settings.tools, requestOptions: settings.requestOptions };
 }
 
 /** A step's request and the tools its calls may use. */
