@@ -1,5 +1,6 @@
 import { type MessagingSimulator, startMessagingSimulator } from "switchyard-agents/simulators";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formToken, postInboxForm } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 beforeEach(async () => {
@@ -38,27 +39,13 @@ async function inbox(): Promise<{ response: Response; html: string }> {
   return { response, html: await response.text() };
 }
 
-function formToken(html: string): string {
-  return /name="token" value="([^"]+)"/.exec(html)![1]!;
-}
-
 /** Posts the inbox's form as a browser on the page would: with the page's origin, unless `headers` say otherwise. */
 function post(
   interactionId: string,
   fields: Record<string, string>,
   headers: Record<string, string | undefined> = {},
 ) {
-  const sent = Object.entries({
-    "content-type": "application/x-www-form-urlencoded",
-    origin: messaging.url,
-    ...headers,
-  }).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  return fetch(`${messaging.inboxUrl}/interactions/${interactionId}`, {
-    method: "POST",
-    headers: sent,
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
+  return postInboxForm(messaging, interactionId, fields, headers);
 }
 
 describe("the messaging simulator's inbox page", () => {

@@ -3,6 +3,7 @@ import { type MessagingSimulator, startMessagingSimulator } from "switchyard-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InteractionQuestion } from "../../src/simulators/messaging/answer-mode.js";
 import { terminalAnswerer } from "../../src/simulators/messaging/terminal-answerer.js";
+import { formToken, postInboxForm } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 
@@ -43,15 +44,8 @@ async function askBatch(key: string): Promise<string> {
 }
 
 function post(interactionId: string, fields: Array<[string, string]>) {
-  return fetch(`${messaging.inboxUrl}/interactions/${interactionId}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: messaging.url },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
+  return postInboxForm(messaging, interactionId, fields);
 }
-
-const token = (html: string) => /name="token" value="([^"]+)"/.exec(html)![1]!;
 
 describe("a question about several actions on the inbox page", () => {
   it("offers a checkbox per action, none checked, and answers with the numbers checked", async () => {
@@ -65,7 +59,7 @@ describe("a question about several actions on the inbox page", () => {
     expect(html).not.toContain("<b>orders");
 
     const answered = await post(id, [
-      ["token", token(html)],
+      ["token", formToken(html)],
       ["option_id", "approve_some"],
       ["item", "3"],
       ["item", "1"],
@@ -85,7 +79,7 @@ describe("a question about several actions on the inbox page", () => {
     const id = await askBatch("batch-bad");
     const html = await (await fetch(messaging.inboxUrl)).text();
     const answered = await post(id, [
-      ["token", token(html)],
+      ["token", formToken(html)],
       ["option_id", "approve_some"],
       ...checked.map((number): [string, string] => ["item", number]),
     ]);

@@ -1,5 +1,6 @@
 import { type MessagingSimulator, startMessagingSimulator } from "switchyard-agents/simulators";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formToken, postInboxForm } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 let clock: Date;
@@ -60,15 +61,8 @@ function editBox(html: string): string | undefined {
 }
 
 function post(interactionId: string, fields: Record<string, string>) {
-  return fetch(`${messaging.inboxUrl}/interactions/${interactionId}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: messaging.url },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
+  return postInboxForm(messaging, interactionId, fields);
 }
-
-const token = (html: string) => /name="token" value="([^"]+)"/.exec(html)![1]!;
 
 describe("the inbox page's edit form", () => {
   it("holds the arguments as JSON ready to change, and posting it approves with the changes", async () => {
@@ -82,7 +76,11 @@ describe("the inbox page's edit form", () => {
     expect(JSON.parse(editBox(html)!)).toEqual(args);
 
     const edited = '{"callback_ids":["cb-1"]}';
-    const answered = await post(id, { token: token(html), option_id: "edit", arguments: edited });
+    const answered = await post(id, {
+      token: formToken(html),
+      option_id: "edit",
+      arguments: edited,
+    });
     expect(answered.status).toBe(303);
     expect(messaging.interaction(id)).toMatchObject({
       state: "answered",
@@ -113,13 +111,13 @@ describe("the inbox page's edit form", () => {
     const html = await inboxHtml();
 
     const typo = await post(id, {
-      token: token(html),
+      token: formToken(html),
       option_id: "edit",
       arguments: "{callback_ids: [cb-1]",
     });
     expect(typo.status).toBe(400);
     expect(await typo.text()).toMatch(/The changed arguments are not JSON \(.+\); go back/);
-    const empty = await post(id, { token: token(html), option_id: "edit", arguments: "  " });
+    const empty = await post(id, { token: formToken(html), option_id: "edit", arguments: "  " });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain("Write the changed arguments as JSON");
     expect(messaging.interaction(id)?.state).toBe("pending");
@@ -148,7 +146,7 @@ describe("the inbox page shows a question's expiry", () => {
     const late = await inboxHtml();
     expect(late).toContain("Expired at <time");
     expect(late).not.toContain('name="option_id"');
-    const answered = await post(id, { token: token(pending), option_id: "approve" });
+    const answered = await post(id, { token: formToken(pending), option_id: "approve" });
     expect(answered.status).toBe(303);
     expect(messaging.interaction(id)).toMatchObject({ state: "expired" });
     expect(messaging.interaction(id)).not.toHaveProperty("answer");
