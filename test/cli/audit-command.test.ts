@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createTestIo } from "./cli-test-io.js";
+import { simulatorVariables } from "./simulator-variables.js";
 
 let simulators: Simulators;
 const directories: string[] = [];
@@ -33,15 +34,8 @@ beforeEach(() => {
 async function environment(): Promise<Record<string, string>> {
   const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
   directories.push(directory);
-  const { reasoner, orders, messaging } = simulators;
   return {
-    SWITCHYARD_REASONER_URL: reasoner.url,
-    SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
-    SWITCHYARD_ORDERS_URL: orders.url,
-    SWITCHYARD_ORDERS_TOKEN: orders.token,
-    SWITCHYARD_MESSAGING_URL: messaging.url,
-    SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
-    SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    ...simulatorVariables(simulators),
     SWITCHYARD_STATE_DIR: directory,
   };
 }

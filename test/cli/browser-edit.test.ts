@@ -5,6 +5,7 @@ import {
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
+import { simulatorVariables } from "./simulator-variables.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 
 let chromium: HeadlessChromium;
@@ -37,13 +38,7 @@ describe("changing an action on the inbox page, then approving it (Chromium)", (
     const asked = retiredIds();
     expect(asked).toHaveLength(4);
     const child = spawnScript("src/cli/main.ts", ["run", "callback-cleanup", "--allow-edits"], {
-      SWITCHYARD_REASONER_URL: reasoner.url,
-      SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
-      SWITCHYARD_ORDERS_URL: orders.url,
-      SWITCHYARD_ORDERS_TOKEN: orders.token,
-      SWITCHYARD_MESSAGING_URL: messaging.url,
-      SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
-      SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+      ...simulatorVariables(simulators),
     });
     const done = finished(child);
 

@@ -6,6 +6,7 @@ import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createTestIo } from "./cli-test-io.js";
+import { simulatorVariables } from "./simulator-variables.js";
 import { runSwitchyard } from "./spawn-switchyard.js";
 
 let simulators: Simulators;
@@ -123,15 +124,8 @@ describe("a run's budget on the command line", () => {
   });
 
   it("switchyard runs shows a saved run that reached its budget", async () => {
-    const { reasoner, orders, messaging } = simulators;
     const env = {
-      SWITCHYARD_REASONER_URL: reasoner.url,
-      SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
-      SWITCHYARD_ORDERS_URL: orders.url,
-      SWITCHYARD_ORDERS_TOKEN: orders.token,
-      SWITCHYARD_MESSAGING_URL: messaging.url,
-      SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
-      SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+      ...simulatorVariables(simulators),
       SWITCHYARD_STATE_DIR: join(directory, "state"),
     };
     const started = await switchyard(

@@ -11,6 +11,7 @@ import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
+import { simulatorVariables } from "./simulator-variables.js";
 
 let simulators: Simulators;
 let directory: string;
@@ -34,15 +35,8 @@ afterAll(async () => {
 });
 
 function environment(storage: "file" | "postgres"): Record<string, string> {
-  const { reasoner, orders, messaging } = simulators;
   return {
-    SWITCHYARD_REASONER_URL: reasoner.url,
-    SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
-    SWITCHYARD_ORDERS_URL: orders.url,
-    SWITCHYARD_ORDERS_TOKEN: orders.token,
-    SWITCHYARD_MESSAGING_URL: messaging.url,
-    SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
-    SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
+    ...simulatorVariables(simulators),
     ...(storage === "postgres"
       ? { SWITCHYARD_DATABASE_URL: testDatabaseUrl(), SWITCHYARD_DATABASE_SCHEMA: schema }
       : { SWITCHYARD_STATE_DIR: directory }),
