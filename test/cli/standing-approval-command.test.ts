@@ -11,6 +11,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
 import { createTestIo } from "./cli-test-io.js";
+import { type SimulatedService, simulatorVariables } from "./simulator-variables.js";
 
 let simulators: Simulators;
 const directories: string[] = [];
@@ -65,23 +66,10 @@ const deletionsReceived = () =>
     (request) => request.method === "DELETE" && request.path === "/callbacks",
   );
 
-async function environment(services = ["reasoner", "orders", "messaging"]) {
+async function environment(services?: readonly SimulatedService[]) {
   const directory = await mkdtemp(join(tmpdir(), "switchyard-standing-cli-"));
   directories.push(directory);
-  const { reasoner, orders, messaging } = simulators;
-  const all: Record<string, Record<string, string>> = {
-    reasoner: {
-      SWITCHYARD_REASONER_URL: reasoner.url,
-      SWITCHYARD_REASONER_API_KEY: reasoner.apiKey,
-    },
-    orders: { SWITCHYARD_ORDERS_URL: orders.url, SWITCHYARD_ORDERS_TOKEN: orders.token },
-    messaging: {
-      SWITCHYARD_MESSAGING_URL: messaging.url,
-      SWITCHYARD_MESSAGING_TOKEN: messaging.token!,
-      SWITCHYARD_APPROVER_LINK: messaging.approverLinkId,
-    },
-  };
-  return Object.assign({ SWITCHYARD_STATE_DIR: directory }, ...services.map((name) => all[name]));
+  return { SWITCHYARD_STATE_DIR: directory, ...simulatorVariables(simulators, services) };
 }
 
 async function switchyard(argv: string[], env: Record<string, string>) {
