@@ -12,6 +12,7 @@ export {
   RunNotFoundError,
   RunNotResumableError,
   type RunNotResumableHint,
+  RunRolledBackError,
   RunStateError,
   RunStoreError,
 } from "../agent/durable/durable-errors.js";

@@ -246,6 +246,7 @@ const publicNames: Record<string, string[]> = {
     "RunNotFoundError",
     "RunNotResumableError",
     "RunNotResumableHint",
+    "RunRolledBackError",
     "RunStateError",
     "RunStoreError",
     "StreamError",

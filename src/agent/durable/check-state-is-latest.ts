@@ -1,9 +1,9 @@
-import { RunStateError } from "./durable-errors.js";
+import { RunRolledBackError } from "./durable-errors.js";
 import type { RunState } from "./run-state.js";
 import type { RunStore } from "./run-store.js";
 
 /**
- * Throws a `RunStateError` naming `source` when the state waits for an
+ * Throws a `RunRolledBackError` naming `source` when the state waits for an
  * answer whose approval already let a call run (the state's own list, or
  * the store's `isApprovalUsed`, under the approver's `service`): it is an older copy of the run put back in
  * place of the one that used it. A sealed state passes its seal check
@@ -23,10 +23,7 @@ export async function checkStateIsLatest(
       used.has(interactionId) ||
       (await store?.isApprovalUsed({ service, interactionId })) === true
     ) {
-      throw new RunStateError(
-        source,
-        `it waits for the answer in interaction "${interactionId}", whose approval already let its call run: it is an older copy of run "${state.runId}" put back in place of a later one; it is not resumed (start a new run with its messages if the task must go on)`,
-      );
+      throw new RunRolledBackError(source, state.runId, interactionId);
     }
   }
 }

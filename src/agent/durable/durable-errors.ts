@@ -23,6 +23,29 @@ export class RunStateError extends SwitchyardError {
   }
 }
 
+/**
+ * The stored state is an older copy of the run, put back in place of a later
+ * one: it waits for the answer to a question whose approval already let its
+ * call run. It is never resumed and never retried: a worker ends it `failed`
+ * at once, naming the rollback, and the record of the call that ran (the
+ * store's ledger) stays as it is.
+ */
+export class RunRolledBackError extends RunStateError {
+  override readonly name: string = "RunRolledBackError";
+  readonly runId: string;
+  /** The interaction whose approval already let its call run. */
+  readonly interactionId: string;
+
+  constructor(source: string, runId: string, interactionId: string) {
+    super(
+      source,
+      `it waits for the answer in interaction "${interactionId}", whose approval already let its call run: it is an older copy of run "${runId}" put back in place of a later one (a rollback of the store); it is not resumed (start a new run with its messages if the task must go on)`,
+    );
+    this.runId = runId;
+    this.interactionId = interactionId;
+  }
+}
+
 /** No run with this id is in the store. */
 export class RunNotFoundError extends SwitchyardError {
   override readonly name: string = "RunNotFoundError";

@@ -9,6 +9,9 @@ import { checkRunStateSeal, sealRunState } from "./seal-run-state.js";
 /** The `error.name` of a run a `RunWorker` gave up on (its resume failed `maxAttempts` times). */
 export const runAttemptsExhaustedName = "RunAttemptsExhausted";
 
+/** The `error.name` of a run a `RunWorker` ended at once because its stored state is an older copy put back (`RunRolledBackError`). */
+export const runRolledBackName = "RunRolledBack";
+
 /** What {@link endRunFailed} needs. */
 export interface EndRunFailedOptions {
   store: RunStore;

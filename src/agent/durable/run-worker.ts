@@ -6,8 +6,13 @@ import { redactText, secretsOf } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RunResult } from "../run-result.js";
-import { RunNotResumableError, RunStateError, RunStoreError } from "./durable-errors.js";
-import { endRunFailed, runAttemptsExhaustedName } from "./end-run-failed.js";
+import {
+  RunNotResumableError,
+  RunRolledBackError,
+  RunStateError,
+  RunStoreError,
+} from "./durable-errors.js";
+import { endRunFailed, runAttemptsExhaustedName, runRolledBackName } from "./end-run-failed.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
 import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
 import type { RunStateStatus } from "./run-state.js";
@@ -480,7 +485,9 @@ export class RunWorker {
    * Any other failure counts: the store records it (attempts + 1, last
    * error) and the run is tried again after a backoff, until the
    * `maxAttempts`-th, which ends the run `failed` (a fenced save) and is
-   * never tried again.
+   * never tried again. An older copy of the run put back in the store
+   * (`RunRolledBackError`) is ended `failed` at the first attempt: retrying
+   * cannot make it the latest state.
    */
   async #failed(
     claim: RunClaim,
@@ -494,8 +501,16 @@ export class RunWorker {
     const lastError = redactText(describeThrown(error), secrets?.values()).slice(0, 2_000);
     const counts = !(error instanceof RunStoreError);
     const attempts = counts ? (claim.attempts ?? 0) + 1 : (claim.attempts ?? 0);
-    if (counts && attempts >= this.#maxAttempts) {
-      const ended = await this.#giveUp(claim, agent, attempts, lastError);
+    const rolledBack =
+      error instanceof RunRolledBackError || error.cause instanceof RunRolledBackError;
+    if (rolledBack || (counts && attempts >= this.#maxAttempts)) {
+      const reason = rolledBack
+        ? { name: runRolledBackName, message: `The run was not resumed: ${lastError}` }
+        : {
+            name: runAttemptsExhaustedName,
+            message: `Gave up after ${attempts} failed attempts to resume the run; the last: ${lastError}`,
+          };
+      const ended = await this.#giveUp(claim, agent, reason, attempts, lastError);
       if (ended) return { runId, recovered, error, attempts, gaveUp: true };
     }
     const retrySchedule = { firstMs: this.#firstRecheckAfterMs, capMs: this.#maxRetryAfterMs };
@@ -525,14 +540,11 @@ export class RunWorker {
   async #giveUp(
     claim: RunClaim,
     agent: Agent | undefined,
+    reason: { name: string; message: string },
     attempts: number,
     lastError: string,
   ): Promise<boolean> {
     const { runId } = claim;
-    const reason = {
-      name: runAttemptsExhaustedName,
-      message: `Gave up after ${attempts} failed attempts to resume the run; the last: ${lastError}`,
-    };
     try {
       if (agent) await agent.failRun(claim, reason);
       else await endRunFailed({ store: this.#store, claim, error: reason });
@@ -546,7 +558,9 @@ export class RunWorker {
     await claim.release({ error: lastError }).catch(() => {});
     this.#logger.error(
       { runId, attempts, lastError },
-      `gave up on run ${runId} after ${attempts} failed attempts: it ended failed (${lastError})`,
+      reason.name === runRolledBackName
+        ? `ended run ${runId} failed at once: its stored state is an older copy put back (${lastError})`
+        : `gave up on run ${runId} after ${attempts} failed attempts: it ended failed (${lastError})`,
     );
     return true;
   }
