@@ -80,6 +80,19 @@ export function buildFleetAgent(
       if (afterCallMs > 0) await sleep(afterCallMs);
       return results;
     },
+    // A call cut after its start record: the ids still listed are deleted now (deletion by id is idempotent).
+    reconcile: async ({ ids }, { signal }) => {
+      const listed = new Set(
+        (await orders.listCallbacks({ messageType: "all" }, { signal })).map(({ id }) => id),
+      );
+      const remaining = ids.filter((id) => listed.has(id));
+      const results =
+        remaining.length > 0 ? await orders.deleteCallbacks(remaining, { signal }) : [];
+      return {
+        result: results,
+        summary: `${ids.length - remaining.length} of ${ids.length} already gone; ${remaining.length} deleted now`,
+      };
+    },
   });
   const approver = new MessagingApprover({
     client: new MessagingClient({

@@ -32,6 +32,7 @@ import { buildApprovalAction } from "./build-approval-action.js";
 import { describeThrown } from "./describe-thrown.js";
 import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js";
 import { outcomeUnknownMessage } from "./durable/outcome-unknown-message.js";
+import { reconcileStartedCall } from "./durable/reconcile-started-call.js";
 import { holdsSecret } from "./durable/redact-run-state.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { PendingToolCall } from "./durable/run-state.js";
@@ -88,7 +89,8 @@ export interface ToolCallEnvironment {
  * checked against the approved fingerprint just before it runs.
  *
  * In a resumed run the journal says how far the call got: a call that had
- * `started` is never run again (`outcome_unknown`), and a call
+ * `started` is never run again (`reconciled` through its tool's
+ * `reconcile` when it has one, otherwise `outcome_unknown`), and a call
  * `awaiting_approval` has its earlier question's answer read, not asked again.
  */
 export async function executeToolCall(
@@ -102,7 +104,12 @@ export async function executeToolCall(
     content: "",
   };
   const prior = environment.journal.pendingCall(call.id);
-  if (prior?.phase === "started") return outcomeUnknown(base, prior, environment);
+  if (prior?.phase === "started") {
+    return (
+      (await reconcileStartedCall(base, prior, environment)) ??
+      outcomeUnknown(base, prior, environment)
+    );
+  }
   if (prior?.phase === "requested" && call.function.arguments.includes(redactedMarker)) {
     return argumentsNotKept(base);
   }

@@ -53,6 +53,9 @@ export interface ToolCallRecordBase {
  * `awaiting_approval`: the run suspends until the answer comes; there is no
  * tool message yet (`content` is empty). `outcome_unknown`: a destructive
  * call had started when an earlier process stopped, and it is not run again.
+ * `reconciled`: such a call whose tool could ask the service what took
+ * effect (`Tool.reconcile`): what was done is known, what was not was done
+ * then; `result` says which.
  * `expired`: nobody answered the approval question before it expired; the
  * call did not run, and it was not refused. `refused` with no `approval`:
  * the run's `budget` of tool calls was spent, so the call did not run.
@@ -69,6 +72,7 @@ export type ToolCallRecord = ToolCallRecordBase &
     | { status: "aborted"; error: AbortedError }
     | { status: "awaiting_approval"; approval: PendingRecord }
     | { status: "outcome_unknown" }
+    | { status: "reconciled"; result: unknown }
   );
 
 /** How a tool call ended. */

@@ -302,6 +302,8 @@ function describeOutcome(call: ToolCallRecord): string {
       return "waiting for approval";
     case "outcome_unknown":
       return "outcome unknown (it had started before the run stopped)";
+    case "reconciled":
+      return `reconciled with the service (it had started before the run stopped): ${summarizeContent(call.content)}`;
     default:
       return `${call.status.replace("_", " ")}: ${truncate(escapeUntrustedText(call.error.message), 200)}`;
   }

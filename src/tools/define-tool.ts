@@ -1,7 +1,14 @@
 import type { $ZodType, output as ZodOutput } from "zod/v4/core";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { JsonSchema } from "./json-schema.js";
-import type { ActionDescription, NeedsApproval, Tool, ToolContext, ToolTarget } from "./tool.js";
+import type {
+  ActionDescription,
+  NeedsApproval,
+  ReconciledCall,
+  Tool,
+  ToolContext,
+  ToolTarget,
+} from "./tool.js";
 import { findToolNameProblem } from "./tool-name.js";
 import { type ResolvedToolParameters, resolveToolParameters } from "./tool-parameters.js";
 import { findTimeoutProblem } from "./tool-timeout.js";
@@ -49,6 +56,14 @@ export interface ToolDefinition<Args, Result> {
   target?: ToolTarget | undefined;
   /** Set by tool sets when their default approval was turned off; see `Tool`. */
   defaultApprovalTurnedOff?: boolean | undefined;
+  /**
+   * How to learn from the service the outcome of a call interrupted after
+   * it started, and finish it safely (see `Tool.reconcile`); without it such
+   * a call is reported as of unknown outcome.
+   */
+  reconcile?:
+    | ((args: Args, context: ToolContext) => Promise<ReconciledCall<Result> | undefined>)
+    | undefined;
   /** Words for the approver; when absent a generic description lists the arguments. */
   describeAction?:
     | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
@@ -129,6 +144,10 @@ export function defineTool(
       `Tool "${name}": target must be an object such as { service: "orders", account: "acme", environment: "sandbox" } when given.`,
     );
   }
+  const { reconcile } = definition;
+  if (reconcile !== undefined && typeof reconcile !== "function") {
+    problems.push(`Tool "${name}": reconcile must be a function when given.`);
+  }
   if (describeAction !== undefined && typeof describeAction !== "function") {
     problems.push(`Tool "${name}": describeAction must be a function when given.`);
   }
@@ -153,6 +172,7 @@ export function defineTool(
     idempotent,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),
+    ...(reconcile ? { reconcile } : {}),
     ...(target ? { target: Object.freeze(pickTarget(target)) } : {}),
     ...(definition.defaultApprovalTurnedOff === true ? { defaultApprovalTurnedOff: true } : {}),
   };

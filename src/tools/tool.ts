@@ -85,6 +85,19 @@ export interface ToolTarget {
   environment?: string | undefined;
 }
 
+/**
+ * What a tool's `reconcile` learned from the service about a call that was
+ * interrupted after its start record: the effect the call was meant to have
+ * now holds, and `result` says what was found and done, in the shape the
+ * tool's `execute` returns.
+ */
+export interface ReconciledCall<Result> {
+  /** The call's result as of now (what was already done, and what was done now). */
+  result: Result;
+  /** One sentence in the tool's own words, e.g. `2 callbacks were already deleted; 1 was deleted now`. */
+  summary: string;
+}
+
 /** The result of checking a model's arguments against the tool's schema. */
 export type ArgumentsCheck<Args> =
   | { success: true; data: Args }
@@ -131,6 +144,19 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
    * (`runWithoutApproval`): the agent logs a warning once.
    */
   readonly defaultApprovalTurnedOff?: boolean;
+  /**
+   * How to learn the outcome of a call that was interrupted after its start
+   * record (its process died during the call), instead of reporting it as
+   * of unknown outcome. Called at most once, when a resumed run finds the
+   * call started and unfinished, with the call's arguments and its
+   * idempotency key; it asks the service what took effect and finishes
+   * what did not, so it must be safe whether or not the call took effect
+   * (deleting by id what is still there, creating with the same idempotency
+   * key). Resolve `undefined` (or throw) when the service cannot tell: the
+   * call then stays of unknown outcome. The call is never run again through
+   * `execute`.
+   */
+  reconcile?: (args: Args, context: ToolContext) => Promise<ReconciledCall<Result> | undefined>;
   /** Words for the approver; when absent a generic description is built from the arguments. */
   describeAction?: (
     args: Args,

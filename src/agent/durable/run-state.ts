@@ -57,7 +57,8 @@ export type FinishedCallStatus =
   | "refused"
   | "expired"
   | "aborted"
-  | "outcome_unknown";
+  | "outcome_unknown"
+  | "reconciled";
 
 /** Every {@link FinishedCallStatus} (the record's keys: the compiler checks none is missing). */
 const everyFinishedCallStatus: Record<FinishedCallStatus, true> = {
@@ -70,6 +71,7 @@ const everyFinishedCallStatus: Record<FinishedCallStatus, true> = {
   expired: true,
   aborted: true,
   outcome_unknown: true,
+  reconciled: true,
 };
 
 /** The statuses a finished call may have, as a saved state is checked against them. */

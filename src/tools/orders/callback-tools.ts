@@ -37,7 +37,17 @@ export interface CreateCallbacksResult {
 export interface DeleteCallbacksResult {
   deleted: number;
   failed: number;
-  results: Array<{ id: string; status: "success" | "failure"; error_message?: string }>;
+  results: Array<{
+    id: string;
+    status: "success" | "failure";
+    error_message?: string;
+    /**
+     * Only when an interrupted call was reconciled: `already_gone`, the
+     * service no longer lists the id (the interrupted call deleted it, or it
+     * never existed); `deleted_now`, it was still there and was deleted then.
+     */
+    reconciled?: "already_gone" | "deleted_now";
+  }>;
 }
 
 /** list_callbacks: the registered callbacks, trimmed to 50. */
@@ -108,6 +118,41 @@ export function createCallbacksTool(
       };
       return scrubResult(result);
     },
+    // The service refuses a url registered twice for one message type, so the list says which took effect.
+    reconcile: async ({ callbacks }, { signal }) => {
+      const listed = await client.listCallbacks({ messageType: "all" }, { signal });
+      const registered = (callback: { url: string; message_type: string }) =>
+        listed.find(
+          (entry) => entry.url === callback.url && entry.message_type === callback.message_type,
+        );
+      const missing = callbacks.filter((callback) => registered(callback) === undefined);
+      const createdNow =
+        missing.length > 0
+          ? await client.createCallbacks(
+              missing.map((callback) => ({
+                url: callback.url,
+                message_type: callback.message_type,
+                ...(callback.api_version !== undefined
+                  ? { api_version: callback.api_version }
+                  : {}),
+              })),
+              { signal },
+            )
+          : [];
+      const created = callbacks.flatMap((callback) => {
+        const found =
+          registered(callback) ??
+          createdNow.find(
+            (entry) => entry.url === callback.url && entry.message_type === callback.message_type,
+          );
+        return found ? [toCallbackView(found)] : [];
+      });
+      const result: CreateCallbacksResult = { created, count: created.length };
+      return {
+        result: scrubResult(result),
+        summary: `${callbacks.length - missing.length} of the ${callbacks.length} callbacks were already registered; ${missing.length} registered now`,
+      };
+    },
   });
 }
 
@@ -124,22 +169,45 @@ export function deleteCallbacksTool(
     idempotent: true,
     describeAction: ({ callback_ids }, context) =>
       describeCallbackDeletion(client, callback_ids, context),
-    execute: async ({ callback_ids }, { signal }) => {
-      const outcomes = await client.deleteCallbacks(callback_ids, { signal });
-      const results = outcomes.map((outcome) => ({
-        id: outcome.id,
-        status: outcome.status,
-        ...(outcome.status === "failure" && typeof outcome.error_message === "string"
-          ? { error_message: outcome.error_message }
-          : {}),
-      }));
-      const deleted = results.filter((entry) => entry.status === "success").length;
-      const result: DeleteCallbacksResult = {
-        deleted,
-        failed: results.length - deleted,
-        results,
+    execute: async ({ callback_ids }, { signal }) =>
+      deletionResult(await client.deleteCallbacks(callback_ids, { signal })),
+    // Deletion by id is idempotent: the ids the service still lists are deleted now, the others are gone.
+    reconcile: async ({ callback_ids }, { signal }) => {
+      const listed = new Set(
+        (await client.listCallbacks({ messageType: "all" }, { signal })).map(({ id }) => id),
+      );
+      const remaining = callback_ids.filter((id) => listed.has(id));
+      const outcomes = new Map(
+        (remaining.length > 0 ? await client.deleteCallbacks(remaining, { signal }) : []).map(
+          (outcome) => [outcome.id, outcome] as const,
+        ),
+      );
+      const result = deletionResult(
+        callback_ids.map((id) => outcomes.get(id) ?? { id, status: "success" as const }),
+        (id) => (listed.has(id) ? "deleted_now" : "already_gone"),
+      );
+      const gone = callback_ids.length - remaining.length;
+      return {
+        result,
+        summary: `${gone} of the ${callback_ids.length} callbacks were already gone; ${remaining.length} were still there and were deleted now`,
       };
-      return scrubResult(result);
     },
   });
+}
+
+/** The tool's result from the service's per-id outcomes, each marked as reconciled when `reconciled` says. */
+function deletionResult(
+  outcomes: ReadonlyArray<{ id: string; status: "success" | "failure"; error_message?: unknown }>,
+  reconciled?: (id: string) => "already_gone" | "deleted_now",
+): DeleteCallbacksResult {
+  const results = outcomes.map((outcome) => ({
+    id: outcome.id,
+    status: outcome.status,
+    ...(outcome.status === "failure" && typeof outcome.error_message === "string"
+      ? { error_message: outcome.error_message }
+      : {}),
+    ...(reconciled ? { reconciled: reconciled(outcome.id) } : {}),
+  }));
+  const deleted = results.filter((entry) => entry.status === "success").length;
+  return scrubResult({ deleted, failed: results.length - deleted, results });
 }

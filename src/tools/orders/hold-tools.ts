@@ -49,6 +49,17 @@ export function holdCallbacksTool(
     }),
     execute: async ({ message_types }, { signal }) =>
       scrubResult({ holds: await client.holdCallbacks(message_types, { signal }) }),
+    // Holding a type already held changes nothing: the holds in place say what took effect.
+    reconcile: async ({ message_types }, { signal }) => {
+      const active = new Set(await client.listCallbackHolds({ signal }));
+      const missing = message_types.filter((type) => !active.has(type));
+      const holds =
+        missing.length > 0 ? await client.holdCallbacks(missing, { signal }) : [...active];
+      return {
+        result: scrubResult({ holds }),
+        summary: `${message_types.length - missing.length} of the ${message_types.length} holds were already in place; ${missing.length} held now`,
+      };
+    },
   });
 }
 
@@ -65,5 +76,15 @@ export function releaseCallbackHoldsTool(
     idempotent: true,
     execute: async ({ message_types }, { signal }) =>
       scrubResult({ holds: await client.releaseCallbackHolds(message_types, { signal }) }),
+    reconcile: async ({ message_types }, { signal }) => {
+      const active = new Set(await client.listCallbackHolds({ signal }));
+      const held = message_types.filter((type) => active.has(type));
+      const holds =
+        held.length > 0 ? await client.releaseCallbackHolds(held, { signal }) : [...active];
+      return {
+        result: scrubResult({ holds }),
+        summary: `${message_types.length - held.length} of the ${message_types.length} holds were already released; ${held.length} released now`,
+      };
+    },
   });
 }
