@@ -182,8 +182,8 @@ describe("a call interrupted after its start record is reconciled with the servi
   it("create_callbacks: callbacks the cut call registered are not registered again; a call that never reached the service registers them now", async () => {
     const store = new FileRunStore({ directory: await makeDirectory() });
     const wanted = [
-      { url: "https://hooks.example.com/reconcile/a", message_type: "orderEvent" },
-      { url: "https://hooks.example.com/reconcile/b", message_type: "orderEvent" },
+      { url: "https://hooks.example.com/reconcile/a", message_type: "orderEvent" as const },
+      { url: "https://hooks.example.com/reconcile/b", message_type: "orderEvent" as const },
     ];
     const posts = () =>
       orders.requests.filter(
