@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -174,13 +174,27 @@ describe("the package installed from its tarball", () => {
     expect(mcp.status).toBe(2);
   });
 
-  it("ships every file the README points at, so its links resolve where the package is read", () => {
+  it("ships every file the README and its guides point at, so their links resolve where the package is read", () => {
     const readme = readFileSync(join(installed, "README.md"), "utf8");
-    const linked = [...readme.matchAll(/\]\(([^)#\s]+)\)/g)].map((match) => match[1]!);
-    const named = [
-      ...readme.matchAll(/`((?:docs|examples|test|src|bench|scripts|\.ci)\/[^`\s]*)`/g),
-    ].map((match) => match[1]!);
-    const paths = [...linked.filter((path) => !/^[a-z]+:/.test(path)), ...named];
+    // The guides that hold what the README points users to, each linked from it.
+    const guides = [
+      "docs/library.md",
+      "docs/command-line.md",
+      "docs/approvals.md",
+      "docs/durable-runs.md",
+    ];
+    for (const guide of guides) expect(readme).toContain(`](${guide})`);
+    const paths = ["README.md", ...guides].flatMap((document) => {
+      const text = readFileSync(join(installed, document), "utf8");
+      const linked = [...text.matchAll(/\]\(([^)#\s]+)[)#]/g)]
+        .map((match) => match[1]!)
+        .filter((path) => !/^[a-z]+:/.test(path))
+        .map((path) => posix.join(posix.dirname(document), path));
+      const named = [
+        ...text.matchAll(/`((?:docs|examples|test|src|bench|scripts|\.ci)\/[^`\s]*)`/g),
+      ].map((match) => match[1]!);
+      return [...linked, ...named];
+    });
     expect(paths).toContain("docs/inbox-page.png");
     expect(paths).toContain("examples/mcp-server.md");
     const missing = paths.filter(

@@ -8,9 +8,16 @@ const packageName = (
   JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as { name: string }
 ).name;
 
-/** The documents users copy commands from: the README and every file of examples/. */
+/**
+ * The documents users copy commands from: the README, the guides it sends
+ * them to for installing and running, and every file of examples/.
+ */
 const documents = [
   "README.md",
+  "docs/library.md",
+  "docs/command-line.md",
+  "docs/approvals.md",
+  "docs/durable-runs.md",
   ...readdirSync(join(repository, "examples")).map((file) => `examples/${file}`),
 ];
 
@@ -66,16 +73,27 @@ function packagesOf(command: string): string[] {
   return packages;
 }
 
-describe("install and npx lines in the README and examples/", () => {
+describe("install and npx lines in the README, its guides and examples/", () => {
   const found = documents.flatMap((document) =>
     commandsIn(document, readFileSync(join(repository, document), "utf8"))
       .filter((command) => packagesOf(command).length > 0)
       .map((command) => ({ document, command, packages: packagesOf(command) })),
   );
 
-  it("are found: the README's install line, the MCP host entry and npx command", () => {
+  it("are found: the README's install line, the PostgreSQL one with its types, the MCP host entry and npx command", () => {
     const commands = found.map(({ command }) => command);
     expect(commands).toContain(`npm install ${packageName} zod`);
+    expect(
+      found.filter(({ document }) => document === "README.md").map(({ command }) => command),
+    ).toContain(`npm install ${packageName} zod`);
+    expect(
+      found.some(
+        ({ document, packages }) =>
+          document === "docs/library.md" &&
+          packages.includes("pg") &&
+          packages.includes("@types/pg"),
+      ),
+    ).toBe(true);
     expect(found.some(({ document }) => document === "examples/mcp-server.md")).toBe(true);
     expect(packagesOf("npx -y -p a -p b@2 run x")).toEqual(["a", "b"]);
     expect(packagesOf("npx switchyard mcp")).toEqual(["switchyard"]);
