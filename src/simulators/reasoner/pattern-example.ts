@@ -89,7 +89,7 @@ function readGroup(reader: Reader): string {
       lookaround = true;
       reader.at += 2;
     } else if (rest.startsWith("<")) {
-      reader.at = reader.text.indexOf(">", reader.at) + 1;
+      skipPast(reader, ">");
     }
   }
   const inner = readAlternation(reader);
@@ -152,7 +152,7 @@ function readEscape(reader: Reader, inClass: boolean): string {
     return "";
   }
   if (character === "k" && reader.text[reader.at] === "<") {
-    reader.at = reader.text.indexOf(">", reader.at) + 1;
+    skipPast(reader, ">");
     return "";
   }
   return character;
@@ -182,4 +182,10 @@ function readClass(reader: Reader): string {
   const excluded = (candidate: string) =>
     members.some(({ from, to }) => candidate >= from && candidate <= to);
   return [..."a0A_- xZ9"].find((candidate) => !excluded(candidate)) ?? "~";
+}
+
+/** Moves past the next `character`, or to the end when there is none. */
+function skipPast(reader: Reader, character: string): void {
+  const found = reader.text.indexOf(character, reader.at);
+  reader.at = found < 0 ? reader.text.length : found + 1;
 }
