@@ -57,6 +57,8 @@ describe("conformingValue", () => {
       $ref: "#/$defs/node",
     });
     expect(!endless.ok && endless.problem).toContain("deeper than 32 levels");
+    const selfReference = conformingValue({ $ref: "#" });
+    expect(!selfReference.ok && selfReference.problem).toContain("deeper than 32 levels");
     const outside = conformingValue({ $ref: "https://example.com/schema.json" });
     expect(outside.ok).toBe(false);
     const dialect = conformingValue({ $schema: "http://json-schema.org/draft-04/schema#" });

@@ -50,16 +50,16 @@ const plainText = "simulated";
 
 /**
  * A JSON value built from a JSON Schema (2020-12, 2019-09 or draft-07
- * keywords): an object has its required properties (and, near the top, its
- * other properties), an array `minItems` items (at least one when allowed),
- * a string its format's example, its pattern's example or `"simulated"`
- * fitted to its length bounds, a number 1 moved into its bounds and onto
- * its `multipleOf` (1 for an integer, 1.5 for a number); `enum` and `const` give their values, `allOf` is merged,
- * `anyOf`/`oneOf` take a branch, `$ref` follows `#/...` pointers (`$defs`,
- * `definitions`). Choice points take the options in `choices`, and the
- * number of options each had is pushed onto `options` (also when it
- * throws), so a caller whose validator refuses the value can try the next
- * combination.
+ * keywords): an object has its required properties (and, near the top,
+ * its other properties), an array `minItems` items (at least one when
+ * allowed), a string its format's example, its pattern's example or
+ * `"simulated"` fitted to its length bounds, an integer 1 and a number 1.5
+ * moved into their bounds and onto `multipleOf`; `enum` and `const` give
+ * their values, `allOf` is merged, `anyOf`/`oneOf` take a branch, `$ref`
+ * follows `#/...` pointers (`$defs`, `definitions`). Choice points take
+ * the options in `choices`, and the number of options each had is pushed
+ * onto `options` (also when it throws), so a caller whose validator
+ * refuses the value can try the next combination.
  *
  * @throws Error when the schema allows nothing (`false`, types that
  * exclude each other) or a `$ref` leads outside it or never ends.
@@ -85,9 +85,6 @@ interface Context {
 }
 
 function generate(context: Context, schema: Schema, depth: number, variant: number): unknown {
-  if (depth > maximumDepth) {
-    throw new Error("the schema nests deeper than 32 levels (a $ref that never ends?)");
-  }
   if (schema === true) return plainText;
   if (schema === false) throw new Error("a part of the schema is false: no value is allowed");
   const resolved = flatten(context, schema, depth);
@@ -123,6 +120,9 @@ function generate(context: Context, schema: Schema, depth: number, variant: numb
 
 /** The schema with its `$ref` followed and its `allOf` merged in. */
 function flatten(context: Context, schema: Schema, depth: number): SchemaObject {
+  if (depth > maximumDepth) {
+    throw new Error("the schema nests deeper than 32 levels (a $ref that never ends?)");
+  }
   if (typeof schema === "boolean") return schema ? {} : { not: {} };
   let result: SchemaObject = schema;
   if (typeof result.$ref === "string") {
