@@ -73,10 +73,30 @@ describe("reasoner simulator over HTTP", () => {
     expect((await post(simulator, hello)).status).toBe(200);
   });
 
-  it("accepts POST at any path and answers other methods with 405", async () => {
+  it("answers 404 naming the path and where chat completions are served, and 405 for other methods", async () => {
     const simulator = await start();
-    const elsewhere = new URL("/some/other/path", simulator.url).href;
-    expect((await post(simulator, hello, { url: elsewhere })).status).toBe(200);
+    for (const [method, path] of [
+      ["POST", "/v1/responses"],
+      ["GET", "/nope"],
+      ["POST", "/some/other/path?x=1"],
+      ["POST", "/chat/completions"],
+    ] as const) {
+      const answer = await fetch(new URL(path, simulator.url), {
+        method,
+        headers: {
+          authorization: `Bearer ${simulator.apiKey}`,
+          "content-type": "application/json",
+        },
+        ...(method === "POST" ? { body: JSON.stringify(hello) } : {}),
+      });
+      expect(answer.status, path).toBe(404);
+      const body = (await answer.json()) as {
+        error: { message: string; type: string; code: string };
+      };
+      expect(body.error).toMatchObject({ type: "invalid_request_error", code: "unknown_url" });
+      expect(body.error.message).toContain(`${method} ${path.split("?")[0]}`);
+      expect(body.error.message).toContain("POST /v1/chat/completions");
+    }
     const get = await fetch(simulator.url, {
       headers: { authorization: `Bearer ${simulator.apiKey}` },
     });
@@ -85,6 +105,52 @@ describe("reasoner simulator over HTTP", () => {
     expect(((await get.json()) as { error: { code: string } }).error.code).toBe(
       "method_not_allowed",
     );
+    const postModels = await post(simulator, hello, {
+      url: new URL("/v1/models", simulator.url).href,
+    });
+    expect(postModels.status).toBe(405);
+    expect(postModels.headers.get("allow")).toBe("GET");
+    // The chat path still answers.
+    expect((await post(simulator, hello)).status).toBe(200);
+  });
+
+  it("lists the known models at GET /v1/models, beside the chat path, behind the key", async () => {
+    const simulator = await start();
+    // Where an OpenAI client looks, given the base URL in front of /chat/completions.
+    const modelsUrl = simulator.url.replace(/\/chat\/completions$/, "/models");
+    expect(new URL(modelsUrl).pathname).toBe("/v1/models");
+    const listed = await fetch(modelsUrl, {
+      headers: { authorization: `Bearer ${simulator.apiKey}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await listed.json()) as {
+      object: string;
+      data: Array<{ id: string; object: string; created: number; owned_by: string }>;
+    };
+    expect(body.object).toBe("list");
+    expect(body.data.map((model) => model.id)).toEqual([
+      "oss-120b",
+      "vendorA/r1",
+      "vendorA/v3",
+      "vendorB/235b",
+      "vendorB/2.5-max",
+      "vendorC/small-3-24b",
+    ]);
+    for (const model of body.data) {
+      expect(Object.keys(model).sort()).toEqual(["created", "id", "object", "owned_by"]);
+      expect(model.object).toBe("model");
+      expect(Number.isInteger(model.created)).toBe(true);
+      expect(model.owned_by).not.toBe("");
+    }
+    expect((await fetch(modelsUrl)).status).toBe(401);
+    // A queued fault waits for the next chat request.
+    simulator.failNext({ status: 429 });
+    const again = await fetch(modelsUrl, {
+      headers: { authorization: `Bearer ${simulator.apiKey}` },
+    });
+    expect(again.status).toBe(200);
+    expect((await post(simulator, hello)).status).toBe(429);
   });
 
   it("echoes the model and the first preferred provider, with defaults", async () => {

@@ -44,6 +44,8 @@ export class ChatCompletionAssembler {
   #outsideLines: string[] = [];
   /** The last text outside any event that was not a provider error. */
   #strayText: string | undefined;
+  /** `data: [DONE]` came: the provider said the answer is complete. */
+  #done = false;
 
   constructor(source: StreamSource) {
     this.#source = source;
@@ -64,7 +66,10 @@ export class ChatCompletionAssembler {
     if (message.event === "error") throw this.#errorEvent(data);
     if (data.length < 16) {
       const trimmed = data.trim();
-      if (trimmed === "[DONE]") return true;
+      if (trimmed === "[DONE]") {
+        this.#done = true;
+        return true;
+      }
       if (trimmed === "") return false;
     } else if (data.charCodeAt(0) <= 32 && data.trim() === "") {
       return false;
@@ -106,8 +111,13 @@ export class ChatCompletionAssembler {
 
   /**
    * The assembled answer, once the body ended or `[DONE]` came; adds the
-   * last tool call events and one `finish` event per choice to `events`.
-   * Throws an `incomplete` StreamError when a choice never got a `finish_reason`.
+   * last tool call events and one `finish` event per choice that has a
+   * `finish_reason` to `events` (the usage on the last of them).
+   *
+   * A choice without a `finish_reason` is complete when `[DONE]` came (some
+   * OpenAI-compatible endpoints never send one): its `finish_reason` is
+   * `null` and it gets no `finish` event. Without `[DONE]` the body was cut,
+   * and an `incomplete` StreamError is thrown.
    */
   finish(events: ChatStreamEvent[]): ChatCompletion {
     const assemblers = [...this.#choices.values()].sort((left, right) => left.index - right.index);
@@ -115,17 +125,18 @@ export class ChatCompletionAssembler {
       throw this.#error("incomplete", "the body ended before any choice arrived");
     }
     const unfinished = assemblers.filter((assembler) => assembler.finishReason === undefined);
-    if (unfinished.length > 0) {
+    if (unfinished.length > 0 && !this.#done) {
       const which = unfinished.map((assembler) => assembler.index).join(", ");
       throw this.#error("incomplete", `the body ended before a finish_reason for choice ${which}`);
     }
     const choices = assemblers.map((assembler) => assembler.finish(events));
-    assemblers.forEach((assembler, position) => {
+    const finished = assemblers.filter((assembler) => assembler.finishReason !== undefined);
+    finished.forEach((assembler, position) => {
       events.push({
         type: "finish",
         choiceIndex: assembler.index,
         finishReason: assembler.finishReason!,
-        usage: position === assemblers.length - 1 ? this.#usage : undefined,
+        usage: position === finished.length - 1 ? this.#usage : undefined,
       });
     });
     const completion: ChatCompletion = {

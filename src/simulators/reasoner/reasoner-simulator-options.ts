@@ -68,13 +68,16 @@ export interface ReasonerFault {
 
 /** A running reasoner simulator. */
 export interface ReasonerSimulator {
-  /** Address to post chat requests to (any path is accepted; this one mirrors real services). */
+  /**
+   * Address to post chat requests to, `http://127.0.0.1:PORT/v1/chat/completions`.
+   * `GET /v1/models` beside it lists the known models; other paths answer 404.
+   */
   url: string;
   /** The bearer key the simulator expects. */
   apiKey: string;
   /** Every request received, in order (unless `recordRequests` is false). */
   requests: RecordedReasonerRequest[];
-  /** Queues a fault for the next request(s); faults play in the order queued. */
+  /** Queues a fault for the next chat request(s); faults play in the order queued. */
   failNext(fault: ReasonerFault): void;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;

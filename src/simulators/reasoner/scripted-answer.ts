@@ -27,7 +27,9 @@ export interface ScenarioContext {
  * A scripted model: given the whole request (conversation, tools, options),
  * what it answers. It must decide from the request alone: runs are
  * concurrent and the simulator keeps no state between requests.
- * A string answer is plain text.
+ * A string answer is plain text. Its text is sent as given, even when the
+ * request asks for a `response_format` (so a script can play a model that
+ * gets the format wrong); a forced `tool_choice` is still obeyed.
  */
 export type ScenarioFunction = (
   request: ReceivedChatRequest,

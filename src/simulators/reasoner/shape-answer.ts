@@ -5,6 +5,7 @@ import {
   scriptedText,
 } from "../../internal/scripted-answer.js";
 import { estimateTokens } from "./estimate-tokens.js";
+import { forcedArgumentText, formattedContent } from "./schema-answers.js";
 import type { ReceivedChatRequest, ScriptedAnswer } from "./scripted-answer.js";
 
 /** A tool call ready to send: id assigned, arguments as JSON text. */
@@ -28,15 +29,29 @@ export interface ShapedAnswer {
   usage?: ScriptedAnswer["usage"];
 }
 
+/** Options of {@link shapeAnswer}. */
+export interface ShapeAnswerOptions {
+  /**
+   * The final answer (one without tool calls) takes the JSON that
+   * `response_format` asks for in place of the script's text. Off for a
+   * scenario function, whose answer is sent as it gives it.
+   */
+  honourResponseFormat: boolean;
+}
+
 /**
  * Applies what a real model honours besides the conversation: `tool_choice`
- * (none drops calls, a named function forces it), `stop` sequences and
- * `max_tokens` (both cut the text only; a cut by max_tokens finishes with
- * `length`).
+ * (none drops calls, a named function forces it, with arguments its
+ * parameters schema accepts), `response_format` (see
+ * {@link ShapeAnswerOptions}), `stop` sequences and `max_tokens` (both cut
+ * the text only; a cut by max_tokens finishes with `length`).
+ *
+ * @throws UnanswerableRequestError when a schema it must meet is invalid or cannot be met.
  */
 export function shapeAnswer(
   raw: ScriptedAnswer | string,
   request: ReceivedChatRequest,
+  options: ShapeAnswerOptions,
 ): ShapedAnswer {
   const answer: ScriptedAnswer = typeof raw === "string" ? { text: raw } : raw;
   checkScriptedAnswerFields(answer, "reasoner simulator");
@@ -63,7 +78,17 @@ export function shapeAnswer(
   } else if (typeof choice === "object") {
     const forced = choice.function.name;
     const kept = toolCalls.filter((call) => call.name === forced);
-    toolCalls = kept.length > 0 ? kept : [{ id: newCallId(), name: forced, argumentText: "{}" }];
+    toolCalls =
+      kept.length > 0
+        ? kept
+        : [{ id: newCallId(), name: forced, argumentText: forcedArgumentText(request, forced) }];
+  }
+  if (options.honourResponseFormat && toolCalls.length === 0) {
+    const formatted = formattedContent(request, content);
+    if (formatted !== undefined) {
+      content = formatted;
+      contentPieces = undefined;
+    }
   }
 
   if (content !== null) {

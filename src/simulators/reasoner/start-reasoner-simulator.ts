@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { knownModels } from "../../clients/reasoner/known-model.js";
 import { ConfigurationError } from "../../errors/index.js";
 import { buildCompletion } from "./build-completion.js";
 import { buildStreamEvents } from "./build-stream-events.js";
@@ -13,6 +14,7 @@ import type {
   ReasonerSimulatorOptions,
   RecordedReasonerRequest,
 } from "./reasoner-simulator-options.js";
+import { UnanswerableRequestError } from "./schema-answers.js";
 import type { ReceivedChatRequest, ScenarioContext, ScenarioFunction } from "./scripted-answer.js";
 import { midStreamErrorBody, sendError, sendFault, sendJson } from "./send-response.js";
 import { type ShapedAnswer, shapeAnswer } from "./shape-answer.js";
@@ -28,6 +30,8 @@ interface QueuedFault {
 interface Settings {
   apiKey: string;
   scenario: ScenarioFunction;
+  /** A built-in scenario: its final answers take the JSON `response_format` asks for. */
+  honourResponseFormat: boolean;
   style: StreamStyle;
   delayMs: number;
   burst: boolean;
@@ -36,11 +40,23 @@ interface Settings {
   faults: QueuedFault[];
 }
 
+/** Where chat completions are served, and the model list beside them. */
+const chatPath = "/v1/chat/completions";
+const modelsPath = "/v1/models";
+/** When the listed models were "created": a fixed time, so the list does not change. */
+const modelsCreated = 1_767_225_600;
+
 /**
  * Starts an OpenAI-compatible reasoning service on loopback that plays a
  * scripted model (docs/contract.md §1): it checks the bearer key and every request
  * parameter, answers plainly or as SSE chunks, echoes the preferred
- * provider, and can fail on demand.
+ * provider, and can fail on demand. Like a model constrained by the
+ * request, a built-in scenario's final answer is JSON that the
+ * `response_format` schema accepts (generated from it), and a forced
+ * `tool_choice` calls its function with arguments the parameters schema
+ * accepts. Chat completions are served at `POST /v1/chat/completions` and
+ * the known models listed at `GET /v1/models`; any other path is answered
+ * 404.
  *
  * @example
  * ```ts
@@ -57,6 +73,7 @@ export async function startReasonerSimulator(
   const settings: Settings = {
     apiKey: options.apiKey ?? `sk-sim-${randomBytes(16).toString("hex")}`,
     scenario,
+    honourResponseFormat: typeof options.scenario !== "function",
     style: resolveStreamStyle(options.chunking),
     delayMs: Math.max(0, options.chunkDelayMs ?? 0),
     burst: resolvePacing(options.streamPacing) === "burst",
@@ -90,7 +107,7 @@ export async function startReasonerSimulator(
   const address = server.address() as AddressInfo;
   const hostInUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
-    url: `http://${hostInUrl}:${address.port}/v1/chat/completions`,
+    url: `http://${hostInUrl}:${address.port}${chatPath}`,
     apiKey: settings.apiKey,
     requests: settings.record ?? [],
     failNext(fault) {
@@ -147,27 +164,31 @@ async function handle(
   const parsed = parseJson(text);
   settings.record?.push(recordOf(request, text, parsed));
 
-  if (request.method !== "POST") {
-    response.setHeader("allow", "POST");
-    const message = `${request.method} is not allowed here; post chat requests with POST.`;
+  const path = (request.url ?? "").split("?")[0] ?? "";
+  if (path !== chatPath && path !== modelsPath) {
+    const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
+    const message = `Unknown path ${request.method} ${shown}: this simulator serves chat completions at POST ${chatPath} and its models at GET ${modelsPath}.`;
+    sendError(response, 404, "invalid_request_error", "unknown_url", message);
+    return;
+  }
+  const method = path === chatPath ? "POST" : "GET";
+  if (request.method !== method) {
+    response.setHeader("allow", method);
+    const message = `${request.method} is not allowed on ${path}; use ${method}.`;
     sendError(response, 405, "invalid_request_error", "method_not_allowed", message);
     return;
   }
-  const authorization = request.headers.authorization;
-  if (!authorization) {
-    const message = "No API key provided: send the header Authorization: Bearer <API key>.";
-    sendError(response, 401, "authentication_error", "missing_api_key", message);
-    return;
-  }
-  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
-  if (!match || match[1] !== settings.apiKey) {
-    sendError(
-      response,
-      401,
-      "authentication_error",
-      "invalid_api_key",
-      "Incorrect API key provided.",
-    );
+  if (!authorized(request, response, settings)) return;
+  if (path === modelsPath) {
+    sendJson(response, 200, {
+      object: "list",
+      data: knownModels.map((id) => ({
+        id,
+        object: "model",
+        created: modelsCreated,
+        owned_by: id.includes("/") ? id.slice(0, id.indexOf("/")) : "switchyard-simulator",
+      })),
+    });
     return;
   }
 
@@ -201,8 +222,13 @@ async function handle(
   const answers: ShapedAnswer[] = [];
   for (let index = 0; index < choices; index++) {
     try {
-      answers.push(shapeAnswer(await settings.scenario(body, settings.context), body));
+      const answer = await settings.scenario(body, settings.context);
+      answers.push(shapeAnswer(answer, body, settings));
     } catch (error) {
+      if (error instanceof UnanswerableRequestError) {
+        sendJson(response, 400, { error: { ...error.problem, type: "invalid_request_error" } });
+        return;
+      }
       const message = `The scenario failed: ${error instanceof Error ? error.message : String(error)}`;
       sendError(response, 500, "server_error", "scenario_failed", message);
       return;
@@ -243,6 +269,32 @@ async function handle(
     sent.push(`data: ${error}${end}${end}`, `data: [DONE]${end}${end}`);
   }
   await writeSse(response, sent, { ...writeOptions, cut: midStream.midStreamError === "cut" });
+}
+
+/** Checks the bearer key; answers 401 and returns false when it is missing or wrong. */
+function authorized(
+  request: IncomingMessage,
+  response: ServerResponse,
+  settings: Settings,
+): boolean {
+  const authorization = request.headers.authorization;
+  if (!authorization) {
+    const message = "No API key provided: send the header Authorization: Bearer <API key>.";
+    sendError(response, 401, "authentication_error", "missing_api_key", message);
+    return false;
+  }
+  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
+  if (!match || match[1] !== settings.apiKey) {
+    sendError(
+      response,
+      401,
+      "authentication_error",
+      "invalid_api_key",
+      "Incorrect API key provided.",
+    );
+    return false;
+  }
+  return true;
 }
 
 function resolvePacing(pacing: ReasonerSimulatorOptions["streamPacing"]): "paced" | "burst" {

@@ -217,3 +217,48 @@ describe("failing stream fixtures", () => {
     });
   }
 });
+
+describe("a stream that ends with [DONE] but never sends a finish_reason", () => {
+  const name = "done-without-finish-reason.sse";
+  const expected = expectedCompletion("done-without-finish-reason.expected.json");
+
+  it("is a complete answer with finish_reason null, under awkward splits and CRLF", async () => {
+    const bytes = fixtureBytes(name);
+    const crlf = toCrlf(bytes);
+    const splits = [
+      bytewise(bytes),
+      ...randomSplitsOf(bytes, name, 60),
+      bytewise(crlf),
+      ...randomSplitsOf(crlf, `${name}\r\n`, 20),
+    ];
+    let next = 0;
+    const { fetch } = fakeFetch(() => sseResponse(splits[next++]!));
+    const client = makeClient(fetch, { maxRetries: 0 });
+    for (let run = 0; run < splits.length; run++) {
+      const { events, completion } = await collect(client.stream(simpleRequest));
+      expect(completion).toEqual(expected);
+      const text = events.flatMap((event) => (event.type === "text-delta" ? [event.delta] : []));
+      expect(text.join("")).toBe(expected.choices[0]!.message.content);
+      // A finish event carries a reason; this answer has none to give.
+      expect(events.filter((event) => event.type === "finish")).toEqual([]);
+    }
+    expect(next).toBe(splits.length);
+  });
+
+  it("is still incomplete when the same stream is cut before [DONE]", async () => {
+    const text = new TextDecoder().decode(fixtureBytes(name));
+    const cut = new TextEncoder().encode(text.replace("data: [DONE]\n\n", ""));
+    expect(cut.length).toBeLessThan(fixtureBytes(name).length);
+    const splits = [bytewise(cut), ...randomSplitsOf(cut, `${name} cut`, 20)];
+    let next = 0;
+    const { fetch, calls } = fakeFetch(() => sseResponse(splits[next++]!));
+    const client = makeClient(fetch, { maxRetries: 3 });
+    for (let run = 0; run < splits.length; run++) {
+      const error = await rejection(client.stream(simpleRequest).finalCompletion());
+      expect(error).toBeInstanceOf(StreamError);
+      expect((error as StreamError).kind).toBe("incomplete");
+      expect((error as StreamError).detail).toContain("before a finish_reason for choice 0");
+    }
+    expect(calls).toHaveLength(splits.length);
+  });
+});
