@@ -62,15 +62,23 @@ export class BudgetExhaustedError extends SwitchyardError {
   readonly max: number;
   /** What the run had spent of it. */
   readonly used: number;
+  /**
+   * The message without its advice: which budget was reached and why it was
+   * not extended, for a caller that words the way out in its own terms
+   * (the command line names its flags).
+   */
+  readonly reached: string;
 
   constructor(limit: BudgetLimit, max: number, used: number, why: string) {
     const what = limit === "toolCalls" ? "tool call" : "token";
+    const reached = `The run reached its budget of ${formatCount(max)} ${what}${max === 1 ? "" : "s"} (${formatCount(used)} used)${why}.`;
     super(
-      `The run reached its budget of ${formatCount(max)} ${what}${max === 1 ? "" : "s"} (${formatCount(used)} used)${why}. Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
+      `${reached} Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
     );
     this.limit = limit;
     this.max = max;
     this.used = used;
+    this.reached = reached;
   }
 }
 

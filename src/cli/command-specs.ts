@@ -75,14 +75,14 @@ export const runOptions: readonly OptionSpec[] = [
     type: "string",
     valueName: "N",
     description:
-      "The run's budget of tool calls (those the model asks for, whatever their outcome): calls beyond it do not run, and the run ends with status budget_exhausted (exit 1).",
+      "The run's budget of tool calls (those the model asks for, whatever their outcome), a whole number of at least 1: calls beyond it do not run, and the run ends with status budget_exhausted (exit 1), unless --extend-budget lets a person allow more.",
   },
   {
     name: "max-tokens",
     type: "string",
     valueName: "N",
     description:
-      "The run's budget of tokens (input + output, as the model reports them): reached, the run ends before its next model call with status budget_exhausted (exit 1).",
+      "The run's budget of tokens (input + output, as the model reports them), a whole number of at least 1: reached, the run ends before its next model call with status budget_exhausted (exit 1), unless --extend-budget lets a person allow more.",
   },
   {
     name: "extend-budget",

@@ -71,6 +71,11 @@ describe("a run's budget on the command line", () => {
     expect(stderr).toMatch(
       /run budget_exhausted \(.*\): The run reached its budget of 1 tool call \(1 used\)/,
     );
+    // The way out is the command's flags, not the library's options.
+    expect(stderr).toContain(
+      "Start a new run with a larger --max-tool-calls, or add --extend-budget to let a person extend it.",
+    );
+    expect(stderr).not.toContain("onExhausted");
   });
 
   it("--max-tokens stops the run before its next model call", async () => {
@@ -146,10 +151,17 @@ describe("a run's budget on the command line", () => {
   });
 
   it("bad budget flags are usage errors (exit 2) that say what to write", async () => {
-    const notANumber = await switchyard(["run", "callback-cleanup", "--max-tool-calls", "many"]);
-    expect(notANumber.code).toBe(2);
-    expect(notANumber.stderr).toContain(
-      '--max-tool-calls must be a whole number from 0, e.g. --max-tool-calls 20; got "many".',
+    for (const given of ["many", "-1", "0"]) {
+      const wrong = await switchyard(["run", "callback-cleanup", "--max-tool-calls", given]);
+      expect(wrong.code, given).toBe(2);
+      expect(wrong.stderr).toContain(
+        `--max-tool-calls must be a whole number of at least 1, e.g. --max-tool-calls 20; got "${given}". To let a person allow more tool calls when the budget runs out, add --extend-budget.`,
+      );
+    }
+    const noTokens = await switchyard(["run", "callback-cleanup", "--max-tokens", "0"]);
+    expect(noTokens.code).toBe(2);
+    expect(noTokens.stderr).toContain(
+      '--max-tokens must be a whole number of at least 1, e.g. --max-tokens 20; got "0". To let a person allow more tokens when the budget runs out, add --extend-budget.',
     );
     const nothingToExtend = await switchyard(["run", "callback-cleanup", "--extend-budget"]);
     expect(nothingToExtend.code).toBe(2);
