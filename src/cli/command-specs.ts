@@ -174,7 +174,8 @@ export const commandSpecs: readonly CommandSpec[] = [
       "runs cancel <run-id> ends a suspended run for good: each question it waits for is withdrawn",
       "through the messaging service the environment names (SWITCHYARD_MESSAGING_URL), where that",
       "still can be done, and the run is saved aborted (error RunCancelled), so resume refuses it.",
-      "runs prune --older-than AGE removes old runs: their states and the records of them.",
+      "runs prune --older-than AGE removes old runs: their states and the records of them; the",
+      "questions a suspended one waits for are withdrawn first, as runs cancel withdraws them.",
       "Most recently updated first. A saved file that cannot be read is named on stderr (and in",
       "--json under unreadable), never skipped silently.",
       ...stateDirectoryNotes,
@@ -450,6 +451,11 @@ export const runsActionSpecs: readonly RunsActionSpec[] = [
       },
       helpOption,
     ],
-    notes: ["Removes their states and the records of them.", ...stateDirectoryNotes],
+    notes: [
+      "Removes their states and the records of them. Each question a suspended run waits for is",
+      "withdrawn first, as runs cancel withdraws it (through SWITCHYARD_MESSAGING_URL), one line each",
+      "on stderr, so nobody answers a question whose answer would run nothing.",
+      ...stateDirectoryNotes,
+    ],
   },
 ];

@@ -470,6 +470,50 @@ describe("orphaned runs: runs cancel and runs prune", () => {
     expect(await readdir(join(directory, "cli"))).toEqual([]);
   });
 
+  it("prune withdraws a suspended run's open question, as cancel does, before removing the run", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    const [interaction] = simulators.messaging.interactions();
+    const interactionId = interaction!.interaction_id;
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("pending");
+    const store = new FileRunStore({ directory });
+    const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+    await utimes(store.pathOf(runId), weekAgo, weekAgo);
+
+    const pruned = await switchyard(["runs", "prune", "--older-than", "7d"], env);
+
+    expect(pruned).toMatchObject({ code: 0, stdout: `${runId}\n` });
+    expect(pruned.stderr).toContain(
+      `withdrew the question about delete_callbacks (interaction ${interactionId}).`,
+    );
+    expect(pruned.stderr).toContain("Removed 1 run last updated more than 7d ago");
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("canceled");
+    expect(
+      parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout).runs,
+    ).toEqual([]);
+    expect(deletionsReceived()).toHaveLength(0);
+  });
+
+  it("runs says when none of the runs is suspended, and nothing about resuming", async () => {
+    const env = environment(await stateDirectory());
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    const waiting = await switchyard(["runs"], env);
+    expect(waiting.stderr).toContain("Resume a suspended run with: switchyard resume <run-id>");
+    await switchyard(["runs", "cancel", runId], env);
+
+    const listed = await switchyard(["runs"], env);
+
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${runId} +callback-cleanup +aborted `, "m"));
+    expect(listed.stderr).toBe("None of them is suspended: no run waits for an answer.\n");
+    const aborted = await switchyard(["runs", "--status", "aborted"], env);
+    expect(aborted.stderr).toBe("");
+  });
+
   it("runs and runs cancel print a hostile service's interaction id escaped", async () => {
     const directory = await stateDirectory();
     const env = environment(directory);
