@@ -280,9 +280,10 @@ export const commandSpecs: readonly CommandSpec[] = [
     ],
     notes: [
       "Takes the runs of switchyard run --no-wait that are due, reads their answers without asking",
-      "again, goes on with the answered ones (an approved action runs once) and asks about the",
-      "pending ones again after 1 s, 2 s, 4 s ... up to 30 s, without rewriting them; prints one",
-      "line per run. Run one on each of several machines sharing",
+      "again, goes on with the answered ones (an approved action runs once) and checks the pending",
+      "ones again after 1 s, 2 s, 4 s ... up to 30 s, without rewriting them or sending anything;",
+      "prints a line per run when it changes: one when its question is found still open (not one",
+      "per check), one when it ends. Run one on each of several machines sharing",
       "SWITCHYARD_DATABASE_URL: a worker that dies loses its runs to the others when its claims",
       "expire (a minute), and a call it had started is reported as of unknown outcome, never rerun.",
       "Services come from the environment as for run --no-wait.",
