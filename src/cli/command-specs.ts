@@ -68,7 +68,7 @@ export const runOptions: readonly OptionSpec[] = [
     name: "no-wait",
     type: "boolean",
     description:
-      "Stop at the first approval request instead of waiting for the answer: the run is saved, its id printed, and switchyard resume goes on with it later. The services the example uses must run outside this command (switchyard sim, or your own).",
+      "Stop at the first approval request instead of waiting for the answer: the run is saved, its id printed on stdout (and nothing else there, whether it stopped at a question or ended without one), and switchyard resume goes on with it later. The services the example uses must run outside this command (switchyard sim, or your own).",
   },
   {
     name: "max-tool-calls",
@@ -119,9 +119,11 @@ export const commandSpecs: readonly CommandSpec[] = [
       "data the run acts on) would go with it, so the messaging service and the other services the",
       "example uses must be outside: run switchyard sim in another shell and export the lines it",
       "prints, or set your services' variables. The reasoner may stay simulated (it keeps nothing).",
-      "A run that stopped at an approval prints its id on stdout (with --json: status suspended and",
-      "runId) and exits 0: that is the expected outcome of --no-wait. A run that needed no approval",
-      "prints its answer as usual; --json tells the two apart. The question stays open 24 hours.",
+      "With --no-wait, stdout carries the run's id and nothing else, however the run went, so",
+      "id=$(switchyard run <example> --no-wait) always captures an id: a run that stopped at an",
+      "approval exits 0 (the expected outcome of --no-wait); one that needed no approval ends as",
+      "usual, its answer on stderr, and switchyard runs show <id> prints it again. With --json, the",
+      "report (status suspended and runId, or the answer). The question stays open 24 hours.",
       ...stateDirectoryNotes,
       "Exit status: 0 the run completed (a refused approval reported by the agent is still a",
       "completed run) or, with --no-wait, stopped at an approval; 1 it did not complete (max_steps,",

@@ -369,6 +369,28 @@ describe("durable approval waits on the command line, as a user runs them", () =
     expect(await readdir(join(directory, "cli"))).toEqual([]);
   });
 
+  it("run --no-wait prints only the run id on stdout when no approval was needed too; the answer stays on stderr and in runs show", async () => {
+    const env = environment(await stateDirectory());
+    const task = "Remove every callback that points at hooks.never-used.example.";
+
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait", "--task", task], env);
+
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^run_\d{8}T\d{6}Z_[0-9a-f]{8}\n$/);
+    const runId = started.stdout.trim();
+    expect(started.stderr).toContain(
+      `The run completed without stopping at an approval; its answer and steps are above, and switchyard runs show ${runId} prints them again.`,
+    );
+    const shown = parseJsonLine<RunShowReport>(
+      (await switchyard(["runs", "show", runId, "--json"], env)).stdout,
+    );
+    expect(shown).toMatchObject({ runId, status: "completed", approvals: [] });
+    expect(shown.answer).toContain("hooks.never-used.example");
+    // The answer was shown as it streamed, on stderr.
+    expect(started.stderr).toContain(shown.answer!.slice(0, 40));
+    expect(questionsSent()).toBe(0);
+  });
+
   it("runs prints a table of the saved runs, filtered by status", async () => {
     const env = environment(await stateDirectory());
     const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
