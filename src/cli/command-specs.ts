@@ -169,8 +169,9 @@ export const commandSpecs: readonly CommandSpec[] = [
     ],
     notes: [
       "runs show <run-id> prints what a run did: its answer, each tool call with its outcome, each",
-      "approval (outcome, who, when, the action, its fingerprint) and its error; text a model or",
-      "service wrote is quoted and escaped. With --json, one object on stdout.",
+      "approval (outcome, who, when, the action, its fingerprint) and its error; arguments and",
+      "results print as JSON (a person's note as typed), other text a model or service wrote is",
+      "quoted; all of it escaped once. With --json, one object on stdout.",
       "runs wake <run-id> makes a suspended run due now (its answer came): an idle worker on",
       "PostgreSQL takes it at once, others at their next look.",
       "runs cancel <run-id> ends a suspended run for good: each question it waits for is withdrawn",
@@ -414,8 +415,9 @@ export const runsActionSpecs: readonly RunsActionSpec[] = [
     ],
     notes: [
       "Prints the run's answer, each tool call with its outcome, each approval (outcome, who, when,",
-      "the action, its fingerprint) and its error; text a model or service wrote is quoted and",
-      "escaped. switchyard runs lists the run ids.",
+      "the action, its fingerprint) and its error; arguments and results print as JSON (a person's",
+      "note as typed), other text a model or service wrote is quoted; all of it escaped once.",
+      "switchyard runs lists the run ids.",
       ...stateDirectoryNotes,
     ],
   },
