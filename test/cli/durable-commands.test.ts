@@ -190,7 +190,9 @@ describe("durable approval waits on the command line, as a user runs them", () =
     const text = await switchyard(["runs", "show", runId], env);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`answer:    "${completed.output}"`);
-    expect(text.stdout).toMatch(/step 2 {2}delete_callbacks \{"callback_ids":\[.*\]\} {2}succeeded/);
+    expect(text.stdout).toMatch(
+      /step 2 {2}delete_callbacks \{"callback_ids":\[.*\]\} {2}succeeded/,
+    );
     expect(text.stdout).toContain(
       `: approved by "subscription link ${simulators.messaging.approverLinkId}" at `,
     );
