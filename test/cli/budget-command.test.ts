@@ -100,6 +100,14 @@ describe("a run's budget on the command line", () => {
 
     expect(code, stderr).toBe(0);
     expect(parseJsonLine<RunReport>(stdout).status).toBe("completed");
+    // The question says what the agent wants to do with the extension; the progress shows it asked and answered.
+    expect(stderr).toContain(
+      "  ? the run's budget is spent; asking the person: Allow 1 more tool call in this run.\n",
+    );
+    expect(stderr).toMatch(
+      /- next, if extended: this tool call \(JSON\) \(the agent's words\):\n +\| \{"tool":"delete_callbacks","arguments":\{"callback_ids":\["/,
+    );
+    expect(stderr).toMatch(/\n {2}budget extension approved (by .+ )?after \S+\n/);
     const records = await auditRecords(audit);
     expect(records.map((record) => [record.action, record.outcome])).toEqual([
       ["extend_run_budget", "approved"],
@@ -109,7 +117,7 @@ describe("a run's budget on the command line", () => {
 
   it("--extend-budget denied: the run stops with budget_exhausted, exit 1, the denial recorded", async () => {
     const audit = join(directory, "denied.jsonl");
-    const { code, stdout } = await runCleanup(
+    const { code, stdout, stderr } = await runCleanup(
       "deny",
       ["--max-tool-calls", "1", "--extend-budget"],
       {
@@ -121,6 +129,8 @@ describe("a run's budget on the command line", () => {
     const report = parseJsonLine<RunReport>(stdout);
     expect(report.status).toBe("budget_exhausted");
     expect(report.error?.message).toContain("the extension was not approved (denied");
+    expect(stderr).toContain("  ? the run's budget is spent; asking the person: ");
+    expect(stderr).toMatch(/\n {2}budget extension refused \(denied\)( after \S+)?: /);
     expect(report.toolCalls.map((call) => call.status)).toEqual(["succeeded", "refused"]);
     const records = await auditRecords(audit);
     expect(records).toEqual([
