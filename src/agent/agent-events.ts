@@ -37,10 +37,17 @@ export type AgentEvent<Output = string> =
       /** The raw JSON text the model sent. */
       rawArguments: string;
     }
-  /** A tool call needs approval; the approver is being asked (not when a resumed run reads an earlier answer). */
+  /**
+   * A tool call needs approval; the approver is being asked (not when a
+   * resumed run reads an earlier answer). Also when the run's budget is
+   * spent and `onExhausted: "ask"` asks to extend it: `action.toolName` is
+   * `extend_run_budget`, `toolCallId` is `budget-extension-<n>`, and no
+   * `tool-call` event goes with it.
+   */
   | { type: "approval-request"; stepNumber: number; toolCallId: string; action: ApprovalAction }
   /**
-   * The approval gate decided. In a durable run `approval.outcome` may be
+   * The approval gate decided (about a tool call, or an extension of the
+   * budget: `toolName` `extend_run_budget`). In a durable run `approval.outcome` may be
    * `pending`: the call waits (its `tool-result` has status
    * `awaiting_approval`) and the run will end `suspended`.
    */

@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
+import { redactValue } from "../internal/redact.js";
+import type { ActionDetail } from "../tools/tool.js";
+import type { AgentEventSink } from "./agent-events.js";
 import {
   type ApprovalAuditSinks,
   recordApprovalDecision,
@@ -62,15 +65,23 @@ export class BudgetExhaustedError extends SwitchyardError {
   readonly max: number;
   /** What the run had spent of it. */
   readonly used: number;
+  /**
+   * The message without its advice: which budget was reached and why it was
+   * not extended, for a caller that words the way out in its own terms
+   * (the command line names its flags).
+   */
+  readonly reached: string;
 
   constructor(limit: BudgetLimit, max: number, used: number, why: string) {
     const what = limit === "toolCalls" ? "tool call" : "token";
+    const reached = `The run reached its budget of ${formatCount(max)} ${what}${max === 1 ? "" : "s"} (${formatCount(used)} used)${why}.`;
     super(
-      `The run reached its budget of ${formatCount(max)} ${what}${max === 1 ? "" : "s"} (${formatCount(used)} used)${why}. Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
+      `${reached} Start a new run with a larger budget, or with onExhausted: "ask" to let a person extend it.`,
     );
     this.limit = limit;
     this.max = max;
     this.used = used;
+    this.reached = reached;
   }
 }
 
@@ -155,7 +166,7 @@ export function budgetTokensUsed(usage: RunUsage): number {
   return usage.promptTokens + usage.completionTokens;
 }
 
-/** What asking to extend a budget needs: the approver, the audit sinks, the run. */
+/** What asking to extend a budget needs: the approver, the audit sinks, the run, its events. */
 export interface BudgetContext {
   budget: RunBudgetState;
   usage: RunUsage;
@@ -163,6 +174,8 @@ export interface BudgetContext {
   approver: Approver | undefined;
   audit: ApprovalAuditSinks;
   signal: AbortSignal;
+  /** The run's events: a question to extend the budget is an `approval-request` and its `approval-result`. */
+  emit: AgentEventSink;
 }
 
 /**
@@ -173,6 +186,7 @@ export interface BudgetContext {
  */
 export async function checkBudgetBeforeModelCall(
   context: BudgetContext,
+  stepNumber: number,
 ): Promise<BudgetExhaustedError | undefined> {
   const { budget } = context;
   const overrun = budgetOverrunError(budget);
@@ -181,7 +195,7 @@ export async function checkBudgetBeforeModelCall(
     if (budget.maxTokens === undefined) return undefined;
     const used = budgetTokensUsed(context.usage);
     if (used < budget.maxTokens) return undefined;
-    const refusal = await askToExtend(context);
+    const refusal = await askToExtend(context, { stepNumber, calls: [] });
     if (refusal !== undefined) {
       return new BudgetExhaustedError("tokens", budget.maxTokens, used, refusal);
     }
@@ -205,6 +219,7 @@ export function budgetOverrunError(budget: RunBudgetState): BudgetExhaustedError
 export async function admitToolCalls(
   calls: ModelToolCall[],
   context: BudgetContext | undefined,
+  stepNumber: number,
 ): Promise<{ admitted: ModelToolCall[]; beyondBudget: ToolCallRecord[] }> {
   if (!context) return { admitted: calls, beyondBudget: [] };
   const { budget } = context;
@@ -214,7 +229,9 @@ export async function admitToolCalls(
     budget.maxToolCalls !== undefined &&
     budget.toolCalls + calls.length > budget.maxToolCalls
   ) {
-    refusal = await askToExtend(context);
+    // The question shows the calls that would not run without the extension.
+    const room = Math.max(0, budget.maxToolCalls - budget.toolCalls);
+    refusal = await askToExtend(context, { stepNumber, calls: calls.slice(room) });
   }
   const room =
     budget.maxToolCalls === undefined
@@ -241,16 +258,25 @@ function beyondBudgetRecord(call: ModelToolCall, budget: RunBudgetState): ToolCa
 /** The tool name an extension question carries, in the audit trail and the fingerprint. */
 export const budgetExtensionToolName = "extend_run_budget";
 
+/** What the agent does next if the budget is extended: the calls beyond it, or (none) its next model call. */
+interface NextInRun {
+  stepNumber: number;
+  calls: readonly ModelToolCall[];
+}
+
 /**
  * Asks the approver to extend the budget by `extendBy`, through the same
- * gate and audit trail as a tool call. `undefined` when it was approved (the
- * limits are raised); otherwise why not, as words to add to the error.
+ * gate, audit trail and events as a tool call. `undefined` when it was
+ * approved (the limits are raised); otherwise why not, as words to add to
+ * the error.
  */
-async function askToExtend(context: BudgetContext): Promise<string | undefined> {
+async function askToExtend(context: BudgetContext, next: NextInRun): Promise<string | undefined> {
   const { budget } = context;
   if (budget.onExhausted !== "ask" || !budget.extendBy) return "";
   budget.extensions += 1;
-  const action = extensionAction(context);
+  const action = extensionAction(context, next.calls);
+  const { stepNumber } = next;
+  context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
   const requestedAt = new Date();
   const gated = await passApprovalGate({
     approver: context.approver,
@@ -265,6 +291,13 @@ async function askToExtend(context: BudgetContext): Promise<string | undefined> 
     gated.outcome === "approved" && gated.edited !== undefined ? editedExtension(gated) : gated,
     requestedAt,
   );
+  context.emit({
+    type: "approval-result",
+    stepNumber,
+    toolCallId: action.toolCallId,
+    toolName: action.toolName,
+    approval: decision,
+  });
   if (decision.outcome === "approved") {
     const { toolCalls, tokens } = budget.extendBy;
     if (budget.maxToolCalls !== undefined) budget.maxToolCalls += toolCalls;
@@ -293,8 +326,13 @@ function editedExtension(approval: ApprovedRecord): RefusedRecord {
   };
 }
 
-/** The question to extend the budget: exactly the extension, numbered, bound to this run's budget. */
-function extensionAction(context: BudgetContext): ApprovalAction {
+/**
+ * The question to extend the budget: exactly the extension, numbered, bound
+ * to this run's budget, and what the agent wants to do with it (the calls
+ * beyond the budget, each tool with its arguments as JSON, redacted as in
+ * any question), so the person knows what they allow.
+ */
+function extensionAction(context: BudgetContext, calls: readonly ModelToolCall[]): ApprovalAction {
   const { budget } = context;
   const extendBy = budget.extendBy ?? { toolCalls: 0, tokens: 0 };
   const toolCalls = budget.maxToolCalls !== undefined ? extendBy.toolCalls : 0;
@@ -324,6 +362,7 @@ function extensionAction(context: BudgetContext): ApprovalAction {
     description: {
       summary: `Allow ${describeExtension(toolCalls, tokens)} in this run.`,
       details: [
+        nextDetail(calls),
         { label: "spent so far", value: spent.join(", ") },
         { label: "extension", value: `number ${budget.extensions} of this run` },
         ...(context.runId !== undefined ? [{ label: "run", value: context.runId }] : []),
@@ -331,6 +370,38 @@ function extensionAction(context: BudgetContext): ApprovalAction {
       irreversible: false,
     },
   };
+}
+
+/**
+ * What the agent wants to do next: the tool calls waiting for the extension,
+ * one line of JSON each (the tool and its parsed arguments; arguments that
+ * are not JSON as their text), secrets redacted; or, with none, its next
+ * model call.
+ */
+function nextDetail(calls: readonly ModelToolCall[]): ActionDetail {
+  if (calls.length === 0) {
+    return { label: "next, if extended", value: "the agent calls the model again" };
+  }
+  const waiting = calls.map((call) => ({
+    tool: call.function.name,
+    arguments: parseArguments(call.function.arguments),
+  }));
+  return {
+    label:
+      calls.length === 1
+        ? "next, if extended: this tool call (JSON)"
+        : `next, if extended: these ${calls.length} tool calls (JSON, one a line)`,
+    text: waiting.map((call) => JSON.stringify(redactValue(call))).join("\n"),
+    writtenByAgent: true,
+  };
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** `10 more tool calls and 50,000 more tokens`. */

@@ -235,6 +235,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     approver: settings.approver,
     audit,
     signal,
+    emit,
   };
 
   try {
@@ -255,7 +256,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     }
     for (let stepNumber = journal.stepCount + 1; ; stepNumber++) {
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
-      const budgetSpent = budget && (await checkBudgetBeforeModelCall(budget));
+      const budgetSpent = budget && (await checkBudgetBeforeModelCall(budget, stepNumber));
       if (signal.aborted) return await finish("aborted", runAbortedError(signal));
       if (budgetSpent) return await finish("budget_exhausted", budgetSpent);
       emit({ type: "step-start", stepNumber });
@@ -295,7 +296,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       journal.openStep(message);
       const requested = requestedToolCalls(message);
       const { admitted, beyondBudget } = budget
-        ? await admitToolCalls(requested, budget)
+        ? await admitToolCalls(requested, budget, stepNumber)
         : { admitted: requested, beyondBudget: noCalls };
       for (const toolCall of beyondBudget) {
         const { toolCallId, toolName, rawArguments } = toolCall;

@@ -1,4 +1,5 @@
 import { MaxStepsExceededError } from "../agent/errors.js";
+import { BudgetExhaustedError } from "../agent/run-budget.js";
 import { ApiError, AuthenticationError, PermissionDeniedError } from "../errors/api-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { AbortedError, ConnectionError, TimeoutError } from "../errors/transport-errors.js";
@@ -42,6 +43,13 @@ export function describeFailure(error: unknown, context: FailureContext = {}): F
   }
   if (found instanceof MaxStepsExceededError)
     return describe(found.message, exitCodes.notCompleted);
+  if (found instanceof BudgetExhaustedError) {
+    const flag = found.limit === "toolCalls" ? "--max-tool-calls" : "--max-tokens";
+    return describe(
+      `${found.reached} Start a new run with a larger ${flag}, or add --extend-budget to let a person extend it.`,
+      exitCodes.notCompleted,
+    );
+  }
   if (
     found instanceof ConnectionError ||
     found instanceof TimeoutError ||
@@ -85,6 +93,7 @@ function findKnownError(error: unknown): unknown {
       current instanceof ConfigurationError ||
       current instanceof AbortedError ||
       current instanceof MaxStepsExceededError ||
+      current instanceof BudgetExhaustedError ||
       current instanceof ConnectionError ||
       current instanceof TimeoutError ||
       current instanceof ApiError

@@ -144,6 +144,8 @@ async function listFrom(
   io.stdout.write(formatTable(runs));
   if (runs.some((run) => run.status === "suspended")) {
     io.stderr.write("Resume a suspended run with: switchyard resume <run-id>\n");
+  } else if (!args.status || args.status.includes("suspended")) {
+    io.stderr.write("None of them is suspended: no run waits for an answer.\n");
   }
   return exitCodes.completed;
 }

@@ -219,7 +219,7 @@ function readFlags(
 ): { values: FlagValues; positionals: string[] } {
   try {
     const parsed = parseArgs({
-      args: [...args],
+      args: joinNegativeNumbers(args, options),
       options: Object.fromEntries(
         options.map((option) => [
           option.name,
@@ -233,6 +233,28 @@ function readFlags(
   } catch (error) {
     throw describeParseError(error, options, commandName);
   }
+}
+
+/**
+ * `--max-tool-calls -1` as `--max-tool-calls=-1`: `parseArgs` takes a value
+ * starting with "-" for an option of its own and would report a missing
+ * value; joined, the flag's own check names the number as wrong. Only a
+ * "-" followed by a digit is joined: no flag is spelled that way.
+ */
+function joinNegativeNumbers(args: readonly string[], options: readonly OptionSpec[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const next = args[index + 1];
+    const option = options.find((candidate) => arg === `--${candidate.name}`);
+    if (option?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
 }
 
 function describeParseError(error: unknown, options: readonly OptionSpec[], commandName: string) {
@@ -284,18 +306,19 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
 
 /** `--max-tool-calls N`, `--max-tokens N` and `--extend-budget` (by as much again); none given: no budget. */
 function readBudgetFlags(values: FlagValues): RunBudget | undefined {
-  const count = (flag: string): number | undefined => {
+  const count = (flag: string, unit: string): number | undefined => {
     const text = values[flag] as string | undefined;
     if (text === undefined) return undefined;
-    if (!/^\d{1,15}$/.test(text)) {
+    // A budget of 0 would end the run before it did anything: at least 1, and --extend-budget to go beyond.
+    if (!/^\d{1,15}$/.test(text) || Number(text) < 1) {
       throw usageError(
-        `--${flag} must be a whole number from 0, e.g. --${flag} 20; got "${text}".`,
+        `--${flag} must be a whole number of at least 1, e.g. --${flag} 20; got "${text}". To let a person allow more ${unit} when the budget runs out, add --extend-budget.`,
       );
     }
     return Number(text);
   };
-  const maxToolCalls = count("max-tool-calls");
-  const maxTokens = count("max-tokens");
+  const maxToolCalls = count("max-tool-calls", "tool calls");
+  const maxTokens = count("max-tokens", "tokens");
   const extend = values["extend-budget"] === true;
   if (maxToolCalls === undefined && maxTokens === undefined) {
     if (extend) {
@@ -311,10 +334,10 @@ function readBudgetFlags(values: FlagValues): RunBudget | undefined {
     ...(extend
       ? {
           onExhausted: "ask" as const,
-          // As much again; at least one, so an extension of a zero budget allows something.
+          // As much again.
           extendBy: {
-            ...(maxToolCalls !== undefined ? { toolCalls: Math.max(1, maxToolCalls) } : {}),
-            ...(maxTokens !== undefined ? { tokens: Math.max(1, maxTokens) } : {}),
+            ...(maxToolCalls !== undefined ? { toolCalls: maxToolCalls } : {}),
+            ...(maxTokens !== undefined ? { tokens: maxTokens } : {}),
           },
         }
       : {}),

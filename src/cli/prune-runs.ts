@@ -1,9 +1,13 @@
 import { RunNotResumableError } from "../agent/durable/durable-errors.js";
 import type { RunSummary } from "../agent/durable/run-store.js";
+import { checkRunStateSeal } from "../agent/durable/seal-run-state.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
+import { withdrawQuestions } from "./cancel-run.js";
 import type { CliIo } from "./cli-io.js";
 import { CommandError } from "./command-error.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import { parseDuration } from "./parse-duration.js";
 
 /**
@@ -19,7 +23,9 @@ export function parseAge(text: string | undefined): number {
  * states, execution records and the command's record of them) last updated
  * longer ago than the age, whatever their status but `running` (a run
  * marked running may have a process on it: `runs cancel --take-over` ends
- * it first). Prints the removed ids on stdout and a summary on stderr.
+ * it first). A suspended run's open questions are withdrawn first, as
+ * `runs cancel` withdraws them. Prints the removed ids on stdout, and on
+ * stderr a line per question withdrawn (or not) and a summary.
  */
 export async function pruneRuns(olderThan: string | undefined, io: CliIo): Promise<ExitCode> {
   const age = parseAge(olderThan);
@@ -62,7 +68,7 @@ async function pruneStoredRuns(
   const removed: string[] = [];
   for (const run of old.filter((candidate) => candidate.status !== "running")) {
     try {
-      await state.store.delete(run.runId);
+      await deleteRun(state, run, io);
     } catch (error) {
       if (!(error instanceof RunNotResumableError)) throw error;
       io.stderr.write(`note: ${error.message} It was left.\n`);
@@ -81,4 +87,52 @@ async function pruneStoredRuns(
     `Removed ${removed.length} ${removed.length === 1 ? "run" : "runs"} last updated more than ${ageText.trim()} ago from ${state.where}.\n`,
   );
   return exitCodes.completed;
+}
+
+/**
+ * Deletes one run. A suspended one is claimed first, so no worker resumes
+ * it meanwhile, and each question it waits for is withdrawn as
+ * `runs cancel` withdraws it ({@link withdrawQuestions}), one line each on
+ * stderr: nobody is left answering a question whose answer runs nothing.
+ * Rejects with `RunNotResumableError` when another process holds the run.
+ */
+async function deleteRun(state: RunStorage, run: RunSummary, io: CliIo): Promise<void> {
+  if (run.status !== "suspended") {
+    await state.store.delete(run.runId);
+    return;
+  }
+  const claim = await state.store.claim(run.runId);
+  try {
+    for (const line of await withdrawSavedQuestions(state, run.runId, io)) {
+      io.stderr.write(`${line}\n`);
+    }
+    await state.store.delete(run.runId, { claim });
+  } finally {
+    await claim.release().catch(() => {});
+  }
+}
+
+/**
+ * The withdrawal lines of a suspended run's questions. With
+ * `SWITCHYARD_STATE_KEY`, only a genuine saved state has its questions
+ * withdrawn (as `runs cancel` refuses one edited by hand); the run is
+ * deleted either way.
+ */
+async function withdrawSavedQuestions(
+  state: RunStorage,
+  runId: string,
+  io: CliIo,
+): Promise<string[]> {
+  const saved = await state.store.load(runId);
+  const stateKey = stateKeyOf(io.env);
+  if (stateKey !== undefined) {
+    try {
+      checkRunStateSeal(saved, stateKey, `run "${runId}"`);
+    } catch (error) {
+      return [
+        `note: the questions of run ${runId} were not withdrawn: ${escapeUntrustedText((error as Error).message)}; an answer to them runs nothing.`,
+      ];
+    }
+  }
+  return withdrawQuestions(saved, io);
 }

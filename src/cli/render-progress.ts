@@ -1,10 +1,12 @@
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
+import { budgetExtensionToolName } from "../agent/run-budget.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { describeActionLines, formatTarget } from "../approvers/messaging/approval-message-text.js";
 import { redactText } from "../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
 import type { TerminalAware } from "./cli-io.js";
+import { formatJsonText, formatJsonValue, parseJsonText } from "./format-json-text.js";
 import { formatDuration, truncate } from "./format-text.js";
 
 /** Options of {@link ProgressRenderer}. */
@@ -78,7 +80,7 @@ export class ProgressRenderer {
         return;
       case "tool-call":
         this.line(
-          `  -> ${event.toolName} ${truncate(escapeUntrustedText(redactText(event.rawArguments)), 100)}`,
+          `  -> ${escapeUntrustedText(event.toolName)} ${truncate(formatJsonText(event.rawArguments), 100)}`,
         );
         return;
       case "approval-request":
@@ -88,6 +90,8 @@ export class ProgressRenderer {
         const wait = this.#endWait(event.toolCallId);
         const after = wait ? ` after ${formatDuration(this.#now() - wait.startedAt)}` : "";
         const { approval } = event;
+        // The answer to the question to extend the budget, not to a tool call's.
+        const what = event.toolName === budgetExtensionToolName ? "budget extension " : "";
         if (approval.outcome === "approved") {
           const by = approval.approvedBy ? ` by ${escapeUntrustedText(approval.approvedBy)}` : "";
           const rule = approval.rule ? ` by rule ${quoteUntrustedValue(approval.rule)}` : "";
@@ -98,13 +102,10 @@ export class ProgressRenderer {
             ? `, and up to ${approval.standing.maxCalls} more like it until ${escapeUntrustedText(approval.standing.until)}`
             : "";
           const changed = approval.edited ? " with changes" : "";
-          this.line(`  approved${changed}${by}${rule}${covered}${after}${standing}`);
+          this.line(`  ${what}approved${changed}${by}${rule}${covered}${after}${standing}`);
           if (approval.edited) {
             // What runs is the person's change, not the call shown above: say so.
-            const ran = truncate(
-              escapeUntrustedText(redactText(describeArguments(approval.edited.arguments))),
-              100,
-            );
+            const ran = truncate(formatJsonValue(approval.edited.arguments), 100);
             this.line(`  what runs instead: ${ran}`);
           }
           if (approval.note !== undefined) {
@@ -112,13 +113,13 @@ export class ProgressRenderer {
           }
         } else if (approval.outcome === "expired") {
           const reason = truncate(escapeUntrustedText(approval.reason), 200);
-          this.line(`  expired, not refused${after}: ${reason}`);
+          this.line(`  ${what}expired, not refused${after}: ${reason}`);
         } else if (approval.outcome === "refused") {
           const reason = truncate(
             escapeUntrustedText(withoutNote(approval.reason, approval.note)),
             200,
           );
-          this.line(`  refused (${escapeUntrustedText(approval.code)})${after}: ${reason}`);
+          this.line(`  ${what}refused (${escapeUntrustedText(approval.code)})${after}: ${reason}`);
           if (approval.note !== undefined) {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
           }
@@ -204,7 +205,11 @@ export class ProgressRenderer {
     const { summary, irreversible } = action.description;
     const undo = irreversible === false ? "" : " (cannot be undone)";
     const shownSummary = truncate(escapeUntrustedText(redactText(summary)), 200);
-    this.line(`  ? approval needed for ${action.toolName}: ${shownSummary}${undo}`);
+    this.line(
+      action.toolName === budgetExtensionToolName
+        ? `  ? the run's budget is spent; asking the person: ${shownSummary}`
+        : `  ? approval needed for ${escapeUntrustedText(action.toolName)}: ${shownSummary}${undo}`,
+    );
     if (this.#approvalDetails) {
       if (action.target) this.line(`      where: ${formatTarget(action.target)}`);
       const lines = describeActionLines(action.description);
@@ -311,47 +316,32 @@ function describeOutcome(call: ToolCallRecord): string {
 
 /** An edited call's tool message holds the person's change around the result: the result. */
 function editedResult(content: string): string {
-  try {
-    const message = JSON.parse(content) as { result?: unknown };
-    return typeof message.result === "string"
-      ? message.result
-      : (JSON.stringify(message.result) ?? content);
-  } catch {
-    return content;
-  }
-}
-
-/** Arguments on one line, as the tool-call line shows them. */
-function describeArguments(args: unknown): string {
-  try {
-    return JSON.stringify(args) ?? String(args);
-  } catch {
-    return String(args);
-  }
+  const message = parseJsonText(content)?.value as { result?: unknown } | undefined;
+  if (message === undefined || typeof message !== "object" || message === null) return content;
+  return typeof message.result === "string"
+    ? message.result
+    : (JSON.stringify(message.result) ?? content);
 }
 
 /**
  * `{"callbacks":[...12],"total":12}` -> `callbacks: 12 items, total: 12`,
- * escaped: the keys and values are what a service answered.
+ * escaped once: the keys as text, the values as JSON (a person's note as
+ * they typed it), since both are what a service answered.
  */
 function summarizeContent(content: string): string {
-  return escapeUntrustedText(summarizeJson(content));
-}
-
-function summarizeJson(content: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return truncate(content, 120);
-  }
+  const parsed = parseJsonText(content);
+  const value = parsed?.value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return truncate(content, 120);
+    return parsed
+      ? truncate(formatJsonValue(value), 120)
+      : escapeUntrustedText(truncate(redactText(content), 120));
   }
   const parts = Object.entries(value).map(([key, inner]) => {
-    if (Array.isArray(inner)) return `${key}: ${inner.length} item${inner.length === 1 ? "" : "s"}`;
-    if (typeof inner === "object" && inner !== null) return `${key}: {...}`;
-    return `${key}: ${truncate(JSON.stringify(inner) ?? "null", 60)}`;
+    const name = escapeUntrustedText(key);
+    if (Array.isArray(inner))
+      return `${name}: ${inner.length} item${inner.length === 1 ? "" : "s"}`;
+    if (typeof inner === "object" && inner !== null) return `${name}: {...}`;
+    return `${name}: ${truncate(formatJsonValue(inner), 60)}`;
   });
   return truncate(parts.join(", "), 160);
 }

@@ -157,6 +157,7 @@ export async function runExample(
     return writeRunOutcome(result, {
       io,
       json: options.json === true,
+      noWait,
       report: {
         example: example.name,
         task,

@@ -7,6 +7,7 @@ import { runCancelledName } from "./cancel-run.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { formatJsonText } from "./format-json-text.js";
 import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 
@@ -263,7 +264,7 @@ export function formatRunShowReport(report: RunShowReport): string {
   lines.push(report.toolCalls.length === 0 ? "tool calls: none" : "tool calls:");
   for (const call of report.toolCalls) {
     lines.push(
-      `  step ${call.stepNumber}  ${escapeUntrustedText(call.toolName)} ${quoteUntrustedValue(call.arguments)}  ${call.status === "outcome_unknown" ? "outcome unknown" : (call.status ?? "(not recorded)")}  [${escapeUntrustedText(call.toolCallId)}]`,
+      `  step ${call.stepNumber}  ${escapeUntrustedText(call.toolName)} ${formatJsonText(call.arguments)}  ${call.status === "outcome_unknown" ? "outcome unknown" : (call.status ?? "(not recorded)")}  [${escapeUntrustedText(call.toolCallId)}]`,
     );
     if (call.result !== null) lines.push(`    result: ${shortened(call.result)}`);
   }
@@ -283,7 +284,7 @@ export function formatRunShowReport(report: RunShowReport): string {
           : "";
     const when = approval.decidedAt !== null ? ` at ${approval.decidedAt}` : "";
     lines.push(
-      `  ${escapeUntrustedText(approval.toolName)} ${quoteUntrustedValue(approval.arguments)}: ${approval.outcome}${who}${when}`,
+      `  ${escapeUntrustedText(approval.toolName)} ${formatJsonText(approval.arguments)}: ${approval.outcome}${who}${when}`,
     );
     lines.push(
       `    fingerprint ${approval.fingerprint === null ? "(none)" : escapeUntrustedText(approval.fingerprint)}, interaction ${approval.interactionId === null ? "(none)" : escapeUntrustedText(approval.interactionId)}`,
@@ -295,8 +296,11 @@ export function formatRunShowReport(report: RunShowReport): string {
 /** Longest tool result shown whole in the text view; `--json` always has all of it. */
 const shownResultChars = 300;
 
+/** A tool message as JSON (or quoted text), cut after `shownResultChars` of what it shows. */
 function shortened(result: string): string {
-  if (result.length <= shownResultChars) return quoteUntrustedValue(result);
-  const rest = result.length - shownResultChars;
-  return `${quoteUntrustedValue(result.slice(0, shownResultChars))}... (${rest} more characters; --json shows all)`;
+  const shown = formatJsonText(result);
+  if (shown.length <= shownResultChars) return shown;
+  // Not inside an escape: a cut `\u00` would read as something else.
+  const end = shown.slice(0, shownResultChars).replace(/\\[^\s]{0,9}$/, "").length;
+  return `${shown.slice(0, end)}... (${shown.length - end} more characters; --json shows all)`;
 }

@@ -104,6 +104,7 @@ export async function workRuns(
       return example.createAgent((await resolved).services);
     };
     const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    const waits = new WaitLines();
     // The questions of runs given up on, being withdrawn: waited for before the store closes.
     const withdrawals = new Set<Promise<void>>();
     const worker = new RunWorker({
@@ -126,7 +127,8 @@ export async function workRuns(
       },
       logger,
       onRunSettled: (outcome) => {
-        io.stdout.write(`${describeOutcome(outcome)}\n`);
+        const line = waits.lineFor(outcome);
+        if (line !== undefined) io.stdout.write(`${line}\n`);
         if (!outcome.gaveUp) return;
         const withdrawal = withdrawAfterGivingUp(opened, outcome.runId, io).finally(() =>
           withdrawals.delete(withdrawal),
@@ -190,6 +192,51 @@ export async function workRuns(
 }
 
 /**
+ * Which settled runs get a line: every one but a run still waiting as it was
+ * at its last line. A run whose question is still open is checked again and
+ * again (every few seconds at first); a line per check would read as if the
+ * person were asked each time, so it has one line when it starts waiting
+ * (or waits for other questions), and the next when that changes.
+ */
+class WaitLines {
+  /** Per run still waiting: what it waits for, as its last line said. */
+  readonly #waiting = new Map<string, string>();
+
+  /** The line for this outcome; `undefined` when the run waits as its last line said. */
+  lineFor(outcome: RunWorkerOutcome): string | undefined {
+    const { runId } = outcome;
+    const waitingFor = waitingForOf(outcome);
+    const before = this.#waiting.get(runId);
+    if (waitingFor === undefined) {
+      this.#waiting.delete(runId);
+      return describeOutcome(outcome);
+    }
+    this.#waiting.set(runId, waitingFor);
+    // Checked and still open: the same wait as the line before, whatever it named.
+    if (before !== undefined && (waitingFor === "" || waitingFor === before)) return undefined;
+    return describeOutcome(outcome);
+  }
+}
+
+/**
+ * What a settled run waits for: `""` when a check found its questions still
+ * open, the calls it waits for when a resume suspended it again, and
+ * `undefined` when it does not wait (it ended, or could not be resumed).
+ */
+function waitingForOf(outcome: RunWorkerOutcome): string | undefined {
+  if (outcome.error) return undefined;
+  if (outcome.stillPending) return "";
+  if (outcome.result?.status !== "suspended") return undefined;
+  return (outcome.result.steps.at(-1)?.toolCalls ?? [])
+    .flatMap((call) =>
+      call.status === "awaiting_approval"
+        ? [`${call.toolName} (interaction ${call.approval.interactionId})`]
+        : [],
+    )
+    .join(", ");
+}
+
+/**
  * One line per run the worker settles: `<run id> <status>`, and why when it
  * did not complete (service and model text escaped, on one line).
  */
@@ -204,10 +251,14 @@ function describeOutcome(outcome: RunWorkerOutcome): string {
     return `${outcome.runId} not resumed${taken}: ${error} (tried again later${attempt})`;
   }
   if (outcome.stillPending) {
-    return `${outcome.runId} still waiting for an answer (asked again at ${outcome.stillPending.nextCheckAt.toISOString()})`;
+    return `${outcome.runId} waiting for an answer: checked, its question is still open (nothing was sent again); the worker keeps checking and prints a line when that changes`;
   }
   const status = outcome.result?.status ?? "unknown";
-  const what = status === "suspended" ? "still waiting for an answer" : status;
+  const waitingFor = waitingForOf(outcome);
+  const what =
+    status === "suspended"
+      ? `waiting for an answer${waitingFor ? ` about ${escapeUntrustedText(waitingFor)}` : ""}: the worker checks its question and prints a line when that changes`
+      : status;
   const error = outcome.result?.error;
   const why =
     error && status !== "suspended"

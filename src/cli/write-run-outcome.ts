@@ -18,13 +18,21 @@ export interface RunOutcomeOptions {
    * @default "run"
    */
   command?: "run" | "resume" | undefined;
+  /**
+   * `switchyard run --no-wait`: stdout carries the run's id and nothing
+   * else, however the run ended, so `id=$(switchyard run ... --no-wait)`
+   * always captures an id; the answer stays on stderr, and `runs show`
+   * prints it again. (With `json`, the report, which holds both.)
+   * @default false
+   */
+  noWait?: boolean | undefined;
 }
 
 /**
  * Writes how the run ended: a summary line on stderr (with the reason when it
  * did not complete, or what it waits for when it suspended), then on stdout
- * the JSON report, the answer, or for a suspended run its id. Returns the
- * exit status.
+ * the JSON report, the answer, or for a suspended run (and for any run with
+ * `noWait`) its id. Returns the exit status.
  */
 export function writeRunOutcome(result: RunResult, options: RunOutcomeOptions): ExitCode {
   const { io, report } = options;
@@ -63,6 +71,14 @@ export function writeRunOutcome(result: RunResult, options: RunOutcomeOptions): 
   }
   if (options.json) {
     json();
+  } else if (options.noWait) {
+    // Only a saved run has an id to resume or show.
+    if (result.state !== undefined && result.runId !== undefined) {
+      io.stderr.write(
+        `The run ${result.status === "completed" ? "completed" : "ended"} without stopping at an approval; its answer and steps are above, and switchyard runs show ${result.runId} prints them again. Only its id goes to stdout (--no-wait).\n`,
+      );
+      io.stdout.write(`${result.runId}\n`);
+    }
   } else if (result.output !== "" && !(io.stdout.isTTY && io.stderr.isTTY)) {
     // On a terminal the answer was just shown as it streamed; elsewhere stdout carries it.
     io.stdout.write(`${result.output}\n`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
+import type { AgentEvent } from "../../src/agent/agent-events.js";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
 import { BudgetExhaustedError } from "../../src/agent/run-budget.js";
@@ -140,6 +141,75 @@ describe("a budget a person can extend", () => {
         fingerprint: action?.fingerprint,
       }),
     ]);
+  });
+
+  it("says what the agent wants to do next: the calls beyond the budget, as JSON, secrets redacted", async () => {
+    const { tool } = addNumbersTool();
+    const approver = new ScriptedApprover(["deny"]);
+    const events: AgentEvent[] = [];
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [add(1, 2), add(3, 4), add(5, 6)] },
+        { text: "done" },
+      ]),
+      tools: [tool],
+      approver,
+      budget: askBudget,
+    });
+    const stream = agent.stream("add");
+    for await (const event of stream) events.push(event as AgentEvent);
+
+    const { action } = approver.requests[0] ?? {};
+    expect(action?.description.details).toContainEqual({
+      label: "next, if extended: this tool call (JSON)",
+      text: '{"tool":"add_numbers","arguments":{"a":5,"b":6}}',
+      writtenByAgent: true,
+    });
+    // The question and its answer are events, as a tool call's are.
+    const asked = events.filter(
+      (event) => event.type === "approval-request" || event.type === "approval-result",
+    );
+    expect(asked).toEqual([
+      expect.objectContaining({
+        type: "approval-request",
+        stepNumber: 1,
+        toolCallId: "budget-extension-1",
+        action,
+      }),
+      expect.objectContaining({
+        type: "approval-result",
+        stepNumber: 1,
+        toolCallId: "budget-extension-1",
+        toolName: "extend_run_budget",
+        approval: expect.objectContaining({ outcome: "refused", code: "denied" }),
+      }),
+    ]);
+  });
+
+  it("redacts a secret in the arguments of the calls it shows", async () => {
+    const echo = defineTool({
+      name: "send_note",
+      description: "Sends a note.",
+      parameters: z.object({ text: z.string(), token: z.string() }),
+      execute: async () => ({ sent: true }),
+    });
+    const approver = new ScriptedApprover(["deny"]);
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [{ name: "send_note", arguments: { text: "hi", token: "sk-live-123456789" } }],
+        },
+        { text: "done" },
+      ]),
+      tools: [echo],
+      approver,
+      budget: { maxToolCalls: 0, onExhausted: "ask", extendBy: { toolCalls: 1 } },
+    });
+    await agent.run("note");
+    const shown = JSON.stringify(approver.requests[0]?.action.description);
+    expect(shown).toContain("send_note");
+    expect(shown).toContain('\\"arguments\\":{\\"text\\":\\"hi\\",\\"token\\":\\"[redacted]\\"}');
+    expect(shown).not.toContain("sk-live-123456789");
   });
 
   it("states tool calls and tokens together, with thousands separated", async () => {

@@ -71,6 +71,11 @@ describe("a run's budget on the command line", () => {
     expect(stderr).toMatch(
       /run budget_exhausted \(.*\): The run reached its budget of 1 tool call \(1 used\)/,
     );
+    // The way out is the command's flags, not the library's options.
+    expect(stderr).toContain(
+      "Start a new run with a larger --max-tool-calls, or add --extend-budget to let a person extend it.",
+    );
+    expect(stderr).not.toContain("onExhausted");
   });
 
   it("--max-tokens stops the run before its next model call", async () => {
@@ -95,6 +100,14 @@ describe("a run's budget on the command line", () => {
 
     expect(code, stderr).toBe(0);
     expect(parseJsonLine<RunReport>(stdout).status).toBe("completed");
+    // The question says what the agent wants to do with the extension; the progress shows it asked and answered.
+    expect(stderr).toContain(
+      "  ? the run's budget is spent; asking the person: Allow 1 more tool call in this run.\n",
+    );
+    expect(stderr).toMatch(
+      /- next, if extended: this tool call \(JSON\) \(the agent's words\):\n +\| \{"tool":"delete_callbacks","arguments":\{"callback_ids":\["/,
+    );
+    expect(stderr).toMatch(/\n {2}budget extension approved (by .+ )?after \S+\n/);
     const records = await auditRecords(audit);
     expect(records.map((record) => [record.action, record.outcome])).toEqual([
       ["extend_run_budget", "approved"],
@@ -104,7 +117,7 @@ describe("a run's budget on the command line", () => {
 
   it("--extend-budget denied: the run stops with budget_exhausted, exit 1, the denial recorded", async () => {
     const audit = join(directory, "denied.jsonl");
-    const { code, stdout } = await runCleanup(
+    const { code, stdout, stderr } = await runCleanup(
       "deny",
       ["--max-tool-calls", "1", "--extend-budget"],
       {
@@ -116,6 +129,8 @@ describe("a run's budget on the command line", () => {
     const report = parseJsonLine<RunReport>(stdout);
     expect(report.status).toBe("budget_exhausted");
     expect(report.error?.message).toContain("the extension was not approved (denied");
+    expect(stderr).toContain("  ? the run's budget is spent; asking the person: ");
+    expect(stderr).toMatch(/\n {2}budget extension refused \(denied\)( after \S+)?: /);
     expect(report.toolCalls.map((call) => call.status)).toEqual(["succeeded", "refused"]);
     const records = await auditRecords(audit);
     expect(records).toEqual([
@@ -146,10 +161,17 @@ describe("a run's budget on the command line", () => {
   });
 
   it("bad budget flags are usage errors (exit 2) that say what to write", async () => {
-    const notANumber = await switchyard(["run", "callback-cleanup", "--max-tool-calls", "many"]);
-    expect(notANumber.code).toBe(2);
-    expect(notANumber.stderr).toContain(
-      '--max-tool-calls must be a whole number from 0, e.g. --max-tool-calls 20; got "many".',
+    for (const given of ["many", "-1", "0"]) {
+      const wrong = await switchyard(["run", "callback-cleanup", "--max-tool-calls", given]);
+      expect(wrong.code, given).toBe(2);
+      expect(wrong.stderr).toContain(
+        `--max-tool-calls must be a whole number of at least 1, e.g. --max-tool-calls 20; got "${given}". To let a person allow more tool calls when the budget runs out, add --extend-budget.`,
+      );
+    }
+    const noTokens = await switchyard(["run", "callback-cleanup", "--max-tokens", "0"]);
+    expect(noTokens.code).toBe(2);
+    expect(noTokens.stderr).toContain(
+      '--max-tokens must be a whole number of at least 1, e.g. --max-tokens 20; got "0". To let a person allow more tokens when the budget runs out, add --extend-budget.',
     );
     const nothingToExtend = await switchyard(["run", "callback-cleanup", "--extend-budget"]);
     expect(nothingToExtend.code).toBe(2);

@@ -190,7 +190,9 @@ describe("durable approval waits on the command line, as a user runs them", () =
     const text = await switchyard(["runs", "show", runId], env);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`answer:    "${completed.output}"`);
-    expect(text.stdout).toMatch(/step 2 {2}delete_callbacks "\{.*\}" {2}succeeded/);
+    expect(text.stdout).toMatch(
+      /step 2 {2}delete_callbacks \{"callback_ids":\[.*\]\} {2}succeeded/,
+    );
     expect(text.stdout).toContain(
       `: approved by "subscription link ${simulators.messaging.approverLinkId}" at `,
     );
@@ -369,6 +371,28 @@ describe("durable approval waits on the command line, as a user runs them", () =
     expect(await readdir(join(directory, "cli"))).toEqual([]);
   });
 
+  it("run --no-wait prints only the run id on stdout when no approval was needed too; the answer stays on stderr and in runs show", async () => {
+    const env = environment(await stateDirectory());
+    const task = "Remove every callback that points at hooks.never-used.example.";
+
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait", "--task", task], env);
+
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/^run_\d{8}T\d{6}Z_[0-9a-f]{8}\n$/);
+    const runId = started.stdout.trim();
+    expect(started.stderr).toContain(
+      `The run completed without stopping at an approval; its answer and steps are above, and switchyard runs show ${runId} prints them again.`,
+    );
+    const shown = parseJsonLine<RunShowReport>(
+      (await switchyard(["runs", "show", runId, "--json"], env)).stdout,
+    );
+    expect(shown).toMatchObject({ runId, status: "completed", approvals: [] });
+    expect(shown.answer).toContain("hooks.never-used.example");
+    // The answer was shown as it streamed, on stderr.
+    expect(started.stderr).toContain(shown.answer!.slice(0, 40));
+    expect(questionsSent()).toBe(0);
+  });
+
   it("runs prints a table of the saved runs, filtered by status", async () => {
     const env = environment(await stateDirectory());
     const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
@@ -468,6 +492,50 @@ describe("orphaned runs: runs cancel and runs prune", () => {
       parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout).runs,
     ).toEqual([]);
     expect(await readdir(join(directory, "cli"))).toEqual([]);
+  });
+
+  it("prune withdraws a suspended run's open question, as cancel does, before removing the run", async () => {
+    const directory = await stateDirectory();
+    const env = environment(directory);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    const [interaction] = simulators.messaging.interactions();
+    const interactionId = interaction!.interaction_id;
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("pending");
+    const store = new FileRunStore({ directory });
+    const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+    await utimes(store.pathOf(runId), weekAgo, weekAgo);
+
+    const pruned = await switchyard(["runs", "prune", "--older-than", "7d"], env);
+
+    expect(pruned).toMatchObject({ code: 0, stdout: `${runId}\n` });
+    expect(pruned.stderr).toContain(
+      `withdrew the question about delete_callbacks (interaction ${interactionId}).`,
+    );
+    expect(pruned.stderr).toContain("Removed 1 run last updated more than 7d ago");
+    expect(simulators.messaging.interaction(interactionId)?.state).toBe("canceled");
+    expect(
+      parseJsonLine<RunsReport>((await switchyard(["runs", "--json"], env)).stdout).runs,
+    ).toEqual([]);
+    expect(deletionsReceived()).toHaveLength(0);
+  });
+
+  it("runs says when none of the runs is suspended, and nothing about resuming", async () => {
+    const env = environment(await stateDirectory());
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    const runId = started.stdout.trim();
+    const waiting = await switchyard(["runs"], env);
+    expect(waiting.stderr).toContain("Resume a suspended run with: switchyard resume <run-id>");
+    await switchyard(["runs", "cancel", runId], env);
+
+    const listed = await switchyard(["runs"], env);
+
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${runId} +callback-cleanup +aborted `, "m"));
+    expect(listed.stderr).toBe("None of them is suspended: no run waits for an answer.\n");
+    const aborted = await switchyard(["runs", "--status", "aborted"], env);
+    expect(aborted.stderr).toBe("");
   });
 
   it("runs and runs cancel print a hostile service's interaction id escaped", async () => {

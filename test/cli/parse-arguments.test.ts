@@ -189,6 +189,37 @@ describe("parseCommandLine", () => {
     );
   });
 
+  it("reads a negative number after a numeric flag as that flag's wrong value, not as a missing one", () => {
+    expect(usageMessage(["worker", "--concurrency", "-1"])).toBe(
+      '--concurrency must be a whole number from 1 to 1000, got "-1".',
+    );
+    expect(usageMessage(["worker", "--max-attempts", "-3"])).toMatch(
+      /^--max-attempts must be a whole number, at least 1 .*got "-3"\.$/,
+    );
+    expect(usageMessage(["worker", "--checks-per-second", "-0.5"])).toMatch(
+      /^--checks-per-second must be a positive number .*got "-0\.5"\.$/,
+    );
+    expect(usageMessage(["worker", "--recheck-after", "-5s"])).toMatch(
+      /^--recheck-after needs a duration, .*got "-5s"\.$/,
+    );
+    expect(usageMessage(["sim", "--port", "-7000"])).toBe(
+      '--port must be a whole number from 1 to 65532 (the first of four ports), got "-7000".',
+    );
+    expect(usageMessage(["mcp", "--http", "-1"])).toBe(
+      '--http must be a port number from 0 (a free port) to 65535, got "-1".',
+    );
+    expect(usageMessage(["run", "callback-cleanup", "--max-tokens", "-100"])).toMatch(
+      /^--max-tokens must be a whole number of at least 1, .*got "-100"\. .*--extend-budget\.$/,
+    );
+    // A flag's own name still ends a missing value, and text may start with a digit's minus.
+    expect(usageMessage(["run", "callback-cleanup", "--task", "--json"])).toMatch(
+      /^--task needs a value/,
+    );
+    expect(parseCommandLine(["run", "order-report", "--task", "-5% on all"])).toMatchObject({
+      arguments: { task: "-5% on all" },
+    });
+  });
+
   it("names each mistake and the way out", () => {
     expect(usageMessage(["deploy"])).toBe(
       'Unknown command "deploy"; the commands are run, runs, resume, worker, examples, sim, mcp and audit (see switchyard --help).',

@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { type AgentEvent, type ApprovalAction, ToolExecutionError } from "switchyard-agents";
 import { ProgressRenderer } from "switchyard-agents/cli";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { toolMessages } from "../../src/agent/tool-messages.js";
 
 function capture(terminal: boolean) {
   const stream = Object.assign(new PassThrough(), { isTTY: terminal });
@@ -119,6 +120,37 @@ describe("ProgressRenderer", () => {
     progress.close();
   });
 
+  it("prints a tool call's arguments as JSON and a person's note in its result as they typed it, escaped once", () => {
+    const output = capture(false);
+    const progress = new ProgressRenderer({ stream: output.stream });
+    progress.handle({
+      type: "tool-call",
+      stepNumber: 1,
+      toolCallId: "call_1",
+      toolName: "delete_callbacks",
+      rawArguments: '{"callback_ids":["cb_\\"1"]}',
+    });
+    progress.handle({
+      type: "tool-result",
+      stepNumber: 1,
+      toolCall: {
+        toolCallId: "call_1",
+        toolName: "delete_callbacks",
+        rawArguments: "{}",
+        result: {},
+        status: "succeeded",
+        content: toolMessages.withPersonNote('{"deleted":1}', 'looks "right"\x1b[2J'),
+      },
+    });
+    progress.close();
+
+    const written = output.written();
+    expect(written).toContain('  -> delete_callbacks {"callback_ids":["cb_\\"1"]}\n');
+    expect(written).toContain('person_note: "looks \\"right\\"\\u001b[2J"');
+    expect(written).not.toContain('\\\\"');
+    expect(written.replaceAll("\n", "")).not.toMatch(/\p{Cc}/u);
+  });
+
   it("writes out what a service gave: a tool result's keys and values, errors, interaction ids", () => {
     const output = capture(false);
     const progress = new ProgressRenderer({ stream: output.stream });
@@ -160,7 +192,8 @@ describe("ProgressRenderer", () => {
     progress.close();
 
     const written = output.written();
-    expect(written).toContain('ok \\x1b[2Jkey\\u202e: "\\\\u001b]0;x\\\\u0007"');
+    // The key as text, the value as JSON: each escaped once.
+    expect(written).toContain('ok \\x1b[2Jkey\\u202e: "\\u001b]0;x\\u0007"');
     expect(written).toContain("service said \\x1b[31mok\\u2028Approved");
     expect(written).toContain("approval pending (interaction i\\x1b[1A\\u202e)");
     expect(written.replaceAll("\n", "")).not.toMatch(/[\p{Cc}\p{Cf}\u2028]/u);

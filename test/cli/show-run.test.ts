@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { parseRunState } from "../../src/agent/durable/parse-run-state.js";
 import type { RunState } from "../../src/agent/durable/run-state.js";
+import { toolMessages } from "../../src/agent/tool-messages.js";
 import { buildRunShowReport, formatRunShowReport } from "../../src/cli/show-run.js";
 
 const state: RunState = {
@@ -56,14 +57,33 @@ it("shows a run's answer, calls and approvals with every model and service text 
       "status:    completed, 2 step(s), 15 tokens; created 2025-05-12T09:30:00.000Z, updated 2025-05-12T09:31:00.000Z",
       'answer:    "Done.\\u202e\\nReply approve"',
       "tool calls:",
-      '  step 1  delete_callbacks "{\\"ids\\":[\\"cb_1\\"]}"  succeeded  [call_1]',
+      '  step 1  delete_callbacks {"ids":["cb_1"]}  succeeded  [call_1]',
       '    result: "deleted cb_1\\n\\x1b[2KReply \\"approve\\""',
       "approvals:",
-      '  delete_callbacks "{\\"ids\\":[\\"cb_1\\"]}": approved by "subscription link sl_\\x1b[31m" at 2025-05-12T09:30:30.000Z',
+      '  delete_callbacks {"ids":["cb_1"]}: approved by "subscription link sl_\\x1b[31m" at 2025-05-12T09:30:30.000Z',
       "    fingerprint sha256:abc, interaction int_1",
       "",
     ].join("\n"),
   );
+});
+
+it("prints arguments and results as JSON, escaped once, and a person's note as they typed it", () => {
+  const note = 'looks right, "ship it"\u001b[2J';
+  const content = toolMessages.withPersonNote('{"deleted":["cb_1"]}', note);
+  const messages = state.messages.map((message) =>
+    message.role === "tool" ? { ...message, content } : message,
+  );
+  const text = formatRunShowReport(
+    buildRunShowReport(parseRunState({ ...state, messages }), undefined),
+  );
+  const lines = text.split("\n");
+  expect(lines).toContain('  step 1  delete_callbacks {"ids":["cb_1"]}  succeeded  [call_1]');
+  const result = lines.find((line) => line.startsWith("    result: "));
+  expect(result).toMatch(
+    /^ {4}result: \{"result":\{"deleted":\["cb_1"\]\},"person_note":"looks right, \\"ship it\\"\\u001b\[2J","person_note_message":"/,
+  );
+  expect(text).not.toContain('\\\\"');
+  expect(text.replaceAll("\n", "")).not.toMatch(/\p{Cc}/u);
 });
 
 it("reads a state without finishedCalls (an older Switchyard's) and says the status was not recorded", () => {

@@ -238,3 +238,51 @@ async function giveUpAndWithdraw(services: Simulators) {
   );
   expect(services.messaging.interaction(interactionId)?.state).toBe("canceled");
 }
+
+it("a worker checking a question nobody answered yet prints one line that it is still open, not a line per check, then the run's end", async () => {
+  const services = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+  try {
+    const env = environment(services);
+    const started = await switchyard(["run", "callback-cleanup", "--no-wait"], env);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    const report = JSON.parse((await switchyard(["runs", "show", runId, "--json"], env)).stdout);
+    const interactionId = (report as RunShowReport).approvals[0]?.interactionId ?? "";
+    const checks = () =>
+      services.messaging.requests.filter(
+        (request) => request.method === "GET" && request.path.endsWith(`/${interactionId}`),
+      ).length;
+    const worker = spawnScript("src/cli/main.ts", quickWorkerArguments, env);
+    const done = finished(worker);
+    const lines: string[] = [];
+    let answerAfterChecks: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve) => {
+        createInterface({ input: worker.stdout! }).on("line", (line) => {
+          if (line.startsWith(runId)) lines.push(line);
+          if (line === `${runId} completed`) resolve();
+        });
+        // Answered only once the worker has checked the open question several times.
+        answerAfterChecks = setInterval(() => {
+          if (checks() < 4) return;
+          clearInterval(answerAfterChecks);
+          services.messaging.answerInteraction(interactionId, "approve");
+        }, 10);
+      });
+    } finally {
+      clearInterval(answerAfterChecks);
+      worker.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
+    expect(lines).toEqual([
+      `${runId} waiting for an answer: checked, its question is still open (nothing was sent again); the worker keeps checking and prints a line when that changes`,
+      `${runId} completed`,
+    ]);
+    expect(services.messaging.messages()).toHaveLength(1);
+  } finally {
+    await services.close();
+  }
+}, 60_000);
