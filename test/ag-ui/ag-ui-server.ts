@@ -3,14 +3,22 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BaseEvent, HttpAgent, type Interrupt, type ResumeEntry } from "@ag-ui/client";
+import {
+  type BaseEvent,
+  HttpAgent,
+  type Interrupt,
+  type Message,
+  type ResumeEntry,
+} from "@ag-ui/client";
+import { EventSchema } from "@ag-ui/core/schemas";
+import { expect } from "vitest";
 import { z } from "zod";
-import { Agent } from "../../src/agent/agent.js";
 import {
   type AgUiHandlerOptions,
   createAgUiHandler,
   toNodeHandler,
 } from "../../src/ag-ui/index.js";
+import { Agent } from "../../src/agent/agent.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel, type ScriptedStep } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -55,7 +63,8 @@ export async function startAgUiServer(
       : {
           authorize:
             options.authorize ??
-            ((request) => (request.headers.get("x-user") === "ada" ? "ada@example.com" : undefined)),
+            ((request) =>
+              request.headers.get("x-user") === "ada" ? "ada@example.com" : undefined),
         }),
   });
   const server: Server = createServer(toNodeHandler(handler));
@@ -143,7 +152,8 @@ export function deny(interrupt: Interrupt, note?: string): ResumeEntry {
 }
 
 export function fingerprintOf(interrupt: Interrupt): string {
-  return (interrupt.metadata?.switchyard as { fingerprint: string }).fingerprint;
+  const action = interrupt.metadata?.switchyard as { fingerprint?: unknown } | undefined;
+  return String(action?.fingerprint);
 }
 
 /** A model that asks to delete these records, then answers with the tool message it got. */
@@ -157,4 +167,51 @@ export function deletingSteps(...batches: string[][]): ScriptedStep[] {
         .join(" | ")}`,
     }),
   ];
+}
+
+/**
+ * Posts a RunAgentInput as a forger would, past the official client's own
+ * checks, and reads the events (each checked by AG-UI's event schema).
+ */
+export async function postRun(
+  url: string,
+  input: {
+    threadId: string;
+    messages?: Message[];
+    resume?: ResumeEntry[];
+  },
+  user = "ada",
+): Promise<ClientRun> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", "x-user": user },
+    body: JSON.stringify({
+      threadId: input.threadId,
+      runId: crypto.randomUUID(),
+      messages: input.messages ?? [],
+      tools: [],
+      context: [],
+      ...(input.resume ? { resume: input.resume } : {}),
+    }),
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("text/event-stream");
+  const events = (await response.text())
+    .split("\n\n")
+    .filter((block) => block.startsWith("data: "))
+    .map((block) => EventSchema.parse(JSON.parse(block.slice("data: ".length))) as BaseEvent);
+  const finished = events.find((event) => event.type === "RUN_FINISHED") as
+    | { outcome?: { type: string; interrupts?: Interrupt[] } }
+    | undefined;
+  const error = events.find((event) => event.type === "RUN_ERROR") as
+    | { code?: string; message: string }
+    | undefined;
+  return {
+    events,
+    types: events.map((event) => event.type),
+    interrupts: finished?.outcome?.interrupts ?? [],
+    ...(error
+      ? { error: { message: error.message, ...(error.code ? { code: error.code } : {}) } }
+      : {}),
+  };
 }
