@@ -392,6 +392,17 @@ const publicNames: Record<string, string[]> = {
     "terminalInteractionStates",
     "terminalSubscriptionLinkStates",
   ],
+  "./ag-ui": [
+    "AgUiAgentContext",
+    "AgUiAnswer",
+    "AgUiApprover",
+    "AgUiHandler",
+    "AgUiHandlerOptions",
+    "NodeRequestListener",
+    "ResumeRefusalCode",
+    "createAgUiHandler",
+    "toNodeHandler",
+  ],
   "./mcp": [
     "McpHttpEndpoint",
     "McpServerOptions",
