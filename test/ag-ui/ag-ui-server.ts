@@ -19,6 +19,7 @@ import {
   toNodeHandler,
 } from "../../src/ag-ui/index.js";
 import { Agent } from "../../src/agent/agent.js";
+import type { AgentOptions } from "../../src/agent/agent-options.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel, type ScriptedStep } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -43,6 +44,7 @@ export function deleteRecordsTool() {
 /** An AG-UI server on loopback over a scripted model and the counting tool. */
 export interface AgUiTestServer {
   url: string;
+  runStore: FileRunStore;
   runs: Array<{ ids: string[] }>;
   model: ScriptedModel;
   close(): Promise<void>;
@@ -50,14 +52,19 @@ export interface AgUiTestServer {
 
 export async function startAgUiServer(
   steps: readonly ScriptedStep[],
-  options: Partial<Pick<AgUiHandlerOptions, "authorize">> & { withoutAuthorize?: boolean } = {},
+  options: Partial<Pick<AgUiHandlerOptions, "authorize">> & {
+    withoutAuthorize?: boolean;
+    agentOptions?: Partial<AgentOptions>;
+  } = {},
 ): Promise<AgUiTestServer> {
   const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
   const { tool, runs } = deleteRecordsTool();
   const model = new ScriptedModel(steps);
+  const runStore = new FileRunStore({ directory });
   const handler = createAgUiHandler({
-    agent: ({ approver, runStore }) => new Agent({ model, tools: [tool], approver, runStore }),
-    runStore: new FileRunStore({ directory }),
+    agent: ({ approver, runStore }) =>
+      new Agent({ model, tools: [tool], approver, runStore, ...options.agentOptions }),
+    runStore,
     ...(options.withoutAuthorize
       ? {}
       : {
@@ -72,6 +79,7 @@ export async function startAgUiServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/agent`,
+    runStore,
     runs,
     model,
     close: async () => {

@@ -58,6 +58,15 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     expect(second.types.at(-1)).toBe("RUN_FINISHED");
     const text = client.messages.findLast((message) => message.role === "assistant")?.content;
     expect(text).toContain("rec_a");
+    // Who approved is recorded with the decision, as authorize() named them.
+    const runId = interrupt!.id.slice(0, interrupt!.id.lastIndexOf(":"));
+    const state = await server.runStore.load(runId);
+    expect(state.status).toBe("completed");
+    expect(state.finishedCalls?.[0]?.approval).toMatchObject({
+      outcome: "approved",
+      approvedBy: "ada@example.com",
+      interactionId: interrupt!.id,
+    });
   });
 
   it("does not run a denied call, and tells the model it was denied", async () => {
@@ -92,6 +101,44 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     });
     expect(server.runs).toEqual([]);
     expect(String(client.messages.at(-1)?.content)).toContain("invalid_edit");
+  });
+
+  it("offers a standing approval when the rule allows one: approved so, the next call like it runs without asking", async () => {
+    server = await startAgUiServer(
+      [
+        { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_a"] } }] },
+        { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_b"] } }] },
+        { text: "done" },
+      ],
+      {
+        agentOptions: {
+          approvalPolicy: {
+            rules: [
+              {
+                name: "record deletions",
+                tool: "delete_records",
+                decision: "ask",
+                standing: { maxCalls: 3, forMs: 60_000 },
+              },
+            ],
+          },
+        },
+      },
+    );
+    const client = clientFor(server.url);
+    const first = await runClient(client, { message: "Delete rec_a, then rec_b" });
+    const offered = first.interrupts[0]!;
+    expect(offered.metadata).toMatchObject({
+      switchyard: { answers: { standing: expect.any(Object) } },
+    });
+    const answers = (offered.metadata as { switchyard: { answers: { standing: unknown } } })
+      .switchyard.answers;
+    expect(answers.standing).toMatchObject({ toolName: "delete_records", maxCalls: 3 });
+
+    const second = await runClient(client, { resume: [approve(offered, { standing: true })] });
+    expect(second.error).toBeUndefined();
+    expect(second.interrupts).toEqual([]);
+    expect(server.runs).toEqual([{ ids: ["rec_a"] }, { ids: ["rec_b"] }]);
   });
 
   it("asks about each call of a batch on its own: the approved one runs, the denied one does not", async () => {
