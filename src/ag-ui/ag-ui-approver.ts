@@ -5,6 +5,7 @@ import type {
   ApprovalDecision,
   Approver,
 } from "../agent/approver.js";
+import { isRunId } from "../agent/durable/run-id.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
 
 /**
@@ -141,5 +142,7 @@ export function runIdOfInterrupt(interruptId: string): string | undefined {
   if (interruptId.length > 200) return undefined;
   const at = interruptId.lastIndexOf(runSeparator);
   if (at <= 0 || interruptId.length - at - 1 !== 22) return undefined;
-  return interruptId.slice(0, at);
+  const runId = interruptId.slice(0, at);
+  // Checked before any store reads it: a forged id names no file or row of its choosing.
+  return isRunId(runId) ? runId : undefined;
 }

@@ -4,7 +4,7 @@ import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import type { RunResult } from "../agent/run-result.js";
 import { describeActionParts } from "../approvers/messaging/approval-message-text.js";
-import { redactValue } from "../internal/redact.js";
+import { redactText, redactValue } from "../internal/redact.js";
 
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
 export type AgUiEvent = BaseEvent & Record<string, unknown>;
@@ -130,7 +130,7 @@ export class AgUiEventTranslator {
     const message =
       result.status === "suspended"
         ? "The run waits for an approval this handler did not ask (the agent's approver is not the handler's AgUiApprover)."
-        : (result.error?.message ?? `The run ended ${result.status}.`);
+        : redactText(result.error?.message ?? `The run ended ${result.status}.`);
     return [...closing, ...this.error(result.status, message)];
   }
 

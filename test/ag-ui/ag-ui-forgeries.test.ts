@@ -31,7 +31,12 @@ describe("a forged or replayed AG-UI answer is refused with RUN_ERROR, and nothi
   it("an interrupt id the server never minted", async () => {
     const { server, client, interrupt } = await interrupted();
     const [runId] = interrupt.id.split(":");
-    for (const interruptId of [`${runId}:AAAAAAAAAAAAAAAAAAAAAA`, "int-1", `${interrupt.id}x`]) {
+    for (const interruptId of [
+      `${runId}:AAAAAAAAAAAAAAAAAAAAAA`,
+      "int-1",
+      `${interrupt.id}x`,
+      "../../etc/passwd:AAAAAAAAAAAAAAAAAAAAAA",
+    ]) {
       const forged: ResumeEntry = { ...approve(interrupt), interruptId };
       const answer = await postRun(server.url, { threadId: client.threadId, resume: [forged] });
       expect(answer.error?.code).toBe("unknown_interrupt");
