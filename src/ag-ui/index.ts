@@ -8,7 +8,7 @@
  *
  * @module switchyard-agents/ag-ui
  */
-export { type AgUiAnswer, AgUiApprover } from "./ag-ui-approver.js";
+export { AgUiApprover } from "./ag-ui-approver.js";
 export type { ResumeRefusalCode } from "./check-resume.js";
 export {
   type AgUiAgentContext,

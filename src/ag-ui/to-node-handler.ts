@@ -9,7 +9,7 @@ export type NodeRequestListener = (
 ) => Promise<void>;
 
 /**
- * Serves a Fetch API handler (such as {@link createAgUiHandler}'s) from
+ * Serves a Fetch API handler (such as `createAgUiHandler`'s) from
  * `node:http`: the request becomes a `Request` whose signal fires when the
  * client goes away, and the `Response` is written as it streams, waiting
  * for the socket to drain. A handler that throws answers 500 (or ends a

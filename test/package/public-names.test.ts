@@ -394,7 +394,6 @@ const publicNames: Record<string, string[]> = {
   ],
   "./ag-ui": [
     "AgUiAgentContext",
-    "AgUiAnswer",
     "AgUiApprover",
     "AgUiHandler",
     "AgUiHandlerOptions",
