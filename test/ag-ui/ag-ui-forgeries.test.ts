@@ -57,6 +57,17 @@ describe("a forged or replayed AG-UI answer is refused with RUN_ERROR, and nothi
     expect(server.runs).toHaveLength(1);
   });
 
+  it("the same answer sent twice at once: the call runs once, the other request is refused", async () => {
+    const { server, client, interrupt } = await interrupted();
+    const send = () =>
+      postRun(server.url, { threadId: client.threadId, resume: [approve(interrupt)] });
+    const answers = await Promise.all([send(), send(), send()]);
+
+    expect(server.runs).toHaveLength(1);
+    expect(answers.filter((answer) => answer.error === undefined)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.error !== undefined)).toHaveLength(2);
+  });
+
   it("an approval sent after the person denied: still denied", async () => {
     const { server, client, interrupt } = await interrupted();
     await runClient(client, { resume: [deny(interrupt)] });
