@@ -10,8 +10,10 @@ import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { redactText } from "../internal/redact.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { AgUiApprover } from "./ag-ui-approver.js";
-import { type AgUiEvent, AgUiEventTranslator } from "./ag-ui-events.js";
+import { type AgUiEvent, AgUiEventTranslator } from "./ag-ui-event-translator.js";
 import { checkResume, threadMetadataKey } from "./check-resume.js";
+import { eventStreamResponse } from "./event-stream-response.js";
+import { readCappedBody } from "./read-capped-body.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its output schema and tool names.
 type AnyAgent = Agent<any, any>;
@@ -110,7 +112,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
         headers: { allow: "POST", "content-type": "text/plain; charset=utf-8" },
       });
     }
-    const body = await readBody(request, maxBodyBytes);
+    const body = await readCappedBody(request, maxBodyBytes);
     if (typeof body !== "string") return body;
     let json: unknown;
     try {
@@ -230,69 +232,6 @@ function lastUserText(messages: readonly Message[]): string | undefined {
             .join("\n")
         : "";
   return text.trim() === "" ? undefined : text;
-}
-
-/** The events as `text/event-stream`; the run stops when the client goes away. */
-function eventStreamResponse(
-  run: (signal: AbortSignal) => AsyncGenerator<AgUiEvent>,
-  requestSignal: AbortSignal,
-): Response {
-  const controller = new AbortController();
-  const stop = () => controller.abort(new Error("the AG-UI client closed the connection"));
-  requestSignal.addEventListener("abort", stop, { once: true });
-  const encoder = new TextEncoder();
-  const events = run(controller.signal);
-  const body = new ReadableStream<Uint8Array>({
-    async pull(stream) {
-      const next = await events.next();
-      if (next.done) {
-        requestSignal.removeEventListener("abort", stop);
-        stream.close();
-        return;
-      }
-      stream.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
-    },
-    async cancel() {
-      requestSignal.removeEventListener("abort", stop);
-      stop();
-      await events.return(undefined);
-    },
-  });
-  return new Response(body, {
-    headers: {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
-    },
-  });
-}
-
-async function readBody(request: Request, maxBytes: number): Promise<string | Response> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) return tooLarge(maxBytes);
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) return tooLarge(maxBytes);
-      chunks.push(value);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function tooLarge(maxBytes: number): Response {
-  return new Response(`The request body is larger than ${maxBytes} bytes.\n`, {
-    status: 413,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
 }
 
 function badRequest(message: string): Response {

@@ -3,8 +3,8 @@ import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import type { RunResult } from "../agent/run-result.js";
-import { describeActionParts } from "../approvers/messaging/approval-message-text.js";
-import { redactText, redactValue } from "../internal/redact.js";
+import { redactText } from "../internal/redact.js";
+import { interruptForAction } from "./interrupt-for-action.js";
 
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
 export type AgUiEvent = BaseEvent & Record<string, unknown>;
@@ -72,7 +72,8 @@ export class AgUiEventTranslator {
       case "approval-result":
         if (event.approval.outcome === "pending") {
           const action = this.#asked.get(event.toolCallId);
-          if (action) this.#interrupts.push(interruptFor(action, event.approval.interactionId));
+          if (action)
+            this.#interrupts.push(interruptForAction(action, event.approval.interactionId));
         }
         return [];
       case "tool-result": {
@@ -209,53 +210,4 @@ export class AgUiEventTranslator {
 
 function stepName(stepNumber: number): string {
   return `step ${stepNumber}`;
-}
-
-/**
- * The interrupt that asks a person about one action: its id the approval's,
- * the question in words (untrusted parts escaped), and the whole action in
- * `metadata.switchyard`, with the answers it allows; `responseSchema` says
- * what a resume payload must be.
- */
-export function interruptFor(action: ApprovalAction, interruptId: string): Interrupt {
-  const parts = describeActionParts(action);
-  const message = [
-    `Approval needed: ${parts.summary}`,
-    ...parts.where,
-    ...parts.details,
-    ...parts.foot,
-  ].join("\n");
-  return {
-    id: interruptId,
-    reason: "tool_call",
-    message,
-    toolCallId: action.toolCallId,
-    responseSchema: {
-      type: "object",
-      properties: {
-        approved: { type: "boolean" },
-        fingerprint: { const: action.fingerprint },
-        editedArgs: { type: "object", description: "Full replacement of the tool's arguments." },
-        note: { type: "string", maxLength: 2000 },
-        ...(action.standing ? { standing: { type: "boolean" } } : {}),
-      },
-      required: ["approved", "fingerprint"],
-      additionalProperties: false,
-    },
-    metadata: {
-      switchyard: {
-        reason: "human_approval",
-        tool: action.toolName,
-        arguments: redactValue(action.arguments),
-        description: redactValue(action.description),
-        ...(action.target ? { target: action.target } : {}),
-        fingerprint: action.fingerprint,
-        answers: {
-          edit: true,
-          perItem: true,
-          standing: action.standing ?? false,
-        },
-      },
-    },
-  };
 }
