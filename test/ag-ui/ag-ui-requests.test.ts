@@ -2,13 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
 import { Agent } from "../../src/agent/agent.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
-import { deleteRecordsTool, deletingSteps } from "./ag-ui-server.js";
+import { deleteRecordsTool, deletingSteps, startAgUiServer } from "./ag-ui-server.js";
 
 let directory: string | undefined;
 afterEach(async () => {
@@ -92,5 +92,43 @@ describe("createAgUiHandler as a Fetch API handler", () => {
     expect(events.map((event) => event.type)).toEqual(["RUN_STARTED", "RUN_ERROR"]);
     expect(events[1]).toMatchObject({ code: "no_user_message" });
     expect(runs).toEqual([]);
+  });
+});
+
+describe("a client that goes away", () => {
+  it("stops the run it started: the run ends aborted in the run store", async () => {
+    let asked!: () => void;
+    const modelAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const server = await startAgUiServer([
+      () => {
+        asked();
+        // A model that never answers; the run's signal is what ends the wait.
+        return new Promise<never>(() => {});
+      },
+    ]);
+    try {
+      const client = new AbortController();
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: input({ messages: [{ id: "m1", role: "user", content: "Delete rec_a" }] }),
+        signal: client.signal,
+      });
+      expect(response.status).toBe(200);
+      await modelAsked;
+      client.abort();
+      await vi.waitFor(
+        async () => {
+          const { runs } = await server.runStore.list();
+          expect(runs.map((run) => run.status)).toEqual(["aborted"]);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      expect(server.runs).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });
