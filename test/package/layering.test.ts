@@ -22,6 +22,9 @@ const mayImport: Record<string, readonly string[]> = {
   entries: ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   "index.ts": ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   mcp: ["agent", "tools", "internal", "errors"],
+  // AG-UI serves an agent: the run store it defaults to, the question
+  // text the messaging approver also writes.
+  "ag-ui": ["approvers", "stores", "agent", "tools", "internal", "errors"],
   cli: [
     "index.ts",
     "mcp",

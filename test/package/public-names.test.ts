@@ -393,6 +393,16 @@ const publicNames: Record<string, string[]> = {
     "terminalInteractionStates",
     "terminalSubscriptionLinkStates",
   ],
+  "./ag-ui": [
+    "AgUiAgentContext",
+    "AgUiApprover",
+    "AgUiHandler",
+    "AgUiHandlerOptions",
+    "NodeRequestListener",
+    "ResumeRefusalCode",
+    "createAgUiHandler",
+    "toNodeHandler",
+  ],
   "./mcp": [
     "McpHttpEndpoint",
     "McpServerOptions",

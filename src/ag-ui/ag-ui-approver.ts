@@ -1,0 +1,148 @@
+import { randomBytes } from "node:crypto";
+import type {
+  ApprovalAction,
+  ApprovalContext,
+  ApprovalDecision,
+  Approver,
+} from "../agent/approver.js";
+import { isRunId } from "../agent/durable/run-id.js";
+import { actionFingerprint } from "../internal/canonical-json.js";
+
+/**
+ * A person's answer to one interrupt, as the AG-UI handler checked it
+ * against the run store before recording it. Never built from anything the
+ * client sent that the handler did not check.
+ */
+export interface AgUiAnswer {
+  /** `approve` lets the call run once (with `editedArguments` when given); `deny` and `cancel` refuse it. */
+  decision: "approve" | "deny" | "cancel";
+  /** Who answered, as the handler's `authorize` named them. */
+  answeredBy: string;
+  /** What the person wrote with their answer. */
+  note?: string | undefined;
+  /** The arguments the person approved instead of the model's (checked by the tool's schema before running). */
+  editedArguments?: Record<string, unknown> | undefined;
+  /** The person also approved the next calls like this one, within the scope the interrupt offered. */
+  standing?: boolean | undefined;
+}
+
+/** The separator between a run's id and the random part of an interrupt id: no run id holds it. */
+const runSeparator = ":";
+
+/**
+ * The approver behind an AG-UI handler: it never waits. Asked about an
+ * action in a durable run, it answers `pending` under a new interrupt id
+ * (the run's id, `:`, 128 random bits in base64url), and the run suspends
+ * into the run store; the handler ends the AG-UI run with an interrupt of
+ * that id. When the client answers the interrupt, the handler checks the
+ * answer against the stored run, records it here, and resumes the run,
+ * whose `checkApproval` reads it. Outside a durable run (no run id, or
+ * pending not allowed) it refuses: nobody could ever answer.
+ *
+ * Build the agent with the handler's approver (the factory of
+ * `createAgUiHandler` receives it), or give the same instance to both.
+ */
+export class AgUiApprover implements Approver {
+  /** Interrupt ids name this service in the spent-approval records. */
+  readonly interactionService = "ag-ui";
+  readonly #answers = new Map<string, AgUiAnswer>();
+
+  async requestApproval(
+    action: ApprovalAction,
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision> {
+    if (context.allowPending !== true || context.runId === undefined) {
+      return {
+        outcome: "refused",
+        code: "pending_not_supported",
+        reason: `${action.toolName} needs a person's approval, which an AG-UI client gives only on a later request, and this run cannot wait for it (it is not durable, or its arguments hold a secret)`,
+      };
+    }
+    return {
+      outcome: "pending",
+      fingerprint: action.fingerprint,
+      interactionId: `${context.runId}${runSeparator}${randomBytes(16).toString("base64url")}`,
+    };
+  }
+
+  async checkApproval(pending: {
+    fingerprint: string;
+    interactionId: string;
+    action: ApprovalAction;
+  }): Promise<ApprovalDecision> {
+    const answer = this.#answers.get(pending.interactionId);
+    const { action, interactionId } = pending;
+    if (answer === undefined) {
+      return { outcome: "pending", fingerprint: pending.fingerprint, interactionId };
+    }
+    const note = answer.note !== undefined ? { note: answer.note } : {};
+    if (answer.decision !== "approve") {
+      return {
+        outcome: "refused",
+        code: answer.decision === "deny" ? "denied" : "canceled",
+        reason:
+          answer.decision === "deny"
+            ? `${answer.answeredBy} denied ${action.toolName} in the AG-UI client`
+            : `${answer.answeredBy} dismissed the question about ${action.toolName} without answering it`,
+        interactionId,
+        ...note,
+      };
+    }
+    if (answer.standing === true && action.standing === undefined) {
+      return {
+        outcome: "refused",
+        code: "invalid_decision",
+        reason: `the answer approved ${action.toolName} and the next calls like it, but the question offered no such approval`,
+        interactionId,
+      };
+    }
+    const edited = answer.editedArguments;
+    return {
+      outcome: "approved",
+      // An edit is its own action: the approval binds to what runs.
+      fingerprint:
+        edited === undefined
+          ? pending.fingerprint
+          : actionFingerprint(action.toolName, edited, action.target),
+      interactionId,
+      approvedBy: answer.answeredBy,
+      ...note,
+      ...(edited !== undefined ? { editedArguments: edited } : {}),
+      ...(answer.standing === true && action.standing !== undefined
+        ? { standing: { fingerprint: action.standing.fingerprint } }
+        : {}),
+    };
+  }
+
+  /**
+   * Records checked answers for the resume about to run, or returns the
+   * ids of those another request is answering at this moment (nothing is
+   * then recorded): two requests never answer one interrupt at once.
+   * @internal Called by the AG-UI handler only.
+   */
+  recordAnswers(answers: ReadonlyMap<string, AgUiAnswer>): string[] {
+    const busy = [...answers.keys()].filter((id) => this.#answers.has(id));
+    if (busy.length > 0) return busy;
+    for (const [id, answer] of answers) this.#answers.set(id, answer);
+    return [];
+  }
+
+  /**
+   * Forgets answers once their resume ended: what the run did with them is
+   * in the run store.
+   * @internal Called by the AG-UI handler only.
+   */
+  forgetAnswers(interruptIds: Iterable<string>): void {
+    for (const id of interruptIds) this.#answers.delete(id);
+  }
+}
+
+/** The run an interrupt id was minted in, or `undefined` when the id is not one of ours. */
+export function runIdOfInterrupt(interruptId: string): string | undefined {
+  if (interruptId.length > 200) return undefined;
+  const at = interruptId.lastIndexOf(runSeparator);
+  if (at <= 0 || interruptId.length - at - 1 !== 22) return undefined;
+  const runId = interruptId.slice(0, at);
+  // Checked before any store reads it: a forged id names no file or row of its choosing.
+  return isRunId(runId) ? runId : undefined;
+}

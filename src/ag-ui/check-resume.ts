@@ -1,0 +1,200 @@
+import type { ResumeEntry } from "@ag-ui/core";
+import { RunNotFoundError } from "../agent/durable/durable-errors.js";
+import type { PendingToolCall, RunState } from "../agent/durable/run-state.js";
+import type { RunStore } from "../agent/durable/run-store.js";
+import { buildOnFirstUse } from "../internal/build-on-first-use.js";
+import { loadZod } from "../internal/load-zod.js";
+import { type AgUiAnswer, runIdOfInterrupt } from "./ag-ui-approver.js";
+
+/** The key of a run's metadata naming the AG-UI thread it belongs to. */
+export const threadMetadataKey = "agUiThreadId";
+
+/** Why a resume was refused: the `code` of its RUN_ERROR. */
+export type ResumeRefusalCode =
+  | "unauthorized"
+  | "unknown_interrupt"
+  | "already_answered"
+  | "other_thread"
+  | "other_run"
+  | "incomplete_resume"
+  | "changed_action"
+  | "invalid_answer";
+
+/** A resume the handler will not act on; nothing ran. */
+export interface ResumeRefusal {
+  refused: ResumeRefusalCode;
+  message: string;
+}
+
+/** A resume whose every entry answers an open interrupt of one stored run, as it was asked. */
+export interface CheckedResume {
+  state: RunState;
+  answers: Map<string, AgUiAnswer>;
+}
+
+/** What the handler knows when it checks a resume. */
+export interface ResumeCheckOptions {
+  entries: readonly ResumeEntry[];
+  threadId: string;
+  /** Who answers, from `authorize`; `undefined` refuses every entry. */
+  answeredBy: string | undefined;
+  runStore: RunStore;
+}
+
+const answerSchema = buildOnFirstUse(() => {
+  const { z } = loadZod();
+  return z.strictObject({
+    approved: z.boolean(),
+    fingerprint: z.string().max(100),
+    editedArgs: z.record(z.string(), z.unknown()).optional(),
+    note: z.string().max(2000).optional(),
+    standing: z.boolean().optional(),
+  });
+});
+
+/**
+ * Checks the `resume` entries of a RunAgentInput against the run store,
+ * which holds the truth: each must name an interrupt the server minted
+ * that is still open, in a run of this thread, all of one run, all of that
+ * run's open interrupts answered, each approval naming the fingerprint of
+ * the action as it was shown. Anything else is a refusal, and nothing runs.
+ */
+export async function checkResume(
+  options: ResumeCheckOptions,
+): Promise<CheckedResume | ResumeRefusal> {
+  const { entries, threadId } = options;
+  if (options.answeredBy === undefined) {
+    return refuse(
+      "unauthorized",
+      "This server cannot tell who is answering: resume entries are refused unless the handler's authorize() names the person.",
+    );
+  }
+  const ids = entries.map((entry) => entry.interruptId);
+  if (new Set(ids).size !== ids.length) {
+    return refuse("invalid_answer", "The resume answers the same interrupt twice.");
+  }
+  const runIds = new Set<string>();
+  for (const id of ids) {
+    const runId = runIdOfInterrupt(id);
+    if (runId === undefined) return unknown(id);
+    runIds.add(runId);
+  }
+  if (runIds.size !== 1) {
+    return refuse(
+      "other_run",
+      "The resume answers interrupts of different runs; answer the interrupts of one run at a time.",
+    );
+  }
+  let state: RunState;
+  try {
+    state = await options.runStore.load([...runIds][0] as string);
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return unknown(ids[0] as string);
+    throw error;
+  }
+  if (state.metadata?.[threadMetadataKey] !== threadId) {
+    return refuse(
+      "other_thread",
+      "The resume answers an interrupt of another thread; answer it on the thread it was asked in.",
+    );
+  }
+  const open = new Map<string, PendingToolCall>();
+  if (state.status === "suspended") {
+    for (const call of state.pendingCalls) {
+      if (call.phase === "awaiting_approval" && call.interactionId !== undefined)
+        open.set(call.interactionId, call);
+    }
+  }
+  for (const id of ids) {
+    if (open.has(id)) continue;
+    if (wasAnswered(state, id)) {
+      return refuse(
+        "already_answered",
+        `Interrupt ${JSON.stringify(id)} was answered already; an answer is used once.`,
+      );
+    }
+    return unknown(id);
+  }
+  if (open.size !== ids.length) {
+    return refuse(
+      "incomplete_resume",
+      `The run waits for ${open.size} answers and the resume gives ${ids.length}; answer every open interrupt in one resume.`,
+    );
+  }
+  const answers = new Map<string, AgUiAnswer>();
+  for (const entry of entries) {
+    const call = open.get(entry.interruptId) as PendingToolCall;
+    const answer = readAnswer(entry, call, options.answeredBy);
+    if ("refused" in answer) return answer;
+    answers.set(entry.interruptId, answer);
+  }
+  return { state, answers };
+}
+
+function readAnswer(
+  entry: ResumeEntry,
+  call: PendingToolCall,
+  answeredBy: string,
+): AgUiAnswer | ResumeRefusal {
+  const note = noteOf(entry);
+  if (entry.status === "cancelled") return { decision: "cancel", answeredBy, note };
+  const parsed = answerSchema().safeParse(entry.payload);
+  if (!parsed.success) {
+    return refuse(
+      "invalid_answer",
+      `The answer to interrupt ${JSON.stringify(entry.interruptId)} is not { approved, fingerprint, editedArgs?, note?, standing? }: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`).join("; ")}.`,
+    );
+  }
+  const payload = parsed.data;
+  if (payload.fingerprint !== call.fingerprint) {
+    return refuse(
+      "changed_action",
+      `The answer to interrupt ${JSON.stringify(entry.interruptId)} is for another action than the one asked about (its fingerprint differs); show the person the interrupt's action and answer again.`,
+    );
+  }
+  if (!payload.approved) {
+    if (payload.editedArgs !== undefined || payload.standing === true) {
+      return refuse(
+        "invalid_answer",
+        `The answer to interrupt ${JSON.stringify(entry.interruptId)} denies the action but also edits or extends it; send one or the other.`,
+      );
+    }
+    return { decision: "deny", answeredBy, note: payload.note ?? note };
+  }
+  if (payload.standing === true && call.standing === undefined) {
+    return refuse(
+      "invalid_answer",
+      `The answer to interrupt ${JSON.stringify(entry.interruptId)} approves the next calls like it too, which this question did not offer.`,
+    );
+  }
+  return {
+    decision: "approve",
+    answeredBy,
+    note: payload.note ?? note,
+    editedArguments: payload.editedArgs,
+    standing: payload.standing,
+  };
+}
+
+function noteOf(entry: ResumeEntry): string | undefined {
+  const payload = entry.payload as { note?: unknown } | undefined;
+  return typeof payload?.note === "string" ? payload.note.slice(0, 2000) : undefined;
+}
+
+function wasAnswered(state: RunState, interruptId: string): boolean {
+  return (
+    (state.finishedCalls ?? []).some((call) => call.approval?.interactionId === interruptId) ||
+    state.pendingCalls.some((call) => call.interactionId === interruptId)
+  );
+}
+
+function unknown(interruptId: string): ResumeRefusal {
+  return refuse(
+    "unknown_interrupt",
+    `No open interrupt has the id ${JSON.stringify(interruptId.slice(0, 200))}; answer an interrupt this server asked.`,
+  );
+}
+
+function refuse(code: ResumeRefusalCode, message: string): ResumeRefusal {
+  return { refused: code, message };
+}
