@@ -22,6 +22,9 @@ const mayImport: Record<string, readonly string[]> = {
   entries: ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   "index.ts": ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   mcp: ["agent", "tools", "internal", "errors"],
+  // An adapter of the agent's Model over the AI SDK's specification: it
+  // speaks the agent's protocol and throws the reasoning client's errors.
+  "ai-sdk": ["agent", "clients", "internal", "errors"],
   cli: [
     "index.ts",
     "mcp",
