@@ -157,9 +157,10 @@ class AiSdkModel implements Model {
           if (events.length > 0) yield events;
         }
       } finally {
-        controller.abort();
+        // Both, for a provider that watches only one of them.
         reader.cancel().catch(() => {});
         reader.releaseLock();
+        controller.abort();
       }
       if (!assembler.finished) {
         throw new StreamError({
