@@ -37,8 +37,14 @@ export type { AiSdkLanguageModel } from "./ai-sdk-language-model.js";
 export interface AiSdkModelOptions
   extends Pick<
     TransportOptions,
-    "timeoutMs" | "maxRetries" | "initialRetryDelayMs" | "maxRetryDelayMs" | "headers"
+    "maxRetries" | "initialRetryDelayMs" | "maxRetryDelayMs" | "headers"
   > {
+  /**
+   * Per-attempt wait in ms: for a whole answer, until it has come; for a
+   * stream, until it starts. A call's own `timeoutMs` overrides it.
+   * @default none: as long as the provider waits
+   */
+  timeoutMs?: number | undefined;
   /**
    * The specification's `providerOptions`, sent with every call: the
    * vendor's own settings, keyed by provider, e.g.
