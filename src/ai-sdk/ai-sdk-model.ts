@@ -110,7 +110,7 @@ class AiSdkModel implements Model {
     this.#provider = provider;
     this.#target = {
       method: "POST",
-      url: `${languageModel.provider} model ${languageModel.modelId}`,
+      url: `${languageModel.provider}/${languageModel.modelId}`,
     };
   }
 

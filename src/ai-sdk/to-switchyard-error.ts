@@ -10,12 +10,12 @@ import {
   type RequestTarget,
   TimeoutError,
 } from "../errors/transport-errors.js";
-import { redactValue } from "../internal/redact.js";
+import { redactError, redactText, redactValue } from "../internal/redact.js";
 
 /** What an AI SDK failure is read with, and how the call ended. */
 export interface FailureContext {
   provider: typeof ProviderModule;
-  /** The model, named as errors name it when the provider gives no URL. */
+  /** The model, as errors name it when the provider gives no URL: `url` is `provider/modelId`. */
   target: RequestTarget;
   /** The caller's signal fired. */
   aborted: boolean;
@@ -32,23 +32,25 @@ export interface FailureContext {
  * abort an `AbortedError`, the call's timeout a `TimeoutError`; a missing
  * API key or setting (`LoadAPIKeyError`, `LoadSettingError`) a
  * `ConfigurationError`. Anything else is a `SwitchyardError` naming the
- * model, the original as its `cause`.
+ * model. The original is the `cause`, secrets removed.
  */
 export function toSwitchyardError(error: unknown, context: FailureContext): Error {
   if (error instanceof SwitchyardError) return error;
   const { provider, target } = context;
+  // A provider's error carries the answer's body, which may echo a key.
+  const cause = redactError(error);
   if (context.timedOutAfterMs !== undefined) {
     return new TimeoutError(target, context.timedOutAfterMs, {
-      cause: error,
-      message: `${target.method} ${target.url} timed out after ${context.timedOutAfterMs} ms; raise the timeoutMs option if the model is slow`,
+      cause,
+      message: `The model ${target.url} did not answer within ${context.timedOutAfterMs} ms; raise the timeoutMs option if it is slow`,
     });
   }
   if (context.aborted || isAbortError(error)) {
-    return new AbortedError("The model call was aborted by the caller", { cause: error });
+    return new AbortedError("The model call was aborted by the caller", { cause });
   }
   if (provider.APICallError.isInstance(error)) {
     const where: RequestTarget = { method: "POST", url: error.url };
-    if (error.statusCode === undefined) return new ConnectionError(where, { cause: error });
+    if (error.statusCode === undefined) return new ConnectionError(where, { cause });
     const bodyText = error.responseBody ?? "";
     return createApiError(
       {
@@ -56,18 +58,16 @@ export function toSwitchyardError(error: unknown, context: FailureContext): Erro
         status: error.statusCode,
         headers: new Headers(error.responseHeaders ?? {}),
         body: redactValue(error.data ?? parseBody(bodyText)),
-        bodyText,
+        bodyText: redactText(bodyText),
       },
-      { cause: error },
+      { cause },
     );
   }
   if (provider.LoadAPIKeyError.isInstance(error) || provider.LoadSettingError.isInstance(error)) {
-    return new ConfigurationError(error.message, { cause: error });
+    return new ConfigurationError(error.message, { cause });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new SwitchyardError(`${target.method} ${target.url} failed: ${message}`, {
-    cause: error,
-  });
+  return new SwitchyardError(`The model ${target.url} failed: ${message}`, { cause });
 }
 
 /** Whether a failure may be sent again: the provider's own verdict, or a timeout of this read-like call. */
@@ -91,7 +91,7 @@ export function toStreamError(error: unknown, target: RequestTarget): StreamErro
       type: report.type,
       body: redactValue(report.body),
     },
-    { cause: error },
+    { cause: redactError(error) },
   );
 }
 

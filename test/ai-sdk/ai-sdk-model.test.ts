@@ -518,6 +518,30 @@ describe("aiSdkModel: failures", () => {
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
+  it("keeps a key the provider echoes out of the error's message and body", async () => {
+    const key = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw apiCallError(401, { error: { message: `Incorrect API key provided: ${key}` } });
+      },
+    });
+    const failure = (await aiSdkModel(model)
+      .complete(hello)
+      .catch((error: unknown) => error)) as { message: string; body: unknown; bodyText: string };
+    expect(failure.message).toContain("answered 401: Incorrect API key provided: [redacted]");
+    const cause = (failure as { cause?: unknown }).cause as APICallError;
+    expect(
+      JSON.stringify([
+        failure.message,
+        failure.body,
+        failure.bodyText,
+        cause.message,
+        cause.responseBody,
+      ]),
+    ).not.toContain(key);
+    expect(APICallError.isInstance(cause)).toBe(true);
+  });
+
   it("sends a stream's request again when it fails before the stream starts", async () => {
     let calls = 0;
     const model = new MockLanguageModelV3({
@@ -573,7 +597,11 @@ describe("aiSdkModel: failures", () => {
       initialRetryDelayMs: 1,
     }).complete(hello);
     await expect(failure).rejects.toBeInstanceOf(TimeoutError);
-    await expect(failure).rejects.toMatchObject({ timeoutMs: 5 });
+    await expect(failure).rejects.toMatchObject({
+      timeoutMs: 5,
+      message:
+        "The model mock-provider/mock-model-id did not answer within 5 ms; raise the timeoutMs option if it is slow",
+    });
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(model.doGenerateCalls.every((call) => call.abortSignal?.aborted)).toBe(true);
   });
