@@ -1,6 +1,7 @@
 import {
   APICallError,
   type LanguageModelV2,
+  type LanguageModelV2StreamPart,
   type LanguageModelV3GenerateResult,
   type LanguageModelV3StreamPart,
   type LanguageModelV3Usage,
@@ -335,10 +336,23 @@ describe("aiSdkModel: a whole answer", () => {
         usage: { inputTokens: 7, outputTokens: 3, totalTokens: 11, reasoningTokens: 1 },
         warnings: [],
       }),
-      doStream: async () => {
-        throw new Error("not used");
-      },
+      doStream: async () => ({
+        stream: convertArrayToReadableStream<LanguageModelV2StreamPart>([
+          { type: "text-delta", id: "t", delta: "Hi" },
+          {
+            type: "finish",
+            finishReason: "content-filter",
+            usage: { inputTokens: 7, outputTokens: 1, totalTokens: 8 },
+          },
+        ]),
+      }),
     };
+    const streamed = await aiSdkModel(v2).stream(hello).finalCompletion();
+    expect(streamed.choices[0]).toMatchObject({
+      message: { content: "Hi" },
+      finish_reason: "content_filter",
+    });
+    expect(streamed.usage).toEqual({ prompt_tokens: 7, completion_tokens: 1, total_tokens: 8 });
     const answer = await aiSdkModel(v2).complete(hello);
     expect(answer.choices[0]).toMatchObject({
       message: { content: "Hi" },

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { repositoryRoot } from "../cli/spawn-switchyard.js";
 
@@ -39,5 +39,38 @@ describe("what import('switchyard-agents') loads", () => {
     expect(made.filter((url) => aiSdkPackage.test(url))).toEqual([
       expect.stringMatching(/\/node_modules\/@ai-sdk\/provider\//),
     ]);
+  });
+});
+
+describe("a process using aiSdkModel", () => {
+  it("exits once its calls are done: no timer or listener of the adapter keeps it alive", () => {
+    const script = `
+const { aiSdkModel } = await import("./src/ai-sdk/index.ts");
+const { MockLanguageModelV3, convertArrayToReadableStream } = await import("ai/test");
+const finish = { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } };
+const model = new MockLanguageModelV3({
+  doGenerate: { content: [{ type: "text", text: "whole" }], finishReason: finish.finishReason, usage: finish.usage, warnings: [] },
+  doStream: async () => ({ stream: convertArrayToReadableStream([{ type: "text-delta", id: "t", delta: "streamed" }, finish]) }),
+});
+const signal = new AbortController().signal;
+const adapter = aiSdkModel(model, { timeoutMs: 600000 });
+const whole = await adapter.complete({ messages: [{ role: "user", content: "Hi" }] }, { signal });
+const stream = adapter.stream({ messages: [{ role: "user", content: "Hi" }] }, { signal });
+for await (const _event of stream) break;
+const streamed = await adapter.stream({ messages: [{ role: "user", content: "Hi" }] }, { signal }).finalCompletion();
+console.log(whole.choices[0].message.content, streamed.choices[0].message.content);`;
+    const result = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      {
+        cwd: repositoryRoot,
+        encoding: "utf8",
+        // A process held open by a ten-minute timer would be killed here and fail the test.
+        timeout: 60_000,
+      },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe("whole streamed");
+    expect(result.status).toBe(0);
   });
 });
