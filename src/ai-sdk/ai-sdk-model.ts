@@ -14,6 +14,7 @@ import { createChatStream } from "../clients/reasoner/create-chat-stream.js";
 import { StreamError } from "../clients/reasoner/stream-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { RequestTarget } from "../errors/transport-errors.js";
+import { onAbort } from "../internal/http/on-abort.js";
 import {
   findTransportOptionProblems,
   type TransportOptions,
@@ -267,16 +268,18 @@ class AiSdkModel implements Model {
   }
 }
 
-/** Aborts `controller` when `signal` fires; returns what stops following it. */
+/**
+ * Aborts `controller` when `signal` fires; returns what stops following it.
+ * Through {@link onAbort}, so a run's signal shared by many calls carries
+ * one listener of ours.
+ */
 function follow(signal: AbortSignal | undefined, controller: AbortController): () => void {
   if (!signal) return () => {};
   if (signal.aborted) {
     controller.abort(signal.reason);
     return () => {};
   }
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
+  return onAbort(signal, () => controller.abort(signal.reason));
 }
 
 function findModelProblems(languageModel: unknown): string[] {
