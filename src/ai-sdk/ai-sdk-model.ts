@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type * as ProviderModule from "@ai-sdk/provider";
-import type { SharedV3ProviderOptions } from "@ai-sdk/provider";
 import type {
   Model,
   ModelCallOptions,
@@ -15,53 +14,22 @@ import { StreamError } from "../clients/reasoner/stream-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { RequestTarget } from "../errors/transport-errors.js";
 import { onAbort } from "../internal/http/on-abort.js";
-import {
-  findTransportOptionProblems,
-  type TransportOptions,
-  transportDefaults,
-} from "../internal/http/transport-options.js";
+import { transportDefaults } from "../internal/http/transport-options.js";
 import { retryAfterFirstFailure } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
-import { loadZod } from "../internal/load-zod.js";
 import {
   type AiSdkLanguageModel,
   type SpecCallOptions,
   specCalls,
 } from "./ai-sdk-language-model.js";
+import type { AiSdkModelOptions } from "./ai-sdk-model-options.js";
 import { AnswerAssembler } from "./answer-assembler.js";
+import { findAiSdkModelProblems } from "./find-ai-sdk-model-problems.js";
 import { toSpecCallOptions } from "./to-spec-call-options.js";
 import { isRetryableFailure, toStreamError, toSwitchyardError } from "./to-switchyard-error.js";
 
 export type { AiSdkLanguageModel } from "./ai-sdk-language-model.js";
-
-/** How {@link aiSdkModel} calls its model: retries, timeout, and what every call carries. */
-export interface AiSdkModelOptions
-  extends Pick<
-    TransportOptions,
-    "maxRetries" | "initialRetryDelayMs" | "maxRetryDelayMs" | "headers"
-  > {
-  /**
-   * Per-attempt wait in ms: for a whole answer, until it has come; for a
-   * stream, until it starts. A call's own `timeoutMs` overrides it.
-   * @default none: as long as the provider waits
-   */
-  timeoutMs?: number | undefined;
-  /**
-   * The specification's `providerOptions`, sent with every call: the
-   * vendor's own settings, keyed by provider, e.g.
-   * `{ anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } } }`.
-   */
-  providerOptions?: SharedV3ProviderOptions | undefined;
-}
-
-const optionNames = [
-  "timeoutMs",
-  "maxRetries",
-  "initialRetryDelayMs",
-  "maxRetryDelayMs",
-  "headers",
-  "providerOptions",
-] as const satisfies readonly (keyof AiSdkModelOptions)[];
+export type { AiSdkModelOptions } from "./ai-sdk-model-options.js";
 
 /**
  * Any AI SDK language model as Switchyard's `Model`: the agent's requests
@@ -89,7 +57,7 @@ export function aiSdkModel(
   languageModel: AiSdkLanguageModel,
   options: AiSdkModelOptions = {},
 ): Model {
-  const problems = [...findModelProblems(languageModel), ...findOptionProblems(options)];
+  const problems = findAiSdkModelProblems(languageModel, options);
   if (problems.length > 0) throw new ConfigurationError(problems);
   const provider = loadOptionalPeer<typeof ProviderModule>("@ai-sdk/provider", "aiSdkModel");
   return new AiSdkModel(languageModel, options, provider);
@@ -107,7 +75,7 @@ class AiSdkModel implements Model {
     provider: typeof ProviderModule,
   ) {
     this.#languageModel = languageModel;
-    this.#options = options;
+    this.#options = { ...options };
     this.#provider = provider;
     this.#target = {
       method: "POST",
@@ -280,55 +248,4 @@ function follow(signal: AbortSignal | undefined, controller: AbortController): (
     return () => {};
   }
   return onAbort(signal, () => controller.abort(signal.reason));
-}
-
-function findModelProblems(languageModel: unknown): string[] {
-  const model = languageModel as Partial<Record<string, unknown>> | null | undefined;
-  const isModel =
-    typeof model === "object" &&
-    model !== null &&
-    typeof model.doGenerate === "function" &&
-    typeof model.doStream === "function";
-  if (!isModel) {
-    return [
-      `aiSdkModel needs an AI SDK language model object, such as openai("gpt-5") from @ai-sdk/openai; got ${typeof languageModel === "string" ? `the string ${JSON.stringify(languageModel)}` : describe(languageModel)}`,
-    ];
-  }
-  const version = model.specificationVersion;
-  if (version !== "v2" && version !== "v3" && version !== "v4") {
-    return [
-      `aiSdkModel takes language models of specification v2, v3 or v4; this one is ${JSON.stringify(version)}: use a provider package of AI SDK 5 or later`,
-    ];
-  }
-  return [];
-}
-
-function findOptionProblems(options: unknown): string[] {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    return [`aiSdkModel options must be an object; got ${describe(options)}`];
-  }
-  const problems = Object.keys(options)
-    .filter((key) => !(optionNames as readonly string[]).includes(key))
-    .map(
-      (key) =>
-        `${key} is not an option of aiSdkModel (set the provider's own settings where its model is made); the options are ${optionNames.join(", ")}`,
-    );
-  problems.push(...findTransportOptionProblems(options));
-  const { z } = loadZod();
-  const providerOptions = z
-    .record(z.string(), z.record(z.string(), z.unknown()))
-    .optional()
-    .safeParse((options as AiSdkModelOptions).providerOptions);
-  if (!providerOptions.success) {
-    problems.push(
-      'providerOptions must be an object of provider names to objects of settings, e.g. { openai: { reasoningEffort: "low" } }',
-    );
-  }
-  return problems;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }

@@ -207,7 +207,7 @@ describe("aiSdkModel: the request", () => {
 
   it("says what is wrong with what it is given", () => {
     expect(() => aiSdkModel("openai/gpt-5" as never)).toThrow(
-      /needs an AI SDK language model object.*the string "openai\/gpt-5"/,
+      /needs an AI SDK language model object.*; got "openai\/gpt-5"$/,
     );
     expect(() =>
       aiSdkModel({ ...new MockLanguageModelV3(), specificationVersion: "v1" } as never),
