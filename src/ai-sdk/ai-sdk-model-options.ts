@@ -5,7 +5,7 @@ import type { TransportOptions } from "../internal/http/transport-options.js";
 export interface AiSdkModelOptions
   extends Pick<
     TransportOptions,
-    "maxRetries" | "initialRetryDelayMs" | "maxRetryDelayMs" | "headers"
+    "maxRetries" | "initialRetryDelayMs" | "maxRetryDelayMs" | "headers" | "logger"
   > {
   /**
    * Per-attempt wait in ms: for a whole answer, until it has come; for a

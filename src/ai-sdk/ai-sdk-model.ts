@@ -17,6 +17,8 @@ import { onAbort } from "../internal/http/on-abort.js";
 import { transportDefaults } from "../internal/http/transport-options.js";
 import { retryAfterFirstFailure } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
+import { SecretRegistry } from "../internal/redact.js";
 import {
   type AiSdkLanguageModel,
   type SpecCallOptions,
@@ -68,6 +70,7 @@ class AiSdkModel implements Model {
   readonly #options: AiSdkModelOptions;
   readonly #provider: typeof ProviderModule;
   readonly #target: RequestTarget;
+  readonly #logger: Logger;
 
   constructor(
     languageModel: AiSdkLanguageModel,
@@ -77,6 +80,7 @@ class AiSdkModel implements Model {
     this.#languageModel = languageModel;
     this.#options = { ...options };
     this.#provider = provider;
+    this.#logger = componentLogger(options.logger, "ai-sdk-model", new SecretRegistry());
     this.#target = {
       method: "POST",
       url: `${languageModel.provider}/${languageModel.modelId}`,
@@ -202,7 +206,17 @@ class AiSdkModel implements Model {
           maxRetryDelayMs: this.#options.maxRetryDelayMs ?? transportDefaults.maxRetryDelayMs,
         },
         shouldRetry: (error) => typeof error === "object" && error !== null && retryable.has(error),
-        onRetry: () => {},
+        onRetry: (error, retryNumber, delayMs) => {
+          this.#logger.warn(
+            {
+              model: this.#target.url,
+              attempt: retryNumber,
+              retryInMs: delayMs,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            "model call failed, retrying",
+          );
+        },
         signal: options.signal,
         abortedError: () => this.#failure(undefined, options.signal, undefined),
       });

@@ -10,6 +10,7 @@ const optionNames = [
   "initialRetryDelayMs",
   "maxRetryDelayMs",
   "headers",
+  "logger",
   "providerOptions",
 ] as const satisfies readonly (keyof AiSdkModelOptions)[];
 

@@ -22,6 +22,7 @@ import { aiSdkModel } from "switchyard-agents/ai-sdk";
 import type { ModelRequest, ModelStreamEvent } from "switchyard-agents/model";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { captureLogger } from "../helpers/capture-logger.js";
 
 function usage(input: number, output: number, reasoning?: number): LanguageModelV3Usage {
   return {
@@ -498,9 +499,22 @@ describe("aiSdkModel: failures", () => {
         return generated([{ type: "text", text: "Hello" }]);
       },
     });
-    const answer = await aiSdkModel(model, { initialRetryDelayMs: 1 }).complete(hello);
+    const { logger, text } = captureLogger();
+    const answer = await aiSdkModel(model, { initialRetryDelayMs: 1, logger }).complete(hello);
     expect(answer.choices[0]?.message.content).toBe("Hello");
     expect(calls).toBe(2);
+    const [line] = text()
+      .trim()
+      .split("\n")
+      .map((record) => JSON.parse(record));
+    expect(line).toMatchObject({
+      level: 40,
+      component: "ai-sdk-model",
+      model: "mock-provider/mock-model-id",
+      attempt: 1,
+      error: expect.stringContaining("answered 429: slow down"),
+      msg: "model call failed, retrying",
+    });
 
     const busy = new MockLanguageModelV3({
       doGenerate: async () => {
