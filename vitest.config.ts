@@ -19,6 +19,8 @@ export default defineConfig({
       { find: /^switchyard-agents\/cli$/, replacement: source("./src/cli/index.ts") },
       { find: /^switchyard-agents\/mcp$/, replacement: source("./src/mcp/index.ts") },
       { find: /^switchyard-agents\/ag-ui$/, replacement: source("./src/ag-ui/index.ts") },
+
+      { find: /^switchyard-agents\/ai-sdk$/, replacement: source("./src/ai-sdk/index.ts") },
       { find: /^switchyard-agents\/examples$/, replacement: source("./examples/index.ts") },
       { find: /^switchyard-agents\/simulators$/, replacement: source("./src/simulators/index.ts") },
       { find: /^switchyard-agents$/, replacement: source("./src/index.ts") },

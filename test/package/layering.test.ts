@@ -25,6 +25,10 @@ const mayImport: Record<string, readonly string[]> = {
   // AG-UI serves an agent: the run store it defaults to, the question
   // text the messaging approver also writes.
   "ag-ui": ["approvers", "stores", "agent", "tools", "internal", "errors"],
+
+  // An adapter of the agent's Model over the AI SDK's specification: it
+  // speaks the agent's protocol and throws the reasoning client's errors.
+  "ai-sdk": ["agent", "clients", "internal", "errors"],
   cli: [
     "index.ts",
     "mcp",

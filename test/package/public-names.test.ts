@@ -417,6 +417,7 @@ const publicNames: Record<string, string[]> = {
     "serveMcpOverStdio",
     "toolAnnotations",
   ],
+  "./ai-sdk": ["AiSdkLanguageModel", "AiSdkModelOptions", "aiSdkModel"],
   "./testing": [
     "ConformanceTest",
     "RunStoreConformanceOptions",
