@@ -87,6 +87,19 @@ describe("a question about several actions on the inbox page", () => {
     expect(await answered.text()).toContain("Nothing was answered");
     expect(messaging.interaction(id)?.state).toBe("pending");
   });
+
+  it("answers at once, with what is wrong, a choice that once froze the process", async () => {
+    const id = await askBatch("batch-slow");
+    const html = await (await fetch(messaging.inboxUrl)).text();
+    const answered = await post(id, [
+      ["token", formToken(html)],
+      ["option_id", "approve_some"],
+      ["item", `1${"   1".repeat(17)}!`],
+    ]);
+    expect(answered.status).toBe(400);
+    expect(await answered.text()).toContain('"!" at character 70 after the number 1');
+    expect(messaging.interaction(id)?.state).toBe("pending");
+  });
 });
 
 describe("a question about several actions at the terminal", () => {
@@ -121,7 +134,21 @@ describe("a question about several actions at the terminal", () => {
       "Actions: 1 (delete_callback), 2 (delete_callback), 3 (cancel_<b>orders</b>)",
     );
     expect(printed()).toContain("the numbers of the actions to approve (e.g. 1,3)");
-    expect(printed()).toContain("Not an answer.");
+    expect(printed()).toContain(
+      "Not read: the question has no action numbered 7 (it asks about 1, 2, 3).",
+    );
+  });
+
+  it("says why an answer that once froze the process is not read, and asks again", async () => {
+    const { choice, printed } = answerTyping([`1${"   1".repeat(17)}!`, "none"]);
+    expect(await choice).toEqual({ option_id: "deny" });
+    expect(printed()).toContain('"!" at character 70 after the number 1');
+  });
+
+  it("refuses an answer longer than the limit, saying the limit", async () => {
+    const { choice, printed } = answerTyping([`1: ${"a".repeat(3000)}`, "none"]);
+    expect(await choice).toEqual({ option_id: "deny" });
+    expect(printed()).toContain("more than the 2500 an answer choosing actions may have");
   });
 
   it.each([

@@ -91,6 +91,10 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
       const line = await nextLine();
       if (line === undefined) return closed ? undefined : answerAtEndOfInput(question, output);
       const parsed = parseChoice(line, question);
+      if (parsed !== undefined && "problem" in parsed) {
+        output.write(`Not read: ${escapeUntrustedText(parsed.problem)}. ${batchPrompt(question)}`);
+        continue;
+      }
       const choice = parsed?.option_id === editAnswer.optionId ? await askForEdit(parsed) : parsed;
       if (choice === "input ended") {
         return closed ? undefined : answerAtEndOfInput(question, output);
@@ -225,7 +229,11 @@ function retryPrompt(question: InteractionQuestion): string {
   return `Not an option. Type a number from 1 to ${question.options.length} or one of: ${ids}: `;
 }
 
-function parseChoice(line: string, question: InteractionQuestion): AnswerChoice | undefined {
+/** The choice a typed line makes; `problem` when it chose actions by number and they cannot be read. */
+function parseChoice(
+  line: string,
+  question: InteractionQuestion,
+): AnswerChoice | { problem: string } | undefined {
   const typed = line.trim();
   if (typed === "") return undefined;
   if (question.options.length === 0) return { option_id: freeTextOptionId, text: typed };
@@ -253,7 +261,7 @@ function parseBatchChoice(
   typed: string,
   question: InteractionQuestion,
   items: readonly BatchItem[],
-): AnswerChoice | undefined {
+): AnswerChoice | { problem: string } | undefined {
   const offered = (id: string) => question.options.some((option) => option.id === id);
   const separator = typed.indexOf(":");
   const head = (separator === -1 ? typed : typed.slice(0, separator)).trim().toLowerCase();
@@ -271,7 +279,7 @@ function parseBatchChoice(
     typed,
     items.map((item) => item.number),
   );
-  if (!selection.ok) return undefined;
+  if (!selection.ok) return { problem: selection.problem };
   return {
     option_id: batchAnswer.approveSome.id,
     text: formatItemSelection(selection.numbers, selection.note),
