@@ -169,7 +169,10 @@ export class MessagingApprover implements Approver {
    * about to run. When the service returns the interaction's
    * `metadata.fingerprint`, it must match as well. It reads the same answer
    * each time it is asked: the agent spends the approval once, when the call
-   * starts, in the run's store.
+   * starts, in the run's store. When the service cannot be reached and the
+   * run may wait (`context.allowPending`), the decision is `pending` again:
+   * the run suspends with its question open, rather than refuse an action
+   * the person may have approved.
    */
   async checkApproval(
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
@@ -215,6 +218,9 @@ export class MessagingApprover implements Approver {
         );
       } catch (error) {
         throwIfAborted(context.signal, action.toolName, error);
+        if (context.allowPending === true) {
+          return decide(this.#stillPending(action, interactionId, error, logger));
+        }
         return decide(
           refusal(
             "messaging_error",
@@ -707,6 +713,7 @@ export class MessagingApprover implements Approver {
       );
     }
     const links = [this.#options.subscriptionLinkId, second] as const;
+    let unread: unknown;
     const decisions = await Promise.all(
       parts.map(async (part, index) => {
         let interaction: Interaction;
@@ -716,6 +723,7 @@ export class MessagingApprover implements Approver {
           });
         } catch (error) {
           throwIfAborted(context.signal, action.toolName, error);
+          if (context.allowPending === true) unread = error;
           return refusal(
             "messaging_error",
             `The answer of approver link ${links[index]} about "${action.toolName}" could not be read (${describeMessagingError(error)}), so the action was not run.`,
@@ -731,7 +739,26 @@ export class MessagingApprover implements Approver {
         );
       }),
     );
+    if (unread !== undefined) return this.#stillPending(action, interactionId, unread, logger);
     return combineTwoApprovals(action, interactionId, links, decisions);
+  }
+
+  /**
+   * A suspended run reads its answer and the service cannot be reached:
+   * the question stays open and so does the run (it suspends again and is
+   * checked later), rather than refuse an action the person may have approved.
+   */
+  #stillPending(
+    action: ApprovalAction,
+    interactionId: string,
+    error: unknown,
+    logger: Logger,
+  ): ApprovalDecision {
+    logger.warn(
+      { interactionId, tool: action.toolName, error: describeMessagingError(error) },
+      "the answer could not be read; the approval stays pending",
+    );
+    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
   }
 
   async #wait(
