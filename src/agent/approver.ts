@@ -7,7 +7,11 @@ import type { RefusalCode } from "./refusal-code.js";
 export interface ApprovalAction {
   toolName: string;
   toolCallId: string;
-  /** The parsed, validated arguments the call would run with. */
+  /**
+   * The parsed, validated arguments the call would run with, as a person
+   * may see them: every secret the agent knows (and every secret-named
+   * property) shows as `[redacted]`. `fingerprint` binds to the real ones.
+   */
   arguments: unknown;
   /**
    * `sha256:` + hex digest of the tool name, the canonical JSON of the
