@@ -15,7 +15,7 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import { actionFingerprint, textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
-import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
+import { editableJson, escapeUntrustedText } from "../../internal/untrusted-text.js";
 import {
   approvalOptions,
   buildApprovalMessageText,
@@ -859,13 +859,24 @@ export class MessagingApprover implements Approver {
         ? `${plain}\n${describeStandingScope(action.standing)}`
         : plain;
     if (!this.#editsAllowed(action)) return question;
+    const how = `Or choose "${editOption.label}" and reply with the whole arguments as JSON`;
+    const redacted = redactValue(action.arguments);
     let args: string;
     try {
-      args = JSON.stringify(redactValue(action.arguments));
+      // JSON as JSON, on one line, with what would act on the text around it written as JSON escapes.
+      args = editableJson(redacted);
     } catch {
       return question;
     }
-    return `${question}\nOr choose "${editOption.label}" and reply with the whole arguments as JSON; they are now: ${quoteUntrustedValue(args)}`;
+    const shownAbove = action.description?.details?.some(
+      (detail) =>
+        typeof detail === "object" &&
+        detail !== null &&
+        detail.text === JSON.stringify(redacted, null, 2),
+    );
+    return shownAbove
+      ? `${question}\n${how}; they are shown above.`
+      : `${question}\n${how}; they are now: ${args}`;
   }
 
   /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */
