@@ -19,6 +19,12 @@ export interface ApprovalAction {
    */
   fingerprint: string;
   description: ActionDescription;
+  /**
+   * The JSON Schema of the tool's arguments (its `parameters`), so an
+   * approver that lets a person change the arguments can check the change
+   * where it is typed. The agent checks an edit itself in any case.
+   */
+  parameters?: Readonly<Record<string, unknown>>;
   /** Where the call acts (service, account, sandbox or production), when the tool says. */
   target?: ToolTarget;
   /**

@@ -7,7 +7,8 @@ import { describeThrown } from "./describe-thrown.js";
  * The action put to the approver for one tool call: the fingerprint of the
  * tool name, the arguments that will run and the tool's target, where it
  * acts, and a description, from the tool's `describeAction` or, when it has
- * none or it fails, a generic one showing the whole arguments. The describer and the approver each get their own
+ * none or it fails, a generic one showing the whole arguments, and the
+ * JSON Schema of the tool's arguments (for a person who changes them). The describer and the approver each get their own
  * copy of the arguments, so neither can change what runs. Descriptions are
  * redacted: the approver may relay them to a chat service.
  */
@@ -23,6 +24,7 @@ export async function buildApprovalAction(
     arguments: structuredClone(args),
     fingerprint,
     description: await describe(tool, structuredClone(args), context),
+    ...(isSchemaObject(tool.parameters) ? { parameters: structuredClone(tool.parameters) } : {}),
     ...(tool.target ? { target: { ...tool.target } } : {}),
   };
 }
@@ -129,4 +131,8 @@ function redactDetail(
     ...(typeof detail.text === "string" ? { text: redactText(detail.text, known) } : {}),
     ...(detail.writtenByAgent === true ? { writtenByAgent: true } : {}),
   };
+}
+
+function isSchemaObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -84,7 +84,9 @@ describe("a question about several actions on the inbox page", () => {
       ...checked.map((number): [string, string] => ["item", number]),
     ]);
     expect(answered.status).toBe(400);
-    expect(await answered.text()).toContain("Nothing was answered");
+    const page = await answered.text();
+    expect(page).toContain("Nothing was answered: ");
+    expect(page).toContain("<!doctype html>");
     expect(messaging.interaction(id)?.state).toBe("pending");
   });
 
@@ -97,7 +99,7 @@ describe("a question about several actions on the inbox page", () => {
       ["item", `1${"   1".repeat(17)}!`],
     ]);
     expect(answered.status).toBe(400);
-    expect(await answered.text()).toContain('"!" at character 70 after the number 1');
+    expect(await answered.text()).toContain("&quot;!&quot; at character 70 after the number 1");
     expect(messaging.interaction(id)?.state).toBe("pending");
   });
 });

@@ -116,11 +116,58 @@ describe("the inbox page's edit form", () => {
       arguments: "{callback_ids: [cb-1]",
     });
     expect(typo.status).toBe(400);
-    expect(await typo.text()).toMatch(/The changed arguments are not JSON \(.+\); go back/);
+    // The page again, the form holding what the person typed, and why it was not sent.
+    const again = await typo.text();
+    expect(typo.headers.get("content-type")).toContain("text/html");
+    expect(again).toMatch(
+      /Nothing was answered: the changed arguments are not JSON \(.+\)\. Correct it and send it again\./,
+    );
+    expect(editBox(again)).toBe("{callback_ids: [cb-1]");
+    expect(again).toContain('<details class="edit" open>');
     const empty = await post(id, { token: formToken(html), option_id: "edit", arguments: "  " });
     expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain("Write the changed arguments as JSON");
+    expect(await empty.text()).toContain("Nothing was answered: the changed arguments are empty.");
     expect(messaging.interaction(id)?.state).toBe("pending");
+  });
+
+  it("shows the form again, saying what is wrong, for changed arguments the tool's parameters do not take", async () => {
+    const id = await ask("invalid", {
+      metadata: {
+        arguments: { callback_ids: ["cb-1"] },
+        arguments_schema: {
+          type: "object",
+          properties: { callback_ids: { type: "array", items: { type: "string" }, minItems: 1 } },
+          required: ["callback_ids"],
+          additionalProperties: false,
+        },
+      },
+    });
+    const html = await inboxHtml();
+    const typed = '{"callback_ids": "cb-1"}';
+    const invalid = await post(id, { token: formToken(html), option_id: "edit", arguments: typed });
+    expect(invalid.status).toBe(400);
+    const again = await invalid.text();
+    expect(again).toContain(
+      "Nothing was answered: the changed arguments do not fit the tool&#39;s parameters: callback_ids: must be array.",
+    );
+    expect(editBox(again)).toBe(typed);
+    expect(again).not.toContain("Answered:");
+    expect(messaging.interaction(id)?.state).toBe("pending");
+
+    const valid = await post(id, {
+      token: formToken(html),
+      option_id: "edit",
+      arguments: '{"callback_ids": ["cb-2\u202e"]}',
+    });
+    expect(valid.status).toBe(303);
+    expect(messaging.interaction(id)?.answer?.text).toBe('{"callback_ids": ["cb-2\u202e"]}');
+    // The answer shows as the arguments, JSON written once, not as a note.
+    const answered = await inboxHtml();
+    expect(answered).toContain("with these arguments");
+    expect(answered).toContain(
+      '<pre class="arguments">{\n  &quot;callback_ids&quot;: [\n    &quot;cb-2\\u202e&quot;\n  ]\n}</pre>',
+    );
+    expect(answered).not.toContain("Note:");
   });
 
   it("offers no edit form where the question offers no edit", async () => {

@@ -556,6 +556,11 @@ export class MessagingApprover implements Approver {
       // The standing scope offered, so the answer is read against the scope the question stated.
       ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
     }) as Record<string, unknown>;
+    // What a change must meet, so the channel can check it where the person types it: the
+    // tool's own schema, whose property names (a `token` argument) are not secrets.
+    if (this.#editsAllowed(action) && action.parameters !== undefined) {
+      metadata[editAnswer.schemaMetadataKey] = action.parameters;
+    }
     let accepted: AcceptedMessage;
     try {
       accepted = await client.sendMessage(

@@ -9,20 +9,30 @@ import {
   escapeUntrustedLines,
   escapeUntrustedText,
 } from "../../internal/untrusted-text.js";
+import { maximumEditLength } from "./check-edited-arguments.js";
 import type { InteractionRecord, MessageOption, SubscriptionLink } from "./messaging-state.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
 /** The longest note a person may write with an answer on the inbox page. */
 export const maximumNoteLength = 2000;
 
-/** The longest changed arguments the inbox page's edit form takes (the JSON of 100 ids fits). */
-export const maximumEditLength = 20_000;
-
 /** The field of the per-action choice: one per checked action, holding its number. */
 export const itemField = "item";
 
 /** The field of the edit form that holds the changed arguments. */
 export const editArgumentsField = "arguments";
+
+/**
+ * An answer the page could not send as the person typed it: the question,
+ * the option they chose, why it was not sent, and what they typed, shown
+ * again for them to correct.
+ */
+export interface AnswerToCorrect {
+  interactionId: string;
+  optionId: string;
+  problem: string;
+  typed: { note: string; edit: string; items: readonly string[] };
+}
 
 /** What every page needs: the form token that proves a post came from the page, and the time. */
 export interface PageContext {
@@ -71,6 +81,7 @@ export function renderInboxPage(
   link: SubscriptionLink,
   interactions: readonly InteractionRecord[],
   context: PageContext,
+  correct?: AnswerToCorrect,
 ): string {
   const label = link.label === undefined ? "" : ` (${escapeUntrustedText(link.label)})`;
   const newestFirst = [...interactions].reverse();
@@ -78,7 +89,16 @@ export function renderInboxPage(
   const items =
     newestFirst.length === 0
       ? `<p class="muted">No questions yet. This page looks again every few seconds.</p>`
-      : newestFirst.map((interaction) => renderInteraction(link, interaction, context)).join("\n");
+      : newestFirst
+          .map((interaction) =>
+            renderInteraction(
+              link,
+              interaction,
+              context,
+              correct?.interactionId === interaction.interaction_id ? correct : undefined,
+            ),
+          )
+          .join("\n");
   const notice =
     link.state === "active"
       ? ""
@@ -94,6 +114,7 @@ function renderInteraction(
   link: SubscriptionLink,
   interaction: InteractionRecord,
   context: PageContext,
+  correct: AnswerToCorrect | undefined,
 ): string {
   const id = escapeHtml(interaction.interaction_id);
   const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
@@ -115,12 +136,20 @@ ${renderExpiry(interaction, context.now)}`;
         ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
         : choices.map(optionButton).join("\n");
     const noteLabel = interaction.options.length === 0 ? "Your answer" : "Note (optional)";
-    const edit = editOption ? `\n${renderEditForm(interaction, editOption, action, context)}` : "";
+    // What the person typed comes back to the form they sent, with why it was not sent.
+    const forEdit = correct?.optionId === editAnswer.optionId ? correct : undefined;
+    const forItems = correct?.optionId === someOption?.id ? correct : undefined;
+    const forNote = correct && !forEdit && !forItems ? correct : undefined;
+    const edit = editOption
+      ? `\n${renderEditForm(interaction, editOption, action, context, forEdit)}`
+      : "";
     const some =
-      someOption && items ? `\n${renderItemChoice(items, someOption, action, context)}` : "";
+      someOption && items
+        ? `\n${renderItemChoice(items, someOption, action, context, forItems)}`
+        : "";
     return `${head}
 <form method="post" action="${action}">
-${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
+${tokenField(context)}${problemLine(forNote)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}">${escapeHtml(forNote?.typed.note ?? "")}</textarea></label>
 <div class="options">${buttons}</div>
 </form>${edit}${some}
 </article>`;
@@ -143,9 +172,13 @@ function renderEditForm(
   option: MessageOption,
   action: string,
   context: PageContext,
+  correct: AnswerToCorrect | undefined,
 ): string {
   let current = "";
-  if (Object.hasOwn(interaction.metadata, editAnswer.metadataKey)) {
+  if (correct) {
+    // The person's own text, as they typed it, for them to correct.
+    current = correct.typed.edit;
+  } else if (Object.hasOwn(interaction.metadata, editAnswer.metadataKey)) {
     try {
       current = editableJson(interaction.metadata[editAnswer.metadataKey], 2);
     } catch {
@@ -153,10 +186,10 @@ function renderEditForm(
     }
   }
   const rows = Math.min(20, Math.max(3, current.split("\n").length + 1));
-  return `<details class="edit"${current === "" ? "" : " open"}>
+  return `<details class="edit"${current === "" && !correct ? "" : " open"}>
 <summary>Change the action, then approve it</summary>
 <form method="post" action="${action}">
-${tokenField(context)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
+${tokenField(context)}${problemLine(correct)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
 <div class="options">${optionButton(option)}</div>
 </form>
 </details>`;
@@ -173,20 +206,22 @@ function renderItemChoice(
   option: MessageOption,
   action: string,
   context: PageContext,
+  correct: AnswerToCorrect | undefined,
 ): string {
+  const checked = new Set(correct?.typed.items ?? []);
   const boxes = items
     .map(
       (item) =>
-        `<label class="item"><input type="checkbox" name="${itemField}" value="${item.number}"> ${item.number}${item.tool === "" ? "" : ` · <code>${escapeHtml(escapeUntrustedText(item.tool))}</code>`}</label>`,
+        `<label class="item"><input type="checkbox" name="${itemField}" value="${item.number}"${checked.has(String(item.number)) ? " checked" : ""}> ${item.number}${item.tool === "" ? "" : ` · <code>${escapeHtml(escapeUntrustedText(item.tool))}</code>`}</label>`,
     )
     .join("\n");
   return `<details class="items" open>
 <summary>Approve only some of these actions</summary>
 <form method="post" action="${action}">
-${tokenField(context)}<fieldset><legend>Check the actions to run; the others do not run.</legend>
+${tokenField(context)}${problemLine(correct)}<fieldset><legend>Check the actions to run; the others do not run.</legend>
 ${boxes}
 </fieldset>
-<label>Note (optional)<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
+<label>Note (optional)<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}">${escapeHtml(correct?.typed.note ?? "")}</textarea></label>
 <div class="options">${optionButton(option)}</div>
 </form>
 </details>`;
@@ -276,6 +311,15 @@ function renderQuestionText(text: string): string {
 // `scheme://`, the host (with any user and port), then the path, query and fragment up to a space or quote.
 const urlInText = /([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)([^\s"'<>]*)/giu;
 
+/** Changed arguments sent as an answer, as JSON (invisible characters as JSON escapes); as escaped text when they are not JSON. */
+function answeredJson(text: string): string {
+  try {
+    return editableJson(JSON.parse(text), 2);
+  } catch {
+    return escapeUntrustedLines(text);
+  }
+}
+
 function renderOutcome(interaction: InteractionRecord): string {
   if (interaction.state === "answered" && interaction.answer) {
     const { option_id: optionId, text, answered_at: answeredAt } = interaction.answer;
@@ -283,6 +327,9 @@ function renderOutcome(interaction: InteractionRecord): string {
     const chosen = option
       ? `${escapeUntrustedText(option.label)} [${escapeUntrustedText(option.id)}]`
       : escapeUntrustedText(optionId);
+    if (optionId === editAnswer.optionId && text !== undefined) {
+      return `<p class="outcome answered">Answered: ${escapeHtml(chosen)} at ${escapeHtml(answeredAt)}, with these arguments (the agent checks them again before anything runs):</p>\n<pre class="arguments">${escapeHtml(answeredJson(text))}</pre>`;
+    }
     const note = text === undefined ? "" : `<br>Note: ${escapeHtml(escapeUntrustedText(text))}`;
     return `<p class="outcome answered">Answered: ${escapeHtml(chosen)} at ${escapeHtml(answeredAt)}${note}</p>`;
   }
@@ -292,6 +339,12 @@ function renderOutcome(interaction: InteractionRecord): string {
     failed: "Could not be delivered.",
   };
   return `<p class="outcome ${escapeHtml(interaction.state)}">${escapeHtml(words[interaction.state] ?? interaction.state)}</p>`;
+}
+
+/** Why the answer the person sent was not sent on, above the form they sent it with. */
+function problemLine(correct: AnswerToCorrect | undefined): string {
+  if (!correct) return "";
+  return `<p class="problem" role="alert">Nothing was answered: ${escapeHtml(escapeUntrustedText(correct.problem))}. Correct it and send it again.</p>\n`;
 }
 
 function tokenField(context: PageContext): string {
@@ -333,6 +386,8 @@ label.item { display: block; margin: 0.2rem 0; }
 button.option-approve_some { background: #067647; border-color: #067647; color: #fff; }
 details.edit textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; }
 button.option-edit { background: #175cd3; border-color: #175cd3; color: #fff; }
+.problem { color: #b42318; font-weight: 600; }
+pre.arguments { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; background: #eef2f6; padding: 0.5rem; }
 </style>
 </head>
 <body>

@@ -13,6 +13,7 @@ import {
   escapeUntrustedText,
 } from "../../internal/untrusted-text.js";
 import type { AnswerChoice, AnswerFunction, InteractionQuestion } from "./answer-mode.js";
+import { checkEditedArguments } from "./check-edited-arguments.js";
 
 /** Streams of {@link terminalAnswerer}. */
 export interface TerminalAnswererOptions {
@@ -95,7 +96,10 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
         output.write(`Not read: ${escapeUntrustedText(parsed.problem)}. ${batchPrompt(question)}`);
         continue;
       }
-      const choice = parsed?.option_id === editAnswer.optionId ? await askForEdit(parsed) : parsed;
+      const choice =
+        parsed?.option_id === editAnswer.optionId
+          ? await askForEdit(parsed, question.metadata)
+          : parsed;
       if (choice === "input ended") {
         return closed ? undefined : answerAtEndOfInput(question, output);
       }
@@ -109,12 +113,15 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
 
   /**
    * "Approve with changes": the changed arguments, as JSON on one line,
-   * typed after the choice (`3: {...}`) or asked for now. Text that is not
-   * JSON is the person's to correct, not a refusal; an empty line goes back
-   * to the options (undefined).
+   * typed after the choice (`3: {...}`) or asked for now. A change that
+   * cannot run (not JSON, not fitting the tool's parameters the question
+   * carries: {@link checkEditedArguments}) is the person's to correct, asked
+   * again with what is wrong, never sent; an empty line goes back to the
+   * options (undefined).
    */
   const askForEdit = async (
     choice: AnswerChoice,
+    metadata: Readonly<Record<string, unknown>>,
   ): Promise<AnswerChoice | "input ended" | undefined> => {
     let typed = choice.text;
     if (typed === undefined) output.write(editPrompt);
@@ -125,15 +132,12 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
         typed = line.trim();
         if (typed === "") return undefined;
       }
-      try {
-        JSON.parse(typed);
-        return { option_id: choice.option_id, text: typed };
-      } catch (error) {
-        output.write(
-          `Not JSON (${escapeUntrustedText((error as Error).message)}). Type the changed arguments again, or an empty line to go back: `,
-        );
-        typed = undefined;
-      }
+      const checked = checkEditedArguments(typed, metadata);
+      if (checked.ok) return { option_id: choice.option_id, text: checked.text };
+      output.write(
+        `Not sent: ${escapeUntrustedText(checked.problem)}. Type the changed arguments again, or an empty line to go back: `,
+      );
+      typed = undefined;
     }
   };
 
