@@ -11,6 +11,7 @@ import {
 } from "../../internal/untrusted-text.js";
 import { maximumEditLength } from "./check-edited-arguments.js";
 import type { InteractionRecord, MessageOption, SubscriptionLink } from "./messaging-state.js";
+import { readQuestionAsker } from "./question-asker.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
 /** The longest note a person may write with an answer on the inbox page. */
@@ -265,27 +266,21 @@ function formatRemaining(milliseconds: number): string {
 
 /**
  * Which run asks, for which tool call and task, from the metadata the
- * sender put on the question (`run_id`, `tool`, `tool_call_id`, `task`), each
- * escaped; nothing when the sender gave none of them.
+ * sender put on the question ({@link readQuestionAsker}), each escaped; a
+ * run without an id is one no store keeps ("not saved"). Nothing for a
+ * question that names no asker.
  */
 function renderAsker(metadata: Record<string, unknown>): string {
-  const text = (key: string) => {
-    const value = metadata[key];
-    return typeof value === "string" && value !== "" ? value : undefined;
-  };
+  const asker = readQuestionAsker(metadata);
+  if (!asker.asked) return "";
   const shown = (value: string) => `<code>${escapeHtml(escapeUntrustedText(value))}</code>`;
-  const [run, tool, call, task] = [
-    text("run_id"),
-    text("tool"),
-    text("tool_call_id"),
-    text("task"),
-  ];
+  const { runId, tool, toolCallId, task } = asker;
   const parts = [
-    ...(run ? [`run ${shown(run)}`] : []),
-    ...(tool ? [`tool ${shown(tool)}${call ? ` (call ${shown(call)})` : ""}`] : []),
+    runId !== undefined ? `run ${shown(runId)}` : "a run that is not saved (no run id)",
+    ...(tool ? [`tool ${shown(tool)}${toolCallId ? ` (call ${shown(toolCallId)})` : ""}`] : []),
     ...(task ? [`task ${shown(task)}`] : []),
   ];
-  return parts.length === 0 ? "" : `<p class="asker">Asked by ${parts.join(" · ")}</p>\n`;
+  return `<p class="asker">Asked by ${parts.join(" · ")}</p>\n`;
 }
 
 /**
