@@ -3,7 +3,7 @@ import { type MessagingSimulator, startMessagingSimulator } from "switchyard-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InteractionQuestion } from "../../src/simulators/messaging/answer-mode.js";
 import { terminalAnswerer } from "../../src/simulators/messaging/terminal-answerer.js";
-import { formToken, postInboxForm } from "./inbox-form.js";
+import { formToken, postInboxForm, questionHtml } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 
@@ -50,7 +50,7 @@ function post(interactionId: string, fields: Array<[string, string]>) {
 describe("a question about several actions on the inbox page", () => {
   it("offers a checkbox per action, none checked, and answers with the numbers checked", async () => {
     const id = await askBatch("batch");
-    const html = await (await fetch(messaging.inboxUrl)).text();
+    const html = await questionHtml(messaging, id);
 
     expect(html.match(/type="checkbox" name="item"/g)).toHaveLength(3);
     expect(html).not.toContain("checked");

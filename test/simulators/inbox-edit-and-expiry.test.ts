@@ -1,6 +1,6 @@
 import { type MessagingSimulator, startMessagingSimulator } from "switchyard-agents/simulators";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formToken, postInboxForm } from "./inbox-form.js";
+import { formToken, postInboxForm, questionHtml } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 let clock: Date;
@@ -69,7 +69,13 @@ describe("the inbox page's edit form", () => {
     const args = { callback_ids: ["cb-1", "cb-2"] };
     const id = await ask("edit", { metadata: { arguments: args } });
 
-    const html = await inboxHtml();
+    // The inbox leads to the question's own page, where the edit is written.
+    const inbox = await inboxHtml();
+    expect(inbox).not.toContain("<textarea");
+    expect(inbox).toContain(
+      `<a href="/inbox/${messaging.approverLinkId}/interactions/${id}">Open this question</a> to write a note, change the action before approving it.`,
+    );
+    const html = await questionHtml(messaging, id);
     // Its own form: the edit option is not among the plain buttons.
     expect(html.match(/value="edit"/g)).toHaveLength(1);
     expect(html).toContain("Change the action, then approve it");
@@ -94,9 +100,9 @@ describe("the inbox page's edit form", () => {
       url: "https://a.example/\u202egpj.exe",
       note: "</textarea><script>alert(1)</script>\u200b",
     };
-    await ask("hostile", { metadata: { arguments: hostile } });
+    const id = await ask("hostile", { metadata: { arguments: hostile } });
 
-    const html = await inboxHtml();
+    const html = await questionHtml(messaging, id);
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("\u202e");
     expect(html).not.toContain("\u200b");

@@ -21,15 +21,18 @@ import {
   maximumNoteLength,
   renderConsentPage,
   renderInboxPage,
+  renderQuestionPage,
 } from "./render-approval-pages.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
 /**
  * The pages a person uses, in a browser, without a bearer token: the consent
  * page of a subscription link (`GET /subscribe/{id}`; pressing Accept posts
- * to it and activates a pending link) and the link's inbox
- * (`GET /inbox/{id}`; pressing an option posts the answer to
- * `/inbox/{id}/interactions/{interaction_id}`; "Approve with changes" posts
+ * to it and activates a pending link), the link's inbox (`GET /inbox/{id}`,
+ * which reloads itself) and each question's own page
+ * (`GET /inbox/{id}/interactions/{interaction_id}`, with a note, the edit
+ * and the choice of actions). Pressing an option posts the answer to the
+ * question's address; "Approve with changes" posts
  * the changed arguments as the answer's text). Forms work without
  * JavaScript: each post answers with a redirect back to the page, or, when
  * the answer cannot be sent as typed (changed arguments that are not JSON
@@ -83,6 +86,17 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       },
     },
     {
+      method: "GET",
+      pattern: "/inbox/:linkId/interactions/:interactionId",
+      public: true,
+      errorFormat: "text",
+      handle: ({ params }) => {
+        const link = findLink(service, params.linkId);
+        const interaction = findInteraction(service, link, params.interactionId);
+        return { html: renderQuestionPage(link, interaction, context()) };
+      },
+    },
+    {
       method: "POST",
       pattern: "/inbox/:linkId/interactions/:interactionId",
       public: true,
@@ -90,18 +104,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       handle: (request) => {
         const form = checkFormPost(service, request);
         const link = findLink(service, request.params.linkId);
-        const interaction = service.state.interactions.find(
-          (candidate) =>
-            candidate.interaction_id === request.params.interactionId &&
-            candidate.subscription_link_id === link.subscription_link_id,
-        );
-        if (!interaction) {
-          throw new SimulatorHttpError(
-            404,
-            "interaction_not_found",
-            `Interaction ${request.params.interactionId ?? ""} is not in this inbox.`,
-          );
-        }
+        const interaction = findInteraction(service, link, request.params.interactionId);
         const optionId = form.get("option_id") ?? "";
         const offered =
           interaction.options.length === 0
@@ -125,7 +128,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
           // The person's answer cannot be sent: the page again, with what they typed and why.
           return {
             status: 400,
-            html: renderInboxPage(link, inboxOf(service, link), context(), {
+            html: renderQuestionPage(link, interaction, context(), {
               interactionId: interaction.interaction_id,
               optionId,
               problem: read.problem,
@@ -158,6 +161,27 @@ function inboxOf(service: MessagingService, link: SubscriptionLink): Interaction
   return service.state.interactions.filter(
     (interaction) => interaction.subscription_link_id === link.subscription_link_id,
   );
+}
+
+/** The interaction of this id sent to `link`; a 404 for any other. */
+function findInteraction(
+  service: MessagingService,
+  link: SubscriptionLink,
+  interactionId: string | undefined,
+): InteractionRecord {
+  const interaction = service.state.interactions.find(
+    (candidate) =>
+      candidate.interaction_id === interactionId &&
+      candidate.subscription_link_id === link.subscription_link_id,
+  );
+  if (!interaction) {
+    throw new SimulatorHttpError(
+      404,
+      "interaction_not_found",
+      `Interaction ${interactionId ?? ""} is not in this inbox.`,
+    );
+  }
+  return interaction;
 }
 
 /** The answer's text read from the form, or what the person must correct first. */

@@ -70,19 +70,19 @@ ${tokenField(context)}<button type="submit" name="consent" value="accept">Accept
 
 /**
  * The inbox of a subscription link: its interactions, newest first, each with
- * its text (escaped as untrusted text, then as HTML), when it expires (or that
- * it has), its options as buttons with an optional note while it is pending,
- * and its outcome once it has one. A question offering "Approve with
- * changes" (`edit`) gets a form of its own, holding the arguments it asks
- * about (`metadata.arguments`) as JSON to change.
- * While nothing waits for an answer the page reloads itself every few
- * seconds, so a new question shows up; it never reloads under a person typing.
+ * which run, tool and task asks, its text (escaped as untrusted text, then
+ * as HTML), when it expires (or that it has), and, while it is pending, its
+ * plain options as buttons and a link to its own page (where a note, a
+ * change to the action or a choice of actions is written); once it has an
+ * outcome, that. The inbox holds no field to type into, so it reloads
+ * itself every few seconds (no script: `<meta http-equiv="refresh">`):
+ * a new question shows up, and one answered elsewhere, withdrawn or expired
+ * shows its outcome.
  */
 export function renderInboxPage(
   link: SubscriptionLink,
   interactions: readonly InteractionRecord[],
   context: PageContext,
-  correct?: AnswerToCorrect,
 ): string {
   const label = link.label === undefined ? "" : ` (${escapeUntrustedText(link.label)})`;
   const newestFirst = [...interactions].reverse();
@@ -91,14 +91,7 @@ export function renderInboxPage(
     newestFirst.length === 0
       ? `<p class="muted">No questions yet. This page looks again every few seconds.</p>`
       : newestFirst
-          .map((interaction) =>
-            renderInteraction(
-              link,
-              interaction,
-              context,
-              correct?.interactionId === interaction.interaction_id ? correct : undefined,
-            ),
-          )
+          .map((interaction) => renderInteraction(link, interaction, context, { full: false }))
           .join("\n");
   const notice =
     link.state === "active"
@@ -107,15 +100,41 @@ export function renderInboxPage(
   return page(
     "Approval inbox",
     `<h1>Approval inbox</h1>\n<p class="muted">Link ${escapeHtml(link.subscription_link_id)}${escapeHtml(label)}</p>\n${notice}${items}`,
-    waiting ? undefined : 3,
+    waiting ? 5 : 3,
   );
+}
+
+/**
+ * One question's own page, where it is answered in full: its options, a
+ * note, "Approve with changes" with the arguments it asks about
+ * (`metadata.arguments`) as JSON to change, and, for a question about
+ * several numbered actions, a checkbox per action. It never reloads itself
+ * (a person may be typing). With `correct`, the answer the person sent and
+ * why it was not sent, in the form they sent it with.
+ */
+export function renderQuestionPage(
+  link: SubscriptionLink,
+  interaction: InteractionRecord,
+  context: PageContext,
+  correct?: AnswerToCorrect,
+): string {
+  const inbox = `/inbox/${encodeURIComponent(link.subscription_link_id)}`;
+  return page(
+    "Approval question",
+    `<h1>Approval question</h1>\n<p class="muted"><a href="${inbox}">Back to the inbox</a></p>\n${renderInteraction(link, interaction, context, { full: true, correct })}`,
+  );
+}
+
+/** The address of a question's own page (its form posts there too). */
+function questionPath(link: SubscriptionLink, interaction: InteractionRecord): string {
+  return `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
 }
 
 function renderInteraction(
   link: SubscriptionLink,
   interaction: InteractionRecord,
   context: PageContext,
-  correct: AnswerToCorrect | undefined,
+  shown: { full: boolean; correct?: AnswerToCorrect | undefined },
 ): string {
   const id = escapeHtml(interaction.interaction_id);
   const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
@@ -123,7 +142,7 @@ function renderInteraction(
 ${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>
 ${renderExpiry(interaction, context.now)}`;
   if (interaction.state === "pending" && !isPastExpiry(interaction, context.now)) {
-    const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
+    const action = questionPath(link, interaction);
     const editOption = interaction.options.find((option) => option.id === editAnswer.optionId);
     const items = readBatchItems(interaction.metadata);
     const someOption = items
@@ -132,6 +151,9 @@ ${renderExpiry(interaction, context.now)}`;
     const choices = interaction.options.filter(
       (option) => option !== editOption && option !== someOption,
     );
+    if (!shown.full)
+      return `${head}\n${renderQuickAnswer(action, choices, editOption, someOption, context)}\n</article>`;
+    const { correct } = shown;
     const buttons =
       interaction.options.length === 0
         ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
@@ -156,6 +178,31 @@ ${tokenField(context)}${problemLine(forNote)}<label>${noteLabel}<br><textarea na
 </article>`;
   }
   return `${head}\n${renderOutcome(interaction)}\n</article>`;
+}
+
+/**
+ * An open question on the inbox: its plain options as buttons (nothing to
+ * type, so the inbox's reload loses nothing), and the way to its own page
+ * for a note, a change or a choice of actions.
+ */
+function renderQuickAnswer(
+  action: string,
+  choices: readonly MessageOption[],
+  editOption: MessageOption | undefined,
+  someOption: MessageOption | undefined,
+  context: PageContext,
+): string {
+  const more = [
+    "write a note",
+    ...(editOption ? ["change the action before approving it"] : []),
+    ...(someOption ? ["choose which actions run"] : []),
+  ];
+  const open = `<p class="more"><a href="${action}">Open this question</a> to ${choices.length === 0 && !editOption && !someOption ? "type your answer" : more.join(", ")}.</p>`;
+  if (choices.length === 0) return open;
+  return `<form method="post" action="${action}">
+${tokenField(context)}<div class="options">${choices.map(optionButton).join("\n")}</div>
+</form>
+${open}`;
 }
 
 function optionButton(option: MessageOption): string {
@@ -382,6 +429,7 @@ button.option-approve_some { background: #067647; border-color: #067647; color: 
 details.edit textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; }
 button.option-edit { background: #175cd3; border-color: #175cd3; color: #fff; }
 .problem { color: #b42318; font-weight: 600; }
+.more { font-size: 0.9rem; margin: 0.5rem 0 0; }
 pre.arguments { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; background: #eef2f6; padding: 0.5rem; }
 </style>
 </head>
