@@ -185,6 +185,38 @@ describe("the gate binds an edit to what the person approved", () => {
     expect(deletions()[0]?.body).toEqual([ids[0]]);
   });
 
+  it("does not print the arguments twice when the question already shows them as JSON", async () => {
+    const { tools } = callbackTools();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools,
+      approver: new MessagingApprover({
+        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+        subscriptionLinkId: messaging.approverLinkId,
+        allowEdits: true,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 10,
+      }),
+    });
+    const running = agent.run("delete a callback");
+    while (messaging.interactions().length < 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const question = messaging.interactions()[0]!;
+    messaging.answerInteraction(question.interaction_id, "deny");
+    await running;
+    const { text } = messaging.message(question.message_id)!;
+    // The tool has no describeAction: the generic description shows the whole arguments as JSON.
+    expect(text).toContain('  | {\n  |   "ids": [\n  |     "cb-1"\n  |   ]\n  | }');
+    expect(text).toContain(
+      'Or choose "Approve with changes" and reply with the whole arguments as JSON; they are shown above.',
+    );
+    expect(text.match(/"cb-1"/g)).toHaveLength(1);
+  });
+
   it("refuses an edit whose fingerprint is not that of the edited arguments", async () => {
     const { tools, deletions: ran } = callbackTools();
     const agent = new Agent({
