@@ -8,6 +8,7 @@ import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval/approval-audit-record.js";
 import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
+import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
 import { runStoreMethods } from "./durable/run-store-methods.js";
@@ -299,7 +300,8 @@ export function resolveAgentOptions(
     tools,
     toolDefinitions,
     instructions,
-    approver,
+    // What the approver is shown has this agent's secrets removed.
+    approver: approver === undefined ? undefined : redactingApprover(approver, secrets),
     approvalPolicy,
     onApprovalExpired,
     auditLog,

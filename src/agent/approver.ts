@@ -7,7 +7,11 @@ import type { RefusalCode } from "./refusal-code.js";
 export interface ApprovalAction {
   toolName: string;
   toolCallId: string;
-  /** The parsed, validated arguments the call would run with. */
+  /**
+   * The parsed, validated arguments the call would run with, as a person
+   * may see them: every secret the agent knows (and every secret-named
+   * property) shows as `[redacted]`. `fingerprint` binds to the real ones.
+   */
   arguments: unknown;
   /**
    * `sha256:` + hex digest of the tool name, the canonical JSON of the
@@ -15,6 +19,12 @@ export interface ApprovalAction {
    */
   fingerprint: string;
   description: ActionDescription;
+  /**
+   * The JSON Schema of the tool's arguments (its `parameters`), so an
+   * approver that lets a person change the arguments can check the change
+   * where it is typed. The agent checks an edit itself in any case.
+   */
+  parameters?: Readonly<Record<string, unknown>>;
   /** Where the call acts (service, account, sandbox or production), when the tool says. */
   target?: ToolTarget;
   /**

@@ -1,4 +1,4 @@
-import { redactText, redactValue } from "../internal/redact.js";
+import { redactText, redactValue, type SecretRegistry } from "../internal/redact.js";
 import type { ActionDescription, ActionDetail, AnyTool, ToolContext } from "../tools/tool.js";
 import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
@@ -7,7 +7,8 @@ import { describeThrown } from "./describe-thrown.js";
  * The action put to the approver for one tool call: the fingerprint of the
  * tool name, the arguments that will run and the tool's target, where it
  * acts, and a description, from the tool's `describeAction` or, when it has
- * none or it fails, a generic one showing the whole arguments. The describer and the approver each get their own
+ * none or it fails, a generic one showing the whole arguments, and the
+ * JSON Schema of the tool's arguments (for a person who changes them). The describer and the approver each get their own
  * copy of the arguments, so neither can change what runs. Descriptions are
  * redacted: the approver may relay them to a chat service.
  */
@@ -23,6 +24,7 @@ export async function buildApprovalAction(
     arguments: structuredClone(args),
     fingerprint,
     description: await describe(tool, structuredClone(args), context),
+    ...(isSchemaObject(tool.parameters) ? { parameters: structuredClone(tool.parameters) } : {}),
     ...(tool.target ? { target: { ...tool.target } } : {}),
   };
 }
@@ -66,22 +68,71 @@ export function genericDescription(toolName: string, args: unknown): ActionDescr
   };
 }
 
-function redactDescription(description: ActionDescription): ActionDescription {
+/**
+ * The action as an approver is shown it: its arguments, its description
+ * and its standing scope's value with every secret of `secrets` (the
+ * agent's registry: its `secrets` option, its model's, tools' and
+ * approver's) and every secret the patterns recognise replaced by
+ * `[redacted]`. An approver relays what it is shown to a person, through
+ * a chat or messaging service: no secret may reach either. The
+ * fingerprints, the tool, the call and the target are kept, so an approval
+ * still binds to the real arguments; an edit copied from the redacted ones
+ * is refused, since it holds the marker.
+ */
+export function redactApprovalAction(
+  action: ApprovalAction,
+  secrets: SecretRegistry,
+): ApprovalAction {
+  const known = secrets.values();
+  const { standing } = action;
   return {
-    summary: redactText(description.summary),
-    ...(Array.isArray(description.details)
-      ? { details: description.details.map(redactDetail) }
+    ...action,
+    arguments: redactValue(action.arguments, known),
+    description: redactDescription(action.description, known),
+    ...(standing
+      ? {
+          standing: {
+            ...standing,
+            ...(standing.sameValue
+              ? {
+                  sameValue: {
+                    label: redactText(standing.sameValue.label, known),
+                    value: redactText(standing.sameValue.value, known),
+                  },
+                }
+              : {}),
+          },
+        }
       : {}),
-    irreversible: description.irreversible !== false,
   };
 }
 
-function redactDetail(detail: ActionDetail | string): ActionDetail | string {
-  if (typeof detail !== "object" || detail === null) return redactText(String(detail));
+function redactDescription(
+  description: ActionDescription,
+  known: readonly string[] = [],
+): ActionDescription {
   return {
-    label: redactText(String(detail.label ?? "")),
-    ...(typeof detail.value === "string" ? { value: redactText(detail.value) } : {}),
-    ...(typeof detail.text === "string" ? { text: redactText(detail.text) } : {}),
+    summary: redactText(String(description?.summary ?? ""), known),
+    ...(Array.isArray(description?.details)
+      ? { details: description.details.map((detail) => redactDetail(detail, known)) }
+      : {}),
+    irreversible: description?.irreversible !== false,
+  };
+}
+
+function redactDetail(
+  detail: ActionDetail | string,
+  known: readonly string[],
+): ActionDetail | string {
+  if (typeof detail !== "object" || detail === null) return redactText(String(detail), known);
+  return {
+    label: redactText(String(detail.label ?? ""), known),
+    ...(typeof detail.value === "string" ? { value: redactText(detail.value, known) } : {}),
+    ...(typeof detail.text === "string" ? { text: redactText(detail.text, known) } : {}),
     ...(detail.writtenByAgent === true ? { writtenByAgent: true } : {}),
   };
+}
+
+function isSchemaObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

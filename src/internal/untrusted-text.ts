@@ -26,9 +26,13 @@ import { domainToASCII } from "node:url";
  *   ideographic space `\u3000`; and, in a run of ordinary spaces, every
  *   space after the fourth (`\x20`), so no run of blanks can push the rest
  *   of a value onto a line of its own;
- * - a combining mark that does not sit on a letter (on a quote, a space, a
- *   digit, or more than three on one letter), which could disguise the
- *   character under it or spill over the lines around it;
+ * - every combining mark (Unicode category M: Mn, Mc and Me), on a letter
+ *   or not: an overlay such as U+0336 COMBINING LONG STROKE OVERLAY strikes
+ *   the text under it through, others disguise the character they sit on
+ *   or spill over the lines around it. Accented letters typed as one
+ *   character (`é`, U+00E9, the usual form) are kept; an accent typed as a
+ *   letter and a mark shows as `e\u0301`, and so does a script written with
+ *   marks (Devanagari, Thai);
  * - the characters that pass for a double quote: `\uff02`, the curly quotes
  *   `\u201c` to `\u201f`, `\u2033`, `\u2036`, `\u02ba`, `\u02dd`, `\u02ee`,
  *   `\u05f4`, `\u275d`, `\u275e`, `\u3003`, `\u301d` to `\u301f`,
@@ -46,8 +50,8 @@ import { domainToASCII } from "node:url";
  *
  * Escapes are `\n`, `\r`, `\t`, `\xHH` up to U+00FF, `\uHHHH` up to U+FFFF
  * and `\u{HHHHH}` beyond, lower-case hex, as JavaScript writes them. All
- * other text (letters of any script with their accents, emoji, punctuation,
- * single spaces) is kept. The result never contains a line break or a
+ * other text (letters of any script, emoji, punctuation, single spaces) is
+ * kept. The result never contains a line break or a
  * character that acts on the text around it.
  *
  * @example
@@ -122,13 +126,12 @@ export function editableJson(value: unknown, indent?: number): string {
 
 // Controls, format characters, line/paragraph separators and lone surrogates
 // (a surrogate only matches on its own in a `u` regular expression), what is
-// drawn as nothing, spaces other than U+0020, double-quote look-alikes, and a
-// combining mark not on a letter (or the fourth and later on one).
+// drawn as nothing, spaces other than U+0020, double-quote look-alikes, and
+// every combining mark.
 const actsOnTextSource = [
-  String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\u2800]`,
+  String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{M}\p{Default_Ignorable_Code_Point}\u2800]`,
   String.raw`(?!\x20)\p{Zs}`,
   String.raw`[\uff02\u201c-\u201f\u2033\u2036\u02ba\u02dd\u02ee\u05f4\u275d\u275e\u3003\u301d-\u301f\u{1f676}-\u{1f678}]`,
-  String.raw`(?<!\p{L}\p{M}{0,2})\p{M}`,
 ].join("|");
 const actsOnText = new RegExp(actsOnTextSource, "gu");
 // In JSON text a line break or tab is indentation: inside strings JSON.stringify escaped them already.

@@ -139,14 +139,15 @@ describe("the approval gate fails closed", () => {
     });
   });
 
-  it("puts the exact action to the approver, with the run's signal and no pending allowed", async () => {
+  it("puts the exact action to the approver, secrets redacted, with the run's signal and no pending allowed", async () => {
     const approver = new ScriptedApprover(["approve"]);
     await runWith(approver);
     const { action, context } = approver.requests[0] as (typeof approver.requests)[number];
     expect(action).toMatchObject({
       toolName: "delete_callbacks",
       toolCallId: "call_1_0",
-      arguments: { ids: ["cb-1", "cb-2"], token: secretToken },
+      // What the approver relays to a person holds no secret; the fingerprint is the real call's.
+      arguments: { ids: ["cb-1", "cb-2"], token: "[redacted]" },
       fingerprint: actionFingerprint("delete_callbacks", {
         token: secretToken,
         ids: ["cb-1", "cb-2"],

@@ -50,7 +50,11 @@ async function answerOnPage(inboxUrl: string, button: string, note?: string): Pr
   const question = page.locator("article.interaction.pending");
   await question.waitFor();
   expect(await question.locator(".text").innerText()).toContain("Delete 4 callbacks");
-  if (note !== undefined) await question.locator("textarea[name=note]").fill(note);
+  if (note !== undefined) {
+    // A note is written on the question's own page; the inbox has nothing to type into.
+    await question.getByRole("link", { name: "Open this question" }).click();
+    await question.locator("textarea[name=note]").fill(note);
+  }
   await question.getByRole("button", { name: button, exact: true }).click();
   await page.locator("article.interaction .outcome.answered").waitFor();
   return page;

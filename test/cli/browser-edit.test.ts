@@ -44,9 +44,10 @@ describe("changing an action on the inbox page, then approving it (Chromium)", (
 
     const page = await chromium.browser.newPage();
     const question = page.locator("article.interaction.pending");
-    // The page reloads itself every few seconds until a question waits.
+    // The inbox reloads itself every few seconds; the edit is written on the question's own page.
     await page.goto(messaging.inboxUrl);
-    await question.waitFor({ timeout: 30_000 });
+    await page.getByRole("link", { name: "Open this question" }).click({ timeout: 30_000 });
+    await question.waitFor();
     expect(await question.locator(".text").innerText()).toContain("Delete 4 callbacks");
     const box = question.locator("textarea[name=arguments]");
     expect(JSON.parse(await box.inputValue())).toEqual({ callback_ids: asked });

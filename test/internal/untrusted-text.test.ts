@@ -89,15 +89,20 @@ describe("escapeUntrustedText", () => {
     );
   });
 
-  it("writes out a combining mark not on a letter, and keeps accents on letters", () => {
+  it("writes out every combining mark, on a letter or not, and keeps accented letters typed as one", () => {
     expect(escapeUntrustedText('done"\u0338 \u20dd1\u0301')).toBe('done"\\u0338 \\u20dd1\\u0301');
-    expect(escapeUntrustedText("cafe\u0301 Vie\u0323\u0302t नमस्ते")).toBe(
-      "cafe\u0301 Vie\u0323\u0302t नमस्ते",
+    // A strike-through overlay on each letter reads as "deleted" text: it shows as what it is.
+    expect(escapeUntrustedText("d\u0336e\u0336n\u0336y\u0336 approve")).toBe(
+      "d\\u0336e\\u0336n\\u0336y\\u0336 approve",
     );
-    // A fourth mark on one letter starts to spill over the lines around it.
-    expect(escapeUntrustedText("a\u0301\u0302\u0303\u0304\u0305")).toBe(
-      "a\u0301\u0302\u0303\\u0304\\u0305",
+    // Spacing (Mc) and enclosing (Me) marks too.
+    expect(escapeUntrustedText("\u0903 a\u20dd \u0488")).toBe("\\u0903 a\\u20dd \\u0488");
+    expect(escapeUntrustedText("cafe\u0301 caf\u00e9 \u017e\u00fc\u0159")).toBe(
+      "cafe\\u0301 caf\u00e9 \u017e\u00fc\u0159",
     );
+    expect(escapeUntrustedText("a\u0301\u0302")).toBe("a\\u0301\\u0302");
+    expect(escapeUntrustedLines("x\u0336y")).toBe("x\\u0336y");
+    expect(quoteUntrustedValue("\u0336")).toBe('"\\u0336"');
   });
 
   it("shows the host of every URL in its ASCII (punycode) form", () => {
@@ -114,10 +119,11 @@ describe("escapeUntrustedText", () => {
     expect(escapeUntrustedText("https://a\u202eb.com/")).toBe("https://a\\u202eb.com/");
   });
 
-  it("keeps ordinary text of any script as it is", () => {
-    const text =
-      'Café «naïve» 東京 مرحبا שלום ñ "quoted" <b>&amp; 100% {json: [1]} ~` नमस्ते 👍🏽 ｱｲ';
+  it("keeps ordinary text of any script as it is, but for its combining marks", () => {
+    const text = 'Café «naïve» 東京 مرحبا שלום ñ "quoted" <b>&amp; 100% {json: [1]} ~` 👍🏽 ｱｲ';
     expect(escapeUntrustedText(text)).toBe(text);
+    // A script written with marks shows them written out: each could be an overlay.
+    expect(escapeUntrustedText("नमस्ते")).toBe("नमस\\u094dत\\u0947");
     expect(escapeUntrustedText("")).toBe("");
   });
 
@@ -185,7 +191,7 @@ describe("editableJson", () => {
     const json = editableJson(value, 2);
     expect(json).toContain('"url": "https://a.example/\\u202egpj.exe"');
     expect(json).toContain(
-      '"text": "x\u0301 \\u0301 \\u001b[2K \\u00a0\\u200b \\udb40\\udc41 \\uff02 tab\\t"',
+      '"text": "x\\u0301 \\u0301 \\u001b[2K \\u00a0\\u200b \\udb40\\udc41 \\uff02 tab\\t"',
     );
     expect(json).toContain('"kept": "caf\u00e9 \u{1f44d} \u0436"');
     expect(json.split("\n")).toHaveLength(9);

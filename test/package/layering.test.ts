@@ -18,7 +18,8 @@ const mayImport: Record<string, readonly string[]> = {
   // The run stores are adapters of the agent's RunStore interface, beside
   // the clients: they import the agent's contract, the agent never imports them.
   stores: ["agent", "internal", "errors"],
-  simulators: ["clients", "internal", "errors"],
+  // The messaging simulator checks a person's edit with the tools' JSON Schema validator.
+  simulators: ["tools", "clients", "internal", "errors"],
   entries: ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   "index.ts": ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   mcp: ["agent", "tools", "internal", "errors"],

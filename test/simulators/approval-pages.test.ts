@@ -57,10 +57,12 @@ describe("the messaging simulator's inbox page", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(response.headers.get("content-security-policy")).toContain("form-action 'self'");
-    // Newest first, each answerable while pending; no reload under a person choosing.
+    // Newest first, each answerable while pending; nothing to type on the inbox, so it
+    // reloads itself while questions are open, and one answered elsewhere shows its outcome.
     expect(html.indexOf(second)).toBeLessThan(html.indexOf(first));
     expect(html.match(/<button type="submit" name="option_id" value="approve"/g)).toHaveLength(2);
-    expect(html).not.toContain('http-equiv="refresh"');
+    expect(html).toContain('<meta http-equiv="refresh" content="5">');
+    expect(html).not.toContain("<textarea");
 
     const answered = await post(first, {
       token: formToken(html),
@@ -242,6 +244,36 @@ describe("the messaging simulator's inbox page", () => {
     const { html } = await inbox();
 
     expect(html).toContain("No questions yet");
+    expect(html).toContain('<meta http-equiv="refresh" content="3">');
+  });
+
+  it("says which run, tool and task ask, and that a run without an id is not saved", async () => {
+    const saved = await ask("Cancel order ORD-1?", "saved", undefined, {
+      run_id: "run_7",
+      tool: "cancel_orders",
+      tool_call_id: "call_1_0",
+      task: "tidy <b>orders</b>",
+    });
+    const unsaved = await ask("Cancel order ORD-2?", "unsaved", undefined, {
+      tool: "cancel_orders",
+    });
+    const { html } = await inbox();
+    const article = (id: string) =>
+      html.slice(html.indexOf(`<article id="interaction-${id}"`)).split("</article>")[0]!;
+    expect(article(saved)).toContain(
+      '<p class="asker">Asked by run <code>run_7</code> · tool <code>cancel_orders</code> (call <code>call_1_0</code>) · task <code>tidy &lt;b&gt;orders&lt;/b&gt;</code></p>',
+    );
+    expect(article(unsaved)).toContain(
+      '<p class="asker">Asked by a run that is not saved (no run id) · tool <code>cancel_orders</code></p>',
+    );
+  });
+
+  it("shows a question answered elsewhere as answered at its next reload", async () => {
+    const id = await ask("Cancel order ORD-3?", "elsewhere");
+    expect((await inbox()).html).toContain('http-equiv="refresh"');
+    messaging.answerInteraction(id, "approve");
+    const { html } = await inbox();
+    expect(html).toMatch(/Answered: Approve \[approve\]/);
     expect(html).toContain('<meta http-equiv="refresh" content="3">');
   });
 });

@@ -60,9 +60,10 @@ describe("a batch question answered on the inbox page (Chromium)", () => {
 
     const page = await chromium.browser.newPage();
     await page.goto(messaging.inboxUrl);
+    // The inbox reloads itself every few seconds; the question's own page holds its checkboxes.
+    await page.getByRole("link", { name: "Open this question" }).click({ timeout: 30_000 });
     const question = page.locator("article.interaction.pending");
-    // The page reloads itself every few seconds until a question waits.
-    await question.waitFor({ timeout: 30_000 });
+    await question.waitFor();
     const text = await question.locator(".text").innerText();
     for (const number of [1, 2, 3]) expect(text).toContain(`[${number}] Delete 1 callback`);
     expect(await question.locator("input[type=checkbox][name=item]").count()).toBe(3);

@@ -3,7 +3,7 @@ import { type MessagingSimulator, startMessagingSimulator } from "switchyard-age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InteractionQuestion } from "../../src/simulators/messaging/answer-mode.js";
 import { terminalAnswerer } from "../../src/simulators/messaging/terminal-answerer.js";
-import { formToken, postInboxForm } from "./inbox-form.js";
+import { formToken, postInboxForm, questionHtml } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 
@@ -50,7 +50,7 @@ function post(interactionId: string, fields: Array<[string, string]>) {
 describe("a question about several actions on the inbox page", () => {
   it("offers a checkbox per action, none checked, and answers with the numbers checked", async () => {
     const id = await askBatch("batch");
-    const html = await (await fetch(messaging.inboxUrl)).text();
+    const html = await questionHtml(messaging, id);
 
     expect(html.match(/type="checkbox" name="item"/g)).toHaveLength(3);
     expect(html).not.toContain("checked");
@@ -84,7 +84,22 @@ describe("a question about several actions on the inbox page", () => {
       ...checked.map((number): [string, string] => ["item", number]),
     ]);
     expect(answered.status).toBe(400);
-    expect(await answered.text()).toContain("Nothing was answered");
+    const page = await answered.text();
+    expect(page).toContain("Nothing was answered: ");
+    expect(page).toContain("<!doctype html>");
+    expect(messaging.interaction(id)?.state).toBe("pending");
+  });
+
+  it("answers at once, with what is wrong, a choice that once froze the process", async () => {
+    const id = await askBatch("batch-slow");
+    const html = await (await fetch(messaging.inboxUrl)).text();
+    const answered = await post(id, [
+      ["token", formToken(html)],
+      ["option_id", "approve_some"],
+      ["item", `1${"   1".repeat(17)}!`],
+    ]);
+    expect(answered.status).toBe(400);
+    expect(await answered.text()).toContain("&quot;!&quot; at character 70 after the number 1");
     expect(messaging.interaction(id)?.state).toBe("pending");
   });
 });
@@ -121,7 +136,21 @@ describe("a question about several actions at the terminal", () => {
       "Actions: 1 (delete_callback), 2 (delete_callback), 3 (cancel_<b>orders</b>)",
     );
     expect(printed()).toContain("the numbers of the actions to approve (e.g. 1,3)");
-    expect(printed()).toContain("Not an answer.");
+    expect(printed()).toContain(
+      "Not read: the question has no action numbered 7 (it asks about 1, 2, 3).",
+    );
+  });
+
+  it("says why an answer that once froze the process is not read, and asks again", async () => {
+    const { choice, printed } = answerTyping([`1${"   1".repeat(17)}!`, "none"]);
+    expect(await choice).toEqual({ option_id: "deny" });
+    expect(printed()).toContain('"!" at character 70 after the number 1');
+  });
+
+  it("refuses an answer longer than the limit, saying the limit", async () => {
+    const { choice, printed } = answerTyping([`1: ${"a".repeat(3000)}`, "none"]);
+    expect(await choice).toEqual({ option_id: "deny" });
+    expect(printed()).toContain("more than the 2500 an answer choosing actions may have");
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { type MessagingSimulator, startMessagingSimulator } from "switchyard-agents/simulators";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formToken, postInboxForm } from "./inbox-form.js";
+import { formToken, postInboxForm, questionHtml } from "./inbox-form.js";
 
 let messaging: MessagingSimulator;
 let clock: Date;
@@ -69,7 +69,13 @@ describe("the inbox page's edit form", () => {
     const args = { callback_ids: ["cb-1", "cb-2"] };
     const id = await ask("edit", { metadata: { arguments: args } });
 
-    const html = await inboxHtml();
+    // The inbox leads to the question's own page, where the edit is written.
+    const inbox = await inboxHtml();
+    expect(inbox).not.toContain("<textarea");
+    expect(inbox).toContain(
+      `<a href="/inbox/${messaging.approverLinkId}/interactions/${id}">Open this question</a> to write a note, change the action before approving it.`,
+    );
+    const html = await questionHtml(messaging, id);
     // Its own form: the edit option is not among the plain buttons.
     expect(html.match(/value="edit"/g)).toHaveLength(1);
     expect(html).toContain("Change the action, then approve it");
@@ -94,9 +100,9 @@ describe("the inbox page's edit form", () => {
       url: "https://a.example/\u202egpj.exe",
       note: "</textarea><script>alert(1)</script>\u200b",
     };
-    await ask("hostile", { metadata: { arguments: hostile } });
+    const id = await ask("hostile", { metadata: { arguments: hostile } });
 
-    const html = await inboxHtml();
+    const html = await questionHtml(messaging, id);
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("\u202e");
     expect(html).not.toContain("\u200b");
@@ -116,11 +122,58 @@ describe("the inbox page's edit form", () => {
       arguments: "{callback_ids: [cb-1]",
     });
     expect(typo.status).toBe(400);
-    expect(await typo.text()).toMatch(/The changed arguments are not JSON \(.+\); go back/);
+    // The page again, the form holding what the person typed, and why it was not sent.
+    const again = await typo.text();
+    expect(typo.headers.get("content-type")).toContain("text/html");
+    expect(again).toMatch(
+      /Nothing was answered: the changed arguments are not JSON \(.+\)\. Correct it and send it again\./,
+    );
+    expect(editBox(again)).toBe("{callback_ids: [cb-1]");
+    expect(again).toContain('<details class="edit" open>');
     const empty = await post(id, { token: formToken(html), option_id: "edit", arguments: "  " });
     expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain("Write the changed arguments as JSON");
+    expect(await empty.text()).toContain("Nothing was answered: the changed arguments are empty.");
     expect(messaging.interaction(id)?.state).toBe("pending");
+  });
+
+  it("shows the form again, saying what is wrong, for changed arguments the tool's parameters do not take", async () => {
+    const id = await ask("invalid", {
+      metadata: {
+        arguments: { callback_ids: ["cb-1"] },
+        arguments_schema: {
+          type: "object",
+          properties: { callback_ids: { type: "array", items: { type: "string" }, minItems: 1 } },
+          required: ["callback_ids"],
+          additionalProperties: false,
+        },
+      },
+    });
+    const html = await inboxHtml();
+    const typed = '{"callback_ids": "cb-1"}';
+    const invalid = await post(id, { token: formToken(html), option_id: "edit", arguments: typed });
+    expect(invalid.status).toBe(400);
+    const again = await invalid.text();
+    expect(again).toContain(
+      "Nothing was answered: the changed arguments do not fit the tool&#39;s parameters: callback_ids: must be array.",
+    );
+    expect(editBox(again)).toBe(typed);
+    expect(again).not.toContain("Answered:");
+    expect(messaging.interaction(id)?.state).toBe("pending");
+
+    const valid = await post(id, {
+      token: formToken(html),
+      option_id: "edit",
+      arguments: '{"callback_ids": ["cb-2\u202e"]}',
+    });
+    expect(valid.status).toBe(303);
+    expect(messaging.interaction(id)?.answer?.text).toBe('{"callback_ids": ["cb-2\u202e"]}');
+    // The answer shows as the arguments, JSON written once, not as a note.
+    const answered = await inboxHtml();
+    expect(answered).toContain("with these arguments");
+    expect(answered).toContain(
+      '<pre class="arguments">{\n  &quot;callback_ids&quot;: [\n    &quot;cb-2\\u202e&quot;\n  ]\n}</pre>',
+    );
+    expect(answered).not.toContain("Note:");
   });
 
   it("offers no edit form where the question offers no edit", async () => {

@@ -28,3 +28,11 @@ export function postInboxForm(
     redirect: "manual",
   });
 }
+
+/** The page of one question of the inbox, where its note, edit and choice of actions are written. */
+export async function questionHtml(
+  messaging: MessagingSimulator,
+  interactionId: string,
+): Promise<string> {
+  return (await fetch(`${messaging.inboxUrl}/interactions/${interactionId}`)).text();
+}

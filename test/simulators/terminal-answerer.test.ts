@@ -180,4 +180,89 @@ describe("terminalAnswerer", () => {
       await messaging.close();
     }
   });
+
+  it("names the run, the tool and the task asking, and says when a run is not saved", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const first = answer(
+      question({
+        metadata: {
+          run_id: "run_8f2c",
+          tool: "cancel_orders",
+          tool_call_id: "call_1_0",
+          task: "tidy\u202e orders",
+        },
+      }),
+    );
+    input.write("2\n");
+    await first;
+    expect(printed()).toContain(
+      "Interaction i-1:\n  Run: run_8f2c\n  Tool: cancel_orders (call call_1_0)\n  Task: tidy\\u202e orders\n  Cancel order ORD-1200?",
+    );
+    const second = answer(question({ interaction_id: "i-2" }));
+    input.write("2\n");
+    await second;
+    expect(printed()).toContain(
+      "Interaction i-2:\n  Run: not saved (no run id)\n  Tool: cancel_orders\n",
+    );
+    answer.close();
+  });
+
+  it("leaves the prompt with a line saying so when the question is withdrawn, and the next line answers the next question", async () => {
+    const { input, output, printed } = streams();
+    const answer = terminalAnswerer({ input, output });
+    const messaging = await startMessagingSimulator({
+      answer,
+      answerDelayMs: 1,
+      deliveryStepMs: 1,
+    });
+    const ask = async (key: string, text: string) => {
+      const response = await fetch(`${messaging.url}/v1/messages`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${String(messaging.token)}`,
+          "content-type": "application/json",
+          "idempotency-key": key,
+        },
+        body: JSON.stringify({
+          subscription_link_id: messaging.approverLinkId,
+          kind: "interaction",
+          text,
+          options: [
+            { id: "approve", label: "Approve" },
+            { id: "deny", label: "Deny" },
+          ],
+          metadata: { run_id: "run_1", tool: "cancel_orders" },
+        }),
+      });
+      return (await response.json()) as { message_id: string; interaction_id: string };
+    };
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      const withdrawn = await ask("withdrawn", "Cancel order ORD-1?");
+      await until(() => printed().includes("Cancel order ORD-1?"));
+      const cancel = await fetch(`${messaging.url}/v1/messages/${withdrawn.message_id}/cancel`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${String(messaging.token)}` },
+      });
+      expect(cancel.status).toBe(200);
+      await until(() => printed().includes("withdrawn"));
+      expect(printed()).toContain(
+        "(This question was withdrawn by the sender (its run was cancelled or stopped waiting): it takes no answer now.)",
+      );
+      expect(messaging.interaction(withdrawn.interaction_id)?.state).toBe("canceled");
+
+      const next = await ask("next", "Cancel order ORD-2?");
+      await until(() => printed().includes("Cancel order ORD-2?"));
+      input.write("1\n");
+      await until(() => messaging.interaction(next.interaction_id)?.state !== "pending");
+      expect(messaging.interaction(next.interaction_id)?.answer?.option_id).toBe("approve");
+      expect(messaging.interaction(withdrawn.interaction_id)?.answer).toBeUndefined();
+    } finally {
+      answer.close();
+      await messaging.close();
+    }
+  });
 });

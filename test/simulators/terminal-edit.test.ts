@@ -19,6 +19,14 @@ const editable: InteractionQuestion = {
   metadata: { tool: "delete_callbacks", arguments: { callback_ids: ["cb-1", "cb-2\u202e"] } },
 };
 
+/** The parameters of a tool deleting callbacks by id, as the question carries them. */
+const callbackIdsSchema = {
+  type: "object",
+  properties: { callback_ids: { type: "array", items: { type: "string" }, minItems: 1 } },
+  required: ["callback_ids"],
+  additionalProperties: false,
+};
+
 let answer: TerminalAnswerer | undefined;
 afterEach(() => answer?.close());
 
@@ -57,7 +65,28 @@ describe("changing the action at the terminal (Approve with changes)", () => {
     input.write('{"callback_ids":["cb-2"]}\n');
 
     expect(await pending).toEqual({ option_id: "edit", text: '{"callback_ids":["cb-2"]}' });
-    expect(printed()).toMatch(/Not JSON \(.+\)\. Type the changed arguments again/);
+    expect(printed()).toMatch(
+      /Not sent: the changed arguments are not JSON \(.+\)\. Type the changed arguments again/,
+    );
+  });
+
+  it("asks again, saying what is wrong, for changed arguments the tool's parameters do not take", async () => {
+    const { answer, input, printed } = terminal();
+    const pending = answer({
+      ...editable,
+      metadata: { ...editable.metadata, arguments_schema: callbackIdsSchema },
+    });
+    input.write('3: {"callback_ids":"cb-1"}\n');
+    input.write('{"callback_ids":[],"extra":1}\n');
+    input.write('{"callback_ids":["cb-1"]}\n');
+
+    expect(await pending).toEqual({ option_id: "edit", text: '{"callback_ids":["cb-1"]}' });
+    expect(printed()).toContain(
+      "Not sent: the changed arguments do not fit the tool's parameters: callback_ids: must be array. Type the changed arguments again",
+    );
+    expect(printed()).toContain("callback_ids: must NOT have fewer than 1 items");
+    expect(printed()).toContain("must NOT have additional properties");
+    expect(printed()).not.toMatch(/approved/i);
   });
 
   it("goes back to the options on an empty line, and refuses when the input ends while editing", async () => {

@@ -15,7 +15,7 @@ import { AbortedError } from "../../errors/transport-errors.js";
 import { actionFingerprint, textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
-import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
+import { editableJson, escapeUntrustedText } from "../../internal/untrusted-text.js";
 import {
   approvalOptions,
   buildApprovalMessageText,
@@ -169,7 +169,10 @@ export class MessagingApprover implements Approver {
    * about to run. When the service returns the interaction's
    * `metadata.fingerprint`, it must match as well. It reads the same answer
    * each time it is asked: the agent spends the approval once, when the call
-   * starts, in the run's store.
+   * starts, in the run's store. When the service cannot be reached and the
+   * run may wait (`context.allowPending`), the decision is `pending` again:
+   * the run suspends with its question open, rather than refuse an action
+   * the person may have approved.
    */
   async checkApproval(
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
@@ -215,6 +218,9 @@ export class MessagingApprover implements Approver {
         );
       } catch (error) {
         throwIfAborted(context.signal, action.toolName, error);
+        if (context.allowPending === true) {
+          return decide(this.#stillPending(action, interactionId, error, logger));
+        }
         return decide(
           refusal(
             "messaging_error",
@@ -550,6 +556,11 @@ export class MessagingApprover implements Approver {
       // The standing scope offered, so the answer is read against the scope the question stated.
       ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
     }) as Record<string, unknown>;
+    // What a change must meet, so the channel can check it where the person types it: the
+    // tool's own schema, whose property names (a `token` argument) are not secrets.
+    if (this.#editsAllowed(action) && action.parameters !== undefined) {
+      metadata[editAnswer.schemaMetadataKey] = action.parameters;
+    }
     let accepted: AcceptedMessage;
     try {
       accepted = await client.sendMessage(
@@ -707,6 +718,7 @@ export class MessagingApprover implements Approver {
       );
     }
     const links = [this.#options.subscriptionLinkId, second] as const;
+    let unread: unknown;
     const decisions = await Promise.all(
       parts.map(async (part, index) => {
         let interaction: Interaction;
@@ -716,6 +728,7 @@ export class MessagingApprover implements Approver {
           });
         } catch (error) {
           throwIfAborted(context.signal, action.toolName, error);
+          if (context.allowPending === true) unread = error;
           return refusal(
             "messaging_error",
             `The answer of approver link ${links[index]} about "${action.toolName}" could not be read (${describeMessagingError(error)}), so the action was not run.`,
@@ -731,7 +744,26 @@ export class MessagingApprover implements Approver {
         );
       }),
     );
+    if (unread !== undefined) return this.#stillPending(action, interactionId, unread, logger);
     return combineTwoApprovals(action, interactionId, links, decisions);
+  }
+
+  /**
+   * A suspended run reads its answer and the service cannot be reached:
+   * the question stays open and so does the run (it suspends again and is
+   * checked later), rather than refuse an action the person may have approved.
+   */
+  #stillPending(
+    action: ApprovalAction,
+    interactionId: string,
+    error: unknown,
+    logger: Logger,
+  ): ApprovalDecision {
+    logger.warn(
+      { interactionId, tool: action.toolName, error: describeMessagingError(error) },
+      "the answer could not be read; the approval stays pending",
+    );
+    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
   }
 
   async #wait(
@@ -832,13 +864,24 @@ export class MessagingApprover implements Approver {
         ? `${plain}\n${describeStandingScope(action.standing)}`
         : plain;
     if (!this.#editsAllowed(action)) return question;
+    const how = `Or choose "${editOption.label}" and reply with the whole arguments as JSON`;
+    const redacted = redactValue(action.arguments);
     let args: string;
     try {
-      args = JSON.stringify(redactValue(action.arguments));
+      // JSON as JSON, on one line, with what would act on the text around it written as JSON escapes.
+      args = editableJson(redacted);
     } catch {
       return question;
     }
-    return `${question}\nOr choose "${editOption.label}" and reply with the whole arguments as JSON; they are now: ${quoteUntrustedValue(args)}`;
+    const shownAbove = action.description?.details?.some(
+      (detail) =>
+        typeof detail === "object" &&
+        detail !== null &&
+        detail.text === JSON.stringify(redacted, null, 2),
+    );
+    return shownAbove
+      ? `${question}\n${how}; they are shown above.`
+      : `${question}\n${how}; they are now: ${args}`;
   }
 
   /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */

@@ -20,23 +20,41 @@ export type ItemSelection =
   | { ok: true; numbers: number[]; note?: string }
   | { ok: false; problem: string };
 
-// Numbers separated by commas or spaces, then optionally ": note".
-const selectionPattern = /^\s*(\d+(?:\s*[,\s]\s*\d+)*)\s*(?::([\s\S]*))?$/;
+/**
+ * The longest `approve_some` answer text read: the numbers and a note of up
+ * to 2,000 characters (the inbox page's longest note). A longer one is
+ * refused before it is read.
+ */
+export const maximumItemSelectionLength = 2500;
+
+// An action number has at most this many digits: no question holds a million actions.
+const maximumNumberDigits = 6;
 
 /**
  * Reads the text of an `approve_some` answer: the item numbers (`1,3` or
  * `1 3`), each one of `offered` when given, then an optional `: note`.
- * Anything else is a problem, so nothing is approved on a guess.
+ * Anything else is a problem, so nothing is approved on a guess. The text
+ * is a person's (or whoever answered): it is refused when longer than
+ * {@link maximumItemSelectionLength}, and read once, left to right, in time
+ * linear in its length (no backtracking regular expression). This is the
+ * one reader of such answers: the approver, the inbox page and the
+ * terminal all use it.
  */
 export function parseItemSelection(text: string, offered?: readonly number[]): ItemSelection {
-  const match = selectionPattern.exec(text);
-  if (!match) {
+  if (text.length > maximumItemSelectionLength) {
     return {
       ok: false,
-      problem: `"${text.trim().slice(0, 60)}" is not a list of action numbers such as 1,3`,
+      problem: `the answer is ${text.length} characters long, more than the ${maximumItemSelectionLength} an answer choosing actions may have`,
     };
   }
-  const numbers = [...new Set((match[1] ?? "").split(/[\s,]+/).map(Number))].sort((a, b) => a - b);
+  const read = scanItemSelection(text);
+  if ("problem" in read) {
+    return {
+      ok: false,
+      problem: `"${text.trim().slice(0, 60)}" is not a list of action numbers such as 1,3 (${read.problem})`,
+    };
+  }
+  const numbers = [...new Set(read.numbers)].sort((a, b) => a - b);
   const unknown = offered ? numbers.filter((number) => !offered.includes(number)) : [];
   if (unknown.length > 0) {
     return {
@@ -44,8 +62,63 @@ export function parseItemSelection(text: string, offered?: readonly number[]): I
       problem: `the question has no action numbered ${unknown.join(", ")} (it asks about ${offered?.join(", ")})`,
     };
   }
-  const note = match[2]?.trim();
+  const note = read.note?.trim();
   return { ok: true, numbers, ...(note ? { note } : {}) };
+}
+
+/**
+ * One pass over `text`: numbers separated by a comma or by spaces (spaces
+ * around a comma allowed), then the end or `:` and the note.
+ */
+function scanItemSelection(
+  text: string,
+): { numbers: number[]; note?: string } | { problem: string } {
+  const numbers: number[] = [];
+  let index = skipSpaces(text, 0);
+  for (;;) {
+    const start = index;
+    while (index < text.length && isDigit(text.charCodeAt(index))) index += 1;
+    if (index === start) {
+      return {
+        problem:
+          index >= text.length
+            ? "a number is missing at its end"
+            : `${describeCharacterAt(text, index)} where an action number should be`,
+      };
+    }
+    if (index - start > maximumNumberDigits) {
+      return { problem: `${text.slice(start, start + 12)}… is not the number of an action` };
+    }
+    numbers.push(Number(text.slice(start, index)));
+    const afterNumber = index;
+    index = skipSpaces(text, index);
+    if (index >= text.length) return { numbers };
+    const character = text[index];
+    if (character === ":") return { numbers, note: text.slice(index + 1) };
+    if (character === ",") {
+      index = skipSpaces(text, index + 1);
+      continue;
+    }
+    // Spaces alone separate two numbers; anything else after a number is not an answer.
+    if (index > afterNumber && isDigit(text.charCodeAt(index))) continue;
+    return {
+      problem: `${describeCharacterAt(text, index)} after the number ${text.slice(start, afterNumber)}`,
+    };
+  }
+}
+
+function skipSpaces(text: string, from: number): number {
+  let index = from;
+  while (index < text.length && /\s/.test(text.charAt(index))) index += 1;
+  return index;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function describeCharacterAt(text: string, index: number): string {
+  return `${JSON.stringify(String.fromCodePoint(text.codePointAt(index) ?? 0))} at character ${index + 1}`;
 }
 
 /** The text of an `approve_some` answer choosing `numbers`, with the person's note after them. */

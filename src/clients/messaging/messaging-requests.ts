@@ -15,12 +15,15 @@ export const maximumMessageTextLength = 4000;
  * ("Approve with changes"): its text is the whole new arguments as JSON. A
  * question offering it carries the arguments it asks about in
  * `metadata.arguments`, so a channel that can (the messaging simulator's
- * inbox page and terminal) shows them ready to change.
+ * inbox page and terminal) shows them ready to change, and the JSON Schema
+ * they must meet in `metadata.arguments_schema`, so it can check a change
+ * where the person types it.
  */
 export const editAnswer = {
   optionId: "edit",
   label: "Approve with changes",
   metadataKey: "arguments",
+  schemaMetadataKey: "arguments_schema",
 } as const;
 
 /** What `createSubscriptionLink` sends. */

@@ -18,10 +18,15 @@ export interface AnswerChoice {
 
 /**
  * Decides how a person answers an interaction. Returning undefined leaves it
- * pending (the person never answers).
+ * pending (the person never answers). `signal` aborts when the interaction
+ * closes before this function answers (withdrawn by the sender, expired,
+ * answered elsewhere, failed), its reason the interaction's new state
+ * (`"canceled"`, `"expired"`, `"answered"`, `"failed"`), or `"closed"` when
+ * the simulator stops; an answer given after that changes nothing.
  */
 export type AnswerFunction = (
   question: InteractionQuestion,
+  context?: { signal: AbortSignal },
 ) => AnswerChoice | undefined | Promise<AnswerChoice | undefined>;
 
 /**

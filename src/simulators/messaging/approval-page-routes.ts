@@ -10,27 +10,35 @@ import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import type { Route, RouteContext } from "../http/route.js";
 import { SimulatorHttpError } from "../http/simulator-http-error.js";
 import { toRfc3339 } from "../http/timestamps.js";
+import { checkEditedArguments } from "./check-edited-arguments.js";
 import { findLink } from "./link-routes.js";
 import type { MessagingService } from "./messaging-service.js";
+import type { InteractionRecord, SubscriptionLink } from "./messaging-state.js";
 import {
   editArgumentsField,
   isPastExpiry,
   itemField,
-  maximumEditLength,
   maximumNoteLength,
   renderConsentPage,
   renderInboxPage,
+  renderQuestionPage,
 } from "./render-approval-pages.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
 /**
  * The pages a person uses, in a browser, without a bearer token: the consent
  * page of a subscription link (`GET /subscribe/{id}`; pressing Accept posts
- * to it and activates a pending link) and the link's inbox
- * (`GET /inbox/{id}`; pressing an option posts the answer to
- * `/inbox/{id}/interactions/{interaction_id}`; "Approve with changes" posts
- * the changed arguments, which must be JSON, as the answer's text). Forms work without
- * JavaScript: each post answers with a redirect back to the page. A post
+ * to it and activates a pending link), the link's inbox (`GET /inbox/{id}`,
+ * which reloads itself) and each question's own page
+ * (`GET /inbox/{id}/interactions/{interaction_id}`, with a note, the edit
+ * and the choice of actions). Pressing an option posts the answer to the
+ * question's address; "Approve with changes" posts
+ * the changed arguments as the answer's text). Forms work without
+ * JavaScript: each post answers with a redirect back to the page, or, when
+ * the answer cannot be sent as typed (changed arguments that are not JSON
+ * or do not fit the tool's parameters, no action checked, a note too
+ * long), with the page again, showing what the person typed and what to
+ * correct; nothing is answered then. A post
  * must come from the simulator's own origin (its `Origin` header, and
  * `Sec-Fetch-Site: same-origin` when sent) and carry the page's form token,
  * so neither another site nor a program posting without a browser's headers
@@ -74,10 +82,18 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       errorFormat: "text",
       handle: ({ params }) => {
         const link = findLink(service, params.linkId);
-        const interactions = service.state.interactions.filter(
-          (interaction) => interaction.subscription_link_id === link.subscription_link_id,
-        );
-        return { html: renderInboxPage(link, interactions, context()) };
+        return { html: renderInboxPage(link, inboxOf(service, link), context()) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/inbox/:linkId/interactions/:interactionId",
+      public: true,
+      errorFormat: "text",
+      handle: ({ params }) => {
+        const link = findLink(service, params.linkId);
+        const interaction = findInteraction(service, link, params.interactionId);
+        return { html: renderQuestionPage(link, interaction, context()) };
       },
     },
     {
@@ -88,18 +104,7 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
       handle: (request) => {
         const form = checkFormPost(service, request);
         const link = findLink(service, request.params.linkId);
-        const interaction = service.state.interactions.find(
-          (candidate) =>
-            candidate.interaction_id === request.params.interactionId &&
-            candidate.subscription_link_id === link.subscription_link_id,
-        );
-        if (!interaction) {
-          throw new SimulatorHttpError(
-            404,
-            "interaction_not_found",
-            `Interaction ${request.params.interactionId ?? ""} is not in this inbox.`,
-          );
-        }
+        const interaction = findInteraction(service, link, request.params.interactionId);
         const optionId = form.get("option_id") ?? "";
         const offered =
           interaction.options.length === 0
@@ -113,12 +118,29 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
           );
         }
         const items = readBatchItems(interaction.metadata);
-        const note =
+        const read =
           optionId === editAnswer.optionId
-            ? readEditedArguments(form.get(editArgumentsField) ?? "")
+            ? readEditedArguments(form.get(editArgumentsField) ?? "", interaction.metadata)
             : optionId === batchAnswer.approveSome.id && items
               ? readItemChoice(form, items)
               : readNote(form.get("note") ?? "", interaction.options.length === 0);
+        if (!read.ok) {
+          // The person's answer cannot be sent: the page again, with what they typed and why.
+          return {
+            status: 400,
+            html: renderQuestionPage(link, interaction, context(), {
+              interactionId: interaction.interaction_id,
+              optionId,
+              problem: read.problem,
+              typed: {
+                note: form.get("note") ?? "",
+                edit: form.get(editArgumentsField) ?? "",
+                items: form.getAll(itemField),
+              },
+            }),
+          };
+        }
+        const note = read.text;
         // A question whose time is up expires now rather than take a late answer.
         const message = service.state.messages.find(
           (candidate) => candidate.message_id === interaction.message_id,
@@ -134,82 +156,91 @@ export function approvalPageRoutes(service: MessagingService): Route[] {
   ];
 }
 
+/** The interactions sent to a link, oldest first. */
+function inboxOf(service: MessagingService, link: SubscriptionLink): InteractionRecord[] {
+  return service.state.interactions.filter(
+    (interaction) => interaction.subscription_link_id === link.subscription_link_id,
+  );
+}
+
+/** The interaction of this id sent to `link`; a 404 for any other. */
+function findInteraction(
+  service: MessagingService,
+  link: SubscriptionLink,
+  interactionId: string | undefined,
+): InteractionRecord {
+  const interaction = service.state.interactions.find(
+    (candidate) =>
+      candidate.interaction_id === interactionId &&
+      candidate.subscription_link_id === link.subscription_link_id,
+  );
+  if (!interaction) {
+    throw new SimulatorHttpError(
+      404,
+      "interaction_not_found",
+      `Interaction ${interactionId ?? ""} is not in this inbox.`,
+    );
+  }
+  return interaction;
+}
+
+/** The answer's text read from the form, or what the person must correct first. */
+type ReadAnswer = { ok: true; text: string } | { ok: false; problem: string };
+
 /**
  * "Approve only some": the numbers of the actions checked (or, from a form
  * without checkboxes, typed as `1,3`), each one the question shows, and the
  * note after them. Nothing checked is sent back to the person: to run none,
  * they press "Deny all".
  */
-function readItemChoice(form: URLSearchParams, items: readonly BatchItem[]): string {
+function readItemChoice(form: URLSearchParams, items: readonly BatchItem[]): ReadAnswer {
   const offered = items.map((item) => item.number);
   const checked = form.getAll(itemField);
   const note = readNote(form.get("note") ?? "", false);
+  if (!note.ok) return note;
   const selection =
     checked.length > 0
       ? parseItemSelection(checked.join(","), offered)
-      : parseItemSelection(note, offered);
+      : parseItemSelection(note.text, offered);
   if (!selection.ok) {
-    throw new SimulatorHttpError(
-      400,
-      "invalid_answer",
-      checked.length === 0
-        ? "Check the actions to approve (or press Deny all to approve none). Nothing was answered."
-        : `The actions checked cannot be read: ${selection.problem}; reload the page and try again. Nothing was answered.`,
-    );
+    return {
+      ok: false,
+      problem:
+        checked.length === 0
+          ? "no action is checked: check the actions to approve, or press Deny all to approve none"
+          : `the actions checked cannot be read: ${selection.problem}`,
+    };
   }
-  return checked.length > 0
-    ? formatItemSelection(selection.numbers, note)
-    : formatItemSelection(selection.numbers, selection.note);
+  return {
+    ok: true,
+    text:
+      checked.length > 0
+        ? formatItemSelection(selection.numbers, note.text)
+        : formatItemSelection(selection.numbers, selection.note),
+  };
 }
 
 /** The note written with an answer; for a question without options, the answer itself. */
-function readNote(text: string, isTheAnswer: boolean): string {
+function readNote(text: string, isTheAnswer: boolean): ReadAnswer {
   const note = text.trim();
-  if (isTheAnswer && note === "") {
-    throw new SimulatorHttpError(400, "invalid_answer", "Type an answer before sending it.");
-  }
+  if (isTheAnswer && note === "") return { ok: false, problem: "the answer is empty" };
   if (note.length > maximumNoteLength) {
-    throw new SimulatorHttpError(
-      400,
-      "invalid_answer",
-      `The note is longer than ${maximumNoteLength} characters.`,
-    );
+    return {
+      ok: false,
+      problem: `the note is ${note.length} characters long, more than the ${maximumNoteLength} a note may have`,
+    };
   }
-  return note;
+  return { ok: true, text: note };
 }
 
 /**
- * The changed arguments of "Approve with changes": JSON, or the person is
- * told to fix it before anything is answered (a typo is theirs to correct,
- * not a refusal of the action). Whether the tool takes them is the agent's
- * to check.
+ * The changed arguments of "Approve with changes", checked as the terminal
+ * checks them ({@link checkEditedArguments}): a change that cannot run is
+ * the person's to correct, not an answer.
  */
-function readEditedArguments(text: string): string {
-  const edited = text.trim();
-  if (edited === "") {
-    throw new SimulatorHttpError(
-      400,
-      "invalid_answer",
-      "Write the changed arguments as JSON before approving with changes; go back to the page and fill them in.",
-    );
-  }
-  if (edited.length > maximumEditLength) {
-    throw new SimulatorHttpError(
-      400,
-      "invalid_answer",
-      `The changed arguments are longer than ${maximumEditLength} characters.`,
-    );
-  }
-  try {
-    JSON.parse(edited);
-  } catch (error) {
-    throw new SimulatorHttpError(
-      400,
-      "invalid_answer",
-      `The changed arguments are not JSON (${(error as Error).message}); go back to the page, correct them and approve again. Nothing was answered.`,
-    );
-  }
-  return edited;
+function readEditedArguments(text: string, metadata: Record<string, unknown>): ReadAnswer {
+  const checked = checkEditedArguments(text, metadata);
+  return checked.ok ? checked : { ok: false, problem: checked.problem };
 }
 
 /**

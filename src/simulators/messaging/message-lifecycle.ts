@@ -22,6 +22,8 @@ export class MessageLifecycle {
   readonly #options: MessageLifecycleOptions;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #answerErrors: Error[] = [];
+  /** The questions an answer function is working on, by interaction id: aborted when they close. */
+  readonly #asking = new Map<string, AbortController>();
   #failNextDelivery: string | undefined;
   #closed = false;
 
@@ -67,13 +69,13 @@ export class MessageLifecycle {
     this.#setState(message, "failed");
     message.error = { code: "delivery_failed", message: errorMessage };
     const interaction = this.#interactionOf(message);
-    if (interaction?.state === "pending") interaction.state = "failed";
+    if (interaction?.state === "pending") this.#close(interaction, "failed");
   }
 
   /** Expires the pending interaction, and the message when it was not delivered yet. */
   expire(message: MessageRecord): void {
     const interaction = this.#interactionOf(message);
-    if (interaction?.state === "pending") interaction.state = "expired";
+    if (interaction?.state === "pending") this.#close(interaction, "expired");
     if (message.state === "accepted" || message.state === "sent")
       this.#setState(message, "expired");
   }
@@ -89,18 +91,18 @@ export class MessageLifecycle {
     const waiting = message.state === "delivered" && interaction?.state === "pending";
     if (!undelivered && !waiting) return;
     this.#setState(message, "canceled");
-    if (interaction?.state === "pending") interaction.state = "canceled";
+    if (interaction?.state === "pending") this.#close(interaction, "canceled");
   }
 
   /** Records an answer on a pending interaction; false when it is no longer pending. */
   answer(interaction: InteractionRecord, optionId: string, text?: string): boolean {
     if (interaction.state !== "pending") return false;
-    interaction.state = "answered";
     interaction.answer = {
       option_id: optionId,
       ...(text === undefined ? {} : { text }),
       answered_at: toRfc3339(this.#options.now()),
     };
+    this.#close(interaction, "answered");
     return true;
   }
 
@@ -109,6 +111,20 @@ export class MessageLifecycle {
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
+    for (const asking of this.#asking.values()) asking.abort("closed");
+    this.#asking.clear();
+  }
+
+  /**
+   * A pending interaction takes its final state; an answer function still
+   * working on it learns so through its signal (aborted with the state as
+   * its reason), so a person at a prompt is told rather than left answering.
+   */
+  #close(interaction: InteractionRecord, state: Exclude<InteractionRecord["state"], "pending">) {
+    interaction.state = state;
+    const asking = this.#asking.get(interaction.interaction_id);
+    this.#asking.delete(interaction.interaction_id);
+    asking?.abort(state);
   }
 
   #scheduleAnswer(message: MessageRecord): void {
@@ -124,8 +140,15 @@ export class MessageLifecycle {
         options: structuredClone(interaction.options),
         metadata: structuredClone(interaction.metadata),
       };
+      const asking = new AbortController();
+      this.#asking.set(interaction.interaction_id, asking);
       Promise.resolve()
-        .then(() => this.#options.answer()(question))
+        .then(() => this.#options.answer()(question, { signal: asking.signal }))
+        .finally(() => {
+          if (this.#asking.get(interaction.interaction_id) === asking) {
+            this.#asking.delete(interaction.interaction_id);
+          }
+        })
         .then(
           (choice) => {
             if (this.#closed || choice === undefined) return;

@@ -9,20 +9,31 @@ import {
   escapeUntrustedLines,
   escapeUntrustedText,
 } from "../../internal/untrusted-text.js";
+import { maximumEditLength } from "./check-edited-arguments.js";
 import type { InteractionRecord, MessageOption, SubscriptionLink } from "./messaging-state.js";
+import { readQuestionAsker } from "./question-asker.js";
 import { freeTextOptionId } from "./terminal-answerer.js";
 
 /** The longest note a person may write with an answer on the inbox page. */
 export const maximumNoteLength = 2000;
-
-/** The longest changed arguments the inbox page's edit form takes (the JSON of 100 ids fits). */
-export const maximumEditLength = 20_000;
 
 /** The field of the per-action choice: one per checked action, holding its number. */
 export const itemField = "item";
 
 /** The field of the edit form that holds the changed arguments. */
 export const editArgumentsField = "arguments";
+
+/**
+ * An answer the page could not send as the person typed it: the question,
+ * the option they chose, why it was not sent, and what they typed, shown
+ * again for them to correct.
+ */
+export interface AnswerToCorrect {
+  interactionId: string;
+  optionId: string;
+  problem: string;
+  typed: { note: string; edit: string; items: readonly string[] };
+}
 
 /** What every page needs: the form token that proves a post came from the page, and the time. */
 export interface PageContext {
@@ -59,13 +70,14 @@ ${tokenField(context)}<button type="submit" name="consent" value="accept">Accept
 
 /**
  * The inbox of a subscription link: its interactions, newest first, each with
- * its text (escaped as untrusted text, then as HTML), when it expires (or that
- * it has), its options as buttons with an optional note while it is pending,
- * and its outcome once it has one. A question offering "Approve with
- * changes" (`edit`) gets a form of its own, holding the arguments it asks
- * about (`metadata.arguments`) as JSON to change.
- * While nothing waits for an answer the page reloads itself every few
- * seconds, so a new question shows up; it never reloads under a person typing.
+ * which run, tool and task asks, its text (escaped as untrusted text, then
+ * as HTML), when it expires (or that it has), and, while it is pending, its
+ * plain options as buttons and a link to its own page (where a note, a
+ * change to the action or a choice of actions is written); once it has an
+ * outcome, that. The inbox holds no field to type into, so it reloads
+ * itself every few seconds (no script: `<meta http-equiv="refresh">`):
+ * a new question shows up, and one answered elsewhere, withdrawn or expired
+ * shows its outcome.
  */
 export function renderInboxPage(
   link: SubscriptionLink,
@@ -78,7 +90,9 @@ export function renderInboxPage(
   const items =
     newestFirst.length === 0
       ? `<p class="muted">No questions yet. This page looks again every few seconds.</p>`
-      : newestFirst.map((interaction) => renderInteraction(link, interaction, context)).join("\n");
+      : newestFirst
+          .map((interaction) => renderInteraction(link, interaction, context, { full: false }))
+          .join("\n");
   const notice =
     link.state === "active"
       ? ""
@@ -86,14 +100,41 @@ export function renderInboxPage(
   return page(
     "Approval inbox",
     `<h1>Approval inbox</h1>\n<p class="muted">Link ${escapeHtml(link.subscription_link_id)}${escapeHtml(label)}</p>\n${notice}${items}`,
-    waiting ? undefined : 3,
+    waiting ? 5 : 3,
   );
+}
+
+/**
+ * One question's own page, where it is answered in full: its options, a
+ * note, "Approve with changes" with the arguments it asks about
+ * (`metadata.arguments`) as JSON to change, and, for a question about
+ * several numbered actions, a checkbox per action. It never reloads itself
+ * (a person may be typing). With `correct`, the answer the person sent and
+ * why it was not sent, in the form they sent it with.
+ */
+export function renderQuestionPage(
+  link: SubscriptionLink,
+  interaction: InteractionRecord,
+  context: PageContext,
+  correct?: AnswerToCorrect,
+): string {
+  const inbox = `/inbox/${encodeURIComponent(link.subscription_link_id)}`;
+  return page(
+    "Approval question",
+    `<h1>Approval question</h1>\n<p class="muted"><a href="${inbox}">Back to the inbox</a></p>\n${renderInteraction(link, interaction, context, { full: true, correct })}`,
+  );
+}
+
+/** The address of a question's own page (its form posts there too). */
+function questionPath(link: SubscriptionLink, interaction: InteractionRecord): string {
+  return `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
 }
 
 function renderInteraction(
   link: SubscriptionLink,
   interaction: InteractionRecord,
   context: PageContext,
+  shown: { full: boolean; correct?: AnswerToCorrect | undefined },
 ): string {
   const id = escapeHtml(interaction.interaction_id);
   const head = `<article id="interaction-${id}" class="interaction ${escapeHtml(interaction.state)}">
@@ -101,7 +142,7 @@ function renderInteraction(
 ${renderAsker(interaction.metadata)}<div class="text">${renderQuestionText(interaction.text)}</div>
 ${renderExpiry(interaction, context.now)}`;
   if (interaction.state === "pending" && !isPastExpiry(interaction, context.now)) {
-    const action = `/inbox/${encodeURIComponent(link.subscription_link_id)}/interactions/${encodeURIComponent(interaction.interaction_id)}`;
+    const action = questionPath(link, interaction);
     const editOption = interaction.options.find((option) => option.id === editAnswer.optionId);
     const items = readBatchItems(interaction.metadata);
     const someOption = items
@@ -110,22 +151,58 @@ ${renderExpiry(interaction, context.now)}`;
     const choices = interaction.options.filter(
       (option) => option !== editOption && option !== someOption,
     );
+    if (!shown.full)
+      return `${head}\n${renderQuickAnswer(action, choices, editOption, someOption, context)}\n</article>`;
+    const { correct } = shown;
     const buttons =
       interaction.options.length === 0
         ? `<button type="submit" name="option_id" value="${freeTextOptionId}">Send answer</button>`
         : choices.map(optionButton).join("\n");
     const noteLabel = interaction.options.length === 0 ? "Your answer" : "Note (optional)";
-    const edit = editOption ? `\n${renderEditForm(interaction, editOption, action, context)}` : "";
+    // What the person typed comes back to the form they sent, with why it was not sent.
+    const forEdit = correct?.optionId === editAnswer.optionId ? correct : undefined;
+    const forItems = correct?.optionId === someOption?.id ? correct : undefined;
+    const forNote = correct && !forEdit && !forItems ? correct : undefined;
+    const edit = editOption
+      ? `\n${renderEditForm(interaction, editOption, action, context, forEdit)}`
+      : "";
     const some =
-      someOption && items ? `\n${renderItemChoice(items, someOption, action, context)}` : "";
+      someOption && items
+        ? `\n${renderItemChoice(items, someOption, action, context, forItems)}`
+        : "";
     return `${head}
 <form method="post" action="${action}">
-${tokenField(context)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
+${tokenField(context)}${problemLine(forNote)}<label>${noteLabel}<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}">${escapeHtml(forNote?.typed.note ?? "")}</textarea></label>
 <div class="options">${buttons}</div>
 </form>${edit}${some}
 </article>`;
   }
   return `${head}\n${renderOutcome(interaction)}\n</article>`;
+}
+
+/**
+ * An open question on the inbox: its plain options as buttons (nothing to
+ * type, so the inbox's reload loses nothing), and the way to its own page
+ * for a note, a change or a choice of actions.
+ */
+function renderQuickAnswer(
+  action: string,
+  choices: readonly MessageOption[],
+  editOption: MessageOption | undefined,
+  someOption: MessageOption | undefined,
+  context: PageContext,
+): string {
+  const more = [
+    "write a note",
+    ...(editOption ? ["change the action before approving it"] : []),
+    ...(someOption ? ["choose which actions run"] : []),
+  ];
+  const open = `<p class="more"><a href="${action}">Open this question</a> to ${choices.length === 0 && !editOption && !someOption ? "type your answer" : more.join(", ")}.</p>`;
+  if (choices.length === 0) return open;
+  return `<form method="post" action="${action}">
+${tokenField(context)}<div class="options">${choices.map(optionButton).join("\n")}</div>
+</form>
+${open}`;
 }
 
 function optionButton(option: MessageOption): string {
@@ -143,9 +220,13 @@ function renderEditForm(
   option: MessageOption,
   action: string,
   context: PageContext,
+  correct: AnswerToCorrect | undefined,
 ): string {
   let current = "";
-  if (Object.hasOwn(interaction.metadata, editAnswer.metadataKey)) {
+  if (correct) {
+    // The person's own text, as they typed it, for them to correct.
+    current = correct.typed.edit;
+  } else if (Object.hasOwn(interaction.metadata, editAnswer.metadataKey)) {
     try {
       current = editableJson(interaction.metadata[editAnswer.metadataKey], 2);
     } catch {
@@ -153,10 +234,10 @@ function renderEditForm(
     }
   }
   const rows = Math.min(20, Math.max(3, current.split("\n").length + 1));
-  return `<details class="edit"${current === "" ? "" : " open"}>
+  return `<details class="edit"${current === "" && !correct ? "" : " open"}>
 <summary>Change the action, then approve it</summary>
 <form method="post" action="${action}">
-${tokenField(context)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
+${tokenField(context)}${problemLine(correct)}<label>The whole arguments, as JSON: only what you leave here runs, once the tool accepts it.<br><textarea name="${editArgumentsField}" rows="${rows}" maxlength="${maximumEditLength}" spellcheck="false">${escapeHtml(current)}</textarea></label>
 <div class="options">${optionButton(option)}</div>
 </form>
 </details>`;
@@ -173,20 +254,22 @@ function renderItemChoice(
   option: MessageOption,
   action: string,
   context: PageContext,
+  correct: AnswerToCorrect | undefined,
 ): string {
+  const checked = new Set(correct?.typed.items ?? []);
   const boxes = items
     .map(
       (item) =>
-        `<label class="item"><input type="checkbox" name="${itemField}" value="${item.number}"> ${item.number}${item.tool === "" ? "" : ` · <code>${escapeHtml(escapeUntrustedText(item.tool))}</code>`}</label>`,
+        `<label class="item"><input type="checkbox" name="${itemField}" value="${item.number}"${checked.has(String(item.number)) ? " checked" : ""}> ${item.number}${item.tool === "" ? "" : ` · <code>${escapeHtml(escapeUntrustedText(item.tool))}</code>`}</label>`,
     )
     .join("\n");
   return `<details class="items" open>
 <summary>Approve only some of these actions</summary>
 <form method="post" action="${action}">
-${tokenField(context)}<fieldset><legend>Check the actions to run; the others do not run.</legend>
+${tokenField(context)}${problemLine(correct)}<fieldset><legend>Check the actions to run; the others do not run.</legend>
 ${boxes}
 </fieldset>
-<label>Note (optional)<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}"></textarea></label>
+<label>Note (optional)<br><textarea name="note" rows="2" maxlength="${maximumNoteLength}">${escapeHtml(correct?.typed.note ?? "")}</textarea></label>
 <div class="options">${optionButton(option)}</div>
 </form>
 </details>`;
@@ -230,27 +313,21 @@ function formatRemaining(milliseconds: number): string {
 
 /**
  * Which run asks, for which tool call and task, from the metadata the
- * sender put on the question (`run_id`, `tool`, `tool_call_id`, `task`), each
- * escaped; nothing when the sender gave none of them.
+ * sender put on the question ({@link readQuestionAsker}), each escaped; a
+ * run without an id is one no store keeps ("not saved"). Nothing for a
+ * question that names no asker.
  */
 function renderAsker(metadata: Record<string, unknown>): string {
-  const text = (key: string) => {
-    const value = metadata[key];
-    return typeof value === "string" && value !== "" ? value : undefined;
-  };
+  const asker = readQuestionAsker(metadata);
+  if (!asker.asked) return "";
   const shown = (value: string) => `<code>${escapeHtml(escapeUntrustedText(value))}</code>`;
-  const [run, tool, call, task] = [
-    text("run_id"),
-    text("tool"),
-    text("tool_call_id"),
-    text("task"),
-  ];
+  const { runId, tool, toolCallId, task } = asker;
   const parts = [
-    ...(run ? [`run ${shown(run)}`] : []),
-    ...(tool ? [`tool ${shown(tool)}${call ? ` (call ${shown(call)})` : ""}`] : []),
+    runId !== undefined ? `run ${shown(runId)}` : "a run that is not saved (no run id)",
+    ...(tool ? [`tool ${shown(tool)}${toolCallId ? ` (call ${shown(toolCallId)})` : ""}`] : []),
     ...(task ? [`task ${shown(task)}`] : []),
   ];
-  return parts.length === 0 ? "" : `<p class="asker">Asked by ${parts.join(" · ")}</p>\n`;
+  return `<p class="asker">Asked by ${parts.join(" · ")}</p>\n`;
 }
 
 /**
@@ -276,6 +353,15 @@ function renderQuestionText(text: string): string {
 // `scheme://`, the host (with any user and port), then the path, query and fragment up to a space or quote.
 const urlInText = /([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)([^\s"'<>]*)/giu;
 
+/** Changed arguments sent as an answer, as JSON (invisible characters as JSON escapes); as escaped text when they are not JSON. */
+function answeredJson(text: string): string {
+  try {
+    return editableJson(JSON.parse(text), 2);
+  } catch {
+    return escapeUntrustedLines(text);
+  }
+}
+
 function renderOutcome(interaction: InteractionRecord): string {
   if (interaction.state === "answered" && interaction.answer) {
     const { option_id: optionId, text, answered_at: answeredAt } = interaction.answer;
@@ -283,6 +369,9 @@ function renderOutcome(interaction: InteractionRecord): string {
     const chosen = option
       ? `${escapeUntrustedText(option.label)} [${escapeUntrustedText(option.id)}]`
       : escapeUntrustedText(optionId);
+    if (optionId === editAnswer.optionId && text !== undefined) {
+      return `<p class="outcome answered">Answered: ${escapeHtml(chosen)} at ${escapeHtml(answeredAt)}, with these arguments (the agent checks them again before anything runs):</p>\n<pre class="arguments">${escapeHtml(answeredJson(text))}</pre>`;
+    }
     const note = text === undefined ? "" : `<br>Note: ${escapeHtml(escapeUntrustedText(text))}`;
     return `<p class="outcome answered">Answered: ${escapeHtml(chosen)} at ${escapeHtml(answeredAt)}${note}</p>`;
   }
@@ -292,6 +381,12 @@ function renderOutcome(interaction: InteractionRecord): string {
     failed: "Could not be delivered.",
   };
   return `<p class="outcome ${escapeHtml(interaction.state)}">${escapeHtml(words[interaction.state] ?? interaction.state)}</p>`;
+}
+
+/** Why the answer the person sent was not sent on, above the form they sent it with. */
+function problemLine(correct: AnswerToCorrect | undefined): string {
+  if (!correct) return "";
+  return `<p class="problem" role="alert">Nothing was answered: ${escapeHtml(escapeUntrustedText(correct.problem))}. Correct it and send it again.</p>\n`;
 }
 
 function tokenField(context: PageContext): string {
@@ -333,6 +428,9 @@ label.item { display: block; margin: 0.2rem 0; }
 button.option-approve_some { background: #067647; border-color: #067647; color: #fff; }
 details.edit textarea { font-family: ui-monospace, monospace; font-size: 0.85rem; }
 button.option-edit { background: #175cd3; border-color: #175cd3; color: #fff; }
+.problem { color: #b42318; font-weight: 600; }
+.more { font-size: 0.9rem; margin: 0.5rem 0 0; }
+pre.arguments { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; background: #eef2f6; padding: 0.5rem; }
 </style>
 </head>
 <body>

@@ -13,6 +13,8 @@ import {
   escapeUntrustedText,
 } from "../../internal/untrusted-text.js";
 import type { AnswerChoice, AnswerFunction, InteractionQuestion } from "./answer-mode.js";
+import { checkEditedArguments } from "./check-edited-arguments.js";
+import { readQuestionAsker } from "./question-asker.js";
 
 /** Streams of {@link terminalAnswerer}. */
 export interface TerminalAnswererOptions {
@@ -77,24 +79,57 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
     return created;
   };
 
-  const nextLine = (): Promise<string | undefined> => {
+  /**
+   * The next line typed; undefined when the input ended, or the question's
+   * new state when it closed (its signal aborted) while waiting for it.
+   */
+  const nextLine = (signal: AbortSignal | undefined): Promise<string | undefined | Closed> => {
+    if (signal?.aborted) return Promise.resolve({ closed: String(signal.reason) });
     const buffered = bufferedLines.shift();
     if (buffered !== undefined) return Promise.resolve(buffered);
     if (ended) return Promise.resolve(undefined);
     startReader().resume();
-    return new Promise((resolve) => waiting.push(resolve));
+    return new Promise((resolve) => {
+      const take = (line: string | undefined) => {
+        signal?.removeEventListener("abort", leave);
+        resolve(line);
+      };
+      // The line the person types next belongs to the next question, not to this closed one.
+      const leave = () => {
+        const at = waiting.indexOf(take);
+        if (at !== -1) waiting.splice(at, 1);
+        if (waiting.length === 0) reader?.pause();
+        resolve({ closed: String(signal?.reason) });
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      waiting.push(take);
+    });
   };
 
-  const ask = async (question: InteractionQuestion): Promise<AnswerChoice | undefined> => {
+  const ask = async (
+    question: InteractionQuestion,
+    signal: AbortSignal | undefined,
+  ): Promise<AnswerChoice | undefined> => {
+    // Closed while waiting for its turn: never shown, nothing to answer.
+    if (signal?.aborted) return undefined;
     output.write(formatQuestion(question));
     for (;;) {
-      const line = await nextLine();
+      const line = await nextLine(signal);
       if (line === undefined) return closed ? undefined : answerAtEndOfInput(question, output);
+      if (typeof line === "object") return leaveClosed(line, output);
       const parsed = parseChoice(line, question);
-      const choice = parsed?.option_id === editAnswer.optionId ? await askForEdit(parsed) : parsed;
+      if (parsed !== undefined && "problem" in parsed) {
+        output.write(`Not read: ${escapeUntrustedText(parsed.problem)}. ${batchPrompt(question)}`);
+        continue;
+      }
+      const choice =
+        parsed?.option_id === editAnswer.optionId
+          ? await askForEdit(parsed, question.metadata, signal)
+          : parsed;
       if (choice === "input ended") {
         return closed ? undefined : answerAtEndOfInput(question, output);
       }
+      if (typeof choice === "object" && "closed" in choice) return leaveClosed(choice, output);
       if (choice) {
         if (waiting.length === 0) reader?.pause();
         return choice;
@@ -105,36 +140,41 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
 
   /**
    * "Approve with changes": the changed arguments, as JSON on one line,
-   * typed after the choice (`3: {...}`) or asked for now. Text that is not
-   * JSON is the person's to correct, not a refusal; an empty line goes back
-   * to the options (undefined).
+   * typed after the choice (`3: {...}`) or asked for now. A change that
+   * cannot run (not JSON, not fitting the tool's parameters the question
+   * carries: {@link checkEditedArguments}) is the person's to correct, asked
+   * again with what is wrong, never sent; an empty line goes back to the
+   * options (undefined).
    */
   const askForEdit = async (
     choice: AnswerChoice,
-  ): Promise<AnswerChoice | "input ended" | undefined> => {
+    metadata: Readonly<Record<string, unknown>>,
+    signal: AbortSignal | undefined,
+  ): Promise<AnswerChoice | Closed | "input ended" | undefined> => {
     let typed = choice.text;
     if (typed === undefined) output.write(editPrompt);
     for (;;) {
       if (typed === undefined) {
-        const line = await nextLine();
+        const line = await nextLine(signal);
         if (line === undefined) return "input ended";
+        if (typeof line === "object") return line;
         typed = line.trim();
         if (typed === "") return undefined;
       }
-      try {
-        JSON.parse(typed);
-        return { option_id: choice.option_id, text: typed };
-      } catch (error) {
-        output.write(
-          `Not JSON (${escapeUntrustedText((error as Error).message)}). Type the changed arguments again, or an empty line to go back: `,
-        );
-        typed = undefined;
-      }
+      const checked = checkEditedArguments(typed, metadata);
+      if (checked.ok) return { option_id: choice.option_id, text: checked.text };
+      output.write(
+        `Not sent: ${escapeUntrustedText(checked.problem)}. Type the changed arguments again, or an empty line to go back: `,
+      );
+      typed = undefined;
     }
   };
 
-  const answer = (question: InteractionQuestion): Promise<AnswerChoice | undefined> => {
-    const result = queue.then(() => ask(question));
+  const answer = (
+    question: InteractionQuestion,
+    context?: { signal: AbortSignal },
+  ): Promise<AnswerChoice | undefined> => {
+    const result = queue.then(() => ask(question, context?.signal));
     queue = result.catch(() => undefined);
     return result;
   };
@@ -144,6 +184,26 @@ export function terminalAnswerer(options: TerminalAnswererOptions = {}): Termina
       reader?.close();
     },
   });
+}
+
+/** The question closed while at the prompt: its new state (`canceled`, `expired`, ...). */
+interface Closed {
+  closed: string;
+}
+
+const closedLines: Readonly<Record<string, string>> = {
+  canceled:
+    "This question was withdrawn by the sender (its run was cancelled or stopped waiting): it takes no answer now.",
+  expired: "This question expired before you answered: it takes no answer now.",
+  answered: "This question was answered elsewhere (on the inbox page).",
+  failed: "This question could not be delivered: it takes no answer.",
+};
+
+/** Leaves the prompt of a question that closed, with a line saying why (nothing when the simulator stops). */
+function leaveClosed(closed: Closed, output: NodeJS.WritableStream): undefined {
+  const line = closedLines[closed.closed];
+  if (line !== undefined) output.write(`\n(${line})\n`);
+  return undefined;
 }
 
 /** No more input can come: refuse now rather than leave the question waiting for its timeout. */
@@ -164,7 +224,21 @@ function answerAtEndOfInput(
 // ANSI sequences and bidirectional overrides are written out, never obeyed.
 function formatQuestion(question: InteractionQuestion): string {
   const text = escapeUntrustedLines(question.text).replaceAll("\n", "\n  ");
-  const lines = ["", `Interaction ${escapeUntrustedText(question.interaction_id)}:`, `  ${text}`];
+  const lines = ["", `Interaction ${escapeUntrustedText(question.interaction_id)}:`];
+  const asker = readQuestionAsker(question.metadata);
+  if (asker.asked) {
+    const { runId, tool, toolCallId, task } = asker;
+    lines.push(
+      `  Run: ${runId !== undefined ? escapeUntrustedText(runId) : "not saved (no run id)"}`,
+      ...(tool
+        ? [
+            `  Tool: ${escapeUntrustedText(tool)}${toolCallId ? ` (call ${escapeUntrustedText(toolCallId)})` : ""}`,
+          ]
+        : []),
+      ...(task ? [`  Task: ${escapeUntrustedText(task)}`] : []),
+    );
+  }
+  lines.push(`  ${text}`);
   // The metadata (fingerprint, ids) is for machines; the text says what a person needs.
   const items = readBatchItems(question.metadata);
   if (items && question.options.length > 0) {
@@ -225,7 +299,11 @@ function retryPrompt(question: InteractionQuestion): string {
   return `Not an option. Type a number from 1 to ${question.options.length} or one of: ${ids}: `;
 }
 
-function parseChoice(line: string, question: InteractionQuestion): AnswerChoice | undefined {
+/** The choice a typed line makes; `problem` when it chose actions by number and they cannot be read. */
+function parseChoice(
+  line: string,
+  question: InteractionQuestion,
+): AnswerChoice | { problem: string } | undefined {
   const typed = line.trim();
   if (typed === "") return undefined;
   if (question.options.length === 0) return { option_id: freeTextOptionId, text: typed };
@@ -253,7 +331,7 @@ function parseBatchChoice(
   typed: string,
   question: InteractionQuestion,
   items: readonly BatchItem[],
-): AnswerChoice | undefined {
+): AnswerChoice | { problem: string } | undefined {
   const offered = (id: string) => question.options.some((option) => option.id === id);
   const separator = typed.indexOf(":");
   const head = (separator === -1 ? typed : typed.slice(0, separator)).trim().toLowerCase();
@@ -271,7 +349,7 @@ function parseBatchChoice(
     typed,
     items.map((item) => item.number),
   );
-  if (!selection.ok) return undefined;
+  if (!selection.ok) return { problem: selection.problem };
   return {
     option_id: batchAnswer.approveSome.id,
     text: formatItemSelection(selection.numbers, selection.note),

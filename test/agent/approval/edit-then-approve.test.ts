@@ -15,6 +15,7 @@ import {
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { orderTools } from "../../../src/tools/orders/order-tools.js";
+import { formToken, postInboxForm } from "../../simulators/inbox-form.js";
 import { callbackTools } from "../durable/durable-helpers.js";
 import { toolMessages } from "../fixtures.js";
 
@@ -78,7 +79,10 @@ describe("edit, then approve, through the messaging service's free text", () => 
       '{"callback_ids":["$FIRST"]}',
     );
     expect(question.options?.map((option) => option.id)).toEqual(["approve", "deny", "edit"]);
-    expect(question.text).toContain('Or choose "Approve with changes"');
+    // The arguments print as JSON, not as a quoted string of JSON.
+    expect(question.text).toContain(
+      `Or choose "Approve with changes" and reply with the whole arguments as JSON; they are now: {"callback_ids":["${ids[0]}","${ids[1]}"]}`,
+    );
     // The arguments, for a channel that shows them ready to change (the inbox page, the terminal).
     expect(question.metadata?.arguments).toEqual({ callback_ids: ids });
     expect(deletions()).toHaveLength(1);
@@ -129,6 +133,90 @@ describe("edit, then approve, through the messaging service's free text", () => 
 });
 
 describe("the gate binds an edit to what the person approved", () => {
+  it("carries the tool's parameters with the question, so the inbox page refuses an edit they do not take before it is an answer", async () => {
+    const ids = orders
+      .callbacks()
+      .slice(0, 2)
+      .map((callback) => callback.id);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: ids } }] },
+      { text: "done" },
+    ]);
+    const tools = orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token }));
+    const agent = new Agent({
+      model,
+      tools,
+      approver: new MessagingApprover({
+        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+        subscriptionLinkId: messaging.approverLinkId,
+        allowEdits: true,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 10,
+      }),
+    });
+    const running = agent.run("delete two callbacks");
+    while (messaging.interactions().length < 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const question = messaging.interactions()[0]!;
+    const deleteTool = tools.find((tool) => tool.name === "delete_callbacks")!;
+    expect(question.metadata?.arguments_schema).toEqual(deleteTool.parameters);
+
+    const token = formToken(await (await fetch(messaging.inboxUrl)).text());
+    const wrong = await postInboxForm(messaging, question.interaction_id, {
+      token,
+      option_id: "edit",
+      arguments: JSON.stringify({ callback_ids: ids[0] }),
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain("do not fit the tool&#39;s parameters: callback_ids");
+    expect(messaging.interaction(question.interaction_id)?.state).toBe("pending");
+
+    const right = await postInboxForm(messaging, question.interaction_id, {
+      token,
+      option_id: "edit",
+      arguments: JSON.stringify({ callback_ids: [ids[0]] }),
+    });
+    expect(right.status).toBe(303);
+    const result = await running;
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "succeeded",
+      arguments: { callback_ids: [ids[0]] },
+    });
+    expect(deletions()[0]?.body).toEqual([ids[0]]);
+  });
+
+  it("does not print the arguments twice when the question already shows them as JSON", async () => {
+    const { tools } = callbackTools();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      model,
+      tools,
+      approver: new MessagingApprover({
+        client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+        subscriptionLinkId: messaging.approverLinkId,
+        allowEdits: true,
+        pollIntervalMs: 5,
+        maxPollIntervalMs: 10,
+      }),
+    });
+    const running = agent.run("delete a callback");
+    while (messaging.interactions().length < 1)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    const question = messaging.interactions()[0]!;
+    messaging.answerInteraction(question.interaction_id, "deny");
+    await running;
+    const { text } = messaging.message(question.message_id)!;
+    // The tool has no describeAction: the generic description shows the whole arguments as JSON.
+    expect(text).toContain('  | {\n  |   "ids": [\n  |     "cb-1"\n  |   ]\n  | }');
+    expect(text).toContain(
+      'Or choose "Approve with changes" and reply with the whole arguments as JSON; they are shown above.',
+    );
+    expect(text.match(/"cb-1"/g)).toHaveLength(1);
+  });
+
   it("refuses an edit whose fingerprint is not that of the edited arguments", async () => {
     const { tools, deletions: ran } = callbackTools();
     const agent = new Agent({

@@ -129,6 +129,30 @@ describe("a durable run with the messaging approver and real services", () => {
     expect(deletionsReceived()).toHaveLength(1);
   });
 
+  it("suspends again, approval intact, when the messaging service is down while a resume reads the answer", async () => {
+    const directory = await makeDirectory();
+    const { ids, runId, interactionId } = await suspendCleanup(directory);
+    simulators.messaging.answerInteraction(interactionId, "approve");
+    simulators.messaging.failNext({
+      method: "GET",
+      path: `/v1/interactions/${interactionId}`,
+      status: 503,
+    });
+    const during = new ScriptedModel([]);
+    const outage = await buildAgent(directory, during).resume(runId);
+    expect(outage.status).toBe("suspended");
+    expect(outage.state?.pendingCalls[0]).toMatchObject({ interactionId });
+    expect(during.requests).toHaveLength(0);
+    expect(deletionsReceived()).toHaveLength(0);
+
+    const model = new ScriptedModel([{ text: "Deleted the 4 old warehouse callbacks." }]);
+    const final = await buildAgent(directory, model).resume(runId);
+    expect(final.status).toBe("completed");
+    expect(questionsSent()).toBe(1);
+    expect(deletionsReceived()).toHaveLength(1);
+    expect(deletionsReceived()[0]?.body).toEqual(ids);
+  });
+
   it("deletes nothing when the answer read later is a denial, and tells the model", async () => {
     const directory = await makeDirectory();
     const { ids, runId, interactionId } = await suspendCleanup(directory);

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../../src/agent/agent.js";
+import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
+import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
+import { type MessagingSimulator, startMessagingSimulator } from "../../../src/simulators/index.js";
+import { ScriptedModel } from "../../../src/testing/index.js";
+import { defineTool } from "../../../src/tools/define-tool.js";
+
+// A key of the application's own: nothing but the agent's `secrets` option names it.
+const secret = "acct-key-7Qw9Lm2Zx4";
+
+let messaging: MessagingSimulator;
+
+beforeAll(async () => {
+  messaging = await startMessagingSimulator({ answer: "deny", deliveryStepMs: 1 });
+});
+afterAll(() => messaging.close());
+beforeEach(() => messaging.reset());
+
+function agentWith(model: ScriptedModel, ran: unknown[]): Agent {
+  const forward = defineTool({
+    name: "forward_report",
+    description: "Sends the report to a partner endpoint.",
+    parameters: z.object({ endpoint: z.string(), header: z.string() }),
+    needsApproval: true,
+    // A tool's description may quote its arguments: the secret is in the summary and a detail.
+    describeAction: ({ endpoint, header }) => ({
+      summary: `Send the report to ${endpoint} with ${header}.`,
+      details: [{ label: "header", value: header }],
+      irreversible: true,
+    }),
+    execute: async (args) => {
+      ran.push(args);
+      return { sent: true };
+    },
+  });
+  return new Agent({
+    model,
+    tools: [forward],
+    secrets: [secret],
+    approver: new MessagingApprover({
+      client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
+      subscriptionLinkId: messaging.approverLinkId,
+      pollIntervalMs: 5,
+      maxPollIntervalMs: 10,
+      allowEdits: true,
+      offerStanding: true,
+    }),
+    approvalPolicy: {
+      rules: [
+        {
+          name: "forwards",
+          tool: "forward_report",
+          decision: "ask",
+          standing: {
+            maxCalls: 2,
+            forMs: 600_000,
+            sameValue: {
+              label: "header",
+              of: (args) => (args as { header: string }).header,
+            },
+          },
+        },
+      ],
+    },
+  });
+}
+
+describe("what the question sent to the messaging service holds of the agent's secrets", () => {
+  it("shows a registered secret as [redacted] in the text, arguments, description and standing scope, and binds to the real arguments", async () => {
+    const ran: unknown[] = [];
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: {
+              endpoint: `https://partner.example/in/${secret}`,
+              header: `X-Key ${secret}`,
+            },
+          },
+        ],
+      },
+      { text: "not sent" },
+    ]);
+    const result = await agentWith(model, ran).run("forward the report");
+    expect(result.status).toBe("completed");
+
+    const sent = messaging.requests.filter(
+      (request) => request.method === "POST" && request.path === "/v1/messages",
+    );
+    expect(sent).toHaveLength(1);
+    const body = JSON.stringify(sent[0]?.body);
+    expect(body).not.toContain(secret);
+    const message = messaging.messages()[0]!;
+    expect(message.text).not.toContain(secret);
+    expect(message.text).toContain("https://partner.example/in/[redacted]");
+    expect(message.text).toContain('- header: "X-Key [redacted]"');
+    expect(message.text).toContain('whose header is "X-Key [redacted]"');
+    expect(message.metadata).toMatchObject({
+      arguments: { endpoint: "https://partner.example/in/[redacted]", header: "X-Key [redacted]" },
+    });
+    // The fingerprint is the real call's: the one the agent's approval record names.
+    const approval = result.state?.pendingCalls?.[0];
+    expect(approval).toBeUndefined();
+    const record = result.steps
+      .flatMap((step) => step.toolCalls)
+      .find((call) => call.toolName === "forward_report");
+    expect(record?.approval).toMatchObject({ outcome: "refused", code: "denied" });
+    expect(message.metadata?.fingerprint).toBe(record?.approval?.fingerprint);
+    expect(ran).toEqual([]);
+  });
+});
