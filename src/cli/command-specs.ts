@@ -325,7 +325,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "mcp",
     usage:
-      "switchyard mcp [--tools orders,docs,messaging] [--http PORT] [--approve browser|approve|deny|ask]",
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask]",
     summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
     options: [
       {
@@ -340,6 +340,20 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: "PORT",
         description:
           "Serve over Streamable HTTP on 127.0.0.1:PORT/mcp (0 for a free port) instead of stdio.",
+      },
+      {
+        name: "allowed-origins",
+        type: "string",
+        valueName: "ORIGINS",
+        description:
+          "With --http: the origins (scheme://host[:port], comma-separated) of web pages allowed to call, besides the server's own. A request with any other Origin header is answered 403. Default: none.",
+      },
+      {
+        name: "allowed-hosts",
+        type: "string",
+        valueName: "HOSTS",
+        description:
+          "With --http: the host names (comma-separated, no port) a request's Host header may name; any other is answered 403 (DNS rebinding). Default: localhost, 127.0.0.1, [::1].",
       },
       {
         ...approveOption,

@@ -133,6 +133,63 @@ describe("switchyard mcp --http", () => {
     expect(stdout).toBe("");
   });
 
+  it("answers a foreign Origin 403 and serves the origin given with --allowed-origins", async () => {
+    const token = "token-from-the-environment-0123";
+    const child = spawnScript(
+      "src/cli/main.ts",
+      ["mcp", "--http", "0", "--approve", "deny", "--allowed-origins", "http://localhost:5173"],
+      { SWITCHYARD_MCP_TOKEN: token },
+    );
+    const ended = finished(child);
+    let output = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
+    });
+    const ping = (origin: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          Authorization: `Bearer ${token}`,
+          Origin: origin,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+    const foreign = await ping("https://evil.example.com");
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+    expect((await ping("http://localhost:5173")).status).toBe(200);
+    child.kill("SIGTERM");
+    expect((await ended).code).toBe(0);
+  });
+
+  it("refuses --allowed-origins without --http, and an origin that is not one", async () => {
+    const stdio = await finished(
+      spawnScript("src/cli/main.ts", ["mcp", "--allowed-origins", "http://localhost:5173"]),
+    );
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--allowed-origins applies to the HTTP server only");
+    const wrong = await finished(
+      spawnScript("src/cli/main.ts", [
+        "mcp",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+        "--allowed-origins",
+        "localhost:5173/app",
+      ]),
+    );
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--allowed-origins: "localhost:5173/app" is not an origin');
+  });
+
   it("refuses --approve browser|approve when the orders service is real", async () => {
     for (const approve of ["browser", "approve"]) {
       const {

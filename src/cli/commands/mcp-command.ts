@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import { createMcpServer } from "../../mcp/create-mcp-server.js";
 import {
   type McpHttpEndpoint,
   minimumMcpTokenLength,
+  type ServeMcpOverHttpOptions,
   serveMcpOverHttp,
 } from "../../mcp/serve-mcp-over-http.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-over-stdio.js";
@@ -117,7 +119,13 @@ export async function mcpCommand(
       return exitCodes.completed;
     }
     const token = given ?? randomBytes(32).toString("base64url");
-    endpoint = await listen(createServer, token, args.http!);
+    endpoint = await listen({
+      createServer,
+      token,
+      port: args.http!,
+      allowedOrigins: args.allowedOrigins,
+      allowedHosts: args.allowedHosts,
+    });
     io.stderr.write(
       `${[
         ...header,
@@ -171,13 +179,25 @@ function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): Ap
 }
 
 async function listen(
-  createServer: Parameters<typeof serveMcpOverHttp>[0]["createServer"],
-  token: string,
-  port: number,
+  options: ServeMcpOverHttpOptions & { port: number },
 ): Promise<McpHttpEndpoint> {
+  const { port } = options;
   try {
-    return await serveMcpOverHttp({ createServer, token, port });
+    return await serveMcpOverHttp(options);
   } catch (error) {
+    if (error instanceof ConfigurationError) {
+      throw usageError(
+        error.problems
+          .map((problem) =>
+            problem
+              .replace(/^serveMcpOverHttp: /, "")
+              .replaceAll("allowedOrigins", "--allowed-origins")
+              .replaceAll("allowedHosts", "--allowed-hosts"),
+          )
+          .join("\n"),
+        { cause: error },
+      );
+    }
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE" || code === "EACCES") {
       throw new CommandError(
