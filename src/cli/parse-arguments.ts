@@ -93,7 +93,8 @@ export interface McpArguments {
   allowedOrigins?: string[];
   /** `--allowed-hosts`: the host names a request's Host header may name (with `--http`). */
   allowedHosts?: string[];
-  approve?: ApprovalMode;
+  /** A mode of the messaging simulator, or `elicit`: ask the MCP host's user through the client. */
+  approve?: ApprovalMode | "elicit";
   help: boolean;
 }
 
@@ -502,7 +503,10 @@ function readSimValues(values: FlagValues, help: boolean): SimArguments {
 }
 
 function readMcpValues(values: FlagValues, help: boolean): McpArguments {
-  const approve = readApprove(values.approve as string | undefined, help);
+  const approve =
+    values.approve === "elicit" && !help
+      ? "elicit"
+      : readMcpApprove(values.approve as string | undefined, help);
   if (help) return { help };
   const toolsText = values.tools as string | undefined;
   let tools: McpToolSetName[] | undefined;
@@ -536,6 +540,14 @@ function readMcpValues(values: FlagValues, help: boolean): McpArguments {
     ...(approve !== undefined ? { approve } : {}),
     help,
   };
+}
+
+/** `--approve` of `switchyard mcp`: the simulator's modes, and `elicit`. */
+function readMcpApprove(value: string | undefined, help: boolean): ApprovalMode | undefined {
+  if (value === undefined || help || isApprovalMode(value)) return readApprove(value, help);
+  throw usageError(
+    `--approve must be one of ${[...approvalModes, "elicit"].join(", ")}; got "${value}".`,
+  );
 }
 
 /** A comma-separated flag of `switchyard mcp` that only the HTTP server reads. */

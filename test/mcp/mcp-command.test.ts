@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
@@ -219,6 +219,82 @@ describe("switchyard mcp --http", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(errors).toContain("--approve ask needs this terminal's input");
+  });
+});
+
+describe("switchyard mcp --approve elicit over stdio", () => {
+  it("asks the host's user through elicitation and runs the call once they approve", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "mcp",
+        "--tools",
+        "orders",
+        "--approve",
+        "elicit",
+      ],
+      cwd: repositoryRoot,
+      env: {
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(
+            (entry): entry is [string, string] =>
+              !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
+          ),
+        ),
+        SWITCHYARD_ORDERS_URL: simulators.orders.url,
+        SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+      },
+      stderr: "pipe",
+    });
+    let output = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const host = new Client(
+      { name: "elicit-host", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const messages: string[] = [];
+    const decisions = ["approve", "deny"];
+    host.setRequestHandler(ElicitRequestSchema, (request) => {
+      messages.push(request.params.message);
+      return { action: "accept", content: { decision: decisions.shift() ?? "deny" } };
+    });
+    await host.connect(transport);
+    try {
+      expect(output).toContain("asked of the MCP host's user");
+      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+      const deletions = () =>
+        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
+      const before = deletions();
+      const approved = (await host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks[0]!] },
+      })) as CallToolResult;
+      const denied = (await host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks[1]!] },
+      })) as CallToolResult;
+      expect(approved.isError).toBeFalsy();
+      expect(denied.isError).toBe(true);
+      expect(deletions() - before).toBe(1);
+      expect(messages).toHaveLength(2);
+      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(messages[0]).toContain(callbacks[0]!);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("refuses --approve elicit over HTTP, whose requests stand alone", async () => {
+    const { code, stderr: errors } = await finished(
+      spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "elicit"]),
+    );
+    expect(code).toBe(2);
+    expect(errors).toContain("--approve elicit needs a connection that stays open");
   });
 });
 
