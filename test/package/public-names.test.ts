@@ -393,6 +393,7 @@ const publicNames: Record<string, string[]> = {
     "terminalSubscriptionLinkStates",
   ],
   "./mcp": [
+    "McpElicitationHandler",
     "McpHttpEndpoint",
     "McpServerOptions",
     "McpStdioConnection",
