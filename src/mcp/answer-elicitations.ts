@@ -35,8 +35,9 @@ export interface ElicitationAnswerers {
  * declined without asking.
  *
  * A client that did not declare the `elicitation` capability is never asked
- * by a conforming server: nothing is registered, and an `onElicitation` or
- * approver given for it is a configuration error saying how to declare it.
+ * by a conforming server: nothing is registered, and an `onElicitation`
+ * given for it is a configuration error saying how to declare it (the
+ * approver, the agent's anyway, is then simply not asked).
  * A client that answers elicitation requests itself (its own handler) is left
  * as it is; an `onElicitation` given besides is a configuration error.
  */

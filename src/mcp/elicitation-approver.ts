@@ -29,7 +29,7 @@ export interface ElicitationApproverOptions {
 }
 
 /** The service an elicitation approval's id belongs to (`Approver.interactionService`). */
-export const elicitationInteractionService = "mcp-elicitation";
+const elicitationInteractionService = "mcp-elicitation";
 
 /** The longest note the person may write with their answer. */
 const maxNoteLength = 2_000;
