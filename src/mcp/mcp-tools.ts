@@ -151,11 +151,6 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
   const maxPages = positiveInteger(options.maxPages, 100, "maxPages", limits);
   const maxTools = positiveInteger(options.maxTools, 1000, "maxTools", limits);
   if (limits.length > 0) throw new ConfigurationError(limits.map((line) => `mcpTools: ${line}`));
-  answerElicitations(client, {
-    serverName,
-    onElicitation: options.onElicitation,
-    approver: options.approver,
-  });
   const schemas: ResultSchemas = mcpSdk.types("mcpTools");
   const listed = await listAllTools(client, serverName, schemas, { maxPages, maxTools });
   const problems: string[] = [];
@@ -208,6 +203,12 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
+  // Last, so that a call that throws above leaves the client as it was.
+  answerElicitations(client, {
+    serverName,
+    onElicitation: options.onElicitation,
+    approver: options.approver,
+  });
   return tools;
 }
 

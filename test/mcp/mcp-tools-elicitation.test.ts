@@ -132,12 +132,24 @@ describe("mcpTools answers a server's elicitation through a person, never the mo
     expect(messages).toEqual(["kept"]);
   });
 
-  it("says how to declare the capability, and keeps a handler the client set itself", async () => {
+  it("says how to declare the capability, keeps a handler the client set itself, and registers none when it throws", async () => {
     const bare = await connect(confirmingServer(false), false);
     await expect(mcpTools(bare, { onElicitation: () => ({ action: "decline" }) })).rejects.toThrow(
       /declares the elicitation capability: new Client\(info, \{ capabilities/,
     );
     await expect(mcpTools(bare)).resolves.toHaveLength(1);
+
+    const retried = await connect(confirmingServer(false));
+    const onElicitation: McpElicitationHandler = () => ({
+      action: "accept",
+      content: { confirm: true },
+    });
+    await expect(mcpTools(retried, { include: ["nope"], onElicitation })).rejects.toThrow(
+      /has no tool "nope"/,
+    );
+    expect(await purge(await mcpTools(retried, { serverName: "notes", onElicitation }))).toEqual([
+      "purged",
+    ]);
 
     const own = await connect(confirmingServer(false));
     own.setRequestHandler(ElicitRequestSchema, () => ({
