@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -133,11 +134,21 @@ describe("switchyard mcp --http", () => {
     expect(stdout).toBe("");
   });
 
-  it("answers a foreign Origin 403 and serves the origin given with --allowed-origins", async () => {
+  it("answers a foreign Origin or Host 403, and serves those given with --allowed-origins and --allowed-hosts", async () => {
     const token = "token-from-the-environment-0123";
     const child = spawnScript(
       "src/cli/main.ts",
-      ["mcp", "--http", "0", "--approve", "deny", "--allowed-origins", "http://localhost:5173"],
+      [
+        "mcp",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+        "--allowed-origins",
+        "http://localhost:5173",
+        "--allowed-hosts",
+        "127.0.0.1,mcp.test",
+      ],
       { SWITCHYARD_MCP_TOKEN: token },
     );
     const ended = finished(child);
@@ -165,6 +176,30 @@ describe("switchyard mcp --http", () => {
     expect(foreign.status).toBe(403);
     expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
     expect((await ping("http://localhost:5173")).status).toBe(200);
+    const port = new URL(url).port;
+    const withHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = httpRequest(
+          url,
+          {
+            method: "POST",
+            headers: {
+              Host: host,
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+              Authorization: `Bearer ${token}`,
+            },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        outgoing.on("error", reject);
+        outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+      });
+    expect(await withHost(`mcp.test:${port}`)).toBe(200);
+    expect(await withHost(`localhost:${port}`)).toBe(403);
     child.kill("SIGTERM");
     expect((await ended).code).toBe(0);
   });
