@@ -330,7 +330,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "mcp",
     usage:
-      "switchyard mcp [--tools orders,docs,messaging] [--http PORT] [--approve browser|approve|deny|ask]",
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask|elicit]",
     summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
     options: [
       {
@@ -347,9 +347,24 @@ export const commandSpecs: readonly CommandSpec[] = [
           "Serve over Streamable HTTP on 127.0.0.1:PORT/mcp (0 for a free port) instead of stdio.",
       },
       {
-        ...approveOption,
+        name: "allowed-origins",
+        type: "string",
+        valueName: "ORIGINS",
         description:
-          "How the messaging simulator's approval requests are answered: by you in a browser, on the inbox page whose address is printed to stderr; always approve or deny; or asked at this terminal (only with --http: over stdio the terminal carries MCP). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
+          "With --http: the origins (scheme://host[:port], comma-separated) of web pages allowed to call, besides the server's own. A request with any other Origin header is answered 403. Default: none.",
+      },
+      {
+        name: "allowed-hosts",
+        type: "string",
+        valueName: "HOSTS",
+        description:
+          "With --http: the host names (comma-separated, no port) a request's Host header may name; any other is answered 403 (DNS rebinding). Default: localhost, 127.0.0.1, [::1].",
+      },
+      {
+        ...approveOption,
+        valueName: [...approvalModes, "elicit"].join("|"),
+        description:
+          "How approval requests are answered: by you in a browser, on the messaging simulator's inbox page whose address is printed to stderr; always approve or deny; asked at this terminal (only with --http: over stdio the terminal carries MCP); or elicit: the MCP host asks its user (elicitation, over stdio only; a host that does not support it gets each gated call refused). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
       },
       helpOption,
     ],
@@ -357,7 +372,9 @@ export const commandSpecs: readonly CommandSpec[] = [
       "Services come from the environment as for run, their simulators otherwise. A gated tool",
       "(delete_callbacks, cancel_orders, push_docs_files, ...) asks the person behind",
       "SWITCHYARD_APPROVER_LINK through the messaging service; the host's call returns after their",
-      "answer, and a refusal is a tool error saying why. Nothing the host sends counts as approval.",
+      "answer, and a refusal is a tool error saying why. Nothing the host sends counts as approval,",
+      "except with --approve elicit: then the host asks its user (form elicitation, stdio only),",
+      "showing the whole call, and only their approve runs it, once.",
       "Over stdio, stdout carries MCP and nothing else; notes and logs go to stderr. The command",
       "ends when the host closes stdin.",
       "Over HTTP every request needs Authorization: Bearer <token>, the token from",

@@ -89,7 +89,12 @@ export interface McpArguments {
   tools?: McpToolSetName[];
   /** `--http PORT`: serve over Streamable HTTP on this port (0: a free one) instead of stdio. */
   http?: number;
-  approve?: ApprovalMode;
+  /** `--allowed-origins`: the web origins allowed to call besides the server's own (with `--http`). */
+  allowedOrigins?: string[];
+  /** `--allowed-hosts`: the host names a request's Host header may name (with `--http`). */
+  allowedHosts?: string[];
+  /** A mode of the messaging simulator, or `elicit`: ask the MCP host's user through the client. */
+  approve?: ApprovalMode | "elicit";
   help: boolean;
 }
 
@@ -521,7 +526,10 @@ function readSimValues(values: FlagValues, help: boolean): SimArguments {
 }
 
 function readMcpValues(values: FlagValues, help: boolean): McpArguments {
-  const approve = readApprove(values.approve as string | undefined, help);
+  const approve =
+    values.approve === "elicit" && !help
+      ? "elicit"
+      : readMcpApprove(values.approve as string | undefined, help);
   if (help) return { help };
   const toolsText = values.tools as string | undefined;
   let tools: McpToolSetName[] | undefined;
@@ -545,12 +553,47 @@ function readMcpValues(values: FlagValues, help: boolean): McpArguments {
       );
     }
   }
+  const allowedOrigins = readMcpList(values, "allowed-origins", http);
+  const allowedHosts = readMcpList(values, "allowed-hosts", http);
   return {
     ...(tools !== undefined ? { tools } : {}),
     ...(http !== undefined ? { http } : {}),
+    ...(allowedOrigins !== undefined ? { allowedOrigins } : {}),
+    ...(allowedHosts !== undefined ? { allowedHosts } : {}),
     ...(approve !== undefined ? { approve } : {}),
     help,
   };
+}
+
+/** `--approve` of `switchyard mcp`: the simulator's modes, and `elicit`. */
+function readMcpApprove(value: string | undefined, help: boolean): ApprovalMode | undefined {
+  if (value === undefined || help || isApprovalMode(value)) return readApprove(value, help);
+  throw usageError(
+    `--approve must be one of ${[...approvalModes, "elicit"].join(", ")}; got "${value}".`,
+  );
+}
+
+/** A comma-separated flag of `switchyard mcp` that only the HTTP server reads. */
+function readMcpList(
+  values: FlagValues,
+  flag: "allowed-origins" | "allowed-hosts",
+  http: number | undefined,
+): string[] | undefined {
+  const text = values[flag] as string | undefined;
+  if (text === undefined) return undefined;
+  if (http === undefined) {
+    throw usageError(
+      `--${flag} applies to the HTTP server only: add --http PORT, or leave --${flag} out (over stdio no web page can reach the server).`,
+    );
+  }
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length === 0) {
+    throw usageError(`--${flag} needs at least one value, comma-separated; got "${text}".`);
+  }
+  return entries;
 }
 
 function readApprove(value: string | undefined, help: boolean): ApprovalMode | undefined {

@@ -16,6 +16,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
+import { elicitationApprover } from "./elicitation-approver.js";
 import { mcpSdk } from "./mcp-sdk.js";
 import { toolAnnotations } from "./tool-annotations.js";
 
@@ -27,9 +28,21 @@ export interface McpServerOptions {
    * Asks a person before a gated tool runs, as in an agent (e.g. a
    * `MessagingApprover`). The call's answer waits for theirs. Without one,
    * every gated call is refused. Nothing the MCP client sends counts as an
-   * approval.
+   * approval, except with `"elicitation"`: then the host's user is asked
+   * through the connected client (`elicitation/create`, form mode), shown
+   * the whole call, and only their explicit approve lets it run, once. A
+   * client that did not declare the `elicitation` capability cannot be
+   * asked, and its gated calls are refused saying so. Needs a connection
+   * that stays open (stdio, or any transport with sessions): the stateless
+   * `serveMcpOverHttp` cannot carry the question back.
    */
-  approver: Approver | undefined;
+  approver: Approver | "elicitation" | undefined;
+  /**
+   * With `approver: "elicitation"`, how long the host's user has to answer,
+   * in milliseconds; then the call does not run.
+   * @default 600000 (10 minutes)
+   */
+  elicitationTimeoutMs?: number | undefined;
   /**
    * Decides, before anyone is asked, whether a call runs, is refused or asks
    * the approver, as an agent's `approvalPolicy` does.
@@ -89,8 +102,20 @@ export function createMcpServer(options: McpServerOptions): Server {
     "maxToolResultChars",
     problems,
   );
-  if (options.approver !== undefined && typeof options.approver?.requestApproval !== "function") {
-    problems.push("approver must have a requestApproval() method (e.g. a MessagingApprover).");
+  const elicitationTimeoutMs = positiveInteger(
+    options.elicitationTimeoutMs,
+    600_000,
+    "elicitationTimeoutMs",
+    problems,
+  );
+  if (
+    options.approver !== undefined &&
+    options.approver !== "elicitation" &&
+    typeof options.approver?.requestApproval !== "function"
+  ) {
+    problems.push(
+      'approver must have a requestApproval() method (e.g. a MessagingApprover), or be "elicitation" to ask the MCP host\'s user.',
+    );
   }
   const given = options.secrets ?? [];
   if (!Array.isArray(given) || given.some((value) => typeof value !== "string")) {
@@ -100,7 +125,8 @@ export function createMcpServer(options: McpServerOptions): Server {
   const { Server } = mcpSdk.server("createMcpServer");
   const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } =
     mcpSdk.types("createMcpServer");
-  const secrets = new SecretRegistry().add(...given).include(secretsOf(options.approver));
+  const givenApprover = options.approver;
+  const secrets = new SecretRegistry().add(...given).include(secretsOf(givenApprover));
   for (const tool of tools.values()) secrets.include(secretsOf(tool));
   const logger = componentLogger(options.logger, "mcp");
   const definitions: McpToolDefinition[] = [...tools.values()].map((tool) => ({
@@ -117,6 +143,10 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
   );
+  const approver =
+    givenApprover === "elicitation"
+      ? elicitationApprover(server, { secrets, timeoutMs: elicitationTimeoutMs })
+      : givenApprover;
   // The server's record of spent approvals, shared by its calls as an
   // agent's is by its runs: one approval lets one call run.
   const startedCalls = new StartedCalls();
@@ -148,7 +178,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         },
         {
           tools,
-          approver: options.approver,
+          approver,
           approvalPolicy,
           onApprovalExpired: "tell-model",
           audit: { log: undefined, onApprovalDecided: undefined, secrets, logger },

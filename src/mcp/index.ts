@@ -7,6 +7,7 @@
  *
  * @module switchyard-agents/mcp
  */
+export type { McpElicitationHandler } from "./answer-elicitations.js";
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
 export { type McpToolCall, type McpToolsOptions, mcpTools } from "./mcp-tools.js";
 export {

@@ -1,11 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { positiveInteger } from "../agent/agent-options.js";
+import type { Approver } from "../agent/approver.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { compileJsonSchema, type JsonSchemaCheck } from "../tools/compile-json-schema.js";
 import type { JsonSchema } from "../tools/json-schema.js";
 import type { ActionDescription, AnyTool, NeedsApproval, Tool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
+import { answerElicitations, type McpElicitationHandler } from "./answer-elicitations.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
 type ResultSchemas = Pick<
@@ -65,6 +67,26 @@ export interface McpToolsOptions {
   /** How long one call may take, in milliseconds, before it fails. @default 60000 */
   timeoutMs?: number | undefined;
   /**
+   * Answers the server's elicitation requests (`elicitation/create`, the
+   * server asking the user something mid-call) through a person, e.g. your
+   * application's own form; never the model. Needs a client that declares
+   * the `elicitation` capability. Without it (and without `approver`), every
+   * elicitation request is declined.
+   *
+   * @example
+   * onElicitation: async (request) => (await askUser(request.message))
+   *   ? { action: "accept", content: { confirm: true } }
+   *   : { action: "decline" }
+   */
+  onElicitation?: McpElicitationHandler | undefined;
+  /**
+   * The agent's approver, asked when there is no `onElicitation`: it can
+   * only say yes or no, so it is asked about a form whose every required
+   * field has a default (approve accepts with the defaults; anything else
+   * declines), and every other elicitation request is declined.
+   */
+  approver?: Approver | undefined;
+  /**
    * Most pages of the server's tool list read (`tools/list` with each
    * `nextCursor`); a server that offers more makes `mcpTools` throw.
    * @default 100
@@ -97,6 +119,10 @@ export interface McpToolsOptions {
  *
  * Reads the server's tool list once, now: at most `maxPages` pages and
  * `maxTools` tools, each page's cursor a new one.
+ *
+ * A server that asks the user something mid-call (elicitation) is answered
+ * by a person (`onElicitation`, or the `approver`), never by the model;
+ * with neither, it is declined.
  *
  * @throws ConfigurationError naming every tool whose name or schema cannot
  * be used (pick the others with `include`), an unknown name in `include` or
@@ -177,6 +203,12 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
+  // Last, so that a call that throws above leaves the client as it was.
+  answerElicitations(client, {
+    serverName,
+    onElicitation: options.onElicitation,
+    approver: options.approver,
+  });
   return tools;
 }
 

@@ -20,6 +20,24 @@ export interface ServeMcpOverHttpOptions {
   port?: number | undefined;
   /** The interface to listen on. @default "127.0.0.1" (this machine only) */
   host?: string | undefined;
+  /**
+   * The host names (without port; IPv6 in brackets, e.g. `"[::1]"`) a
+   * request's `Host` header may name. A request naming any other is
+   * answered 403 and reaches nothing: a web page whose name was made to
+   * resolve to this machine (DNS rebinding) names its own. Required when
+   * `host` listens on every interface (`0.0.0.0`, `::`).
+   * @default ["localhost", "127.0.0.1", "[::1]"] when `host` is a loopback address, else `[host]`
+   */
+  allowedHosts?: readonly string[] | undefined;
+  /**
+   * The origins (`scheme://host[:port]`) of web pages allowed to call,
+   * besides the server's own (`http://` an allowed host `:` the port). A
+   * request with any other `Origin` header is answered 403, as the MCP
+   * Streamable HTTP transport requires; a request without one (not sent by a
+   * browser: an MCP host, `curl`) is not affected.
+   * @default []
+   */
+  allowedOrigins?: readonly string[] | undefined;
   /** The path MCP is served at. @default "/mcp" */
   path?: string | undefined;
   /** Receives one line per failed request. @default silent */
@@ -42,9 +60,14 @@ export const minimumMcpTokenLength = 16;
  * and transport (the SDK's `StreamableHTTPServerTransport`), so requests of
  * many clients never share state and a server holds nothing between calls.
  * Every request needs the bearer token (compared in constant time); GET and
- * DELETE, which only sessions use, are answered 405.
+ * DELETE, which only sessions use, are answered 405. Before anything else, a
+ * request whose `Host` header is not one of `allowedHosts`, or whose
+ * `Origin` header is neither the server's own origin nor one of
+ * `allowedOrigins`, is answered 403 with a JSON-RPC error (DNS rebinding
+ * protection).
  *
- * @throws ConfigurationError when the token is missing or short.
+ * @throws ConfigurationError when the token is missing or short, or an
+ * allowed host or origin is not one (or none is given for a wildcard `host`).
  *
  * @example
  * const endpoint = await serveMcpOverHttp({
@@ -60,7 +83,15 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
       `serveMcpOverHttp needs a bearer token of at least ${minimumMcpTokenLength} characters (e.g. randomBytes(32).toString("base64url")); every request must send it as Authorization: Bearer <token>.`,
     );
   }
+  const listenHost = options.host ?? "127.0.0.1";
+  const problems: string[] = [];
+  const allowedHosts = readAllowedHosts(options.allowedHosts, listenHost, problems);
+  const extraOrigins = readAllowedOrigins(options.allowedOrigins, problems);
+  if (problems.length > 0) {
+    throw new ConfigurationError(problems.map((problem) => `serveMcpOverHttp: ${problem}`));
+  }
   const { StreamableHTTPServerTransport } = mcpSdk.streamableHttp("serveMcpOverHttp");
+  const allowedOrigins = new Set(extraOrigins);
   const expected = digest(options.token);
   const path = options.path ?? "/mcp";
   const logger = componentLogger(options.logger, "mcp-http");
@@ -73,6 +104,12 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const forbidden = forbiddenSource(request, allowedHosts, allowedOrigins);
+    if (forbidden !== undefined) {
+      logger.warn({ reason: forbidden }, "MCP request refused");
+      sendError(response, 403, -32000, `Forbidden: ${forbidden}`);
+      return;
+    }
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== path) {
       sendError(response, 404, -32000, `Not found; MCP is served at ${path}.`);
@@ -101,13 +138,17 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
-    httpServer.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+    httpServer.listen(options.port ?? 0, listenHost, () => {
       httpServer.off("error", reject);
       resolve();
     });
   });
   const address = httpServer.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  for (const name of allowedHosts) {
+    const own = originOf(`http://${name}:${address.port}`);
+    if (own !== undefined) allowedOrigins.add(own);
+  }
   return {
     url: `http://${host}:${address.port}${path}`,
     close: () =>
@@ -116,6 +157,109 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
         httpServer.closeAllConnections();
       }),
   };
+}
+
+const loopbackNames = ["localhost", "127.0.0.1", "[::1]"];
+const wildcardAddresses = new Set(["0.0.0.0", "::", "[::]"]);
+
+/** The host names a request may name, as `URL` spells them (lower case, IPv6 in brackets). */
+function readAllowedHosts(
+  given: readonly string[] | undefined,
+  listenHost: string,
+  problems: string[],
+): Set<string> {
+  if (given === undefined) {
+    const bound = hostName(listenHost.includes(":") ? `[${listenHost}]` : listenHost);
+    if (bound === undefined || wildcardAddresses.has(listenHost)) {
+      problems.push(
+        `host "${listenHost}" listens on every interface: list in allowedHosts the names clients reach this server by (e.g. ["mcp.internal.example"]), so a request naming any other host is refused.`,
+      );
+      return new Set();
+    }
+    return new Set(loopbackNames.includes(bound) ? loopbackNames : [bound]);
+  }
+  if (!Array.isArray(given) || given.length === 0) {
+    problems.push(
+      'allowedHosts must be a non-empty array of host names, e.g. ["localhost", "127.0.0.1"].',
+    );
+    return new Set();
+  }
+  const names = new Set<string>();
+  for (const entry of given) {
+    const name = typeof entry === "string" ? hostName(entry) : undefined;
+    if (name === undefined || name !== entry.toLowerCase()) {
+      problems.push(
+        `allowedHosts: ${JSON.stringify(entry)} is not a host name without port (e.g. "localhost", "127.0.0.1", "[::1]", "mcp.example.com").`,
+      );
+    } else names.add(name);
+  }
+  return names;
+}
+
+/** The origins given, as `URL` spells them (`http://localhost:5173`). */
+function readAllowedOrigins(given: readonly string[] | undefined, problems: string[]): string[] {
+  if (given === undefined) return [];
+  if (!Array.isArray(given)) {
+    problems.push('allowedOrigins must be an array of origins, e.g. ["http://localhost:5173"].');
+    return [];
+  }
+  const origins: string[] = [];
+  for (const entry of given) {
+    const origin = typeof entry === "string" ? originOf(entry) : undefined;
+    if (origin === undefined) {
+      problems.push(
+        `allowedOrigins: ${JSON.stringify(entry)} is not an origin (scheme://host[:port], no path, e.g. "http://localhost:5173" or "https://app.example.com").`,
+      );
+    } else origins.push(origin);
+  }
+  return origins;
+}
+
+/**
+ * Why a request must not be served, or `undefined` when its `Host` names an
+ * allowed host and its `Origin`, when it has one, is an allowed origin. The
+ * header values are the caller's: never echoed.
+ */
+function forbiddenSource(
+  request: IncomingMessage,
+  allowedHosts: ReadonlySet<string>,
+  allowedOrigins: ReadonlySet<string>,
+): string | undefined {
+  const host = request.headers.host;
+  const name = host === undefined ? undefined : hostName(host);
+  if (name === undefined || !allowedHosts.has(name)) {
+    return "the Host header does not name this server (DNS rebinding protection); a server reached by another name lists it in allowedHosts (switchyard mcp --allowed-hosts).";
+  }
+  const origin = request.headers.origin;
+  const parsed = origin === undefined ? undefined : originOf(origin);
+  if (origin !== undefined && (parsed === undefined || !allowedOrigins.has(parsed))) {
+    return "requests from the web page's origin are not allowed; list the origin in allowedOrigins (switchyard mcp --allowed-origins) to let its pages call this server.";
+  }
+  return undefined;
+}
+
+/** The host name of a `Host` header or host list entry (port dropped), or `undefined` when it is none. */
+function hostName(value: string): string | undefined {
+  if (value === "" || /[/?#@\s\\]/.test(value)) return undefined;
+  try {
+    return new URL(`http://${value}`).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `scheme://host[:port]` of an http(s) origin, or `undefined` (also for `"null"`). */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+    if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
+      return undefined;
+    }
+    return url.origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function authorized(header: string | undefined, expected: Buffer): boolean {

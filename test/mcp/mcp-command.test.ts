@@ -1,8 +1,9 @@
+import { request as httpRequest } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
@@ -133,6 +134,97 @@ describe("switchyard mcp --http", () => {
     expect(stdout).toBe("");
   });
 
+  it("answers a foreign Origin or Host 403, and serves those given with --allowed-origins and --allowed-hosts", async () => {
+    const token = "token-from-the-environment-0123";
+    const child = spawnScript(
+      "src/cli/main.ts",
+      [
+        "mcp",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+        "--allowed-origins",
+        "http://localhost:5173",
+        "--allowed-hosts",
+        "127.0.0.1,mcp.test",
+      ],
+      { SWITCHYARD_MCP_TOKEN: token },
+    );
+    const ended = finished(child);
+    let output = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
+    });
+    const ping = (origin: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          Authorization: `Bearer ${token}`,
+          Origin: origin,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+    const foreign = await ping("https://evil.example.com");
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+    expect((await ping("http://localhost:5173")).status).toBe(200);
+    const port = new URL(url).port;
+    const withHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = httpRequest(
+          url,
+          {
+            method: "POST",
+            headers: {
+              Host: host,
+              "Content-Type": "application/json",
+              Accept: "application/json, text/event-stream",
+              Authorization: `Bearer ${token}`,
+            },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        outgoing.on("error", reject);
+        outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+      });
+    expect(await withHost(`mcp.test:${port}`)).toBe(200);
+    expect(await withHost(`localhost:${port}`)).toBe(403);
+    child.kill("SIGTERM");
+    expect((await ended).code).toBe(0);
+  });
+
+  it("refuses --allowed-origins without --http, and an origin that is not one", async () => {
+    const stdio = await finished(
+      spawnScript("src/cli/main.ts", ["mcp", "--allowed-origins", "http://localhost:5173"]),
+    );
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--allowed-origins applies to the HTTP server only");
+    const wrong = await finished(
+      spawnScript("src/cli/main.ts", [
+        "mcp",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+        "--allowed-origins",
+        "localhost:5173/app",
+      ]),
+    );
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--allowed-origins: "localhost:5173/app" is not an origin');
+  });
+
   it("refuses --approve browser|approve when the orders service is real", async () => {
     for (const approve of ["browser", "approve"]) {
       const {
@@ -162,6 +254,82 @@ describe("switchyard mcp --http", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(errors).toContain("--approve ask needs this terminal's input");
+  });
+});
+
+describe("switchyard mcp --approve elicit over stdio", () => {
+  it("asks the host's user through elicitation and runs the call once they approve", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "mcp",
+        "--tools",
+        "orders",
+        "--approve",
+        "elicit",
+      ],
+      cwd: repositoryRoot,
+      env: {
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(
+            (entry): entry is [string, string] =>
+              !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
+          ),
+        ),
+        SWITCHYARD_ORDERS_URL: simulators.orders.url,
+        SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+      },
+      stderr: "pipe",
+    });
+    let output = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    const host = new Client(
+      { name: "elicit-host", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const messages: string[] = [];
+    const decisions = ["approve", "deny"];
+    host.setRequestHandler(ElicitRequestSchema, (request) => {
+      messages.push(request.params.message);
+      return { action: "accept", content: { decision: decisions.shift() ?? "deny" } };
+    });
+    await host.connect(transport);
+    try {
+      expect(output).toContain("asked of the MCP host's user");
+      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+      const deletions = () =>
+        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
+      const before = deletions();
+      const approved = (await host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks[0]!] },
+      })) as CallToolResult;
+      const denied = (await host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks[1]!] },
+      })) as CallToolResult;
+      expect(approved.isError).toBeFalsy();
+      expect(denied.isError).toBe(true);
+      expect(deletions() - before).toBe(1);
+      expect(messages).toHaveLength(2);
+      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(messages[0]).toContain(callbacks[0]!);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("refuses --approve elicit over HTTP, whose requests stand alone", async () => {
+    const { code, stderr: errors } = await finished(
+      spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "elicit"]),
+    );
+    expect(code).toBe(2);
+    expect(errors).toContain("--approve elicit needs a connection that stays open");
   });
 });
 

@@ -404,6 +404,7 @@ const publicNames: Record<string, string[]> = {
     "toNodeHandler",
   ],
   "./mcp": [
+    "McpElicitationHandler",
     "McpHttpEndpoint",
     "McpServerOptions",
     "McpStdioConnection",

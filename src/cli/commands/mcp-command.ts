@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import { createMcpServer } from "../../mcp/create-mcp-server.js";
 import {
   type McpHttpEndpoint,
   minimumMcpTokenLength,
+  type ServeMcpOverHttpOptions,
   serveMcpOverHttp,
 } from "../../mcp/serve-mcp-over-http.js";
 import { serveMcpOverStdio } from "../../mcp/serve-mcp-over-stdio.js";
@@ -64,7 +66,21 @@ export async function mcpCommand(
   const settings = readServiceSettings(io.env);
   const given = overHttp ? readMcpToken(io.env) : undefined;
   for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
-  const mode = approvalMode(args, io, settings.messaging !== undefined);
+  const elicit = args.approve === "elicit";
+  if (elicit && overHttp) {
+    throw usageError(
+      "--approve elicit needs a connection that stays open, for the host to carry the question to its user and back; the HTTP server is stateless (each request stands alone). Serve over stdio (leave --http out), or use --approve ask|browser|approve|deny over HTTP.",
+    );
+  }
+  // With elicit the host's user answers; the messaging simulator, never asked, denies.
+  const mode = elicit
+    ? "deny"
+    : approvalMode(
+        args.approve as ApprovalMode | undefined,
+        args,
+        io,
+        settings.messaging !== undefined,
+      );
   checkSimulatedApprovals(mode, settings);
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
@@ -84,7 +100,7 @@ export async function mcpCommand(
     const createServer = () =>
       createMcpServer({
         tools,
-        approver: services.approver,
+        approver: elicit ? "elicitation" : services.approver,
         name: "switchyard",
         version: readPackageVersion(),
         logger,
@@ -95,13 +111,15 @@ export async function mcpCommand(
         return `${service} ${origin.simulated ? "simulator" : origin.url}`;
       })
       .join(", ");
-    const approvals = settings.messaging
-      ? `the person behind SWITCHYARD_APPROVER_LINK ${services.approverLinkId}`
-      : mode === "ask"
-        ? "asked at this terminal (through the messaging simulator)"
-        : mode === "browser"
-          ? `answered in a browser, on the messaging simulator's inbox page ${resolved.simulators.messaging?.inboxUrl ?? ""} (--approve browser)`
-          : `always ${mode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${mode})`;
+    const approvals = elicit
+      ? "asked of the MCP host's user, through the host (elicitation, --approve elicit)"
+      : settings.messaging
+        ? `the person behind SWITCHYARD_APPROVER_LINK ${services.approverLinkId}`
+        : mode === "ask"
+          ? "asked at this terminal (through the messaging simulator)"
+          : mode === "browser"
+            ? `answered in a browser, on the messaging simulator's inbox page ${resolved.simulators.messaging?.inboxUrl ?? ""} (--approve browser)`
+            : `always ${mode === "approve" ? "approved" : "denied"} by the messaging simulator (--approve ${mode})`;
     const header = [
       `switchyard mcp: ${tools.length} tools (${sets.join(", ")}); services: ${origins}.`,
       `Approvals: ${approvals}.`,
@@ -117,7 +135,13 @@ export async function mcpCommand(
       return exitCodes.completed;
     }
     const token = given ?? randomBytes(32).toString("base64url");
-    endpoint = await listen(createServer, token, args.http!);
+    endpoint = await listen({
+      createServer,
+      token,
+      port: args.http!,
+      allowedOrigins: args.allowedOrigins,
+      allowedHosts: args.allowedHosts,
+    });
     io.stderr.write(
       `${[
         ...header,
@@ -150,34 +174,51 @@ function readMcpToken(env: CliIo["env"]): string | undefined {
   return token;
 }
 
-function approvalMode(args: McpArguments, io: CliIo, realMessaging: boolean): ApprovalMode {
+function approvalMode(
+  approve: ApprovalMode | undefined,
+  args: McpArguments,
+  io: CliIo,
+  realMessaging: boolean,
+): ApprovalMode {
   if (realMessaging) {
-    if (args.approve !== undefined && args.approve !== "ask") {
+    if (approve !== undefined && approve !== "ask") {
       throw usageError(
-        `--approve ${args.approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out.`,
+        `--approve ${approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out.`,
       );
     }
     // No simulator is started: the person behind the link answers.
     return "deny";
   }
-  if (args.http !== undefined) return simulatedApprovalMode(args.approve, io);
-  if (args.approve === "ask") {
+  if (args.http !== undefined) return simulatedApprovalMode(approve, io);
+  if (approve === "ask") {
     throw usageError(
-      "--approve ask needs this terminal's input, which carries MCP messages over stdio: answer in a browser (--approve browser), use --approve approve|deny, serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
+      "--approve ask needs this terminal's input, which carries MCP messages over stdio: answer in a browser (--approve browser), use --approve approve|deny or elicit (the MCP host asks its user), serve over HTTP (--http PORT) to answer here, or set SWITCHYARD_MESSAGING_URL so a person answers through the messaging service.",
     );
   }
   // Stdin is the MCP transport: nobody can answer at this terminal.
-  return args.approve ?? "deny";
+  return approve ?? "deny";
 }
 
 async function listen(
-  createServer: Parameters<typeof serveMcpOverHttp>[0]["createServer"],
-  token: string,
-  port: number,
+  options: ServeMcpOverHttpOptions & { port: number },
 ): Promise<McpHttpEndpoint> {
+  const { port } = options;
   try {
-    return await serveMcpOverHttp({ createServer, token, port });
+    return await serveMcpOverHttp(options);
   } catch (error) {
+    if (error instanceof ConfigurationError) {
+      throw usageError(
+        error.problems
+          .map((problem) =>
+            problem
+              .replace(/^serveMcpOverHttp: /, "")
+              .replaceAll("allowedOrigins", "--allowed-origins")
+              .replaceAll("allowedHosts", "--allowed-hosts"),
+          )
+          .join("\n"),
+        { cause: error },
+      );
+    }
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE" || code === "EACCES") {
       throw new CommandError(

@@ -1,0 +1,240 @@
+import { randomBytes } from "node:crypto";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ApprovalAction,
+  ApprovalContext,
+  ApprovalDecision,
+  Approver,
+  RefusedDecision,
+} from "../agent/approver.js";
+import type { RefusalCode } from "../agent/refusal-code.js";
+import { textDigest } from "../internal/canonical-json.js";
+import { loadZod } from "../internal/load-zod.js";
+import type { SecretRegistry } from "../internal/redact.js";
+import {
+  editableJson,
+  escapeUntrustedText,
+  quoteUntrustedValue,
+} from "../internal/untrusted-text.js";
+import type { ActionDetail, ToolTarget } from "../tools/tool.js";
+import { mcpSdk } from "./mcp-sdk.js";
+
+/** Options of {@link elicitationApprover}. */
+export interface ElicitationApproverOptions {
+  /** Removes secrets from the question before it goes out. */
+  secrets: SecretRegistry;
+  /** How long the host's user has to answer, in milliseconds; then the call does not run. */
+  timeoutMs: number;
+}
+
+/** The service an elicitation approval's id belongs to (`Approver.interactionService`). */
+const elicitationInteractionService = "mcp-elicitation";
+
+/** The longest note the person may write with their answer. */
+const maxNoteLength = 2_000;
+
+/** What the form asks: approve or deny, and a note. Only `approve` lets the call run. */
+const requestedSchema = {
+  type: "object",
+  properties: {
+    decision: {
+      type: "string",
+      title: "Your decision",
+      description: "approve runs this call once, exactly as shown; deny refuses it.",
+      enum: ["approve", "deny"],
+    },
+    note: {
+      type: "string",
+      title: "Note (optional)",
+      description: "Told to the model with your answer, e.g. why you denied it.",
+      maxLength: maxNoteLength,
+    },
+  },
+  required: ["decision"],
+} satisfies ElicitRequestFormParams["requestedSchema"];
+
+/**
+ * An approver that asks the MCP host's user, through the client the server
+ * is connected to (`elicitation/create`, form mode): the question shows the
+ * whole call (what it does, where, the tool, every detail and the arguments
+ * as JSON, untrusted text escaped and secrets removed) and offers approve or
+ * deny with an optional note. Only an `accept` whose decision is `approve`
+ * approves, bound to the action's fingerprint under an id minted for this
+ * question alone, which the gate spends once; `decline`, `cancel`, a deny,
+ * an error or no answer in time refuses. A client that did not declare the
+ * `elicitation` capability (form mode) cannot be asked: the call is refused
+ * saying so.
+ */
+export function elicitationApprover(server: Server, options: ElicitationApproverOptions): Approver {
+  return {
+    interactionService: elicitationInteractionService,
+    async requestApproval(action, context) {
+      const unavailable = unavailableReason(server);
+      if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
+      // Unguessable and new for each question: the gate spends an approval under it once.
+      const interactionId = `elicit-${randomBytes(18).toString("base64url")}`;
+      const message = options.secrets.redactText(elicitationMessage(action));
+      const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
+      let answer: unknown;
+      try {
+        answer = await server.elicitInput(
+          { mode: "form", message, requestedSchema },
+          { signal: context.signal, timeout: options.timeoutMs },
+        );
+      } catch (error) {
+        return failedQuestion(error, context, options.timeoutMs, interactionId, source);
+      }
+      return judgeAnswer(answer, action, interactionId, source, options.secrets);
+    },
+  };
+}
+
+/** Why the connected client cannot be asked, or `undefined` when it can. */
+function unavailableReason(server: Server): string | undefined {
+  const capabilities = server.getClientCapabilities();
+  const otherwise =
+    "use an MCP host that supports elicitation (form mode), or have someone else approve (switchyard mcp --approve browser, or the messaging service through SWITCHYARD_MESSAGING_URL).";
+  if (capabilities === undefined) {
+    return `This MCP connection never said what its client can do (a stateless HTTP server sees each request on its own), so the host's user cannot be asked to approve this call: serve over stdio to approve through the host, or ${otherwise}`;
+  }
+  if (capabilities.elicitation?.form === undefined) {
+    return `The MCP client did not declare the elicitation capability (form mode), so its user cannot be asked to approve this call: ${otherwise}`;
+  }
+  return undefined;
+}
+
+/**
+ * The question the host's user reads. The summary and labels are the tool's
+ * words; names, values and arguments come from the model or a service and
+ * are escaped, so nothing in them can pose as a line of the question.
+ */
+export function elicitationMessage(action: ApprovalAction): string {
+  const { description } = action;
+  const summary = escapeUntrustedText(String(description?.summary ?? "").trim());
+  const lines = [`Approve this tool call? ${summary || "Run the tool below."}`];
+  if (action.target) lines.push(`Where: ${formatTarget(action.target)}`);
+  lines.push(`Tool: ${quoteUntrustedValue(action.toolName)}`);
+  for (const detail of description?.details ?? []) lines.push(...detailLines(detail));
+  lines.push("Arguments (JSON):", editableJson(action.arguments, 2));
+  lines.push(
+    description?.irreversible === false ? "This can be undone." : "This cannot be undone.",
+    "Approve runs this call once, exactly as shown; anything else refuses it.",
+  );
+  return lines.join("\n");
+}
+
+function detailLines(detail: ActionDetail | string): string[] {
+  if (typeof detail === "string") return [`- ${quoteUntrustedValue(detail)}`];
+  const agent = detail.writtenByAgent === true ? " (the agent's words)" : "";
+  const label = `- ${escapeUntrustedText(String(detail.label ?? ""))}${agent}`;
+  if (typeof detail.value === "string") return [`${label}: ${quoteUntrustedValue(detail.value)}`];
+  if (typeof detail.text === "string") {
+    return [
+      `${label}:`,
+      ...detail.text.split(/\r?\n/).map((line) => `  | ${escapeUntrustedText(line)}`),
+    ];
+  }
+  return [label];
+}
+
+function formatTarget(target: ToolTarget): string {
+  const parts = [`${escapeUntrustedText(target.service)} service`];
+  if (target.address) parts[0] += ` at ${escapeUntrustedText(target.address)}`;
+  if (target.account) parts.push(`account ${escapeUntrustedText(target.account)}`);
+  if (target.environment) {
+    const environment = escapeUntrustedText(target.environment);
+    parts.push(`environment: ${environment === "production" ? "PRODUCTION" : environment}`);
+  }
+  return parts.join(", ");
+}
+
+/** The answer, parsed: only `accept` with `decision: "approve"` approves; the note is cut to its limit. */
+function judgeAnswer(
+  answer: unknown,
+  action: ApprovalAction,
+  interactionId: string,
+  source: { approverLink: string; questionDigest: string },
+  secrets: SecretRegistry,
+): ApprovalDecision {
+  const { z } = loadZod();
+  const parsed = z
+    .object({
+      action: z.enum(["accept", "decline", "cancel"]),
+      content: z
+        .object({
+          decision: z.enum(["approve", "deny"]).optional(),
+          note: z.string().optional(),
+        })
+        .optional(),
+    })
+    .safeParse(answer);
+  if (!parsed.success) {
+    return refused(
+      "unreadable_answer",
+      "The MCP client's answer to the approval question could not be read; the call does not run.",
+      interactionId,
+    );
+  }
+  const note = parsed.data.content?.note?.trim().slice(0, maxNoteLength) || undefined;
+  const withNote = note === undefined ? {} : { note: secrets.redactText(note) };
+  if (parsed.data.action === "accept" && parsed.data.content?.decision === "approve") {
+    return {
+      outcome: "approved",
+      fingerprint: action.fingerprint,
+      interactionId,
+      approvedBy: "the MCP host's user",
+      ...withNote,
+      ...source,
+    };
+  }
+  const [code, reason]: [RefusalCode, string] =
+    parsed.data.action === "cancel"
+      ? ["canceled", "The MCP host's user dismissed the approval question; the call does not run."]
+      : parsed.data.action === "decline"
+        ? ["denied", "The MCP host's user declined the approval question; the call does not run."]
+        : ["denied", "The MCP host's user denied this call."];
+  return { ...refused(code, reason, interactionId), ...withNote, ...source };
+}
+
+/** A question that got no answer: aborted, timed out, or the client failed. */
+function failedQuestion(
+  error: unknown,
+  context: ApprovalContext,
+  timeoutMs: number,
+  interactionId: string,
+  source: { approverLink: string; questionDigest: string },
+): ApprovalDecision {
+  if (context.signal.aborted) {
+    return {
+      ...refused("aborted", "The call was aborted while its approval was asked.", interactionId),
+      ...source,
+    };
+  }
+  const { ErrorCode, McpError } = mcpSdk.types("elicitationApprover");
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return {
+      outcome: "expired",
+      reason: `The MCP host's user did not answer the approval question within ${Math.round(timeoutMs / 1_000)} seconds; the call does not run.`,
+      interactionId,
+      ...source,
+    };
+  }
+  return {
+    ...refused(
+      "approver_error",
+      "The MCP client could not ask its user or sent an error instead of an answer; the call does not run.",
+      interactionId,
+    ),
+    ...source,
+  };
+}
+
+function refused(code: RefusalCode, reason: string, interactionId?: string): RefusedDecision {
+  return {
+    outcome: "refused",
+    code,
+    reason,
+    ...(interactionId !== undefined ? { interactionId } : {}),
+  };
+}
