@@ -56,7 +56,23 @@ export function auditLogPath(env: CliIo["env"]): string {
   return resolve(named ? named : join(openStateDirectory(env).directory, "audit.jsonl"));
 }
 
-/** The command's audit log, opened for appending (nothing is created until a decision). */
+/**
+ * `SWITCHYARD_AUDIT_KEY`, the key of the audit log's chain (see
+ * `docs/security.md`), or `undefined` when unset or blank. A key too short
+ * to be safe is a usage error naming the variable (the key itself is never shown).
+ */
+export function auditKeyOf(env: CliIo["env"]): string | undefined {
+  const key = env.SWITCHYARD_AUDIT_KEY?.trim();
+  if (!key) return undefined;
+  if (key.length < minimumStateKeyLength) {
+    throw usageError(
+      `SWITCHYARD_AUDIT_KEY holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that writes or verifies the log.`,
+    );
+  }
+  return key;
+}
+
+/** The command's audit log file, opened for appending (nothing is created until a decision). */
 export function openAuditLog(env: CliIo["env"]): JsonlAuditLog {
-  return new JsonlAuditLog({ path: auditLogPath(env) });
+  return new JsonlAuditLog({ path: auditLogPath(env), auditKey: auditKeyOf(env) });
 }

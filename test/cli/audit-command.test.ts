@@ -6,6 +6,7 @@ import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { createTestIo } from "./cli-test-io.js";
 import { simulatorVariables } from "./simulator-variables.js";
 
@@ -96,7 +97,9 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
     const verified = await switchyard(["audit", "verify", file], env);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toMatch(/^intact: 1 decision\(s\)/);
+    expect(verified.stdout).toMatch(
+      /^intact \(unkeyed\): 1 decision\(s\), chained by plain SHA-256 hashes\. This shows accidental damage, not forgery/,
+    );
 
     // Someone turns the denial into an approval: verify says so, and nothing runs.
     const saved = await readFile(file, "utf8");
@@ -104,7 +107,7 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const altered = await switchyard(["audit", "verify", file], env);
     expect(altered.code).toBe(1);
     expect(altered.stdout).toContain("ALTERED");
-    expect(altered.stdout).toContain("line 1: its content does not match its hash");
+    expect(altered.stdout).toContain("entry 1: its content does not match its hash");
     const again = await switchyard(["resume", runId], env);
     expect(again.code).toBe(2);
     expect(deletionsReceived()).toHaveLength(0);
@@ -134,14 +137,78 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const env = await environment();
     const wrong = await switchyard(["audit", "check", "x"], env);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("switchyard audit takes verify <file> or show <run-id>");
+    expect(wrong.stderr).toContain("switchyard audit takes verify [<file>] or show <run-id>");
     const none = await switchyard(["audit", "show", "run_unknown"], env);
     expect(none.code).toBe(1);
     const missing = await switchyard(
       ["audit", "verify", join(env.SWITCHYARD_STATE_DIR!, "none.jsonl")],
       env,
     );
-    expect(missing.code).toBe(1);
-    expect(missing.stdout).toContain("no such file");
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).not.toContain("ALTERED");
+    expect(missing.stderr).toContain(
+      `there is no audit log at ${join(env.SWITCHYARD_STATE_DIR!, "none.jsonl")}`,
+    );
+  });
+
+  it("with SWITCHYARD_AUDIT_KEY the chain is keyed: verify needs the key, and a cut is caught", async () => {
+    const env: Record<string, string> = {
+      ...(await environment()),
+      SWITCHYARD_AUDIT_KEY: "f".repeat(64),
+    };
+    const { runId, interactionId } = await suspendedRun(env);
+    simulators.messaging.answerInteraction(interactionId, "deny", "not today");
+    expect((await switchyard(["resume", runId, "--json"], env)).code).toBe(0);
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const verified = await switchyard(["audit", "verify", file], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^intact \(keyed\): 1 decision\(s\)/);
+    const { SWITCHYARD_AUDIT_KEY: _key, ...keyless } = env;
+    const withoutKey = await switchyard(["audit", "verify", file], keyless);
+    expect(withoutKey.code).toBe(2);
+    expect(withoutKey.stderr).toContain("needs its key");
+
+    await writeFile(file, "");
+    const cut = await switchyard(["audit", "verify", file, "--json"], env);
+    expect(cut.code).toBe(1);
+    expect(JSON.parse(cut.stdout)).toMatchObject({ intact: false, entries: 0 });
+  });
+
+  it("show escapes every value of a record and refuses a record of an unknown shape", async () => {
+    const env = await environment();
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const log = new JsonlAuditLog({ path: file });
+    const base: ApprovalAuditRecord = {
+      action: "delete_callbacks",
+      toolCallId: "call_1",
+      runId: "run_forged",
+      fingerprint: "sha256:1",
+      outcome: "approved",
+      decidedBy: "standing",
+      coveredBy: { interactionId: "int\u001b[2J\nAPPROVED", use: 1, maxCalls: 2, scope: "s" },
+      standing: {
+        rule: "r\u001b[31m",
+        toolName: "delete_callbacks",
+        maxCalls: 2,
+        until: "2026\n\u001b[2K",
+        fingerprint: "sha256:2",
+      },
+      requestedAt: "2026-01-01T00:00:00.000Z",
+      decidedAt: "2026-01-01T00:00:01.000Z",
+    };
+    await log.append(base);
+    const shown = await switchyard(["audit", "show", "run_forged"], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("int\\x1b[2J\\nAPPROVED");
+    expect(shown.stdout).not.toContain("\u001b");
+    expect(shown.stdout.trimEnd().split("\n")).toHaveLength(1);
+
+    // A line someone wrote by hand, of a shape Switchyard never writes (decidedBy holds escapes).
+    await log.append({ ...base, decidedBy: "\u001b[2Jperson" as never });
+    const forged = await switchyard(["audit", "show", "run_forged"], env);
+    expect(forged.code).toBe(1);
+    expect(forged.stdout).toBe("");
+    expect(forged.stderr).toContain("line 2: not an audit entry of a known shape");
+    expect(forged.stderr).not.toContain("\u001b");
   });
 });
