@@ -92,7 +92,7 @@ describe("JsonlAuditLog: a hash-chained log that shows any change", () => {
   });
 });
 
-const key = "k".repeat(16) + "0123456789abcdef";
+const key = "0123456789abcdef".repeat(2);
 
 /** What someone who can write the file but has no key does: rewrite lines and recompute every plain hash. */
 function recomputePlainChain(lines: string[]): string[] {
