@@ -1,3 +1,4 @@
+import { newRunId } from "../agent/durable/run-id.js";
 import type { RunBudget } from "../agent/run-budget.js";
 import type { AnswerFunction, AnswerMode } from "../simulators/messaging/answer-mode.js";
 import {
@@ -128,8 +129,11 @@ export async function runExample(
       stateKey,
       auditLog: openAuditLog(io.env),
     });
+    // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
+    const runId = newRunId();
     writeRunHeader(io, {
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,
+      runId,
       task,
       resolved,
       approvals: describeApprovals(resolved, {
@@ -143,9 +147,9 @@ export async function runExample(
     const agent = example.createAgent(resolved.services);
     const { budget } = options;
     const saved = state
-      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget })
+      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget, runId })
       : undefined;
-    const stream = saved?.stream ?? agent.stream(task, { signal, budget });
+    const stream = saved?.stream ?? agent.stream(task, { signal, budget, runId });
     const { result, durationMs, approvalWaits } = await followRun(stream, progress);
     if (state && saved) {
       if (result.state === undefined) {

@@ -211,4 +211,27 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     expect(forged.stderr).toContain("line 2: not an audit entry of a known shape");
     expect(forged.stderr).not.toContain("\u001b");
   });
+
+  it("a foreground run prints its id first, and its decisions carry it", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const env = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+    };
+    const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny", "--json"], env);
+    expect(ran.code).toBe(0);
+    const runId = /^run id: (\S+)$/m.exec(ran.stderr)?.[1];
+    expect(runId).toMatch(/^run_/);
+    expect(ran.stderr.split("\n")[1]).toBe(`run id: ${runId}`);
+    expect((JSON.parse(ran.stdout) as RunReport).runId).toBe(runId);
+
+    const shown = await switchyard(["audit", "show", runId!, "--json"], env);
+    expect(shown.code).toBe(0);
+    const { records } = JSON.parse(shown.stdout) as { records: ApprovalAuditRecord[] };
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) {
+      expect(record).toMatchObject({ runId, outcome: "refused", code: "denied" });
+    }
+  });
 });
