@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import { minimumStateKeyLength } from "../agent/agent-options.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
+import { PostgresAuditLog } from "../stores/postgres-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
 import { usageError } from "./command-error.js";
@@ -72,7 +73,20 @@ export function auditKeyOf(env: CliIo["env"]): string | undefined {
   return key;
 }
 
-/** The command's audit log file, opened for appending (nothing is created until a decision). */
-export function openAuditLog(env: CliIo["env"]): JsonlAuditLog {
-  return new JsonlAuditLog({ path: auditLogPath(env), auditKey: auditKeyOf(env) });
+/**
+ * The runs' audit log, keyed with `SWITCHYARD_AUDIT_KEY` when set: the
+ * PostgreSQL run store's (schema `SWITCHYARD_DATABASE_SCHEMA`, default
+ * `switchyard`) when `SWITCHYARD_DATABASE_URL` is set, so every worker
+ * appends to one chain; else the file {@link auditLogPath} names (nothing
+ * is created until a decision). A PostgreSQL log has a pool of its own,
+ * which `close` ends (idle, it does not keep the process alive).
+ */
+export function openAuditLog(env: CliIo["env"]): JsonlAuditLog | PostgresAuditLog {
+  const auditKey = auditKeyOf(env);
+  const url = env.SWITCHYARD_DATABASE_URL?.trim();
+  if (url) {
+    const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
+    return new PostgresAuditLog({ connectionString: url, auditKey, ...(schema ? { schema } : {}) });
+  }
+  return new JsonlAuditLog({ path: auditLogPath(env), auditKey });
 }

@@ -94,6 +94,7 @@ export async function runExample(
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;
   let state: RunStorage | undefined;
+  let auditLog: ReturnType<typeof openAuditLog> | undefined;
   try {
     const task = options.task ?? example.defaultTask;
     const settings = readServiceSettings(io.env);
@@ -118,6 +119,7 @@ export async function runExample(
         ? "never"
         : (mode as Exclude<ApprovalMode, "ask" | "browser">);
     state = noWait ? await openRunStorage(io.env) : undefined;
+    auditLog = openAuditLog(io.env);
     resolved = await resolveServices({
       settings,
       scenario: scenarioFor(example.name),
@@ -127,7 +129,7 @@ export async function runExample(
       allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
       stateKey,
-      auditLog: openAuditLog(io.env),
+      auditLog,
     });
     // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
     const runId = newRunId();
@@ -177,6 +179,7 @@ export async function runExample(
     removeSignalHandlers();
     await resolved?.close();
     await state?.close().catch(() => {});
+    if (auditLog && "close" in auditLog) await auditLog.close().catch(() => {});
   }
 }
 

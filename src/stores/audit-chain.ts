@@ -189,7 +189,13 @@ export function parseAuditHead(value: unknown): AuditLogHead | { problem: string
 export function verifyAuditChain(
   texts: readonly string[],
   storedHead: unknown,
-  options: { key: string | undefined; where: string; problems?: string[] },
+  options: {
+    key: string | undefined;
+    where: string;
+    problems?: string[];
+    /** A missing head is a problem even without a key (a log that always kept one). */
+    headRequired?: boolean;
+  },
 ): AuditLogVerification {
   const { key, where } = options;
   const problems = [...(options.problems ?? [])];
@@ -252,7 +258,15 @@ export function verifyAuditChain(
       `entries 1 to ${unkeyedLeading} were written before a key was set; the keyed entry after them vouches for them`,
     );
   }
-  const head = checkHead(storedHead, { entries, prev, texts, key, problems, notes });
+  const head = checkHead(storedHead, {
+    entries,
+    prev,
+    texts,
+    key,
+    problems,
+    notes,
+    headRequired: options.headRequired === true,
+  });
   return {
     intact: problems.length === 0,
     chain: entries === 0 ? "empty" : key !== undefined ? "keyed" : "unkeyed",
@@ -274,12 +288,13 @@ function checkHead(
     key: string | undefined;
     problems: string[];
     notes: string[];
+    headRequired: boolean;
   },
 ): AuditLogHead | undefined {
   const { entries, prev, key, problems, notes } = chain;
   if (stored === undefined) {
     if (entries === 0) return undefined;
-    if (key !== undefined) {
+    if (key !== undefined || chain.headRequired) {
       problems.push(
         "the log has no head (its entry count and last hash), so entries cut from the end cannot be ruled out",
       );

@@ -1,12 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import type { RunReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { runCli } from "../../src/cli/run-cli.js";
-import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
+import { auditLogExists, JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
 import { simulatorVariables } from "./simulator-variables.js";
 
@@ -232,6 +234,38 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     expect(records.length).toBeGreaterThan(0);
     for (const record of records) {
       expect(record).toMatchObject({ runId, outcome: "refused", code: "denied" });
+    }
+  });
+
+  it("with SWITCHYARD_DATABASE_URL the runs' audit log is the database's, which show and verify read", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const schema = uniqueSchema("audit_cli");
+    const env = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: schema,
+      SWITCHYARD_AUDIT_KEY: "d".repeat(64),
+    };
+    try {
+      const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny"], env);
+      expect(ran.code).toBe(0);
+      const runId = /^run id: (\S+)$/m.exec(ran.stderr)?.[1];
+      const shown = await switchyard(["audit", "show", runId!, "--json"], env);
+      expect(shown.code).toBe(0);
+      const shownReport = JSON.parse(shown.stdout) as { records: ApprovalAuditRecord[] };
+      expect(shownReport.records[0]).toMatchObject({ runId, outcome: "refused" });
+      const verified = await switchyard(["audit", "verify"], env);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toMatch(/^intact \(keyed\)/);
+      // The file is not where the decisions went.
+      expect(await auditLogExists(join(directory, "audit.jsonl"))).toBe(false);
+    } finally {
+      const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
     }
   });
 });

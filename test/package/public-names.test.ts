@@ -410,6 +410,8 @@ const publicNames: Record<string, string[]> = {
     "toolAnnotations",
   ],
   "./testing": [
+    "AuditLogConformanceOptions",
+    "AuditLogUnderTest",
     "ConformanceTest",
     "RunStoreConformanceOptions",
     "ScriptedAnswer",
@@ -422,9 +424,16 @@ const publicNames: Record<string, string[]> = {
     "ScriptedStep",
     "ScriptedStepContext",
     "ScriptedToolCall",
+    "auditLogConformance",
     "runStoreConformance",
   ],
-  "./postgres": ["PostgresRetryOptions", "PostgresRunStore", "PostgresRunStoreOptions"],
+  "./postgres": [
+    "PostgresAuditLog",
+    "PostgresAuditLogOptions",
+    "PostgresRetryOptions",
+    "PostgresRunStore",
+    "PostgresRunStoreOptions",
+  ],
   "./simulators": [
     "AnswerChoice",
     "AnswerFunction",

@@ -3,12 +3,13 @@ import type { AuditLog, AuditLogVerification } from "../../agent/approval/audit-
 import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
 import { AuditKeyRequiredError } from "../../stores/audit-chain.js";
 import { auditLogExists, JsonlAuditLog } from "../../stores/jsonl-audit-log.js";
+import { PostgresAuditLog } from "../../stores/postgres-audit-log.js";
 import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec } from "../command-specs.js";
 import { exitCodes } from "../exit-codes.js";
 import { commandHelp } from "../help-text.js";
-import { auditKeyOf, auditLogPath } from "../open-state-directory.js";
+import { auditKeyOf, openAuditLog } from "../open-state-directory.js";
 
 /** What `switchyard audit` was asked. */
 export interface AuditCommandLine {
@@ -36,20 +37,24 @@ export async function auditCommand(line: AuditCommandLine, io: CliIo): Promise<n
     io.stdout.write(commandHelp(findCommandSpec("audit")!, []));
     return exitCodes.completed;
   }
-  const auditKey = auditKeyOf(io.env);
   const file = line.action === "verify" ? line.target : line.file;
-  const log: AuditLog = new JsonlAuditLog({ path: file ?? auditLogPath(io.env), auditKey });
-  if (line.action === "verify") {
-    if (!(await auditLogExists(log.where))) {
+  const log =
+    file !== undefined
+      ? new JsonlAuditLog({ path: file, auditKey: auditKeyOf(io.env) })
+      : openAuditLog(io.env);
+  try {
+    if (line.action === "show") return await showRun(io, log, line.target!, line.json);
+    if (log instanceof JsonlAuditLog && !(await auditLogExists(log.path))) {
       throw usageError(
-        `switchyard audit verify: there is no audit log at ${log.where}; give the file the runs appended to (SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory).`,
+        `switchyard audit verify: there is no audit log at ${log.path}; give the file the runs appended to (SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory).`,
       );
     }
     const verification = await verifyWithKey(log);
     writeVerification(io, log.where, verification, line.json);
     return verification.intact ? exitCodes.completed : exitCodes.notCompleted;
+  } finally {
+    if (log instanceof PostgresAuditLog) await log.close();
   }
-  return showRun(io, log, line.target!, line.json);
 }
 
 async function verifyWithKey(log: AuditLog): Promise<AuditLogVerification> {
@@ -108,7 +113,7 @@ async function showRun(io: CliIo, log: AuditLog, runId: string, json: boolean): 
   try {
     const verification = await log.verify();
     intact = verification.intact;
-    if (!intact && (await auditLogExists(log.where))) {
+    if (!intact && !(log instanceof JsonlAuditLog && !(await auditLogExists(log.path)))) {
       io.stderr.write(
         `warning: ${log.where} does not verify (${verification.problems.length} problem(s)); run switchyard audit verify\n`,
       );

@@ -1,0 +1,72 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { describe, it } from "vitest";
+import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
+import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
+import { auditLogConformance } from "../../src/testing/index.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
+
+auditLogConformance({
+  name: "JsonlAuditLog conformance",
+  describe,
+  it,
+  createLog: async ({ auditKey }) => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-conformance-"));
+    const path = join(directory, "audit.jsonl");
+    return {
+      log: new JsonlAuditLog({ path, auditKey }),
+      openAgain: (options) => new JsonlAuditLog({ path, auditKey: options.auditKey }),
+      readEntries: async () => (await readFile(path, "utf8")).split("\n").filter(Boolean),
+      writeEntries: (entries) =>
+        writeFile(path, entries.length > 0 ? `${entries.join("\n")}\n` : ""),
+      writeHead: (head) => writeFile(`${path}.head`, JSON.stringify(head)),
+      close: () => rm(directory, { recursive: true, force: true }),
+    };
+  },
+});
+
+auditLogConformance({
+  name: "PostgresAuditLog conformance",
+  describe,
+  it,
+  createLog: async ({ auditKey }) => {
+    const schema = uniqueSchema("audit");
+    const connectionString = testDatabaseUrl();
+    const opened: PostgresAuditLog[] = [];
+    const open = (key: string | undefined) => {
+      const log = new PostgresAuditLog({ connectionString, schema, auditKey: key });
+      opened.push(log);
+      return log;
+    };
+    const admin = new pg.Client({ connectionString });
+    await admin.connect();
+    const table = `"${schema}".audit_log`;
+    return {
+      log: open(auditKey),
+      openAgain: (options) => open(options.auditKey),
+      readEntries: async () =>
+        (await admin.query<{ entry: string }>(`SELECT entry FROM ${table} ORDER BY seq`)).rows.map(
+          (row) => row.entry,
+        ),
+      writeEntries: async (entries) => {
+        await admin.query(`DELETE FROM ${table}`);
+        for (const [index, entry] of entries.entries()) {
+          await admin.query(`INSERT INTO ${table} (seq, entry) VALUES ($1, $2)`, [
+            index + 1,
+            entry,
+          ]);
+        }
+      },
+      writeHead: async (head) => {
+        await admin.query(`UPDATE "${schema}".audit_head SET head = $1`, [JSON.stringify(head)]);
+      },
+      close: async () => {
+        await Promise.all(opened.map((log) => log.close()));
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      },
+    };
+  },
+});
