@@ -19,7 +19,7 @@ export const auditLogGenesis = `sha256:${"0".repeat(64)}`;
 export interface AuditLogEntry {
   /** 1 for the first entry. */
   seq: number;
-  /** The `hash` of the entry before, or {@link auditLogGenesis} for the first. */
+  /** The `hash` of the entry before, or `sha256:` and 64 zeros for the first. */
   prev: string;
   record: ApprovalAuditRecord;
   /** Over `prev`, `seq` and the canonical JSON of `record`. */
