@@ -178,7 +178,8 @@ async function settle(
   }
   if (decision.kind === "pending") {
     const approval = await publish(hand, decision.approval, new Date(), environment);
-    return { ...base, approval, status: "awaiting_approval", content: "" } as ToolCallRecord;
+    if (approval.outcome !== "pending") return decided(hand, approval, undefined);
+    return { ...base, approval, status: "awaiting_approval", content: "" };
   }
   const { requestedAt } = decision;
   if (decision.approval.outcome !== "approved") {
@@ -255,7 +256,7 @@ function publish<Decision extends ApprovalRecord>(
 function decided(
   hand: CallInHand,
   approval: FinalApproval,
-  decision: Extract<CallDecision, { kind: "decided" }>,
+  decision: Extract<CallDecision, { kind: "decided" }> | undefined,
   ran?: ToolCallRecord,
 ): ToolCallRecord {
   const { base, tool } = hand;
@@ -278,7 +279,7 @@ function decided(
     };
   }
   if (!ran) return aborted({ ...base, approval }, name);
-  if (decision.edit) {
+  if (decision?.edit) {
     return {
       ...ran,
       content: toolMessages.editedByPerson(

@@ -268,4 +268,20 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
       await admin.end();
     }
   });
+
+  it("a SWITCHYARD_AUDIT_KEY too short to be safe is a usage error, before anything runs", async () => {
+    const env = { ...(await environment()), SWITCHYARD_AUDIT_KEY: "short-key" };
+    for (const argv of [
+      ["audit", "verify"],
+      ["run", "callback-cleanup", "--no-wait"],
+    ]) {
+      const refused = await switchyard(argv, env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        "SWITCHYARD_AUDIT_KEY holds 9 characters; it needs at least 32",
+      );
+      expect(refused.stderr).not.toContain("short-key");
+    }
+    expect(simulators.messaging.interactions()).toHaveLength(0);
+  });
 });
