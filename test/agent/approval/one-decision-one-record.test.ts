@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
 import type { ApprovalPolicy } from "../../../src/agent/approval/approval-policy.js";
 import type { ApprovalAction, Approver } from "../../../src/agent/approver.js";
 import { actionFingerprint } from "../../../src/internal/canonical-json.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
+import { defineTool } from "../../../src/tools/define-tool.js";
 import { callbackTools } from "../durable/durable-helpers.js";
 import { capturingLogger } from "../fixtures.js";
 
@@ -155,5 +157,55 @@ describe("one decision, one record: a call's last audit record says what happene
     ]);
     expect(hooked).toEqual(log);
     expect(auditLines()).toHaveLength(3);
+  });
+
+  it("an approved call the run is aborted before it starts is recorded as aborted, not approved", async () => {
+    const log: ApprovalAuditRecord[] = [];
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const slowDelete = defineTool({
+      name: "delete_callbacks",
+      description: "Deletes callbacks by id.",
+      parameters: z.object({ ids: z.array(z.string()) }),
+      needsApproval: true,
+      execute: ({ ids }, context) => {
+        ran.push(...ids);
+        // The first call holds the step's one tool slot until the run is aborted.
+        controller.abort();
+        return new Promise((resolve) => {
+          context.signal.addEventListener("abort", () => resolve({ deleted: 0 }));
+        });
+      },
+    });
+    const approve = (action: ApprovalAction) => ({
+      outcome: "approved" as const,
+      fingerprint: action.fingerprint,
+      interactionId: `interaction-${action.toolCallId}`,
+    });
+    const approver: Approver = {
+      requestApproval: async (action) => approve(action),
+      requestApprovals: async (actions) => actions.map(approve),
+    };
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [
+            { name: "delete_callbacks", arguments: { ids: ["cb-1"] }, id: "call_a" },
+            { name: "delete_callbacks", arguments: { ids: ["cb-2"] }, id: "call_b" },
+          ],
+        },
+        { text: "done" },
+      ]),
+      tools: [slowDelete],
+      toolConcurrency: 1,
+      approver,
+      auditLog: { append: async (record) => void log.push(record) },
+    });
+    await agent.run("tidy", { signal: controller.signal });
+    expect(ran).toEqual(["cb-1"]);
+    expect(log.map((record) => [record.toolCallId, record.outcome, record.code])).toEqual([
+      ["call_a", "approved", undefined],
+      ["call_b", "refused", "aborted"],
+    ]);
   });
 });
