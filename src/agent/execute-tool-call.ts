@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
-import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactedMarker, redactText } from "../internal/redact.js";
-import type { AnyTool, ToolContext } from "../tools/tool.js";
+import type { AnyTool } from "../tools/tool.js";
 import { publishApprovalDecision } from "./approval/approval-audit-record.js";
 import { logPolicyDecision, mayBeGated } from "./approval/approval-policy.js";
 import {
@@ -18,13 +17,14 @@ import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js
 import { outcomeUnknownMessage } from "./durable/outcome-unknown-message.js";
 import { holdsSecret } from "./durable/redact-run-state.js";
 import type { PendingToolCall } from "./durable/run-state.js";
-import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import { InvalidToolInputError, ToolExecutionError } from "./errors.js";
 import { type FrozenArguments, freezeArguments } from "./freeze-arguments.js";
 import type { ModelToolCall } from "./model-message.js";
-import { neverAborted, signalForCallee } from "./never-aborted.js";
+import { signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
-import { serializeToolResult } from "./serialize-tool-result.js";
+import { runTool } from "./run-tool.js";
 import type { ToolCallEnvironment } from "./tool-call-environment.js";
+import { toolContext } from "./tool-context.js";
 import { toolMessages } from "./tool-messages.js";
 
 export type { ToolCallEnvironment } from "./tool-call-environment.js";
@@ -433,135 +433,6 @@ function decodeArguments(text: string): unknown {
     }
   }
   return decoded;
-}
-
-/**
- * A `ToolContext` whose `signal`, `logger` and `idempotencyKey` are made on
- * first use. Its
- * properties are own, enumerable and writable, as a plain object's are.
- */
-function toolContext(
-  source: { readonly signal: AbortSignal },
-  logger: () => Logger,
-  toolCallId: string,
-  makeIdempotencyKey?: () => string,
-): ToolContext {
-  let signal: AbortSignal | undefined;
-  let replacedLogger: Logger | undefined;
-  const context: ToolContext = {
-    get signal(): AbortSignal {
-      signal ??= source.signal;
-      return signal;
-    },
-    set signal(value: AbortSignal) {
-      signal = value;
-    },
-    get logger(): Logger {
-      return replacedLogger ?? logger();
-    },
-    set logger(value: Logger) {
-      replacedLogger = value;
-    },
-    toolCallId,
-  };
-  if (makeIdempotencyKey) {
-    // Defined, not spread: spreading an accessor calls it, which made the
-    // key (a digest of the arguments) for every call, read or not.
-    let idempotencyKey: string | undefined;
-    Object.defineProperty(context, "idempotencyKey", {
-      get: (): string => {
-        idempotencyKey ??= makeIdempotencyKey();
-        return idempotencyKey;
-      },
-      set: (value: string) => {
-        idempotencyKey = value;
-      },
-      enumerable: true,
-      configurable: true,
-    });
-  }
-  return context;
-}
-
-async function runTool(
-  tool: AnyTool,
-  args: unknown,
-  base: ToolCallRecordBase,
-  environment: ToolCallEnvironment,
-  logger: () => Logger,
-): Promise<ToolCallRecord> {
-  const runSignal = environment.signal;
-  const toolTimeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
-  // The tool's own signal, made if the tool reads it; fires on the timeout or the run's abort.
-  const controller = new LazyAbortController();
-  let stopWaiting: (reason: unknown) => void = () => {};
-  const abort = (reason: unknown) => {
-    controller.abort(reason);
-    stopWaiting(reason);
-  };
-  const onRunAbort = runSignal === neverAborted ? undefined : () => abort(runSignal.reason);
-  if (onRunAbort) runSignal.addEventListener("abort", onRunAbort, { once: true });
-  // Built when it fires: an Error captures a stack, too dear for every call.
-  let timeout: ToolTimeoutError | undefined;
-  const timer = setTimeout(() => {
-    timeout = new ToolTimeoutError({
-      toolName: tool.name,
-      toolCallId: base.toolCallId,
-      timeoutMs: toolTimeoutMs,
-    });
-    abort(timeout);
-  }, toolTimeoutMs);
-  try {
-    // Rejects as soon as the tool's signal fires, so a tool that ignores it cannot hold the run.
-    const result = await new Promise((resolve, reject) => {
-      stopWaiting = reject;
-      const context = toolContext(
-        controller,
-        logger,
-        base.toolCallId,
-        // Made when the tool reads it: a digest per call is dear on the hot path.
-        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOf(tool, args)),
-      );
-      Promise.resolve(tool.execute(args, context)).then(resolve, reject);
-    });
-    let content: string;
-    try {
-      content = serializeToolResult(result);
-    } catch (error) {
-      content = toolMessages.unserializable(tool.name, redactText(describeThrown(error)));
-    }
-    return { ...base, status: "succeeded", result, content };
-  } catch (error) {
-    if (runSignal.aborted) {
-      return {
-        ...base,
-        status: "aborted",
-        error: new AbortedError("The run was aborted by the caller"),
-        content: toolMessages.abortedWhileRunning(tool.name),
-      };
-    }
-    if (timeout !== undefined && controller.reason === timeout) {
-      return {
-        ...base,
-        status: "timed_out",
-        error: timeout,
-        content: toolMessages.timedOut(tool.name, toolTimeoutMs),
-      };
-    }
-    const failure = new ToolExecutionError(
-      { toolName: tool.name, toolCallId: base.toolCallId },
-      { cause: error },
-    );
-    return {
-      ...base,
-      status: "failed",
-      error: failure,
-      content: toolMessages.failed(tool.name, redactText(describeThrown(error))),
-    };
-  } finally {
-    clearTimeout(timer);
-    if (onRunAbort) runSignal.removeEventListener("abort", onRunAbort);
-  }
 }
 
 function aborted(base: ToolCallRecordBase, name: string): ToolCallRecord {
