@@ -2,10 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
 import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
-import { auditLogConformance } from "../../src/testing/index.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { auditLogConformance, ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import { callbackTools } from "../agent/durable/durable-helpers.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 
 auditLogConformance({
@@ -69,4 +72,40 @@ auditLogConformance({
       },
     };
   },
+});
+
+describe("PostgresRunStore's audit log", () => {
+  it("shares the store's pool and schema, keyed with its auditKey, and closes with it", async () => {
+    const schema = uniqueSchema("store_audit");
+    const auditKey = "e".repeat(40);
+    const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema, auditKey });
+    try {
+      const { tools, deletions } = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([
+          { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+          { text: "done" },
+        ]),
+        tools,
+        approver: new ScriptedApprover(["approve"]),
+        runStore: store,
+        auditLog: store.auditLog,
+      });
+      const result = await agent.run("tidy");
+      expect(deletions).toEqual([["cb-1"]]);
+      expect(await store.auditLog.read({ runId: result.runId! })).toEqual([
+        expect.objectContaining({ outcome: "approved", runId: result.runId }),
+      ]);
+      expect(await store.auditLog.verify()).toMatchObject({ intact: true, chain: "keyed" });
+      expect(
+        () => new PostgresRunStore({ connectionString: testDatabaseUrl(), auditKey: "x" }),
+      ).toThrow(/auditKey must be a string of at least 32 characters/);
+    } finally {
+      await store.close();
+      const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
 });
