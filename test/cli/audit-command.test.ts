@@ -174,6 +174,11 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const cut = await switchyard(["audit", "verify", file, "--json"], env);
     expect(cut.code).toBe(1);
     expect(JSON.parse(cut.stdout)).toMatchObject({ intact: false, entries: 0 });
+    // Removed whole, its head says it was there.
+    await rm(file);
+    const removed = await switchyard(["audit", "verify", file], env);
+    expect(removed.code).toBe(1);
+    expect(removed.stdout).toContain(`ALTERED: ${file}`);
   });
 
   it("show escapes every value of a record and refuses a record of an unknown shape", async () => {

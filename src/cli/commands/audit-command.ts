@@ -44,7 +44,12 @@ export async function auditCommand(line: AuditCommandLine, io: CliIo): Promise<n
       : openAuditLog(io.env);
   try {
     if (line.action === "show") return await showRun(io, log, line.target!, line.json);
-    if (log instanceof JsonlAuditLog && !(await auditLogExists(log.path))) {
+    // A log removed whole leaves its head behind: that is an altered log, not a wrong path.
+    if (
+      log instanceof JsonlAuditLog &&
+      !(await auditLogExists(log.path)) &&
+      !(await auditLogExists(log.headPath))
+    ) {
       throw usageError(
         `switchyard audit verify: there is no audit log at ${log.path}; give the file the runs appended to (SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory).`,
       );
