@@ -122,7 +122,7 @@ export async function passApprovalGate(
 ): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
 export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const record = await decideOnce(options);
+  const record = await askApprover(options);
   logGateDecision(options.logger, options.action, record, options.check !== undefined);
   return record;
 }
@@ -167,7 +167,16 @@ export function gateRefusal(
   };
 }
 
-async function decideOnce(options: ApprovalGateOptions): Promise<ApprovalRecord> {
+/**
+ * The gate's decision about one action, as {@link passApprovalGate} makes
+ * it, without its audit line: for the agent, whose settling step writes the
+ * one line (and record) of the decision once it is final.
+ */
+export async function askApprover(
+  options: ApprovalGateOptions & { allowPending?: false },
+): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
+export async function askApprover(options: ApprovalGateOptions): Promise<ApprovalRecord>;
+export async function askApprover(options: ApprovalGateOptions): Promise<ApprovalRecord> {
   const { approver, action, signal } = options;
   const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord =>
     gateRefusal(action, code, reason, interactionId);

@@ -1,83 +1,34 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
-import type { RequestSlots } from "../internal/http/request-slots.js";
-import { LazyAbortController } from "../internal/lazy-abort-controller.js";
-import { redactedMarker, redactText, type SecretRegistry } from "../internal/redact.js";
-import type { AnyTool, ToolContext } from "../tools/tool.js";
-import type { AgentEventSink } from "./agent-events.js";
+import { redactedMarker, redactText } from "../internal/redact.js";
+import type { AnyTool } from "../tools/tool.js";
+import { publishApprovalDecision } from "./approval/approval-audit-record.js";
+import { logPolicyDecision, mayBeGated } from "./approval/approval-policy.js";
 import {
-  type ApprovalAuditSinks,
-  recordApprovalDecision,
-} from "./approval/approval-audit-record.js";
-import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
-import {
-  type ApprovalPolicy,
-  decideByPolicy,
-  logPolicyDecision,
-  mayBeGated,
-  policyRefusal,
-} from "./approval/approval-policy.js";
-import { checkApprovedEdit } from "./approval/approved-edit.js";
+  type CallDecision,
+  decideApproval,
+  type FinalApproval,
+} from "./approval/decide-approval.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
-import { type StandingScope, sameValueOf, standingScopeFor } from "./approval/standing-approval.js";
-import type { StepQuestionSeat } from "./approval/step-question.js";
-import {
-  type ApprovalRecord,
-  type ApprovedRecord,
-  passApprovalGate,
-  type RefusedRecord,
-} from "./approval-gate.js";
-import { type Approver, interactionServiceOf } from "./approver.js";
-import { buildApprovalAction } from "./build-approval-action.js";
+import type { ApprovalRecord, ApprovedRecord, RefusedRecord } from "./approval-gate.js";
+import { interactionServiceOf } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js";
 import { outcomeUnknownMessage } from "./durable/outcome-unknown-message.js";
 import { reconcileStartedCall } from "./durable/reconcile-started-call.js";
 import { holdsSecret } from "./durable/redact-run-state.js";
-import type { RunJournal } from "./durable/run-journal.js";
 import type { PendingToolCall } from "./durable/run-state.js";
-import { InvalidToolInputError, ToolExecutionError, ToolTimeoutError } from "./errors.js";
+import { InvalidToolInputError, ToolExecutionError } from "./errors.js";
 import { type FrozenArguments, freezeArguments } from "./freeze-arguments.js";
 import type { ModelToolCall } from "./model-message.js";
-import { neverAborted, signalForCallee } from "./never-aborted.js";
+import { signalForCallee } from "./never-aborted.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "./run-result.js";
-import { serializeToolResult } from "./serialize-tool-result.js";
+import { runTool } from "./run-tool.js";
+import type { ToolCallEnvironment } from "./tool-call-environment.js";
+import { toolContext } from "./tool-context.js";
 import { toolMessages } from "./tool-messages.js";
 
-/** What running the tool calls of one step needs from the agent and the run. */
-export interface ToolCallEnvironment {
-  tools: ReadonlyMap<string, AnyTool>;
-  approver: Approver | undefined;
-  /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
-  approvalPolicy: ApprovalPolicy;
-  /** What happens when nobody answers a question before it expires. */
-  onApprovalExpired: ApprovalExpiryAction;
-  /** Where each decision's audit record goes (the agent's `auditLog` and `onApprovalDecided`). */
-  audit: ApprovalAuditSinks;
-  /** The run's signal (or the step's, which follows it); {@link neverAborted} when the caller gave none. */
-  signal: AbortSignal;
-  logger: Logger;
-  toolTimeoutMs: number;
-  toolConcurrency: number;
-  stepNumber: number;
-  emit: AgentEventSink;
-  /** The run's record: phases of the open step's calls, saved before destructive calls start. */
-  journal: RunJournal;
-  /** Ask the approver with `allowPending`; a pending answer leaves the call `awaiting_approval`. */
-  suspendOnApproval: boolean;
-  /** The agent's callback for each settled call. */
-  onToolCallSettled?:
-    | ((record: ToolCallRecord, context: { stepNumber: number }) => void | Promise<void>)
-    | undefined;
-  /** Every secret the agent knows of. */
-  secrets: SecretRegistry;
-  /** Longest tool message sent to the model. */
-  maxToolResultChars: number;
-  /** This call's place in its step's one question, when the step's gated calls are asked together. */
-  stepQuestion?: StepQuestionSeat | undefined;
-  /** The step's tool runs, at most `toolConcurrency` at once, when its calls are asked together. */
-  toolSlots?: RequestSlots | undefined;
-}
+export type { ToolCallEnvironment } from "./tool-call-environment.js";
 
 /**
  * Runs one tool call the model asked for and never throws: an unknown tool,
@@ -85,8 +36,11 @@ export interface ToolCallEnvironment {
  * that throws or times out, and an abort each become a record whose `content`
  * tells the model what happened.
  *
- * A call that needs approval runs with a frozen copy of its arguments,
- * checked against the approved fingerprint just before it runs.
+ * A call that may need approval is decided in one step (policy, standing
+ * approval, question, edit), and settled in one: the final decision is
+ * recorded once (audit log, log line, hook, event), and only then runs,
+ * with a frozen copy of its arguments checked against the approved
+ * fingerprint, or is refused.
  *
  * In a resumed run the journal says how far the call got: a call that had
  * `started` is never run again (`reconciled` through its tool's
@@ -114,7 +68,7 @@ export async function executeToolCall(
     return argumentsNotKept(base);
   }
   try {
-    return await checkApproveAndRun(call, base, environment, prior);
+    return await checkDecideAndSettle(call, base, environment, prior);
   } catch (error) {
     // A tool's own checkArguments, needsApproval or describeAction misbehaved.
     const name = call.function.name;
@@ -129,7 +83,14 @@ export async function executeToolCall(
   }
 }
 
-async function checkApproveAndRun(
+/** A call being settled: its tool, its record so far, and its logger. */
+interface CallInHand {
+  tool: AnyTool;
+  base: ToolCallRecordBase;
+  logger: () => Logger;
+}
+
+async function checkDecideAndSettle(
   call: ModelToolCall,
   base: ToolCallRecordBase,
   environment: ToolCallEnvironment,
@@ -144,7 +105,6 @@ async function checkApproveAndRun(
       content: toolMessages.unknownTool(name, [...environment.tools.keys()]),
     };
   }
-
   const invalid = (issues: string[], content: string): ToolCallRecord => ({
     ...base,
     status: "invalid_arguments",
@@ -163,14 +123,13 @@ async function checkApproveAndRun(
     return invalid(check.issues, toolMessages.invalidArguments(name, check.issues));
   }
   const args = check.data;
-  const withArguments: ToolCallRecordBase = { ...base, arguments: args };
-
   // The call's child logger is made when first asked for, not on every call.
   let childLogger: Logger | undefined;
   const logger = () => {
     childLogger ??= environment.logger.child({ tool: name, toolCallId: call.id });
     return childLogger;
   };
+  const hand: CallInHand = { tool, base: { ...base, arguments: args }, logger };
   // A call that may need approval runs with a frozen copy whose fingerprint the approval binds to.
   let frozen: FrozenArguments | undefined;
   let notFingerprintable: unknown;
@@ -181,306 +140,227 @@ async function checkApproveAndRun(
       notFingerprintable = error;
     }
   }
-  const verdict = await decideByPolicy(
-    environment.approvalPolicy,
-    tool,
-    frozen?.args ?? args,
-    logger,
-  );
-  const shadow = verdict.shadow ? { policy: verdict.shadow } : {};
-  const decidedAt = new Date();
-  const audited = { toolName: name, toolCallId: call.id, runId: environment.journal.runId };
-  if (verdict.decision === "deny") {
-    const approval = await recordApprovalDecision(
-      environment.audit,
-      audited,
-      policyRefusal(name, frozen?.fingerprint ?? "", verdict.rule ?? ""),
-      decidedAt,
-    );
-    logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
-    return refusedCall(withArguments, name, approval);
-  }
-  if (verdict.decision === "allow") {
-    if (verdict.rule === undefined || !frozen) {
-      if (verdict.shadow)
-        logPolicyDecision(
-          environment,
-          { toolName: name, toolCallId: call.id },
-          undefined,
-          verdict.shadow,
-        );
-      return startAndRun(tool, args, withArguments, undefined, environment, logger);
-    }
-    const approval = await recordApprovalDecision(
-      environment.audit,
-      audited,
-      {
-        outcome: "approved",
-        fingerprint: frozen.fingerprint,
-        rule: verdict.rule,
-      } as ApprovedRecord,
-      decidedAt,
-    );
-    logPolicyDecision(environment, { toolName: name, toolCallId: call.id }, approval);
-    if (approval.outcome === "refused") {
-      return refusedCall(withArguments, name, approval);
-    }
-    return startAndRun(
+  const decision = await decideApproval(
+    {
       tool,
-      frozen.args,
-      { ...withArguments, approval },
-      approval,
-      environment,
+      args,
+      frozen,
+      notFingerprintable,
+      prior,
+      canSuspend: () =>
+        !holdsSecret(decoded, environment.secrets) &&
+        !holdsSecret(frozen?.args, environment.secrets),
+      context: toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id),
       logger,
-    );
-  }
+      publishExpired: async (expired, requestedAt) => {
+        await publish(hand, expired, requestedAt, environment);
+      },
+    },
+    environment,
+  );
+  return settle(hand, decision, environment);
+}
 
-  if (!frozen) {
-    const reason = `its arguments cannot be bound to an approval (${redactText(describeThrown(notFingerprintable))}), so it was not run`;
-    const approval: RefusedRecord = {
-      outcome: "refused",
-      fingerprint: "",
-      code: "not_fingerprintable",
-      reason,
-      ...shadow,
-    };
-    logger().warn({ code: approval.code }, `approval refused for ${name}: ${reason}`);
-    return refusedCall(withArguments, name, approval);
-  }
-  // A standing approval given earlier in the run may cover the call; else the question may offer
-  // one. A call whose question is already out is decided by its answer (it may be a denial).
-  let offered: StandingScope | undefined;
-  if (verdict.standing && prior?.phase !== "awaiting_approval") {
-    const { rule, offer } = verdict.standing;
-    const sameValue = sameValueOf(offer, frozen.args, tool.target, logger);
-    if (sameValue !== undefined) {
-      const like = { rule, toolName: name, target: tool.target, sameValue };
-      const now = new Date();
-      const coveredBy = environment.journal.takeStandingUse(
-        { ...like, fingerprint: frozen.fingerprint },
-        now,
-      );
-      if (coveredBy) {
-        const { service: _service, ...coverage } = coveredBy;
-        const approval = await recordApprovalDecision(
-          environment.audit,
-          audited,
-          { outcome: "approved", fingerprint: frozen.fingerprint, coveredBy: coverage, ...shadow },
-          now,
-        );
-        logStandingDecision(environment, { toolName: name, toolCallId: call.id }, approval);
-        if (approval.outcome === "refused") {
-          return refusedCall(withArguments, name, approval);
-        }
-        return startAndRun(
-          tool,
-          frozen.args,
-          { ...withArguments, approval },
-          approval,
-          environment,
-          logger,
-        );
-      }
-      offered = standingScopeFor(rule, offer, like, now);
-    }
-  }
-  const asking = {
-    ...(offered ? { standing: offered } : {}),
-    ...(verdict.required !== undefined ? { requiredApprovers: verdict.required } : {}),
-  };
-  const context = toolContext({ signal: signalForCallee(environment.signal) }, logger, call.id);
-  const canSuspend =
-    !holdsSecret(decoded, environment.secrets) && !holdsSecret(frozen.args, environment.secrets);
-  let askedAt = new Date();
-  let asked = await askApproval(tool, frozen, context, environment, {
-    prior,
-    canSuspend,
-    ...asking,
-  });
-  // "ask-again": an expired question is followed by a new one (never a reuse of the old answer).
-  for (
-    let questions = 1;
-    asked.outcome === "expired" &&
-    environment.onApprovalExpired === "ask-again" &&
-    questions < maxQuestionsPerCall &&
-    !environment.signal.aborted;
-    questions++
-  ) {
-    await recordApprovalDecision(environment.audit, audited, { ...asked, ...shadow }, askedAt);
-    logger().info(
-      { question: questions + 1 },
-      `approval question for ${name} expired; asking again`,
-    );
-    askedAt = new Date();
-    asked = await askApproval(tool, frozen, context, environment, {
-      prior: undefined,
-      canSuspend,
-      ...asking,
+/**
+ * The one settling step: a pending question leaves the call awaiting its
+ * answer; a final decision is checked at the start write (an approval
+ * spent before, arguments that changed, an abort), recorded once, and the
+ * call then runs or is refused as that record says.
+ */
+async function settle(
+  hand: CallInHand,
+  decision: CallDecision,
+  environment: ToolCallEnvironment,
+): Promise<ToolCallRecord> {
+  const { tool, base } = hand;
+  if (decision.kind === "ungated") {
+    if (decision.shadow) logPolicyDecision(environment, base, undefined, decision.shadow);
+    return withSlot(hand, environment, async () => {
+      const start = await startCall(hand, base.arguments, undefined, environment);
+      if ("started" in start) return runTool(tool, base.arguments, base, environment, hand.logger);
+      return "notRecorded" in start
+        ? start.notRecorded
+        : (start.record ?? aborted(base, tool.name));
     });
   }
-  const approval =
-    asked.outcome === "pending"
-      ? asked
-      : await recordApprovalDecision(environment.audit, audited, { ...asked, ...shadow }, askedAt);
-  if (approval.outcome === "pending") {
-    return { ...withArguments, approval, status: "awaiting_approval", content: "" };
+  if (decision.kind === "pending") {
+    const approval = await publish(hand, decision.approval, new Date(), environment);
+    if (approval.outcome !== "pending") return decided(hand, approval, undefined);
+    return { ...base, approval, status: "awaiting_approval", content: "" };
   }
+  const { requestedAt } = decision;
+  if (decision.approval.outcome !== "approved") {
+    return decided(
+      hand,
+      await publish(hand, decision.approval, requestedAt, environment),
+      decision,
+    );
+  }
+  const approved = decision.approval;
+  return withSlot(
+    hand,
+    environment,
+    async () => {
+      const args = decision.args;
+      const start = await startCall(hand, args, approved, environment);
+      // Nothing was spent and the run stops on the store's error: the call is decided again when resumed.
+      if ("notRecorded" in start) return start.notRecorded;
+      const final = await publish(
+        hand,
+        "refused" in start ? start.refused : approved,
+        requestedAt,
+        environment,
+      );
+      if ("refused" in start && start.record) return start.record;
+      if (final.outcome !== "approved") return decided(hand, final, decision);
+      const ran = await runTool(
+        tool,
+        args,
+        { ...base, arguments: args, approval: final },
+        environment,
+        hand.logger,
+      );
+      return decided(hand, final, decision, ran);
+    },
+    async () =>
+      decided(
+        hand,
+        await publish(hand, abortRefusal(approved), requestedAt, environment),
+        decision,
+      ),
+  );
+}
+
+/** Records a decision once (audit log, log line, `onApprovalDecided`, `approval-result`). */
+function publish<Decision extends ApprovalRecord>(
+  hand: CallInHand,
+  decision: Decision,
+  requestedAt: Date,
+  environment: ToolCallEnvironment,
+): Promise<Decision | RefusedRecord> {
+  const { toolName, toolCallId } = hand.base;
+  return publishApprovalDecision(
+    environment.audit,
+    {
+      toolName,
+      toolCallId,
+      runId: environment.journal.runId,
+      emit: (approval) =>
+        environment.emit({
+          type: "approval-result",
+          stepNumber: environment.stepNumber,
+          toolCallId,
+          toolName,
+          approval,
+        }),
+    },
+    decision,
+    requestedAt,
+  );
+}
+
+/** The call's record as its final decision says: run (with the person's note or edit told), or not. */
+function decided(
+  hand: CallInHand,
+  approval: FinalApproval,
+  decision: Extract<CallDecision, { kind: "decided" }> | undefined,
+  ran?: ToolCallRecord,
+): ToolCallRecord {
+  const { base, tool } = hand;
+  const name = tool.name;
   if (approval.outcome === "expired") {
     return {
-      ...withArguments,
+      ...base,
       approval,
       status: "expired",
       content: toolMessages.expired(name, approval.reason),
     };
   }
   if (approval.outcome === "refused") {
-    if (approval.code === "aborted") return aborted({ ...withArguments, approval }, name);
-    return refusedCall(withArguments, name, approval, approval.note);
+    if (approval.code === "aborted") return aborted({ ...base, approval }, name);
+    return {
+      ...base,
+      approval,
+      status: "refused",
+      content: toolMessages.refused(name, approval.code, approval.reason, approval.note),
+    };
   }
-  if (approval.edited !== undefined) {
-    return runEdited(
-      tool,
-      { ...approval, edited: approval.edited },
-      context,
-      withArguments,
-      environment,
-      logger,
-    );
+  if (!ran) return aborted({ ...base, approval }, name);
+  if (decision?.edit) {
+    return {
+      ...ran,
+      content: toolMessages.editedByPerson(
+        name,
+        { asked: decision.edit.asked, ran: decision.args, summary: decision.edit.summary },
+        ran.content,
+        approval.note,
+      ),
+    };
   }
-  const record = await startAndRun(
-    tool,
-    frozen.args,
-    { ...withArguments, approval },
-    approval,
-    environment,
-    logger,
-  );
-  if (approval.note === undefined || record.approval?.outcome !== "approved") return record;
-  return { ...record, content: toolMessages.withPersonNote(record.content, approval.note) };
+  if (approval.note === undefined) return ran;
+  return { ...ran, content: toolMessages.withPersonNote(ran.content, approval.note) };
 }
 
 /**
- * A call the person changed before approving: only the edited action runs,
- * once the tool's schema accepts it and no rule of the approval policy
- * denies it, and the model is told plainly that the person changed the call
- * and what ran.
+ * Runs `body` in one of the step's tool slots, when its calls are asked
+ * together (after leaving the step's question); `onAbort` when the run is
+ * aborted before a slot is free or before the call starts.
  */
-async function runEdited(
-  tool: AnyTool,
-  approval: ApprovedRecord & { edited: { arguments: unknown } },
-  context: ToolContext,
-  base: ToolCallRecordBase,
+async function withSlot(
+  hand: CallInHand,
   environment: ToolCallEnvironment,
-  logger: () => Logger,
-): Promise<ToolCallRecord> {
-  const name = tool.name;
-  const accepted = await checkApprovedEdit(tool, approval, context);
-  if (!("frozen" in accepted)) {
-    logger().warn({ code: accepted.code }, `approval refused for ${name}: ${accepted.reason}`);
-    return refusedCall(base, name, accepted, approval.note);
-  }
-  // The policy holds the edit to the rules the model's call was held to: a
-  // person's approval does not lift a rule that denies what they wrote.
-  const verdict = await decideByPolicy(
-    environment.approvalPolicy,
-    tool,
-    accepted.frozen.args,
-    logger,
-  );
-  // Nor does one person's approval stand for the approvers a rule requires of what they wrote.
-  const required = verdict.decision === "ask" ? (verdict.required ?? 1) : 1;
-  const approvers = approval.approvers?.length ?? 1;
-  if (verdict.decision === "deny" || required > approvers) {
-    const rule = verdict.rule ?? "";
-    const refused = await recordApprovalDecision(
-      environment.audit,
-      { toolName: name, toolCallId: base.toolCallId, runId: environment.journal.runId },
-      {
-        ...policyRefusal(name, accepted.frozen.fingerprint, rule),
-        ...(verdict.decision === "deny"
-          ? {
-              reason: `the approval policy's rule "${rule}" does not allow this call of ${name} as the person changed it, so it was not run`,
-            }
-          : {
-              code: "not_enough_approvers" as const,
-              reason: `the approval policy's rule "${rule}" wants ${required} approvers for this call of ${name} as the person changed it, and ${approvers} approved it, so it was not run`,
-            }),
-        ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
-      },
-      new Date(),
-    );
-    logPolicyDecision(environment, { toolName: name, toolCallId: base.toolCallId }, refused);
-    return refusedCall(base, name, refused);
-  }
-  const edited = { ...approval, edited: { arguments: accepted.frozen.args } };
-  const record = await startAndRun(
-    tool,
-    accepted.frozen.args,
-    { ...base, arguments: accepted.frozen.args, approval: edited },
-    edited,
-    environment,
-    logger,
-  );
-  if (record.approval?.outcome !== "approved") return record;
-  return {
-    ...record,
-    content: toolMessages.editedByPerson(
-      name,
-      {
-        asked: base.arguments,
-        ran: accepted.frozen.args,
-        summary: accepted.action.description.summary,
-      },
-      record.content,
-      approval.note,
-    ),
-  };
-}
-
-/** With `onApprovalExpired: "ask-again"`, the most questions put about one call. */
-const maxQuestionsPerCall = 10;
-
-/**
- * Journals the start of a call of a tool that is not read-only, spending
- * its approval in the same write (the call does not run when that record
- * cannot be kept, or the approval was spent before), checks an approved
- * call's arguments still have the approved fingerprint, then runs it. When
- * the step's calls are asked together, the call first leaves the step's
- * question and waits for one of the step's tool slots.
- */
-async function startAndRun(
-  tool: AnyTool,
-  args: unknown,
-  base: ToolCallRecordBase,
-  approval: ApprovedRecord | undefined,
-  environment: ToolCallEnvironment,
-  logger: () => Logger,
+  body: () => Promise<ToolCallRecord>,
+  onAbort: () => Promise<ToolCallRecord> = async () => aborted(hand.base, hand.tool.name),
 ): Promise<ToolCallRecord> {
   environment.stepQuestion?.leave();
   const slots = environment.toolSlots;
-  if (!slots) return startAndRunNow(tool, args, base, approval, environment, logger);
-  try {
-    await slots.acquire(environment.signal, () => new AbortedError("The run was aborted"));
-  } catch {
-    return aborted(base, tool.name);
+  if (slots) {
+    try {
+      await slots.acquire(environment.signal, () => new AbortedError("The run was aborted"));
+    } catch {
+      return onAbort();
+    }
   }
   try {
-    return await startAndRunNow(tool, args, base, approval, environment, logger);
+    if (environment.signal.aborted) return await onAbort();
+    return await body();
   } finally {
-    slots.release();
+    slots?.release();
   }
 }
 
-async function startAndRunNow(
-  tool: AnyTool,
+/**
+ * The start write: journals the start of a call of a tool that is not
+ * read-only, spending its approval in the same write, after checking the
+ * approved call's arguments still have the approved fingerprint. A refusal
+ * (`already_used`, `fingerprint_mismatch`) is the decision's final record,
+ * with the `record` of a call that had started before; `notRecorded` ends
+ * the call with nothing spent.
+ */
+async function startCall(
+  hand: CallInHand,
   args: unknown,
-  base: ToolCallRecordBase,
   approval: ApprovedRecord | undefined,
   environment: ToolCallEnvironment,
-  logger: () => Logger,
-): Promise<ToolCallRecord> {
+): Promise<
+  | { started: true }
+  | { refused: RefusedRecord; record?: ToolCallRecord }
+  | { notRecorded: ToolCallRecord }
+> {
+  const { tool, base } = hand;
   const name = tool.name;
-  if (environment.signal.aborted) return aborted(base, name);
+  if (approval && !sameFingerprint(fingerprintOf(tool, args), approval.fingerprint)) {
+    return {
+      refused: {
+        outcome: "refused",
+        fingerprint: approval.fingerprint,
+        code: "fingerprint_mismatch",
+        reason:
+          "the arguments changed after they were approved (fingerprint mismatch), so the call was not run",
+        ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+      },
+    };
+  }
   // A standing approval's uses are spent one by one, each as an approval of its own.
   const spent = approval?.coveredBy
     ? `${approval.coveredBy.interactionId}#standing-${approval.coveredBy.use}`
@@ -488,106 +368,52 @@ async function startAndRunNow(
   const spends = spent !== undefined;
   // Only a durable run keeps the start record (and needs the fingerprint it
   // holds); an approval is spent by any run.
-  if ((tool.readOnly !== true && environment.journal.durable) || spends) {
-    const fingerprint = approval?.fingerprint ?? fingerprintOf(tool, args);
-    const started = await environment.journal.startCall(base.toolCallId, {
-      fingerprint,
-      arguments: args,
-      ...(spent !== undefined
-        ? {
-            approval: { service: interactionServiceOf(environment.approver), interactionId: spent },
-          }
-        : {}),
-      ...(approval?.standing !== undefined ? { grants: approval.standing } : {}),
-    });
-    if (started.outcome === "already_used") {
-      const refused = alreadyUsedRecord(approval, name);
-      logger().warn(
-        { audit: "approval", code: refused.code, interactionId: refused.interactionId },
-        `approval refused for ${name}: ${refused.reason}`,
-      );
-      return refusedCall(base, name, refused);
-    }
-    if (started.outcome === "already_started") {
-      return startedBefore(base, started, environment);
-    }
-    if (started.outcome === "not_recorded") {
-      const notRecorded = started.error;
-      return {
-        ...base,
-        status: "failed",
-        error: new ToolExecutionError(
-          { toolName: name, toolCallId: base.toolCallId, message: notRecorded.message },
-          { cause: notRecorded },
-        ),
-        content: toolMessages.failed(
-          name,
-          "it was not run, because the run could not record that it started; a call that may change something runs only once that record is kept, so it never runs twice",
-        ),
-      };
-    }
-  }
-  if (approval && !sameFingerprint(fingerprintOf(tool, args), approval.fingerprint)) {
+  if (!((tool.readOnly !== true && environment.journal.durable) || spends))
+    return { started: true };
+  const fingerprint = approval?.fingerprint ?? fingerprintOf(tool, args);
+  const started = await environment.journal.startCall(base.toolCallId, {
+    fingerprint,
+    arguments: args,
+    ...(spent !== undefined
+      ? { approval: { service: interactionServiceOf(environment.approver), interactionId: spent } }
+      : {}),
+    ...(approval?.standing !== undefined ? { grants: approval.standing } : {}),
+  });
+  if (started.outcome === "started") return { started: true };
+  if (started.outcome === "already_used") return { refused: alreadyUsedRecord(approval, name) };
+  if (started.outcome === "already_started") {
     const refused: RefusedRecord = {
-      outcome: "refused",
-      fingerprint: approval.fingerprint,
-      code: "fingerprint_mismatch",
-      reason:
-        "the arguments changed after they were approved (fingerprint mismatch), so the call was not run",
-      ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+      ...alreadyUsedRecord(approval, name),
+      reason: `this call had started before (as call "${started.toolCallId}"), so it was not run again`,
     };
-    logger().warn({ code: refused.code }, `approval refused for ${name}: ${refused.reason}`);
-    return refusedCall(base, name, refused);
+    return { refused, record: startedBefore(base, started, environment) };
   }
-  return runTool(tool, args, base, environment, logger);
-}
-
-/** The record of a call the gate refused: the refusal, and the tool message telling the model why. */
-function refusedCall(
-  base: ToolCallRecordBase,
-  name: string,
-  refused: RefusedRecord,
-  note?: string,
-): ToolCallRecord {
+  const notRecorded = started.error;
   return {
-    ...base,
-    approval: refused,
-    status: "refused",
-    content: toolMessages.refused(name, refused.code, refused.reason, note),
+    notRecorded: {
+      ...base,
+      status: "failed",
+      error: new ToolExecutionError(
+        { toolName: name, toolCallId: base.toolCallId, message: notRecorded.message },
+        { cause: notRecorded },
+      ),
+      content: toolMessages.failed(
+        name,
+        "it was not run, because the run could not record that it started; a call that may change something runs only once that record is kept, so it never runs twice",
+      ),
+    },
   };
 }
 
-/**
- * Logs the audit line of a call a standing approval covered (no one was
- * asked) and emits `approval-result` for it.
- */
-function logStandingDecision(
-  environment: ToolCallEnvironment,
-  call: { toolName: string; toolCallId: string },
-  record: ApprovedRecord | RefusedRecord,
-): void {
-  const coveredBy = record.outcome === "approved" ? record.coveredBy : undefined;
-  environment.logger.info(
-    {
-      audit: "approval",
-      tool: call.toolName,
-      toolCallId: call.toolCallId,
-      fingerprint: record.fingerprint,
-      outcome: record.outcome,
-      code: record.outcome === "refused" ? record.code : undefined,
-      coveredBy,
-    },
-    coveredBy
-      ? `approval approved for ${call.toolName} by the standing approval of interaction ${coveredBy.interactionId} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
-      : `approval ${record.outcome} for ${call.toolName}`,
-  );
-  environment.emit({
-    type: "approval-result",
-    stepNumber: environment.stepNumber,
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    approval: record,
-  });
+/** The refusal of an approved call the run was aborted before it started. */
+function abortRefusal(approval: ApprovedRecord): RefusedRecord {
+  return {
+    outcome: "refused",
+    fingerprint: approval.fingerprint,
+    code: "aborted",
+    reason: "the run was aborted before the approved call started, so it was not run",
+    ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+  };
 }
 
 /** The refusal of a call whose approval was spent before (by another run or call, or a newer copy). */
@@ -614,199 +440,6 @@ function decodeArguments(text: string): unknown {
     }
   }
   return decoded;
-}
-
-/**
- * A `ToolContext` whose `signal`, `logger` and `idempotencyKey` are made on
- * first use. Its
- * properties are own, enumerable and writable, as a plain object's are.
- */
-function toolContext(
-  source: { readonly signal: AbortSignal },
-  logger: () => Logger,
-  toolCallId: string,
-  makeIdempotencyKey?: () => string,
-): ToolContext {
-  let signal: AbortSignal | undefined;
-  let replacedLogger: Logger | undefined;
-  const context: ToolContext = {
-    get signal(): AbortSignal {
-      signal ??= source.signal;
-      return signal;
-    },
-    set signal(value: AbortSignal) {
-      signal = value;
-    },
-    get logger(): Logger {
-      return replacedLogger ?? logger();
-    },
-    set logger(value: Logger) {
-      replacedLogger = value;
-    },
-    toolCallId,
-  };
-  if (makeIdempotencyKey) {
-    // Defined, not spread: spreading an accessor calls it, which made the
-    // key (a digest of the arguments) for every call, read or not.
-    let idempotencyKey: string | undefined;
-    Object.defineProperty(context, "idempotencyKey", {
-      get: (): string => {
-        idempotencyKey ??= makeIdempotencyKey();
-        return idempotencyKey;
-      },
-      set: (value: string) => {
-        idempotencyKey = value;
-      },
-      enumerable: true,
-      configurable: true,
-    });
-  }
-  return context;
-}
-
-async function askApproval(
-  tool: AnyTool,
-  frozen: FrozenArguments,
-  context: ToolContext,
-  environment: ToolCallEnvironment,
-  options: {
-    prior: PendingToolCall | undefined;
-    canSuspend: boolean;
-    standing?: StandingScope;
-    requiredApprovers?: number;
-  },
-): Promise<ApprovalRecord> {
-  const built = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
-  const { stepNumber, emit, journal } = environment;
-  const { prior } = options;
-  const check =
-    prior?.phase === "awaiting_approval" &&
-    prior.interactionId !== undefined &&
-    prior.fingerprint !== undefined
-      ? { interactionId: prior.interactionId, fingerprint: prior.fingerprint }
-      : undefined;
-  // A resumed run reads the answer against the scope the question stated, kept in its state.
-  const standing = check ? prior?.standing : options.standing;
-  const action = {
-    ...built,
-    ...(standing ? { standing } : {}),
-    ...(options.requiredApprovers !== undefined
-      ? { requiredApprovers: options.requiredApprovers }
-      : {}),
-  };
-  if (!check) {
-    emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
-  }
-  if (!check && environment.suspendOnApproval && !options.canSuspend) {
-    context.logger.warn(
-      "the arguments hold a secret, which a saved run never keeps; waiting for this approval instead of suspending",
-    );
-  }
-  const allowPending = check !== undefined || (environment.suspendOnApproval && options.canSuspend);
-  // An earlier question's answer is read on its own, as is a question offering a standing
-  // approval or asking two approvers; any other new question joins the step's.
-  if (check || standing || (options.requiredApprovers ?? 1) > 1) environment.stepQuestion?.leave();
-  const approval = await (environment.stepQuestion?.ask(action, allowPending) ??
-    passApprovalGate({
-      approver: environment.approver,
-      action,
-      signal: environment.signal,
-      // The gate's audit line names the tool and the call itself; the call's
-      // logger would bind them a second time, as duplicate keys.
-      logger: environment.logger,
-      allowPending,
-      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
-      ...(check ? { check } : {}),
-    }));
-  emit({
-    type: "approval-result",
-    stepNumber,
-    toolCallId: context.toolCallId,
-    toolName: tool.name,
-    approval,
-  });
-  return approval;
-}
-
-async function runTool(
-  tool: AnyTool,
-  args: unknown,
-  base: ToolCallRecordBase,
-  environment: ToolCallEnvironment,
-  logger: () => Logger,
-): Promise<ToolCallRecord> {
-  const runSignal = environment.signal;
-  const toolTimeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
-  // The tool's own signal, made if the tool reads it; fires on the timeout or the run's abort.
-  const controller = new LazyAbortController();
-  let stopWaiting: (reason: unknown) => void = () => {};
-  const abort = (reason: unknown) => {
-    controller.abort(reason);
-    stopWaiting(reason);
-  };
-  const onRunAbort = runSignal === neverAborted ? undefined : () => abort(runSignal.reason);
-  if (onRunAbort) runSignal.addEventListener("abort", onRunAbort, { once: true });
-  // Built when it fires: an Error captures a stack, too dear for every call.
-  let timeout: ToolTimeoutError | undefined;
-  const timer = setTimeout(() => {
-    timeout = new ToolTimeoutError({
-      toolName: tool.name,
-      toolCallId: base.toolCallId,
-      timeoutMs: toolTimeoutMs,
-    });
-    abort(timeout);
-  }, toolTimeoutMs);
-  try {
-    // Rejects as soon as the tool's signal fires, so a tool that ignores it cannot hold the run.
-    const result = await new Promise((resolve, reject) => {
-      stopWaiting = reject;
-      const context = toolContext(
-        controller,
-        logger,
-        base.toolCallId,
-        // Made when the tool reads it: a digest per call is dear on the hot path.
-        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOf(tool, args)),
-      );
-      Promise.resolve(tool.execute(args, context)).then(resolve, reject);
-    });
-    let content: string;
-    try {
-      content = serializeToolResult(result);
-    } catch (error) {
-      content = toolMessages.unserializable(tool.name, redactText(describeThrown(error)));
-    }
-    return { ...base, status: "succeeded", result, content };
-  } catch (error) {
-    if (runSignal.aborted) {
-      return {
-        ...base,
-        status: "aborted",
-        error: new AbortedError("The run was aborted by the caller"),
-        content: toolMessages.abortedWhileRunning(tool.name),
-      };
-    }
-    if (timeout !== undefined && controller.reason === timeout) {
-      return {
-        ...base,
-        status: "timed_out",
-        error: timeout,
-        content: toolMessages.timedOut(tool.name, toolTimeoutMs),
-      };
-    }
-    const failure = new ToolExecutionError(
-      { toolName: tool.name, toolCallId: base.toolCallId },
-      { cause: error },
-    );
-    return {
-      ...base,
-      status: "failed",
-      error: failure,
-      content: toolMessages.failed(tool.name, redactText(describeThrown(error))),
-    };
-  } finally {
-    clearTimeout(timer);
-    if (onRunAbort) runSignal.removeEventListener("abort", onRunAbort);
-  }
 }
 
 function aborted(base: ToolCallRecordBase, name: string): ToolCallRecord {

@@ -1,8 +1,8 @@
 import { RequestSlots } from "../internal/http/request-slots.js";
 import { redactText } from "../internal/redact.js";
-import { passBatchApprovalGate } from "./approval/batch-approval-gate.js";
+import { decideBatch } from "./approval/batch-approval-gate.js";
 import { StepQuestion } from "./approval/step-question.js";
-import { passApprovalGate } from "./approval-gate.js";
+import { askApprover } from "./approval-gate.js";
 import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import type { ToolCallEnvironment } from "./execute-tool-call.js";
@@ -90,9 +90,9 @@ function askedTogether(
   const question = new StepQuestion(calls, async (actions, allowPending) => {
     if (actions.length === 1) {
       const action = actions[0] as ApprovalAction;
-      return [await passApprovalGate({ approver, action, signal, logger, allowPending, ...runId })];
+      return [await askApprover({ approver, action, signal, logger, allowPending, ...runId })];
     }
-    return passBatchApprovalGate({
+    return decideBatch({
       approver: batchApprover,
       actions,
       signal,

@@ -6,9 +6,9 @@ import type { ActionDetail } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import {
   type ApprovalAuditSinks,
-  recordApprovalDecision,
+  publishApprovalDecision,
 } from "./approval/approval-audit-record.js";
-import { type ApprovedRecord, passApprovalGate, type RefusedRecord } from "./approval-gate.js";
+import { type ApprovedRecord, askApprover, type RefusedRecord } from "./approval-gate.js";
 import type { ApprovalAction, Approver } from "./approver.js";
 import type { RunBudgetState } from "./durable/run-state.js";
 import type { ModelToolCall } from "./model-message.js";
@@ -278,14 +278,14 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
   const { stepNumber } = next;
   context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
   const requestedAt = new Date();
-  const gated = await passApprovalGate({
+  const gated = await askApprover({
     approver: context.approver,
     action,
     signal: context.signal,
     logger: context.audit.logger,
     ...(context.runId !== undefined ? { runId: context.runId } : {}),
   });
-  const decision = await recordApprovalDecision(
+  const decision = await publishApprovalDecision(
     context.audit,
     { toolName: action.toolName, toolCallId: action.toolCallId, runId: context.runId },
     gated.outcome === "approved" && gated.edited !== undefined ? editedExtension(gated) : gated,

@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import { minimumStateKeyLength } from "../agent/agent-options.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
+import { PostgresAuditLog } from "../stores/postgres-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
 import { usageError } from "./command-error.js";
@@ -56,7 +57,36 @@ export function auditLogPath(env: CliIo["env"]): string {
   return resolve(named ? named : join(openStateDirectory(env).directory, "audit.jsonl"));
 }
 
-/** The command's audit log, opened for appending (nothing is created until a decision). */
-export function openAuditLog(env: CliIo["env"]): JsonlAuditLog {
-  return new JsonlAuditLog({ path: auditLogPath(env) });
+/**
+ * `SWITCHYARD_AUDIT_KEY`, the key of the audit log's chain (see
+ * `docs/security.md`), or `undefined` when unset or blank. A key too short
+ * to be safe is a usage error naming the variable (the key itself is never shown).
+ */
+export function auditKeyOf(env: CliIo["env"]): string | undefined {
+  const key = env.SWITCHYARD_AUDIT_KEY?.trim();
+  if (!key) return undefined;
+  if (key.length < minimumStateKeyLength) {
+    throw usageError(
+      `SWITCHYARD_AUDIT_KEY holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that writes or verifies the log.`,
+    );
+  }
+  return key;
+}
+
+/**
+ * The runs' audit log, keyed with `SWITCHYARD_AUDIT_KEY` when set: the
+ * PostgreSQL run store's (schema `SWITCHYARD_DATABASE_SCHEMA`, default
+ * `switchyard`) when `SWITCHYARD_DATABASE_URL` is set, so every worker
+ * appends to one chain; else the file {@link auditLogPath} names (nothing
+ * is created until a decision). A PostgreSQL log has a pool of its own,
+ * which `close` ends (idle, it does not keep the process alive).
+ */
+export function openAuditLog(env: CliIo["env"]): JsonlAuditLog | PostgresAuditLog {
+  const auditKey = auditKeyOf(env);
+  const url = env.SWITCHYARD_DATABASE_URL?.trim();
+  if (url) {
+    const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
+    return new PostgresAuditLog({ connectionString: url, auditKey, ...(schema ? { schema } : {}) });
+  }
+  return new JsonlAuditLog({ path: auditLogPath(env), auditKey });
 }

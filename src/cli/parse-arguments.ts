@@ -105,7 +105,7 @@ export type CommandLine =
   | { command: "version" }
   | { command: "run"; example: string | undefined; arguments: RunArguments }
   | { command: "runs"; arguments: RunsArguments }
-  /** `switchyard audit verify <file>` or `switchyard audit show <run-id> [--file PATH]` */
+  /** `switchyard audit verify [<file>]` or `switchyard audit show <run-id> [--file PATH]` */
   | {
       command: "audit";
       action: "verify" | "show" | undefined;
@@ -349,7 +349,7 @@ function readBudgetFlags(values: FlagValues): RunBudget | undefined {
   };
 }
 
-/** `audit verify <file>` and `audit show <run-id> [--file PATH]`. */
+/** `audit verify [<file>]` and `audit show <run-id> [--file PATH]`. */
 function readAuditLine(
   positionals: readonly string[],
   values: FlagValues,
@@ -361,13 +361,13 @@ function readAuditLine(
   if (help) return { command: "audit", action: undefined, target, file, json, help };
   if (action !== "verify" && action !== "show") {
     throw usageError(
-      `switchyard audit takes verify <file> or show <run-id>${action === undefined ? "" : `, got "${action}"`}; see switchyard audit --help.`,
+      `switchyard audit takes verify [<file>] or show <run-id>${action === undefined ? "" : `, got "${action}"`}; see switchyard audit --help.`,
     );
   }
-  if (target === undefined || extra.length > 0) {
+  if ((action === "show" && target === undefined) || extra.length > 0) {
     throw usageError(
       action === "verify"
-        ? "switchyard audit verify takes one file, the audit log to check (e.g. .switchyard/audit.jsonl)."
+        ? "switchyard audit verify takes at most one file, the audit log to check (e.g. .switchyard/audit.jsonl); without one it checks the runs' audit log."
         : "switchyard audit show takes one run id; switchyard runs lists them.",
     );
   }

@@ -1,3 +1,4 @@
+import { newRunId } from "../agent/durable/run-id.js";
 import type { RunBudget } from "../agent/run-budget.js";
 import type { AnswerFunction, AnswerMode } from "../simulators/messaging/answer-mode.js";
 import {
@@ -93,6 +94,7 @@ export async function runExample(
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;
   let state: RunStorage | undefined;
+  let auditLog: ReturnType<typeof openAuditLog> | undefined;
   try {
     const task = options.task ?? example.defaultTask;
     const settings = readServiceSettings(io.env);
@@ -117,6 +119,7 @@ export async function runExample(
         ? "never"
         : (mode as Exclude<ApprovalMode, "ask" | "browser">);
     state = noWait ? await openRunStorage(io.env) : undefined;
+    auditLog = openAuditLog(io.env);
     resolved = await resolveServices({
       settings,
       scenario: scenarioFor(example.name),
@@ -126,10 +129,13 @@ export async function runExample(
       allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
       stateKey,
-      auditLog: openAuditLog(io.env),
+      auditLog,
     });
+    // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
+    const runId = newRunId();
     writeRunHeader(io, {
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,
+      runId,
       task,
       resolved,
       approvals: describeApprovals(resolved, {
@@ -143,9 +149,9 @@ export async function runExample(
     const agent = example.createAgent(resolved.services);
     const { budget } = options;
     const saved = state
-      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget })
+      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget, runId })
       : undefined;
-    const stream = saved?.stream ?? agent.stream(task, { signal, budget });
+    const stream = saved?.stream ?? agent.stream(task, { signal, budget, runId });
     const { result, durationMs, approvalWaits } = await followRun(stream, progress);
     if (state && saved) {
       if (result.state === undefined) {
@@ -174,6 +180,7 @@ export async function runExample(
     removeSignalHandlers();
     await resolved?.close();
     await state?.close().catch(() => {});
+    if (auditLog && "close" in auditLog) await auditLog.close().catch(() => {});
   }
 }
 

@@ -19,12 +19,14 @@ export interface SavedRunContext {
   signal: AbortSignal;
   /** The run's budget, when the command line gave one. */
   budget?: RunBudget | undefined;
+  /** The run's id, as the command's header printed it. @default a new one */
+  runId?: string | undefined;
 }
 
 /**
  * Starts a `--no-wait` run: records which example it belongs to first (so
  * even a run whose process dies can be resumed), then streams it with
- * `suspendOnApproval` under a new id. An agent that cannot suspend (no
+ * `suspendOnApproval` under its id (a new one unless given). An agent that cannot suspend (no
  * approver able to read an answer later) is a usage error, and its record
  * is removed again.
  */
@@ -33,7 +35,7 @@ export async function startSavedRun(
   context: SavedRunContext,
 ): Promise<{ runId: string; stream: AgentStream }> {
   const { example, task, state, resolved, signal, budget } = context;
-  const runId = newRunId();
+  const runId = context.runId ?? newRunId();
   const record = {
     format: cliRunRecordFormat,
     runId,

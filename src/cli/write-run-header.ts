@@ -10,14 +10,18 @@ export interface RunHeader {
   resolved: ResolvedServices;
   /** Who answers approval requests, in words. */
   approvals: string;
+  /** The run's id: every audit record of the run carries it (`switchyard audit show <run-id>`). */
+  runId?: string | undefined;
 }
 
 /**
- * Writes to stderr what is about to run: the command, the task, where each
+ * Writes to stderr what is about to run: the command, the run's id, the task, where each
  * service is, who approves, and with a messaging simulator its inbox page.
  */
 export function writeRunHeader(io: CliIo, header: RunHeader): void {
-  const lines = [header.title, `task: ${header.task}`];
+  const lines = [header.title];
+  if (header.runId !== undefined) lines.push(`run id: ${header.runId}`);
+  lines.push(`task: ${header.task}`);
   for (const service of serviceNames) {
     const origin = header.resolved.origins[service];
     const source = origin.simulated ? "simulator" : serviceVariables[service].url;

@@ -14,6 +14,11 @@ export type {
 export type { ApprovalExpiryAction } from "../agent/approval/approval-expiry.js";
 export type { ApprovalRuleDecision } from "../agent/approval/approval-policy.js";
 export type {
+  AuditLog,
+  AuditLogHead,
+  AuditLogVerification,
+} from "../agent/approval/audit-log.js";
+export type {
   StandingApproval,
   StandingApprovalOffer,
   StandingCoverage,
@@ -99,4 +104,4 @@ export type {
 } from "../agent/tracing/tracing-options.js";
 export type { ApprovalMessagingClient } from "../approvers/messaging/approval-messaging-client.js";
 export { defaultApprovalTimeoutMs } from "../approvers/messaging/messaging-approver-options.js";
-export type { AuditLogEntry, AuditLogVerification } from "../stores/jsonl-audit-log.js";
+export type { AuditLogEntry, JsonlAuditLogOptions } from "../stores/jsonl-audit-log.js";

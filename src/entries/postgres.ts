@@ -1,9 +1,10 @@
 /**
- * `switchyard-agents/postgres`: the run store for workers on many machines. A
+ * `switchyard-agents/postgres`: the run store and the audit log for workers on many machines. A
  * subpath of its own, so that `import "switchyard-agents"` never loads `pg`.
  *
  * @module switchyard-agents/postgres
  */
+export { PostgresAuditLog, type PostgresAuditLogOptions } from "../stores/postgres-audit-log.js";
 export {
   type PostgresRetryOptions,
   PostgresRunStore,

@@ -144,6 +144,24 @@ export const postgresMigrations: readonly string[] = [
   CREATE TRIGGER check_budget_moved BEFORE UPDATE ON {schema}.check_budget
     FOR EACH ROW EXECUTE FUNCTION {schema}.refuse_check_budget();
   `,
+  // The audit log of approval decisions, one chain for every worker: each
+  // entry's JSON text as its hash covers it, and the head (entry count and
+  // last hash, keyed when the log is) in one row, locked by each append,
+  // so concurrent appends take turns and a deleted last entry is caught.
+  `
+  CREATE TABLE {schema}.audit_log (
+    seq         bigint PRIMARY KEY,
+    entry       text NOT NULL,
+    run_id      text,
+    appended_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE INDEX audit_log_by_run ON {schema}.audit_log (run_id, seq);
+  CREATE TABLE {schema}.audit_head (
+    single boolean PRIMARY KEY DEFAULT true CHECK (single),
+    head   text
+  );
+  INSERT INTO {schema}.audit_head DEFAULT VALUES;
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

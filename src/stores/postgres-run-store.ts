@@ -39,6 +39,7 @@ import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { checkAuditKey } from "./audit-chain.js";
 import {
   attachClaimedState,
   endClaimBySave,
@@ -47,6 +48,7 @@ import {
 } from "./claimed-states.js";
 import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
+import { PostgresAuditLog } from "./postgres-audit-log.js";
 import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
@@ -83,6 +85,12 @@ export interface PostgresRunStoreOptions {
   retry?: PostgresRetryOptions | undefined;
   /** Where retries are reported (a pino logger; `warn` per retry). @default silent */
   logger?: Logger | undefined;
+  /**
+   * The key of the store's audit log ({@link PostgresRunStore.auditLog}):
+   * its hashes and head are HMAC-SHA256 under it (at least 32 characters).
+   * @default none (plain SHA-256: shows accidental damage, not forgery)
+   */
+  auditKey?: string | undefined;
 }
 
 /** Options of {@link PostgresRunStoreOptions.retry}. */
@@ -130,13 +138,19 @@ const dueStatuses = "('suspended', 'running')";
  * @example
  * import { PostgresRunStore } from "switchyard-agents/postgres";
  * const runStore = new PostgresRunStore({ connectionString: process.env.SWITCHYARD_DATABASE_URL });
- * const agent = new Agent({ model, tools, approver, runStore });
+ * const agent = new Agent({ model, tools, approver, runStore, auditLog: runStore.auditLog });
  * // ...
  * await runStore.close();
  */
 export class PostgresRunStore implements RunStore {
   /** The schema holding the tables. */
   readonly schema: string;
+  /**
+   * The audit log of approval decisions in this store's schema and pool
+   * (keyed with `auditKey`): give it to the agent as `auditLog`, so every
+   * worker appends to one chain.
+   */
+  readonly auditLog: PostgresAuditLog;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #table: string;
@@ -190,6 +204,7 @@ export class PostgresRunStore implements RunStore {
       } else retry[name] = given;
     }
     if (problems.length > 0) throw new ConfigurationError(problems);
+    const auditKey = checkAuditKey(options.auditKey, "PostgresRunStore");
     this.#retry = retry;
     this.#logger = componentLogger(options.logger, "run-store");
     this.schema = schema;
@@ -214,6 +229,7 @@ export class PostgresRunStore implements RunStore {
     // by pg_terminate_backend or a restart between two statements, or as
     // the pool hands it over), which would otherwise end the process.
     this.#pool.on("connect", (client) => client.on("error", this.#onClientError));
+    this.auditLog = new PostgresAuditLog({ pool: this.#pool, schema, auditKey });
   }
 
   readonly #onClientError = (error: Error): void => {

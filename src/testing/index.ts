@@ -1,10 +1,15 @@
 /**
  * `switchyard-agents/testing`: for testing your own agents without a network: a
- * scripted model and approver, and the conformance suite a run store of yours
- * runs (`runStoreConformance`).
+ * scripted model and approver, and the conformance suites a run store
+ * (`runStoreConformance`) and an audit log (`auditLogConformance`) of yours run.
  *
  * @module switchyard-agents/testing
  */
+export {
+  type AuditLogConformanceOptions,
+  type AuditLogUnderTest,
+  auditLogConformance,
+} from "./audit-log-conformance.js";
 export {
   type ConformanceTest,
   type RunStoreConformanceOptions,

@@ -1,11 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import type { RunReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { auditLogExists, JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
 import { simulatorVariables } from "./simulator-variables.js";
 
@@ -96,7 +99,9 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
     const verified = await switchyard(["audit", "verify", file], env);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toMatch(/^intact: 1 decision\(s\)/);
+    expect(verified.stdout).toMatch(
+      /^intact \(unkeyed\): 1 decision\(s\), chained by plain SHA-256 hashes\. This shows accidental damage, not forgery/,
+    );
 
     // Someone turns the denial into an approval: verify says so, and nothing runs.
     const saved = await readFile(file, "utf8");
@@ -104,7 +109,7 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const altered = await switchyard(["audit", "verify", file], env);
     expect(altered.code).toBe(1);
     expect(altered.stdout).toContain("ALTERED");
-    expect(altered.stdout).toContain("line 1: its content does not match its hash");
+    expect(altered.stdout).toContain("entry 1: its content does not match its hash");
     const again = await switchyard(["resume", runId], env);
     expect(again.code).toBe(2);
     expect(deletionsReceived()).toHaveLength(0);
@@ -134,14 +139,154 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const env = await environment();
     const wrong = await switchyard(["audit", "check", "x"], env);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("switchyard audit takes verify <file> or show <run-id>");
+    expect(wrong.stderr).toContain("switchyard audit takes verify [<file>] or show <run-id>");
     const none = await switchyard(["audit", "show", "run_unknown"], env);
     expect(none.code).toBe(1);
     const missing = await switchyard(
       ["audit", "verify", join(env.SWITCHYARD_STATE_DIR!, "none.jsonl")],
       env,
     );
-    expect(missing.code).toBe(1);
-    expect(missing.stdout).toContain("no such file");
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).not.toContain("ALTERED");
+    expect(missing.stderr).toContain(
+      `there is no audit log at ${join(env.SWITCHYARD_STATE_DIR!, "none.jsonl")}`,
+    );
+  });
+
+  it("with SWITCHYARD_AUDIT_KEY the chain is keyed: verify needs the key, and a cut is caught", async () => {
+    const env: Record<string, string> = {
+      ...(await environment()),
+      SWITCHYARD_AUDIT_KEY: "f".repeat(64),
+    };
+    const { runId, interactionId } = await suspendedRun(env);
+    simulators.messaging.answerInteraction(interactionId, "deny", "not today");
+    expect((await switchyard(["resume", runId, "--json"], env)).code).toBe(0);
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const verified = await switchyard(["audit", "verify", file], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^intact \(keyed\): 1 decision\(s\)/);
+    const { SWITCHYARD_AUDIT_KEY: _key, ...keyless } = env;
+    const withoutKey = await switchyard(["audit", "verify", file], keyless);
+    expect(withoutKey.code).toBe(2);
+    expect(withoutKey.stderr).toContain("needs its key");
+
+    await writeFile(file, "");
+    const cut = await switchyard(["audit", "verify", file, "--json"], env);
+    expect(cut.code).toBe(1);
+    expect(JSON.parse(cut.stdout)).toMatchObject({ intact: false, entries: 0 });
+    // Removed whole, its head says it was there.
+    await rm(file);
+    const removed = await switchyard(["audit", "verify", file], env);
+    expect(removed.code).toBe(1);
+    expect(removed.stdout).toContain(`ALTERED: ${file}`);
+  });
+
+  it("show escapes every value of a record and refuses a record of an unknown shape", async () => {
+    const env = await environment();
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const log = new JsonlAuditLog({ path: file });
+    const base: ApprovalAuditRecord = {
+      action: "delete_callbacks",
+      toolCallId: "call_1",
+      runId: "run_forged",
+      fingerprint: "sha256:1",
+      outcome: "approved",
+      decidedBy: "standing",
+      coveredBy: { interactionId: "int\u001b[2J\nAPPROVED", use: 1, maxCalls: 2, scope: "s" },
+      standing: {
+        rule: "r\u001b[31m",
+        toolName: "delete_callbacks",
+        maxCalls: 2,
+        until: "2026\n\u001b[2K",
+        fingerprint: "sha256:2",
+      },
+      requestedAt: "2026-01-01T00:00:00.000Z",
+      decidedAt: "2026-01-01T00:00:01.000Z",
+    };
+    await log.append(base);
+    const shown = await switchyard(["audit", "show", "run_forged"], env);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("int\\x1b[2J\\nAPPROVED");
+    expect(shown.stdout).not.toContain("\u001b");
+    expect(shown.stdout.trimEnd().split("\n")).toHaveLength(1);
+
+    // A line someone wrote by hand, of a shape Switchyard never writes (decidedBy holds escapes).
+    await log.append({ ...base, decidedBy: "\u001b[2Jperson" as never });
+    const forged = await switchyard(["audit", "show", "run_forged"], env);
+    expect(forged.code).toBe(1);
+    expect(forged.stdout).toBe("");
+    expect(forged.stderr).toContain("line 2: not an audit entry of a known shape");
+    expect(forged.stderr).not.toContain("\u001b");
+  });
+
+  it("a foreground run prints its id first, and its decisions carry it", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const env = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+    };
+    const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny", "--json"], env);
+    expect(ran.code).toBe(0);
+    const runId = /^run id: (\S+)$/m.exec(ran.stderr)?.[1];
+    expect(runId).toMatch(/^run_/);
+    expect(ran.stderr.split("\n")[1]).toBe(`run id: ${runId}`);
+    expect((JSON.parse(ran.stdout) as RunReport).runId).toBe(runId);
+
+    const shown = await switchyard(["audit", "show", runId!, "--json"], env);
+    expect(shown.code).toBe(0);
+    const { records } = JSON.parse(shown.stdout) as { records: ApprovalAuditRecord[] };
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) {
+      expect(record).toMatchObject({ runId, outcome: "refused", code: "denied" });
+    }
+  });
+
+  it("with SWITCHYARD_DATABASE_URL the runs' audit log is the database's, which show and verify read", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const schema = uniqueSchema("audit_cli");
+    const env = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: schema,
+      SWITCHYARD_AUDIT_KEY: "d".repeat(64),
+    };
+    try {
+      const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny"], env);
+      expect(ran.code).toBe(0);
+      const runId = /^run id: (\S+)$/m.exec(ran.stderr)?.[1];
+      const shown = await switchyard(["audit", "show", runId!, "--json"], env);
+      expect(shown.code).toBe(0);
+      const shownReport = JSON.parse(shown.stdout) as { records: ApprovalAuditRecord[] };
+      expect(shownReport.records[0]).toMatchObject({ runId, outcome: "refused" });
+      const verified = await switchyard(["audit", "verify"], env);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toMatch(/^intact \(keyed\)/);
+      // The file is not where the decisions went.
+      expect(await auditLogExists(join(directory, "audit.jsonl"))).toBe(false);
+    } finally {
+      const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+
+  it("a SWITCHYARD_AUDIT_KEY too short to be safe is a usage error, before anything runs", async () => {
+    const env = { ...(await environment()), SWITCHYARD_AUDIT_KEY: "short-key" };
+    for (const argv of [
+      ["audit", "verify"],
+      ["run", "callback-cleanup", "--no-wait"],
+    ]) {
+      const refused = await switchyard(argv, env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        "SWITCHYARD_AUDIT_KEY holds 9 characters; it needs at least 32",
+      );
+      expect(refused.stderr).not.toContain("short-key");
+    }
+    expect(simulators.messaging.interactions()).toHaveLength(0);
   });
 });

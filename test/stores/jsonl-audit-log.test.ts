@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
@@ -9,6 +10,7 @@ import type {
   ApprovalAuditRecord,
 } from "../../src/agent/approval/approval-audit-record.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
+import { canonicalJson } from "../../src/internal/canonical-json.js";
 import { JsonlAuditLog, verifyAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -61,13 +63,13 @@ describe("JsonlAuditLog: a hash-chained log that shows any change", () => {
       (lines: string[]) => {
         lines[1] = lines[1]!.replace('"outcome":"approved"', '"outcome":"refused"');
       },
-      /line 2: its content does not match its hash/,
+      /entry 2: its content does not match its hash/,
     ],
-    ["a removed line", (lines: string[]) => void lines.splice(1, 1), /line 2: numbered 3/],
+    ["a removed line", (lines: string[]) => void lines.splice(1, 1), /entry 2: numbered 3/],
     [
       "two lines swapped",
       (lines: string[]) => void lines.splice(0, 2, lines[1]!, lines[0]!),
-      /line 1: numbered 2/,
+      /entry 1: numbered 2/,
     ],
   ])("reports %s", async (_name, alter, problem) => {
     const path = await logFile();
@@ -87,6 +89,113 @@ describe("JsonlAuditLog: a hash-chained log that shows any change", () => {
     await log.append(record(1));
     await writeFile(path, `${await readFile(path, "utf8")}{"half`);
     await expect(log.append(record(2))).rejects.toThrow(/switchyard audit verify/);
+  });
+});
+
+const key = "0123456789abcdef".repeat(2);
+
+/** What someone who can write the file but has no key does: rewrite lines and recompute every plain hash. */
+function recomputePlainChain(lines: string[]): string[] {
+  let prev = `sha256:${"0".repeat(64)}`;
+  return lines.map((line, index) => {
+    const entry = JSON.parse(line) as { record: unknown };
+    const seq = index + 1;
+    const content = `${prev}\n${seq}\n${canonicalJson(entry.record)}`;
+    const hash = `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
+    const rewritten = JSON.stringify({ seq, prev, record: entry.record, hash });
+    prev = hash;
+    return rewritten;
+  });
+}
+
+describe("JsonlAuditLog: a keyed chain and a head catch forgery and cuts", () => {
+  it("a denial turned into an approval with every hash recomputed is ALTERED under the key", async () => {
+    const path = await logFile();
+    const log = new JsonlAuditLog({ path, auditKey: key });
+    for (const index of [1, 2, 3]) await log.append(record(index));
+    const keyed = await verifyAuditLog(path, { auditKey: key });
+    expect(keyed).toMatchObject({ intact: true, chain: "keyed", entries: 3, problems: [] });
+
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
+    lines[0] = lines[0]!.replace('"outcome":"refused"', '"outcome":"approved"');
+    await writeFile(path, `${recomputePlainChain(lines).join("\n")}\n`);
+    const forged = await verifyAuditLog(path, { auditKey: key });
+    expect(forged.intact).toBe(false);
+    expect(forged.records[0]?.outcome).toBe("approved");
+    expect(forged.problems.join("\n")).toMatch(/carries no key|head/);
+  });
+
+  it("a chain recomputed under another key is ALTERED, and a keyed log needs its key", async () => {
+    const path = await logFile();
+    await new JsonlAuditLog({ path, auditKey: key }).append(record(1));
+    const other = await verifyAuditLog(path, { auditKey: "x".repeat(32) });
+    expect(other.intact).toBe(false);
+    expect(other.problems.join("\n")).toMatch(/entry 1: its content does not match its HMAC/);
+    await expect(verifyAuditLog(path)).rejects.toThrow(/keyed .*needs its key/);
+    await expect(new JsonlAuditLog({ path }).append(record(2))).rejects.toThrow(/is keyed/);
+    expect(() => new JsonlAuditLog({ path, auditKey: "short" })).toThrow(/at least 32/);
+  });
+
+  it("without a key the chain is plain SHA-256: it shows damage, and a recomputed chain passes", async () => {
+    const path = await logFile();
+    const log = new JsonlAuditLog({ path });
+    for (const index of [1, 2]) await log.append(record(index));
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
+    lines[0] = lines[0]!.replace('"outcome":"refused"', '"outcome":"approved"');
+    const recomputed = recomputePlainChain(lines);
+    await writeFile(path, `${recomputed.join("\n")}\n`);
+    const lastHash = (JSON.parse(recomputed[1]!) as { hash: string }).hash;
+    await writeFile(`${path}.head`, JSON.stringify({ entries: 2, lastHash }));
+    // What the docs say of an unkeyed chain: anyone who can write the file can recompute it.
+    expect(await verifyAuditLog(path)).toMatchObject({ intact: true, chain: "unkeyed" });
+  });
+
+  it.each([
+    ["with a key", key],
+    ["without a key", undefined],
+  ])("a line cut from the end is caught by the head (%s)", async (_name, auditKey) => {
+    const path = await logFile();
+    const log = new JsonlAuditLog({ path, auditKey });
+    for (const index of [1, 2, 3]) await log.append(record(index));
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
+    await writeFile(path, `${lines.slice(0, 2).join("\n")}\n`);
+    const cut = await verifyAuditLog(path, { auditKey });
+    expect(cut.intact).toBe(false);
+    expect(cut.problems.join("\n")).toMatch(/the head says 3 entries .* holds 2/);
+  });
+
+  it("with a key, a removed head is a problem; an old log without one is read, as unkeyed", async () => {
+    const path = await logFile();
+    const log = new JsonlAuditLog({ path, auditKey: key });
+    await log.append(record(1));
+    await unlink(`${path}.head`);
+    const headless = await verifyAuditLog(path, { auditKey: key });
+    expect(headless.intact).toBe(false);
+    expect(headless.problems.join("\n")).toMatch(/no head/);
+
+    // A log written before keys and heads: its chain checks, and the note says what it cannot show.
+    const old = await logFile();
+    await mkdir(dirname(old), { recursive: true });
+    const oldLines = recomputePlainChain(
+      [record(1), record(2)].map((entry) => JSON.stringify({ record: entry })),
+    );
+    await writeFile(old, `${oldLines.join("\n")}\n`);
+    const verification = await verifyAuditLog(old);
+    expect(verification).toMatchObject({ intact: true, chain: "unkeyed", entries: 2 });
+    expect(verification.notes.join("\n")).toMatch(/no head .*cut from the end cannot be detected/);
+    // Appending to it with a key keys the rest: the keyed entry vouches for the old ones.
+    await new JsonlAuditLog({ path: old, auditKey: key }).append(record(3));
+    const upgraded = await verifyAuditLog(old, { auditKey: key });
+    expect(upgraded).toMatchObject({ intact: true, chain: "keyed", entries: 3 });
+    expect(upgraded.notes.join("\n")).toMatch(/entries 1 to 2 were written before a key/);
+  });
+
+  it("read refuses a line of a shape Switchyard never writes", async () => {
+    const path = await logFile();
+    const log = new JsonlAuditLog({ path });
+    await log.append(record(1));
+    await log.append({ ...record(2), decidedBy: "\u001b[2Jperson" as never });
+    await expect(log.read()).rejects.toThrow(/line 2: not an audit entry of a known shape/);
   });
 });
 

@@ -76,58 +76,108 @@ export interface ApprovalAuditSinks {
   logger: Logger;
 }
 
+/** The call a decision is about, and where its `approval-result` event goes (absent for a budget extension). */
+export interface DecidedCall {
+  toolName: string;
+  toolCallId: string;
+  runId: string | undefined;
+  /** Emits `approval-result` for the decision; absent when the decision is not a tool call's. */
+  emit?: ((approval: ApprovalRecord) => void) | undefined;
+}
+
 /**
- * Appends the audit record of a decision to the agent's audit log and hands
- * it to `onApprovalDecided`. Fails closed: an approval whose record cannot
- * be appended becomes a refusal (`audit_not_recorded`), so nothing runs that
- * the log does not show; what the hook throws is logged, never the decision.
+ * The one writer of a decision: appends its audit record to the agent's
+ * audit log, logs its audit line, hands the record to `onApprovalDecided`
+ * and emits `approval-result`, in that order, once. Fails closed: an
+ * approval whose record cannot be appended becomes a refusal
+ * (`audit_not_recorded`), and that refusal is what is logged and emitted,
+ * so nothing runs that the log does not show; what the hook throws is
+ * logged, never the decision. A pending answer is not a decision yet: it is
+ * logged and emitted, and recorded once it is answered.
  */
-export async function recordApprovalDecision<Decision extends ApprovalRecord>(
+export async function publishApprovalDecision<Decision extends ApprovalRecord>(
   sinks: ApprovalAuditSinks,
-  call: { toolName: string; toolCallId: string; runId: string | undefined },
+  call: DecidedCall,
   decision: Decision,
   requestedAt: Date,
 ): Promise<Decision | RefusedRecord> {
-  if (decision.outcome === "pending") return decision;
-  if (!sinks.log && !sinks.onApprovalDecided) return decision;
-  const record = sinks.secrets.redactValue(auditRecordOf(call, decision, requestedAt));
-  if (sinks.log) {
-    try {
-      await sinks.log.append(record);
-    } catch (error) {
-      const detail = redactText(sinks.secrets.redactText(describeThrown(error)));
-      sinks.logger.error(
-        { error: detail },
-        "the approval decision could not be written to the audit log",
-      );
-      if (decision.outcome === "approved") {
-        return {
-          outcome: "refused",
-          fingerprint: decision.fingerprint,
-          code: "audit_not_recorded",
-          reason: `the approval could not be written to the audit log (${detail}), so the call was not run`,
-          ...(decision.interactionId !== undefined
-            ? { interactionId: decision.interactionId }
-            : {}),
-        };
+  let final: Decision | RefusedRecord = decision;
+  if (decision.outcome !== "pending" && (sinks.log || sinks.onApprovalDecided)) {
+    let record = sinks.secrets.redactValue(auditRecordOf(call, decision, requestedAt));
+    if (sinks.log) {
+      try {
+        await sinks.log.append(record);
+      } catch (error) {
+        const detail = redactText(sinks.secrets.redactText(describeThrown(error)));
+        sinks.logger.error(
+          { error: detail },
+          "the approval decision could not be written to the audit log",
+        );
+        if (decision.outcome === "approved") {
+          final = {
+            outcome: "refused",
+            fingerprint: decision.fingerprint,
+            code: "audit_not_recorded",
+            reason: `the approval could not be written to the audit log (${detail}), so the call was not run`,
+            ...(decision.interactionId !== undefined
+              ? { interactionId: decision.interactionId }
+              : {}),
+          };
+          record = sinks.secrets.redactValue(auditRecordOf(call, final, requestedAt));
+        }
+      }
+    }
+    if (sinks.onApprovalDecided) {
+      try {
+        await sinks.onApprovalDecided({ ...record });
+      } catch (error) {
+        sinks.logger.warn(
+          { error: redactText(sinks.secrets.redactText(describeThrown(error))) },
+          "onApprovalDecided threw; the decision stands",
+        );
       }
     }
   }
-  if (sinks.onApprovalDecided) {
-    try {
-      await sinks.onApprovalDecided({ ...record });
-    } catch (error) {
-      sinks.logger.warn(
-        { error: redactText(sinks.secrets.redactText(describeThrown(error))) },
-        "onApprovalDecided threw; the decision stands",
-      );
-    }
-  }
-  return decision;
+  logApprovalDecision(sinks.logger, call.toolName, call.toolCallId, final);
+  call.emit?.(final);
+  return final;
+}
+
+/** The audit line of one decision, without arguments: who decided, and how. */
+function logApprovalDecision(
+  logger: Logger,
+  toolName: string,
+  toolCallId: string,
+  record: ApprovalRecord,
+): void {
+  const decided = record.outcome !== "pending" ? record : undefined;
+  const rule = decided && decided.outcome !== "expired" ? decided.rule : undefined;
+  const coveredBy = decided?.outcome === "approved" ? decided.coveredBy : undefined;
+  logger.info(
+    {
+      audit: "approval",
+      tool: toolName,
+      toolCallId,
+      fingerprint: record.fingerprint,
+      outcome: record.outcome,
+      decidedBy: decided ? deciderOf(decided) : undefined,
+      code: record.outcome === "refused" ? record.code : undefined,
+      note: record.outcome === "refused" || record.outcome === "approved" ? record.note : undefined,
+      interactionId: record.interactionId,
+      approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
+      rule,
+      coveredBy,
+    },
+    coveredBy
+      ? `approval approved for ${toolName} by the standing approval of interaction ${coveredBy.interactionId} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
+      : rule !== undefined
+        ? `approval ${record.outcome} for ${toolName} by rule "${rule}"`
+        : `approval ${record.outcome} for ${toolName}`,
+  );
 }
 
 function auditRecordOf(
-  call: { toolName: string; toolCallId: string; runId: string | undefined },
+  call: DecidedCall,
   decision: Exclude<ApprovalRecord, { outcome: "pending" }>,
   requestedAt: Date,
 ): ApprovalAuditRecord {

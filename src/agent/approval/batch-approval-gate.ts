@@ -41,7 +41,11 @@ export async function passBatchApprovalGate(
   return records;
 }
 
-async function decideBatch(options: BatchApprovalGateOptions): Promise<ApprovalRecord[]> {
+/**
+ * The decisions of {@link passBatchApprovalGate}, without its audit lines:
+ * for the agent, whose settling step writes each decision's line once it is final.
+ */
+export async function decideBatch(options: BatchApprovalGateOptions): Promise<ApprovalRecord[]> {
   const { approver, actions, signal } = options;
   const refuseAll = (code: Parameters<typeof gateRefusal>[1], reason: string) =>
     actions.map((action) => gateRefusal(action, code, reason));

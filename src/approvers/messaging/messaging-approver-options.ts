@@ -1,4 +1,3 @@
-import type { ApprovalAuditRecord } from "../../agent/approval/approval-audit-record.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { Logger } from "../../internal/logger.js";
 import type { ApprovalMessagingClient } from "./approval-messaging-client.js";
@@ -78,8 +77,6 @@ export interface MessagingApproverOptions {
    * (`not_enough_approvers`).
    */
   secondSubscriptionLinkId?: string | undefined;
-  /** Called with each decision's audit record, e.g. to store it. Errors it throws are logged and ignored. */
-  onDecision?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
 }
 
 /** Options with their defaults filled in. */
@@ -92,7 +89,6 @@ export interface ResolvedMessagingApproverOptions {
   logger: Logger | undefined;
   messageExpiresInSeconds: number;
   pendingExpiresInSeconds: number;
-  onDecision: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   reminderBeforeExpiryMs: number | undefined;
   allowEdits: boolean;
   escalation: { subscriptionLinkId: string; afterMs: number } | undefined;
@@ -126,7 +122,7 @@ export function resolveMessagingApproverOptions(
     );
   }
   const problems: string[] = [];
-  const { client, subscriptionLinkId, logger, onDecision } = options;
+  const { client, subscriptionLinkId, logger } = options;
   if (typeof client !== "object" || client === null) {
     problems.push(
       "client must be a messaging client, e.g. new MessagingClient({ baseUrl, token })",
@@ -175,8 +171,10 @@ export function resolveMessagingApproverOptions(
   if (logger !== undefined && (typeof logger !== "object" || logger === null)) {
     problems.push("logger must be a pino logger, or omitted");
   }
-  if (onDecision !== undefined && typeof onDecision !== "function") {
-    problems.push("onDecision must be a function that receives each audit record, or omitted");
+  if ((options as { onDecision?: unknown }).onDecision !== undefined) {
+    problems.push(
+      "onDecision is no longer an option: give the agent onApprovalDecided, which receives every decision's audit record once, whatever decided it (see the Migration section of docs/security.md)",
+    );
   }
   const reminderBeforeExpiryMs =
     options.reminderBeforeExpiryMs === undefined
@@ -235,7 +233,6 @@ export function resolveMessagingApproverOptions(
     logger,
     messageExpiresInSeconds,
     pendingExpiresInSeconds,
-    onDecision,
     reminderBeforeExpiryMs,
     allowEdits: options.allowEdits === true,
     offerStanding: options.offerStanding === true,

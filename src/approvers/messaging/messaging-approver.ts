@@ -26,7 +26,6 @@ import {
 } from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
-import { buildAuditRecord, publishAuditRecord } from "./audit-record.js";
 import { type BatchQuestionPlan, planBatchQuestions } from "./batch-question-text.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
 import {
@@ -121,10 +120,8 @@ export class MessagingApprover implements Approver {
     action: ApprovalAction,
     context: ApprovalContext,
   ): Promise<ApprovalDecision> {
-    const requestedAt = new Date();
     const logger = this.#loggerFor(context);
-    const decide = (decision: ApprovalDecision) =>
-      this.#publish(action, decision, requestedAt, context, logger);
+    const decide = (decision: ApprovalDecision) => this.#withSource(action, decision);
     let asked: AskedQuestion | undefined;
     try {
       throwIfAborted(context.signal, action.toolName);
@@ -178,11 +175,9 @@ export class MessagingApprover implements Approver {
     pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
     context: ApprovalContext,
   ): Promise<ApprovalDecision> {
-    const requestedAt = new Date();
     const logger = this.#loggerFor(context);
     const { action, interactionId } = pending;
-    const decide = (decision: ApprovalDecision) =>
-      this.#publish(action, decision, requestedAt, context, logger);
+    const decide = (decision: ApprovalDecision) => this.#withSource(action, decision);
     const tool = `"${action.toolName}"`;
     try {
       if (typeof interactionId !== "string" || interactionId.trim() === "") {
@@ -270,19 +265,12 @@ export class MessagingApprover implements Approver {
     context: ApprovalContext,
   ): Promise<ApprovalDecision[]> {
     const logger = this.#loggerFor(context);
-    const requestedAt = new Date();
     throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
     const readiness = await this.#readiness.check(context.signal);
     if (!readiness.ready) {
       return Promise.all(
         actions.map((action) =>
-          this.#publish(
-            action,
-            refusal(readiness.code, readiness.reason),
-            requestedAt,
-            context,
-            logger,
-          ),
+          this.#withSource(action, refusal(readiness.code, readiness.reason)),
         ),
       );
     }
@@ -325,14 +313,11 @@ export class MessagingApprover implements Approver {
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision[]> {
-    const requestedAt = new Date();
     const { client, subscriptionLinkId, timeoutMs, pollIntervalMs, maxPollIntervalMs } =
       this.#options;
     const subject = `${items.length} actions (${[...new Set(items.map((item) => item.action.toolName))].join(", ")})`;
     const decideEach = (decide: (item: (typeof items)[number]) => ApprovalDecision) =>
-      Promise.all(
-        items.map((item) => this.#publish(item.action, decide(item), requestedAt, context, logger)),
-      );
+      Promise.all(items.map((item) => this.#withSource(item.action, decide(item))));
     let accepted: AcceptedMessage;
     try {
       accepted = await client.sendMessage(
@@ -470,15 +455,12 @@ export class MessagingApprover implements Approver {
     const { interaction } = outcome;
     return Promise.all(
       items.map(async (item) =>
-        this.#publish(
+        this.#withSource(
           item.action,
           await this.#conclude(item.action, interaction, itemId(item), messageId, logger, {
             interactionId,
             number: item.number,
           }),
-          requestedAt,
-          context,
-          logger,
         ),
       ),
     );
@@ -1020,13 +1002,8 @@ export class MessagingApprover implements Approver {
     }
   }
 
-  async #publish(
-    action: ApprovalAction,
-    given: ApprovalDecision,
-    requestedAt: Date,
-    context: ApprovalContext,
-    logger: Logger,
-  ): Promise<ApprovalDecision> {
+  /** The decision with where it came from (the link the question went to, the question's digest), for the agent's audit record. */
+  #withSource(action: ApprovalAction, given: ApprovalDecision): ApprovalDecision {
     // A question went out: the decision names the link it went to and what it said.
     // A batch item's question is known only to the process that sent it.
     const asked =
@@ -1046,12 +1023,6 @@ export class MessagingApprover implements Approver {
             approverLink: asked?.link ?? this.#options.subscriptionLinkId,
             ...(questionText !== undefined ? { questionDigest: textDigest(questionText) } : {}),
           };
-    const record = buildAuditRecord(action, decision, {
-      requestedAt,
-      decidedAt: new Date(),
-      runId: context.runId,
-    });
-    await publishAuditRecord(record, logger, this.#options.onDecision);
     return decision;
   }
 

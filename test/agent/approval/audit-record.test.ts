@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
+import { ConfigurationError } from "../../../src/errors/configuration-error.js";
 import {
   answered,
   base,
@@ -8,6 +8,7 @@ import {
   deleteCallbacksAction,
   interactionId,
   interactionPath,
+  linkId,
   makeApprover,
   makeContext,
   nockReady,
@@ -23,81 +24,34 @@ afterEach(() => {
   nock.cleanAll();
 });
 
-describe("MessagingApprover audit records", () => {
-  it("logs and hands over one record per decision, with the fingerprint and never the arguments", async () => {
+describe("MessagingApprover and the audit trail", () => {
+  it("names where each answer came from, and writes no audit record of its own (the agent does)", async () => {
     const action = deleteCallbacksAction();
-    const records: ApprovalAuditRecord[] = [];
     const sent: Record<string, unknown>[] = [];
     const { logger, lines } = captureLogger();
     nockReady();
     nockSend(sent);
-    nockSend(sent, "i_2");
-    nock(base)
-      .get(interactionPath)
-      .reply(200, answered("approve"))
-      .get("/v1/interactions/i_2")
-      .reply(200, { ...answered("deny", { text: "no" }), interaction_id: "i_2" });
-    const approver = makeApprover({ logger, onDecision: (record) => void records.push(record) });
-
-    await approver.requestApproval(action, makeContext({ runId: "run_3" }));
-    await approver.requestApproval(action, makeContext({ runId: "run_3" }));
-
-    expect(records).toHaveLength(2);
-    expect(records[0]).toEqual({
-      action: "delete_callbacks",
-      toolCallId: "call_1",
-      runId: "run_3",
+    nock(base).get(interactionPath).reply(200, answered("approve"));
+    const decision = await makeApprover({ logger }).requestApproval(
+      action,
+      makeContext({ runId: "run_3" }),
+    );
+    expect(decision).toMatchObject({
+      outcome: "approved",
       fingerprint: action.fingerprint,
       interactionId,
-      outcome: "approved",
-      approverLink: expect.any(String),
+      approverLink: linkId,
       questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-      requestedAt: expect.any(String),
-      decidedAt: expect.any(String),
     });
-    // The person's outcome and note, not the instructions the model is given with them.
-    expect(records[1]).toMatchObject({
-      outcome: "refused",
-      code: "denied",
-      reason: 'The approver denied "delete_callbacks". Their note: "no".',
-      note: "no",
-    });
-    expect(JSON.stringify(records)).not.toMatch(/Do not|unless the user asks/);
-    for (const record of records) {
-      expect(Date.parse(record.decidedAt)).toBeGreaterThanOrEqual(Date.parse(record.requestedAt));
-    }
-    const auditLines = lines.filter((line) => line.msg === "approval decision");
-    expect(auditLines).toHaveLength(2);
-    expect(auditLines[0]).toMatchObject({
-      level: 30,
-      component: "messaging-approver",
-      ...records[0],
-    });
-    const everything = JSON.stringify([records, lines, sent]);
+    expect(lines.filter((line) => line.msg === "approval decision")).toEqual([]);
+    const everything = JSON.stringify([decision, lines, sent]);
     expect(everything).not.toContain(secretPhrase);
     expect(everything).not.toContain("messaging-token-5678");
   });
 
-  it("records refusals before any question is sent, and survives a failing onDecision", async () => {
-    const { logger, lines } = captureLogger();
-    nockReady({ state: "revoked" });
-    const decision = await makeApprover({
-      logger,
-      onDecision: () => {
-        throw new Error("audit store offline");
-      },
-    }).requestApproval(deleteCallbacksAction(), makeContext());
-    expect(decision).toMatchObject({ outcome: "refused", code: "approver_unavailable" });
-    const audit = lines.find((line) => line.msg === "approval decision");
-    expect(audit).toMatchObject({ outcome: "refused", code: "approver_unavailable" });
-    expect(audit).not.toHaveProperty("interactionId");
-    expect(lines.some((line) => String(line.msg).startsWith("onDecision failed"))).toBe(true);
-  });
-
-  it("logs to the context's logger when the approver has none", async () => {
-    const { logger, lines } = captureLogger();
-    nockReady({ state: "pending" });
-    await makeApprover().requestApproval(deleteCallbacksAction(), makeContext({ logger }));
-    expect(lines.filter((line) => line.msg === "approval decision")).toHaveLength(1);
+  it("refuses onDecision, the approver's old hook, saying what replaced it", () => {
+    const options = { onDecision: () => {} } as Parameters<typeof makeApprover>[0];
+    expect(() => makeApprover(options)).toThrow(ConfigurationError);
+    expect(() => makeApprover(options)).toThrow(/onApprovalDecided/);
   });
 });

@@ -93,10 +93,10 @@ function makeAgent(
       timeoutMs: 10_000,
       pollIntervalMs: 5,
       maxPollIntervalMs: 10,
-      ...(options.decisions
-        ? { onDecision: (record) => void options.decisions?.push(record) }
-        : {}),
     }),
+    ...(options.decisions
+      ? { onApprovalDecided: (record) => void options.decisions?.push(record) }
+      : {}),
     ...(options.directory ? { runStore: new FileRunStore({ directory: options.directory }) } : {}),
   });
 }
@@ -163,6 +163,7 @@ describe("one question for parallel calls, through the messaging service", () =>
     const told = toolMessages(model.requests[1]!.messages);
     expect(told[1]?.content).toContain("keep the second for now");
     // One record per item, each under its own id, all naming the one question's text.
+    expect(decisions).toHaveLength(3);
     expect(
       decisions.map((record) => [record.toolCallId, record.outcome, record.interactionId]),
     ).toEqual(

@@ -1,0 +1,285 @@
+import type { Logger } from "pino";
+import { redactText } from "../../internal/redact.js";
+import type { AnyTool, ToolContext } from "../../tools/tool.js";
+import {
+  type ApprovalRecord,
+  type ApprovedRecord,
+  askApprover,
+  type ExpiredRecord,
+  type PendingRecord,
+  type RefusedRecord,
+  type ShadowVerdict,
+} from "../approval-gate.js";
+import { buildApprovalAction } from "../build-approval-action.js";
+import { describeThrown } from "../describe-thrown.js";
+import type { PendingToolCall } from "../durable/run-state.js";
+import type { FrozenArguments } from "../freeze-arguments.js";
+import type { ToolCallEnvironment } from "../tool-call-environment.js";
+import { decideByPolicy, policyRefusal } from "./approval-policy.js";
+import { checkApprovedEdit } from "./approved-edit.js";
+import { type StandingScope, sameValueOf, standingScopeFor } from "./standing-approval.js";
+
+/** A decision that is final: the call runs (approved) or does not. */
+export type FinalApproval = ApprovedRecord | RefusedRecord | ExpiredRecord;
+
+/**
+ * What the decision step decided about one call. `ungated`: neither the
+ * policy nor the tool asks for approval, so the call runs with no decision
+ * to record. `pending`: the question is out and the answer comes later.
+ * `decided`: the one final record; when approved, `args` are what runs and
+ * `edit` says how a person changed the call.
+ */
+export type CallDecision =
+  | { kind: "ungated"; shadow?: ShadowVerdict | undefined }
+  | { kind: "pending"; approval: PendingRecord }
+  | {
+      kind: "decided";
+      approval: FinalApproval;
+      /** When the decision was asked for (the question sent, the policy consulted). */
+      requestedAt: Date;
+      /** The arguments that run when approved: the frozen copy, or the person's edit. */
+      args?: unknown;
+      /** The person changed the call: what the model asked and what runs instead. */
+      edit?: { asked: unknown; summary: string };
+    };
+
+/** What deciding one call needs besides the environment. */
+export interface DecisionInput {
+  tool: AnyTool;
+  /** The arguments as the tool's schema read them. */
+  args: unknown;
+  /** The frozen copy the approval binds to; undefined when the arguments have no faithful JSON form. */
+  frozen: FrozenArguments | undefined;
+  /** Why they have none. */
+  notFingerprintable?: unknown;
+  /** What a resumed run knows of the call. */
+  prior: PendingToolCall | undefined;
+  /** Whether the run may suspend on this call's question (its arguments hold no secret). */
+  canSuspend: () => boolean;
+  context: ToolContext;
+  logger: () => Logger;
+  /** Records a question that expired before another is asked (`onApprovalExpired: "ask-again"`). */
+  publishExpired: (approval: ExpiredRecord, requestedAt: Date) => Promise<void>;
+}
+
+/** With `onApprovalExpired: "ask-again"`, the most questions put about one call. */
+const maxQuestionsPerCall = 10;
+
+/**
+ * The one decision step of a tool call: the approval policy, then a
+ * standing approval of the run, then the question to a person, and a
+ * person's edit checked again by the tool's schema and the policy. Whatever
+ * decides, one final record comes out; nothing here records, logs or runs.
+ */
+export async function decideApproval(
+  input: DecisionInput,
+  environment: ToolCallEnvironment,
+): Promise<CallDecision> {
+  const { tool, frozen, logger } = input;
+  const name = tool.name;
+  const requestedAt = new Date();
+  const verdict = await decideByPolicy(
+    environment.approvalPolicy,
+    tool,
+    frozen?.args ?? input.args,
+    logger,
+  );
+  const shadow = verdict.shadow ? { policy: verdict.shadow } : {};
+  if (verdict.decision === "deny") {
+    const approval = policyRefusal(name, frozen?.fingerprint ?? "", verdict.rule ?? "");
+    return { kind: "decided", approval, requestedAt };
+  }
+  if (verdict.decision === "allow") {
+    if (verdict.rule === undefined || !frozen) return { kind: "ungated", shadow: verdict.shadow };
+    const approval: ApprovedRecord = {
+      outcome: "approved",
+      fingerprint: frozen.fingerprint,
+      rule: verdict.rule,
+    };
+    return { kind: "decided", approval, requestedAt, args: frozen.args };
+  }
+  if (!frozen) {
+    const reason = `its arguments cannot be bound to an approval (${redactText(describeThrown(input.notFingerprintable))}), so it was not run`;
+    const approval: RefusedRecord = {
+      outcome: "refused",
+      fingerprint: "",
+      code: "not_fingerprintable",
+      reason,
+      ...shadow,
+    };
+    return { kind: "decided", approval, requestedAt };
+  }
+  // A standing approval given earlier in the run may cover the call; else the question may offer
+  // one. A call whose question is already out is decided by its answer (it may be a denial).
+  let offered: StandingScope | undefined;
+  if (verdict.standing && input.prior?.phase !== "awaiting_approval") {
+    const { rule, offer } = verdict.standing;
+    const sameValue = sameValueOf(offer, frozen.args, tool.target, logger);
+    if (sameValue !== undefined) {
+      const like = { rule, toolName: name, target: tool.target, sameValue };
+      const now = new Date();
+      const coveredBy = environment.journal.takeStandingUse(
+        { ...like, fingerprint: frozen.fingerprint },
+        now,
+      );
+      if (coveredBy) {
+        const { service: _service, ...coverage } = coveredBy;
+        const approval: ApprovedRecord = {
+          outcome: "approved",
+          fingerprint: frozen.fingerprint,
+          coveredBy: coverage,
+          ...shadow,
+        };
+        return { kind: "decided", approval, requestedAt: now, args: frozen.args };
+      }
+      offered = standingScopeFor(rule, offer, like, now);
+    }
+  }
+  const asking = {
+    ...(offered ? { standing: offered } : {}),
+    ...(verdict.required !== undefined ? { requiredApprovers: verdict.required } : {}),
+  };
+  let askedAt = new Date();
+  let asked = await askApproval(input, environment, { prior: input.prior, ...asking });
+  // "ask-again": an expired question is followed by a new one (never a reuse of the old answer).
+  for (
+    let questions = 1;
+    asked.outcome === "expired" &&
+    environment.onApprovalExpired === "ask-again" &&
+    questions < maxQuestionsPerCall &&
+    !environment.signal.aborted;
+    questions++
+  ) {
+    await input.publishExpired({ ...asked, ...shadow }, askedAt);
+    logger().info(
+      { question: questions + 1 },
+      `approval question for ${name} expired; asking again`,
+    );
+    askedAt = new Date();
+    asked = await askApproval(input, environment, { prior: undefined, ...asking });
+  }
+  if (asked.outcome === "pending") return { kind: "pending", approval: asked };
+  if (asked.outcome !== "approved" || asked.edited === undefined) {
+    const approval = { ...asked, ...shadow };
+    return {
+      kind: "decided",
+      approval,
+      requestedAt: askedAt,
+      ...(approval.outcome === "approved" ? { args: frozen.args } : {}),
+    };
+  }
+  return decideEdit(input, environment, { ...asked, edited: asked.edited }, askedAt);
+}
+
+/**
+ * A call the person changed before approving: only the edited action may
+ * run, once the tool's schema accepts it and no rule of the approval policy
+ * denies it (a person's approval does not lift a rule that denies what they
+ * wrote, nor stand for the approvers a rule requires of it).
+ */
+async function decideEdit(
+  input: DecisionInput,
+  environment: ToolCallEnvironment,
+  approval: ApprovedRecord & { edited: { arguments: unknown } },
+  requestedAt: Date,
+): Promise<CallDecision> {
+  const { tool, logger } = input;
+  const name = tool.name;
+  const accepted = await checkApprovedEdit(tool, approval, input.context);
+  if (!("frozen" in accepted)) {
+    return { kind: "decided", approval: { ...accepted, ...noteOf(approval) }, requestedAt };
+  }
+  const verdict = await decideByPolicy(
+    environment.approvalPolicy,
+    tool,
+    accepted.frozen.args,
+    logger,
+  );
+  const required = verdict.decision === "ask" ? (verdict.required ?? 1) : 1;
+  const approvers = approval.approvers?.length ?? 1;
+  if (verdict.decision === "deny" || required > approvers) {
+    const rule = verdict.rule ?? "";
+    const refused: RefusedRecord = {
+      ...policyRefusal(name, accepted.frozen.fingerprint, rule),
+      ...(verdict.decision === "deny"
+        ? {
+            reason: `the approval policy's rule "${rule}" does not allow this call of ${name} as the person changed it, so it was not run`,
+          }
+        : {
+            code: "not_enough_approvers" as const,
+            reason: `the approval policy's rule "${rule}" wants ${required} approvers for this call of ${name} as the person changed it, and ${approvers} approved it, so it was not run`,
+          }),
+      ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+      ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
+    };
+    return { kind: "decided", approval: refused, requestedAt };
+  }
+  return {
+    kind: "decided",
+    approval: { ...approval, edited: { arguments: accepted.frozen.args } },
+    requestedAt,
+    args: accepted.frozen.args,
+    edit: { asked: input.args, summary: accepted.action.description.summary },
+  };
+}
+
+function noteOf(approval: ApprovedRecord): { note?: string } {
+  return approval.note !== undefined ? { note: approval.note } : {};
+}
+
+/** Puts the question (or reads an earlier one's answer) through the gate; emits `approval-request`. */
+async function askApproval(
+  input: DecisionInput,
+  environment: ToolCallEnvironment,
+  options: {
+    prior: PendingToolCall | undefined;
+    standing?: StandingScope;
+    requiredApprovers?: number;
+  },
+): Promise<ApprovalRecord> {
+  const { tool, context } = input;
+  const canSuspend = input.canSuspend();
+  const frozen = input.frozen as FrozenArguments;
+  const built = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
+  const { stepNumber, emit, journal } = environment;
+  const { prior } = options;
+  const check =
+    prior?.phase === "awaiting_approval" &&
+    prior.interactionId !== undefined &&
+    prior.fingerprint !== undefined
+      ? { interactionId: prior.interactionId, fingerprint: prior.fingerprint }
+      : undefined;
+  // A resumed run reads the answer against the scope the question stated, kept in its state.
+  const standing = check ? prior?.standing : options.standing;
+  const action = {
+    ...built,
+    ...(standing ? { standing } : {}),
+    ...(options.requiredApprovers !== undefined
+      ? { requiredApprovers: options.requiredApprovers }
+      : {}),
+  };
+  if (!check) {
+    emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
+  }
+  if (!check && environment.suspendOnApproval && !canSuspend) {
+    context.logger.warn(
+      "the arguments hold a secret, which a saved run never keeps; waiting for this approval instead of suspending",
+    );
+  }
+  const allowPending = check !== undefined || (environment.suspendOnApproval && canSuspend);
+  // An earlier question's answer is read on its own, as is a question offering a standing
+  // approval or asking two approvers; any other new question joins the step's.
+  if (check || standing || (options.requiredApprovers ?? 1) > 1) environment.stepQuestion?.leave();
+  return (
+    environment.stepQuestion?.ask(action, allowPending) ??
+    askApprover({
+      approver: environment.approver,
+      action,
+      signal: environment.signal,
+      logger: environment.logger,
+      allowPending,
+      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(check ? { check } : {}),
+    })
+  );
+}

@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
+import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { auditLogConformance, ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
+import { callbackTools } from "../agent/durable/durable-helpers.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
+
+auditLogConformance({
+  name: "JsonlAuditLog conformance",
+  describe,
+  it,
+  createLog: async ({ auditKey }) => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-conformance-"));
+    const path = join(directory, "audit.jsonl");
+    return {
+      log: new JsonlAuditLog({ path, auditKey }),
+      openAgain: (options) => new JsonlAuditLog({ path, auditKey: options.auditKey }),
+      readEntries: async () => (await readFile(path, "utf8")).split("\n").filter(Boolean),
+      writeEntries: (entries) =>
+        writeFile(path, entries.length > 0 ? `${entries.join("\n")}\n` : ""),
+      writeHead: (head) => writeFile(`${path}.head`, JSON.stringify(head)),
+      close: () => rm(directory, { recursive: true, force: true }),
+    };
+  },
+});
+
+auditLogConformance({
+  name: "PostgresAuditLog conformance",
+  describe,
+  it,
+  createLog: async ({ auditKey }) => {
+    const schema = uniqueSchema("audit");
+    const connectionString = testDatabaseUrl();
+    const opened: PostgresAuditLog[] = [];
+    const open = (key: string | undefined) => {
+      const log = new PostgresAuditLog({ connectionString, schema, auditKey: key });
+      opened.push(log);
+      return log;
+    };
+    const admin = new pg.Client({ connectionString });
+    await admin.connect();
+    const table = `"${schema}".audit_log`;
+    return {
+      log: open(auditKey),
+      openAgain: (options) => open(options.auditKey),
+      readEntries: async () =>
+        (await admin.query<{ entry: string }>(`SELECT entry FROM ${table} ORDER BY seq`)).rows.map(
+          (row) => row.entry,
+        ),
+      writeEntries: async (entries) => {
+        await admin.query(`DELETE FROM ${table}`);
+        for (const [index, entry] of entries.entries()) {
+          await admin.query(`INSERT INTO ${table} (seq, entry) VALUES ($1, $2)`, [
+            index + 1,
+            entry,
+          ]);
+        }
+      },
+      writeHead: async (head) => {
+        await admin.query(`UPDATE "${schema}".audit_head SET head = $1`, [JSON.stringify(head)]);
+      },
+      close: async () => {
+        await Promise.all(opened.map((log) => log.close()));
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      },
+    };
+  },
+});
+
+describe("PostgresRunStore's audit log", () => {
+  it("shares the store's pool and schema, keyed with its auditKey, and closes with it", async () => {
+    const schema = uniqueSchema("store_audit");
+    const auditKey = "e".repeat(40);
+    const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema, auditKey });
+    try {
+      const { tools, deletions } = callbackTools();
+      const agent = new Agent({
+        model: new ScriptedModel([
+          { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
+          { text: "done" },
+        ]),
+        tools,
+        approver: new ScriptedApprover(["approve"]),
+        runStore: store,
+        auditLog: store.auditLog,
+      });
+      const result = await agent.run("tidy");
+      expect(deletions).toEqual([["cb-1"]]);
+      expect(await store.auditLog.read({ runId: result.runId! })).toEqual([
+        expect.objectContaining({ outcome: "approved", runId: result.runId }),
+      ]);
+      expect(await store.auditLog.verify()).toMatchObject({ intact: true, chain: "keyed" });
+      expect(
+        () => new PostgresRunStore({ connectionString: testDatabaseUrl(), auditKey: "x" }),
+      ).toThrow(/auditKey must be a string of at least 32 characters/);
+    } finally {
+      await store.close();
+      const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+});
