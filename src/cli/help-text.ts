@@ -26,7 +26,7 @@ export function generalHelp(examples: readonly ExampleSummary[]): string {
     "  -h, --help     Show help (also after a command: switchyard run --help).",
     "  -V, --version  Show the version.",
     "",
-    "Environment: SWITCHYARD_<SERVICE>_URL with its token (see the README) replaces a simulator",
+    "Environment: SWITCHYARD_<SERVICE>_URL with its token (see docs/command-line.md) replaces a simulator",
     "with your service; SWITCHYARD_STATE_DIR is where run --no-wait saves runs (default",
     ".switchyard); SWITCHYARD_LOG_LEVEL=debug logs as JSON to stderr; SWITCHYARD_DEBUG=1 prints",
     "stack traces.",
