@@ -98,6 +98,8 @@ export interface ApprovalGateOptions {
   /** Durable runs set this to accept a `pending` answer; otherwise it is a refusal. */
   allowPending?: boolean;
   runId?: string;
+  /** The run's task, handed to the approver (`ApprovalContext.task`). */
+  task?: string;
   /**
    * Read the answer to a question asked earlier (a resumed run) with the
    * approver's `checkApproval`, instead of asking again. `fingerprint` is the
@@ -208,6 +210,7 @@ export async function askApprover(options: ApprovalGateOptions): Promise<Approva
     logger: options.logger,
     allowPending: options.allowPending === true,
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
+    ...(options.task !== undefined ? { task: options.task } : {}),
   };
   let decision: unknown;
   try {

@@ -48,6 +48,12 @@ export interface ApprovalContext {
   logger: Logger;
   /** The run asking, when it has an id (durable runs). */
   runId?: string;
+  /**
+   * The run's task, as it was started (its first user message, cut to 200
+   * characters, the agent's secrets removed): for channels that show which
+   * task asks. Untrusted text: escape it where it is shown.
+   */
+  task?: string;
   /** When true the approver may answer `pending` instead of waiting (durable runs). */
   allowPending?: boolean;
 }

@@ -86,7 +86,11 @@ function askedTogether(
   if (calls < 2 || typeof approver?.requestApprovals !== "function") return undefined;
   const batchApprover = approver as typeof approver &
     Required<Pick<typeof approver, "requestApprovals">>;
-  const runId = journal.runId !== undefined ? { runId: journal.runId } : {};
+  const task = journal.task;
+  const runId = {
+    ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+    ...(task !== undefined ? { task } : {}),
+  };
   const question = new StepQuestion(calls, async (actions, allowPending) => {
     if (actions.length === 1) {
       const action = actions[0] as ApprovalAction;

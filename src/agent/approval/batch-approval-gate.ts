@@ -20,6 +20,8 @@ export interface BatchApprovalGateOptions {
   logger: Logger;
   allowPending: boolean;
   runId?: string;
+  /** The run's task, handed to the approver (`ApprovalContext.task`). */
+  task?: string;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function decideBatch(options: BatchApprovalGateOptions): Promise<Ap
         logger: options.logger,
         allowPending: options.allowPending,
         ...(options.runId !== undefined ? { runId: options.runId } : {}),
+        ...(options.task !== undefined ? { task: options.task } : {}),
       }) as Promise<unknown>,
       signal,
     );

@@ -279,6 +279,7 @@ async function askApproval(
       logger: environment.logger,
       allowPending,
       ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(journal.task !== undefined ? { task: journal.task } : {}),
       ...(check ? { check } : {}),
     })
   );

@@ -182,6 +182,18 @@ export class RunJournal {
     for (const call of from?.pendingCalls ?? []) this.#calls.set(call.toolCallId, { ...call });
   }
 
+  /**
+   * The run's task for the people asked about its calls: its first user
+   * message, cut to 200 characters, the agent's secrets removed; `undefined`
+   * when the conversation has none.
+   */
+  get task(): string | undefined {
+    const first = this.messages.find((message) => message.role === "user");
+    if (first?.role !== "user" || first.content.trim() === "") return undefined;
+    const text = this.#secrets.redactText(first.content.trim());
+    return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+  }
+
   /** True when the run goes on from a state its store holds (a resumed run). */
   get resumed(): boolean {
     return this.#store !== undefined && this.#resumedRevision > 0;

@@ -342,6 +342,7 @@ export class MessagingApprover implements Approver {
               fingerprint: action.fingerprint,
             })),
             ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+            ...(context.task !== undefined ? { task: context.task } : {}),
           }) as Record<string, unknown>,
         },
         { signal: context.signal },
@@ -533,6 +534,7 @@ export class MessagingApprover implements Approver {
       tool: action.toolName,
       tool_call_id: action.toolCallId,
       ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+      ...(context.task !== undefined ? { task: context.task } : {}),
       // A channel that can shows the arguments ready to change ("Approve with changes").
       ...(this.#editsAllowed(action) ? { [editAnswer.metadataKey]: action.arguments } : {}),
       // The standing scope offered, so the answer is read against the scope the question stated.

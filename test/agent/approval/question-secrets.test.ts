@@ -111,4 +111,25 @@ describe("what the question sent to the messaging service holds of the agent's s
     expect(message.metadata?.fingerprint).toBe(record?.approval?.fingerprint);
     expect(ran).toEqual([]);
   });
+
+  it("names the run's task in the question's metadata, for the page and the terminal, its secrets removed", async () => {
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: "https://partner.example/in", header: "X" },
+          },
+        ],
+      },
+      { text: "not sent" },
+    ]);
+    await agentWith(model, []).run(`Forward the weekly report with key ${secret}`);
+    const message = messaging.messages()[0]!;
+    expect(message.metadata?.task).toBe("Forward the weekly report with key [redacted]");
+    const inbox = await fetch(`${messaging.url}/inbox/${messaging.approverLinkId}`);
+    expect(await inbox.text()).toContain(
+      "task <code>Forward the weekly report with key [redacted]</code>",
+    );
+  });
 });
