@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { redactedMarker, redactText } from "../../internal/redact.js";
 import type { AnyTool } from "../../tools/tool.js";
-import { fingerprintOf } from "../approval/fingerprint-check.js";
+import { fingerprintOf, sameFingerprint } from "../approval/fingerprint-check.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "../run-result.js";
 import { serializeToolResult } from "../serialize-tool-result.js";
@@ -26,7 +26,9 @@ export interface ReconcileEnvironment {
  * service what took effect and finishes what did not, and the call is
  * recorded `reconciled` with what it found. `undefined` when the tool has
  * no `reconcile`, the saved arguments lost a secret to redaction (they
- * cannot be used as they were), or the tool could not tell (it resolved
+ * cannot be used as they were), the call as the tool reads it now is not the
+ * one that started (its fingerprint differs: another target, other
+ * defaults), or the tool could not tell (it resolved
  * `undefined`, threw or timed out): the call is then of unknown outcome,
  * as before. The call is never run again through `execute`.
  */
@@ -41,6 +43,16 @@ export async function reconcileStartedCall(
   if (JSON.stringify(saved).includes(redactedMarker)) return undefined;
   const checked = tool.checkArguments(saved);
   if (!checked.success) return undefined;
+  // Only the very action that started: a tool redeployed with another target,
+  // or a schema that now fills in other defaults, would act on what nobody approved.
+  const fingerprint = fingerprintOf(tool, checked.data);
+  if (
+    prior.fingerprint === undefined ||
+    fingerprint === undefined ||
+    !sameFingerprint(fingerprint, prior.fingerprint)
+  ) {
+    return undefined;
+  }
   const timeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
   const signal = AbortSignal.any([environment.signal, AbortSignal.timeout(timeoutMs)]);
   const logger = environment.logger.child({ tool: base.toolName, toolCallId: base.toolCallId });
@@ -50,10 +62,7 @@ export async function reconcileStartedCall(
       signal,
       logger,
       toolCallId: base.toolCallId,
-      idempotencyKey: environment.journal.idempotencyKey(
-        base.toolCallId,
-        fingerprintOf(tool, checked.data),
-      ),
+      idempotencyKey: environment.journal.idempotencyKey(base.toolCallId, fingerprint),
     });
   } catch (error) {
     logger.warn(

@@ -66,12 +66,16 @@ async function killedDuringCall(
   await store.save(atCall);
 }
 
-async function resumeWithOrderTools(store: RunStore, runId: string) {
+async function resumeWithOrderTools(
+  store: RunStore,
+  runId: string,
+  tools: AnyTool[] = orderTools(client()),
+) {
   const { logger, text } = captureLogger("info");
   const model = new ScriptedModel([{ text: "Checked." }]);
   const result = await new Agent({
     model,
-    tools: orderTools(client()),
+    tools,
     approver: new ScriptedApprover([]),
     runStore: store,
     logger,
@@ -216,6 +220,37 @@ describe("a call interrupted after its start record is reconciled with the servi
       .callbacks()
       .filter((callback) => callback.url.includes("/reconcile/"));
     expect(registered.map((callback) => callback.url).sort()).toEqual(wanted.map((w) => w.url));
+  });
+
+  it("a tool that now acts elsewhere (another target) is not reconciled: nothing runs that nobody approved", async () => {
+    const store = new FileRunStore({ directory: await makeDirectory() });
+    const ids = [orders.callbacks()[0]?.id ?? ""];
+    await killedDuringCall(
+      store,
+      "cut-7",
+      "delete_callbacks",
+      { callback_ids: ids },
+      async () => {},
+    );
+    orders.clearRequests();
+    let reconciled = 0;
+    const redeployed = orderTools(client()).map((tool) =>
+      tool.name === "delete_callbacks"
+        ? {
+            ...tool,
+            target: { service: "orders", account: "another-account" },
+            reconcile: async () => {
+              reconciled++;
+              return undefined;
+            },
+          }
+        : tool,
+    );
+    const { result, told } = await resumeWithOrderTools(store, "cut-7", redeployed);
+    expect(result.steps[0]?.toolCalls[0]?.status).toBe("outcome_unknown");
+    expect(told).toMatchObject({ error: "outcome_unknown" });
+    expect(reconciled).toBe(0);
+    expect(deletionRequests()).toEqual([]);
   });
 
   it("a tool that cannot tell (the service fails) leaves the call of unknown outcome, and runs nothing", async () => {
