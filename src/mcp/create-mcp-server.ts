@@ -7,6 +7,7 @@ import type {
 import type { AgentEvent } from "../agent/agent-events.js";
 import { collectTools, positiveInteger } from "../agent/agent-options.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
+import { redactingApprover } from "../agent/approval/redacting-approver.js";
 import type { Approver } from "../agent/approver.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
 import { StartedCalls } from "../agent/durable/started-calls.js";
@@ -15,6 +16,7 @@ import { runToolCall } from "../agent/run-tool-call.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { AnyTool } from "../tools/tool.js";
 import { elicitationApprover } from "./elicitation-approver.js";
 import { mcpSdk } from "./mcp-sdk.js";
@@ -143,10 +145,14 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
   );
+  // An approver of the application's own is shown each action with the registered
+  // secrets removed, as an agent shows it (the fingerprint stays the real call's).
   const approver =
     givenApprover === "elicitation"
       ? elicitationApprover(server, { secrets, timeoutMs: elicitationTimeoutMs })
-      : givenApprover;
+      : givenApprover === undefined
+        ? undefined
+        : redactingApprover(givenApprover, secrets);
   // The server's record of spent approvals, shared by its calls as an
   // agent's is by its runs: one approval lets one call run.
   const startedCalls = new StartedCalls();
@@ -163,7 +169,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const progress =
       progressToken === undefined
         ? undefined
-        : approvalProgress((message, step) =>
+        : approvalProgress(secrets, (message, step) =>
             extra.sendNotification({
               method: "notifications/progress",
               params: { progressToken, progress: step, message },
@@ -234,6 +240,7 @@ function callToolResult(record: ToolCallRecord): CallToolResult {
  * answer, so a host that resets its timeout on progress keeps waiting.
  */
 function approvalProgress(
+  secrets: SecretRegistry,
   send: (message: string, step: number) => Promise<void>,
 ): (event: AgentEvent<unknown> | "end") => void {
   let timer: NodeJS.Timeout | undefined;
@@ -252,7 +259,8 @@ function approvalProgress(
       return;
     }
     if (event.type !== "approval-request") return;
-    notify(`Waiting for a person to approve: ${event.action.description.summary}`);
+    const summary = escapeUntrustedText(secrets.redactText(event.action.description.summary));
+    notify(`Waiting for a person to approve: ${summary}`);
     timer = setInterval(
       () => notify("Still waiting for the person's answer."),
       approvalProgressIntervalMs,
