@@ -22,6 +22,8 @@ const mayImport: Record<string, readonly string[]> = {
   entries: ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   "index.ts": ["approvers", "stores", "agent", "tools", "clients", "internal", "errors"],
   mcp: ["agent", "tools", "internal", "errors"],
+  // Durable runs on DBOS: the agent, run by DBOS workflows, its runs in the PostgreSQL store.
+  dbos: ["agent", "stores", "internal", "errors"],
   cli: [
     "index.ts",
     "mcp",

@@ -423,6 +423,7 @@ const publicNames: Record<string, string[]> = {
     "runStoreConformance",
   ],
   "./postgres": ["PostgresRetryOptions", "PostgresRunStore", "PostgresRunStoreOptions"],
+  "./dbos": ["DbosAgent", "DbosAgentOptions", "DbosRunHandle", "DbosRunOutcome", "dbosAgent"],
   "./simulators": [
     "AnswerChoice",
     "AnswerFunction",
