@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { newRunId } from "../../src/agent/durable/run-id.js";
+import type { RunState } from "../../src/agent/durable/run-state.js";
+import { OrderClient } from "../../src/clients/orders/order-client.js";
+import {
+  type MessagingSimulator,
+  type OrdersSimulator,
+  startMessagingSimulator,
+  startOrdersSimulator,
+} from "../../src/simulators/index.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
+
+let messaging: MessagingSimulator;
+let orders: OrdersSimulator;
+const children = new Set<ChildProcess>();
+const schemas: string[] = [];
+
+beforeAll(async () => {
+  [messaging, orders] = await Promise.all([
+    startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
+    startOrdersSimulator(),
+  ]);
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await Promise.all([messaging?.close(), orders?.close()]);
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  try {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+});
+
+const tsxLoader = createRequire(import.meta.url).resolve("tsx");
+
+/** A process of the durable agent (see dbos-run-process.ts), and what it said. */
+interface RunProcess {
+  modelRequests: number;
+  dying?: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  child: ChildProcess;
+}
+
+/** Starts a process of the durable agent; resolves once it launched DBOS (and started the run, with a task). */
+async function startProcess(environment: Record<string, string>): Promise<RunProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", tsxLoader, new URL("./dbos-run-process.ts", import.meta.url).pathname],
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...environment } },
+  );
+  children.add(child);
+  const started: RunProcess = {
+    modelRequests: 0,
+    child,
+    exited: new Promise((resolve) =>
+      child.once("exit", (code, signal) => {
+        children.delete(child);
+        resolve({ code, signal });
+      }),
+    ),
+  };
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const message = JSON.parse(line) as { ready?: boolean; model?: number; dying?: string };
+      if (message.ready) resolve();
+      if (message.model !== undefined) started.modelRequests += 1;
+      if (message.dying !== undefined) started.dying = message.dying;
+    });
+    child.once("exit", (code, signal) =>
+      reject(new Error(`the process exited before it was ready, with ${signal ?? code}`)),
+    );
+  });
+  return started;
+}
+
+/** Waits until the stored run satisfies `condition`; resolves with its state. */
+async function storedRun(
+  store: PostgresRunStore,
+  runId: string,
+  condition: (state: RunState) => boolean,
+  what: string,
+): Promise<RunState> {
+  for (let tries = 0; tries < 6_000; tries += 1) {
+    const state = await store.load(runId).catch(() => undefined);
+    if (state && condition(state)) return state;
+    await sleep(10);
+  }
+  throw new Error(`gave up waiting for run ${runId} ${what}`);
+}
+
+it.each([
+  ["asking", "after the model answered, before the approval was asked"],
+  ["in-call", "during the approved call, after its start record"],
+])(
+  "a process killed %s (%s): a new process recovers the run; the model is not asked again, the approved call ran once",
+  async (dieAt) => {
+    const dbosSchema = uniqueSchema("dbos");
+    const runSchema = uniqueSchema("dbos_runs");
+    schemas.push(dbosSchema, runSchema);
+    const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
+    try {
+      const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
+      const [created] = await client.createCallbacks([
+        { url: `https://hooks.example.com/dbos/${randomUUID()}`, message_type: "orderEvent" },
+      ]);
+      const id = created?.id ?? "";
+      const runId = newRunId();
+      const environment = {
+        DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
+        DBOS_TEST_DBOS_SCHEMA: dbosSchema,
+        DBOS_TEST_RUN_SCHEMA: runSchema,
+        DBOS_TEST_SERVICES: JSON.stringify({
+          ordersUrl: orders.url,
+          ordersToken: orders.token,
+          messagingUrl: messaging.url,
+          messagingToken: messaging.token ?? "",
+          approverLinkId: messaging.approverLinkId,
+        }),
+      };
+      const answerWhenAsked = async () => {
+        const waiting = await storedRun(
+          store,
+          runId,
+          (state) => state.status === "suspended" && !!state.pendingCalls[0]?.interactionId,
+          "to wait for its answer",
+        );
+        messaging.answerInteraction(waiting.pendingCalls[0]?.interactionId ?? "", "approve");
+      };
+
+      const first = await startProcess({
+        ...environment,
+        DBOS_TEST_TASK: `Delete callback ${id}`,
+        DBOS_TEST_RUN_ID: runId,
+        DBOS_TEST_DIE_AT: dieAt,
+      });
+      if (dieAt === "in-call") await answerWhenAsked();
+      expect((await first.exited).signal).toBe("SIGKILL");
+      expect(first.dying).toBe(dieAt);
+      expect(first.modelRequests).toBe(1);
+      if (dieAt === "asking") {
+        // The model's answer was never saved by the run store: only DBOS's record of it can spare a second request.
+        const saved = await store.load(runId).catch(() => undefined);
+        expect(saved?.messages.some((message) => message.role === "assistant") ?? false).toBe(
+          false,
+        );
+      }
+
+      const second = await startProcess(environment);
+      if (dieAt === "asking") await answerWhenAsked();
+      const ended = await storedRun(
+        store,
+        runId,
+        (state) => state.status !== "suspended" && state.status !== "running",
+        "to end",
+      );
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+
+      expect(ended.status).toBe("completed");
+      const deletions = orders.requests.filter(
+        (request) =>
+          request.method === "DELETE" &&
+          request.path === "/callbacks" &&
+          (request.body as string[]).includes(id),
+      );
+      expect(deletions).toHaveLength(1);
+      expect(orders.callbacks().map((callback) => callback.id)).not.toContain(id);
+      // The first step's answer came from DBOS's record after the crash; only the last step asked the model.
+      expect(second.modelRequests).toBe(1);
+      const calls = ended.finishedCalls ?? [];
+      expect(calls).toHaveLength(1);
+      if (dieAt === "asking") expect(calls[0]?.status).toBe("succeeded");
+      else expect(calls[0]?.status).not.toBe("succeeded");
+    } finally {
+      await store.close();
+    }
+  },
+);

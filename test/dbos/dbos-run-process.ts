@@ -1,0 +1,72 @@
+/**
+ * One process of the DBOS fault test: launches a durable agent on the test's
+ * database (recovering the runs the last process left in flight), starts a
+ * run when `DBOS_TEST_TASK` is set, and prints one JSON line per event:
+ * `{"ready": true}`, `{"model": n}` for each request the model is really
+ * sent, `{"dying": point}` before it kills itself (SIGKILL, as a crash) at
+ * `DBOS_TEST_DIE_AT`: `asking` (the model answered and DBOS recorded it, the
+ * approval not asked yet) or `in-call` (the call's start recorded and its
+ * request answered by the service, its result not saved). SIGTERM shuts it down.
+ */
+
+import { writeSync } from "node:fs";
+import type { ModelRequest } from "../../src/agent/model.js";
+import { dbosAgent } from "../../src/dbos/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import {
+  conversationModel,
+  type DbosTestServices,
+  dbosTestAgentOptions,
+} from "./dbos-test-agent.js";
+
+const environment = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+const say = (message: object) => writeSync(1, `${JSON.stringify(message)}\n`);
+const dieAt = process.env.DBOS_TEST_DIE_AT;
+const die = (point: string) => {
+  if (point !== dieAt) return;
+  say({ dying: point });
+  process.kill(process.pid, "SIGKILL");
+};
+
+// The conversation model, telling the test of each request it is really sent.
+const answering = conversationModel();
+let sent = 0;
+const model = new ScriptedModel(
+  Array.from({ length: 1_000 }, () => async (request: ModelRequest) => {
+    sent += 1;
+    say({ model: sent });
+    return answering.complete(request);
+  }),
+);
+const options = dbosTestAgentOptions(
+  JSON.parse(environment("DBOS_TEST_SERVICES")) as DbosTestServices,
+  model,
+  () => die("in-call"),
+);
+const approver = options.approver!;
+const requestApproval = approver.requestApproval.bind(approver);
+approver.requestApproval = (action, context) => {
+  die("asking");
+  return requestApproval(action, context);
+};
+
+const durable = dbosAgent(options, {
+  databaseUrl: environment("DBOS_TEST_DATABASE_URL"),
+  dbosSchema: environment("DBOS_TEST_DBOS_SCHEMA"),
+  runStoreSchema: environment("DBOS_TEST_RUN_SCHEMA"),
+  // The run reads its question again this often: answers come without wake().
+  approvalWaitMs: 100,
+  checkSchedule: false,
+});
+await durable.launch();
+const task = process.env.DBOS_TEST_TASK;
+if (task) await durable.start(task, { runId: environment("DBOS_TEST_RUN_ID") });
+process.once("SIGTERM", async () => {
+  await durable.shutdown();
+  process.exit(0);
+});
+say({ ready: true });
