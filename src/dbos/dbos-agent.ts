@@ -114,6 +114,19 @@ interface DbosSettings {
 const wakeTopic = "switchyard.wake";
 
 /**
+ * An advance that threw (the store or a service out of reach, the run
+ * still claimed by a process that died) is tried again, for about four
+ * minutes: running it again is safe, since it goes on from the stored state.
+ */
+const advanceStep = {
+  name: "advance",
+  retriesAllowed: true,
+  maxAttempts: 8,
+  intervalSeconds: 2,
+  backoffRate: 2,
+};
+
+/**
  * A Switchyard agent whose runs are DBOS workflows. Build it with
  * {@link dbosAgent}, before `launch()`.
  */
@@ -147,13 +160,13 @@ export class DbosAgent {
     this.agent = new Agent({ ...agentOptions, model: this.#model, runStore: this.runStore });
     this.#runWorkflow = dbos.registerWorkflow(
       async (runId: string, input: AgentInput) => {
-        let advanced = await dbos.runStep(() => this.#advance(runId, input), { name: "advance" });
+        let advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
         while (advanced.outcome === undefined) {
           const wait = await dbos.runStep(() => this.#waitFor(runId), { name: "peek" });
           if (wait.pending) {
             await dbos.recv<string>(wakeTopic, { deadlineEpochMS: wait.deadlineEpochMs });
           }
-          advanced = await dbos.runStep(() => this.#advance(runId, input), { name: "advance" });
+          advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
         }
         return advanced.outcome;
       },

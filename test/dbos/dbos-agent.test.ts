@@ -68,7 +68,7 @@ async function questionOf(runId: string): Promise<string> {
   throw new Error(`gave up waiting for run ${runId} to wait for its answer`);
 }
 
-it("runs an approved call once and a denied call never, each run a DBOS workflow woken by the scheduled check", async () => {
+it("runs an approved call once and a denied call never, each run a DBOS workflow woken by the check of pending approvals", async () => {
   const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
   const [approvedId = "", deniedId = ""] = (
     await client.createCallbacks(
@@ -114,4 +114,33 @@ it("runs an approved call once and a denied call never, each run a DBOS workflow
   expect(model.requests).toHaveLength(4);
   const deniedState = await durable.runStore.load(denied.runId);
   expect(deniedState.finishedCalls?.map((call) => call.status)).toEqual(["refused"]);
+});
+
+it("wake(runId) has a run read its answer at once", async () => {
+  const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
+  const [created] = await client.createCallbacks([
+    { url: `https://hooks.example.com/dbos/woken-${randomUUID()}`, message_type: "orderEvent" },
+  ]);
+  const id = created?.id ?? "";
+  const run = await durable.start(`Delete callback ${id}.`);
+  messaging.answerInteraction(await questionOf(run.runId), "approve");
+  // No scheduled check, and the run would read its question again in an hour: wake() alone ends the wait.
+  await durable.wake(run.runId);
+  expect(await durable.retrieve(run.runId).result()).toEqual({
+    runId: run.runId,
+    status: "completed",
+    output: "Done.",
+  });
+  expect(orders.callbacks().map((callback) => callback.id)).not.toContain(id);
+});
+
+it("rejects options it cannot use, naming each problem", () => {
+  expect(() =>
+    dbosAgent(
+      { model, runStore: durable.runStore },
+      { databaseUrl: "mysql://nowhere", name: "no spaces allowed", checksPerRound: 0 },
+    ),
+  ).toThrow(
+    /leave runStore out[\s\S]*databaseUrl must be a PostgreSQL connection string[\s\S]*name must be[\s\S]*checksPerRound/,
+  );
 });
