@@ -284,6 +284,29 @@ export class DbosAgent {
     return woken;
   }
 
+  /**
+   * Hands the runs in flight of a process that will not come back (its
+   * executor id) to the processes of the fleet: each of its pending run
+   * workflows (and model calls) is queued again in DBOS, and a launched
+   * process takes it and goes on from the stored state. Resolves with the
+   * ids of the run workflows handed over. Should the process come back
+   * after all, the run store's claims keep the two from both writing: a
+   * call's start record is written once.
+   */
+  async recoverExecutor(executorId: string): Promise<string[]> {
+    const { name } = this.#settings;
+    const pending = await this.#dbos.listWorkflows({
+      status: "PENDING",
+      executorId,
+      workflowName: [`${name}.run`, `${name}.model-call`],
+    });
+    const ids = pending.map((workflow) => workflow.workflowID);
+    if (ids.length > 0) await this.#dbos.resumeWorkflows(ids);
+    return pending
+      .filter((workflow) => workflow.workflowName === `${name}.run`)
+      .map((workflow) => workflow.workflowID);
+  }
+
   /** Stops DBOS (the runs in flight are recovered at the next launch) and closes the run store. */
   async shutdown(): Promise<void> {
     try {

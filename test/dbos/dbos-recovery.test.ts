@@ -47,6 +47,8 @@ const tsxLoader = createRequire(import.meta.url).resolve("tsx");
 interface RunProcess {
   modelRequests: number;
   dying?: string;
+  /** The runs it took over from another executor. */
+  recovered?: string[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   child: ChildProcess;
 }
@@ -71,7 +73,13 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
   };
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
-      const message = JSON.parse(line) as { ready?: boolean; model?: number; dying?: string };
+      const message = JSON.parse(line) as {
+        ready?: boolean;
+        model?: number;
+        dying?: string;
+        recovered?: string[];
+      };
+      if (message.recovered) started.recovered = message.recovered;
       if (message.ready) resolve();
       if (message.model !== undefined) started.modelRequests += 1;
       if (message.dying !== undefined) started.dying = message.dying;
@@ -99,11 +107,12 @@ async function storedRun(
 }
 
 it.each([
-  ["asking", "after the model answered, before the approval was asked"],
-  ["in-call", "during the approved call, after its start record"],
+  ["asking", "after the model answered, before the approval was asked", "restarted"],
+  ["in-call", "during the approved call, after its start record", "restarted"],
+  ["in-call", "during the approved call, after its start record", "another executor"],
 ])(
-  "a process killed %s (%s): a new process recovers the run; the model is not asked again, the approved call ran once",
-  async (dieAt) => {
+  "a process killed %s (%s), %s: the run is recovered; the model is not asked again, the approved call ran once",
+  async (dieAt, _when, recoveredBy) => {
     const dbosSchema = uniqueSchema("dbos");
     const runSchema = uniqueSchema("dbos_runs");
     schemas.push(dbosSchema, runSchema);
@@ -139,6 +148,7 @@ it.each([
 
       const first = await startProcess({
         ...environment,
+        DBOS_TEST_EXECUTOR: "first",
         DBOS_TEST_TASK: `Delete callback ${id}`,
         DBOS_TEST_RUN_ID: runId,
         DBOS_TEST_DIE_AT: dieAt,
@@ -155,7 +165,14 @@ it.each([
         );
       }
 
-      const second = await startProcess(environment);
+      // A restarted process has the executor id of the one that died, and DBOS
+      // recovers its runs at launch; another process takes them over by hand.
+      const second = await startProcess(
+        recoveredBy === "restarted"
+          ? { ...environment, DBOS_TEST_EXECUTOR: "first" }
+          : { ...environment, DBOS_TEST_EXECUTOR: "second", DBOS_TEST_RECOVER_EXECUTOR: "first" },
+      );
+      if (recoveredBy !== "restarted") expect(second.recovered).toEqual([runId]);
       if (dieAt === "asking") await answerWhenAsked();
       const ended = await storedRun(
         store,

@@ -6,7 +6,10 @@
  * sent, `{"dying": point}` before it kills itself (SIGKILL, as a crash) at
  * `DBOS_TEST_DIE_AT`: `asking` (the model answered and DBOS recorded it, the
  * approval not asked yet) or `in-call` (the call's start recorded and its
- * request answered by the service, its result not saved). SIGTERM shuts it down.
+ * request answered by the service, its result not saved). With
+ * `DBOS_TEST_EXECUTOR` it is that executor; with `DBOS_TEST_RECOVER_EXECUTOR`
+ * it takes over the runs of that one (a process of the fleet that died),
+ * printing `{"recovered": [run ids]}`. SIGTERM shuts it down.
  */
 
 import { writeSync } from "node:fs";
@@ -61,8 +64,11 @@ const durable = dbosAgent(options, {
   // The run reads its question again this often: answers come without wake().
   approvalWaitMs: 100,
   checkSchedule: false,
+  ...(process.env.DBOS_TEST_EXECUTOR ? { executorId: process.env.DBOS_TEST_EXECUTOR } : {}),
 });
 await durable.launch();
+const recover = process.env.DBOS_TEST_RECOVER_EXECUTOR;
+if (recover) say({ recovered: await durable.recoverExecutor(recover) });
 const task = process.env.DBOS_TEST_TASK;
 if (task) await durable.start(task, { runId: environment("DBOS_TEST_RUN_ID") });
 process.once("SIGTERM", async () => {
