@@ -36,12 +36,14 @@ export function conversationModel(): ScriptedModel {
  * The options of the test's agent: one destructive tool deleting callbacks
  * in the orders simulator, approved through the messaging simulator.
  * `onCalled` runs once the deletion was answered, before the tool returns
- * (where a process may die, in the fault test).
+ * (where a process may die, in the fault test); `pendingExpiresInSeconds`
+ * is how long a question stays open.
  */
 export function dbosTestAgentOptions(
   services: DbosTestServices,
   model: ScriptedModel,
   onCalled?: (ids: readonly string[]) => void,
+  pendingExpiresInSeconds?: number,
 ): AgentOptions {
   const orders = new OrderClient({
     baseUrl: services.ordersUrl,
@@ -73,6 +75,7 @@ export function dbosTestAgentOptions(
     subscriptionLinkId: services.approverLinkId,
     timeoutMs: 10_000,
     pollIntervalMs: 5,
+    ...(pendingExpiresInSeconds !== undefined ? { pendingExpiresInSeconds } : {}),
   });
   return { model, tools: [deleteCallbacks], approver };
 }
