@@ -45,7 +45,8 @@ const tsxLoader = createRequire(import.meta.url).resolve("tsx");
 
 /** A process of the durable agent (see dbos-run-process.ts), and what it said. */
 interface RunProcess {
-  modelRequests: number;
+  /** The requests the model was really sent, by the run's task. */
+  modelRequests: string[];
   dying?: string;
   /** The runs it took over from another executor. */
   recovered?: string[];
@@ -62,7 +63,7 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
   );
   children.add(child);
   const started: RunProcess = {
-    modelRequests: 0,
+    modelRequests: [],
     child,
     exited: new Promise((resolve) =>
       child.once("exit", (code, signal) => {
@@ -75,13 +76,13 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const message = JSON.parse(line) as {
         ready?: boolean;
-        model?: number;
+        model?: string;
         dying?: string;
         recovered?: string[];
       };
       if (message.recovered) started.recovered = message.recovered;
       if (message.ready) resolve();
-      if (message.model !== undefined) started.modelRequests += 1;
+      if (message.model !== undefined) started.modelRequests.push(message.model);
       if (message.dying !== undefined) started.dying = message.dying;
     });
     child.once("exit", (code, signal) =>
@@ -111,7 +112,7 @@ it.each([
   ["in-call", "during the approved call, after its start record", "restarted"],
   ["in-call", "during the approved call, after its start record", "another executor"],
 ])(
-  "a process killed %s (%s), %s: the run is recovered; the model is not asked again, the approved call ran once",
+  "a process killed %s (%s), %s: the run is recovered; the model is not asked again, the approved call ran once, the denied one never",
   async (dieAt, _when, recoveredBy) => {
     const dbosSchema = uniqueSchema("dbos");
     const runSchema = uniqueSchema("dbos_runs");
@@ -119,11 +120,17 @@ it.each([
     const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
     try {
       const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
-      const [created] = await client.createCallbacks([
-        { url: `https://hooks.example.com/dbos/${randomUUID()}`, message_type: "orderEvent" },
-      ]);
-      const id = created?.id ?? "";
+      const [id = "", deniedId = ""] = (
+        await client.createCallbacks(
+          ["approved", "denied"].map((label) => ({
+            url: `https://hooks.example.com/dbos/${label}-${randomUUID()}`,
+            message_type: "orderEvent",
+          })),
+        )
+      ).map((callback) => callback.id);
       const runId = newRunId();
+      // A second run, whose question is denied: its call never runs, whichever process reads the answer.
+      const deniedRunId = `${runId}-denied`;
       const environment = {
         DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
         DBOS_TEST_DBOS_SCHEMA: dbosSchema,
@@ -136,27 +143,36 @@ it.each([
           approverLinkId: messaging.approverLinkId,
         }),
       };
-      const answerWhenAsked = async () => {
+      const answerWhenAsked = async (asking: string, answer: "approve" | "deny") => {
         const waiting = await storedRun(
           store,
-          runId,
+          asking,
           (state) => state.status === "suspended" && !!state.pendingCalls[0]?.interactionId,
           "to wait for its answer",
         );
-        messaging.answerInteraction(waiting.pendingCalls[0]?.interactionId ?? "", "approve");
+        messaging.answerInteraction(waiting.pendingCalls[0]?.interactionId ?? "", answer);
       };
 
       const first = await startProcess({
         ...environment,
         DBOS_TEST_EXECUTOR: "first",
-        DBOS_TEST_TASK: `Delete callback ${id}`,
-        DBOS_TEST_RUN_ID: runId,
+        DBOS_TEST_RUNS: JSON.stringify([
+          { runId: deniedRunId, task: `Delete callback ${deniedId}` },
+          { runId, task: `Delete callback ${id}` },
+        ]),
         DBOS_TEST_DIE_AT: dieAt,
+        DBOS_TEST_DIE_FOR: id,
       });
-      if (dieAt === "in-call") await answerWhenAsked();
+      if (dieAt === "in-call") {
+        await answerWhenAsked(deniedRunId, "deny");
+        await answerWhenAsked(runId, "approve");
+      }
       expect((await first.exited).signal).toBe("SIGKILL");
       expect(first.dying).toBe(dieAt);
-      expect(first.modelRequests).toBe(1);
+      const task = `Delete callback ${id}`;
+      const requestsOf = (process: RunProcess) =>
+        process.modelRequests.filter((sent) => sent === task).length;
+      expect(requestsOf(first)).toBe(1);
       if (dieAt === "asking") {
         // The model's answer was never saved by the run store: only DBOS's record of it can spare a second request.
         const saved = await store.load(runId).catch(() => undefined);
@@ -173,10 +189,19 @@ it.each([
           : { ...environment, DBOS_TEST_EXECUTOR: "second", DBOS_TEST_RECOVER_EXECUTOR: "first" },
       );
       if (recoveredBy !== "restarted") expect(second.recovered).toEqual([runId]);
-      if (dieAt === "asking") await answerWhenAsked();
+      if (dieAt === "asking") {
+        await answerWhenAsked(deniedRunId, "deny");
+        await answerWhenAsked(runId, "approve");
+      }
       const ended = await storedRun(
         store,
         runId,
+        (state) => state.status !== "suspended" && state.status !== "running",
+        "to end",
+      );
+      const deniedEnded = await storedRun(
+        store,
+        deniedRunId,
         (state) => state.status !== "suspended" && state.status !== "running",
         "to end",
       );
@@ -193,7 +218,18 @@ it.each([
       expect(deletions).toHaveLength(1);
       expect(orders.callbacks().map((callback) => callback.id)).not.toContain(id);
       // The first step's answer came from DBOS's record after the crash; only the last step asked the model.
-      expect(second.modelRequests).toBe(1);
+      expect(requestsOf(second)).toBe(1);
+      expect(deniedEnded.status).toBe("completed");
+      expect(deniedEnded.finishedCalls?.map((call) => call.status)).toEqual(["refused"]);
+      expect(orders.callbacks().map((callback) => callback.id)).toContain(deniedId);
+      expect(
+        orders.requests.filter(
+          (request) =>
+            request.method === "DELETE" &&
+            request.path === "/callbacks" &&
+            (request.body as string[]).includes(deniedId),
+        ),
+      ).toEqual([]);
       const calls = ended.finishedCalls ?? [];
       expect(calls).toHaveLength(1);
       if (dieAt === "asking") expect(calls[0]?.status).toBe("succeeded");

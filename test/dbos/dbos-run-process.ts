@@ -1,10 +1,10 @@
 /**
  * One process of the DBOS fault test: launches a durable agent on the test's
- * database (recovering the runs the last process left in flight), starts a
- * run when `DBOS_TEST_TASK` is set, and prints one JSON line per event:
- * `{"ready": true}`, `{"model": n}` for each request the model is really
- * sent, `{"dying": point}` before it kills itself (SIGKILL, as a crash) at
- * `DBOS_TEST_DIE_AT`: `asking` (the model answered and DBOS recorded it, the
+ * database (recovering the runs the last process left in flight), starts the
+ * runs `DBOS_TEST_RUNS` names (`[{ runId, task }]`), and prints one JSON line per event:
+ * `{"ready": true}`, `{"model": task}` for each request the model is really
+ * sent (with the run's task), `{"dying": point}` before it kills itself (SIGKILL, as a crash) at
+ * `DBOS_TEST_DIE_AT`, in the run deleting callback `DBOS_TEST_DIE_FOR`: `asking` (the model answered and DBOS recorded it, the
  * approval not asked yet) or `in-call` (the call's start recorded and its
  * request answered by the service, its result not saved). With
  * `DBOS_TEST_EXECUTOR` it is that executor; with `DBOS_TEST_RECOVER_EXECUTOR`
@@ -29,31 +29,31 @@ const environment = (name: string): string => {
 };
 const say = (message: object) => writeSync(1, `${JSON.stringify(message)}\n`);
 const dieAt = process.env.DBOS_TEST_DIE_AT;
-const die = (point: string) => {
-  if (point !== dieAt) return;
+const dieFor = process.env.DBOS_TEST_DIE_FOR;
+const die = (point: string, ids: readonly string[]) => {
+  if (point !== dieAt || !dieFor || !ids.includes(dieFor)) return;
   say({ dying: point });
   process.kill(process.pid, "SIGKILL");
 };
 
 // The conversation model, telling the test of each request it is really sent.
 const answering = conversationModel();
-let sent = 0;
 const model = new ScriptedModel(
   Array.from({ length: 1_000 }, () => async (request: ModelRequest) => {
-    sent += 1;
-    say({ model: sent });
+    const task = request.messages.find((message) => message.role === "user")?.content;
+    say({ model: String(task) });
     return answering.complete(request);
   }),
 );
 const options = dbosTestAgentOptions(
   JSON.parse(environment("DBOS_TEST_SERVICES")) as DbosTestServices,
   model,
-  () => die("in-call"),
+  (ids) => die("in-call", ids),
 );
 const approver = options.approver!;
 const requestApproval = approver.requestApproval.bind(approver);
 approver.requestApproval = (action, context) => {
-  die("asking");
+  die("asking", (action.arguments as { ids: string[] }).ids);
   return requestApproval(action, context);
 };
 
@@ -69,8 +69,11 @@ const durable = dbosAgent(options, {
 await durable.launch();
 const recover = process.env.DBOS_TEST_RECOVER_EXECUTOR;
 if (recover) say({ recovered: await durable.recoverExecutor(recover) });
-const task = process.env.DBOS_TEST_TASK;
-if (task) await durable.start(task, { runId: environment("DBOS_TEST_RUN_ID") });
+const runs = JSON.parse(process.env.DBOS_TEST_RUNS ?? "[]") as Array<{
+  runId: string;
+  task: string;
+}>;
+for (const { runId, task } of runs) await durable.start(task, { runId });
 process.once("SIGTERM", async () => {
   await durable.shutdown();
   process.exit(0);
