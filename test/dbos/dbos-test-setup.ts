@@ -32,8 +32,13 @@ export interface DbosTestBed {
  * drops the schemas after them.
  */
 export function useDbosTestBed(
-  options: Omit<DbosAgentOptions, "databaseUrl"> & { pendingExpiresInSeconds?: number } = {},
+  options: Omit<DbosAgentOptions, "databaseUrl"> & {
+    pendingExpiresInSeconds?: number;
+    /** The server's URL, once its `beforeAll` ran. @default the test run's server */
+    databaseUrl?: () => string;
+  } = {},
 ): DbosTestBed {
+  const databaseUrl = options.databaseUrl ?? testDatabaseUrl;
   const dbosSchema = uniqueSchema("dbos");
   const runStoreSchema = uniqueSchema("dbos_runs");
   const bed = {} as DbosTestBed;
@@ -42,7 +47,7 @@ export function useDbosTestBed(
       startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
       startOrdersSimulator(),
     ]);
-    const { pendingExpiresInSeconds, ...dbosOptions } = options;
+    const { pendingExpiresInSeconds, databaseUrl: _, ...dbosOptions } = options;
     const model = conversationModel();
     const durable = dbosAgent(
       dbosTestAgentOptions(
@@ -60,7 +65,7 @@ export function useDbosTestBed(
       {
         checkSchedule: false,
         ...dbosOptions,
-        databaseUrl: testDatabaseUrl(),
+        databaseUrl: databaseUrl(),
         dbosSchema,
         runStoreSchema,
       },
@@ -92,7 +97,7 @@ export function useDbosTestBed(
   afterAll(async () => {
     await bed.durable?.shutdown();
     await Promise.all([bed.messaging?.close(), bed.orders?.close()]);
-    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    const admin = new pg.Client({ connectionString: databaseUrl() });
     await admin.connect();
     try {
       for (const schema of [dbosSchema, runStoreSchema]) {
