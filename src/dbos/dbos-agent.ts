@@ -9,6 +9,7 @@ import type { RunResult } from "../agent/run-result.js";
 import type { AgentInput } from "../agent/start-conversation.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { type Dbos, loadDbos } from "./load-dbos.js";
 import { RecordedModel } from "./recorded-model.js";
@@ -113,6 +114,9 @@ interface DbosSettings {
 
 const wakeTopic = "switchyard.wake";
 
+/** How soon a run whose answers could not be read (the approver's service out of reach) reads them again. */
+const peekRetryMs = 30_000;
+
 /**
  * An advance that threw (the store or a service out of reach, the run
  * still claimed by a process that died) is tried again, for about four
@@ -144,11 +148,13 @@ export class DbosAgent {
   readonly #checkWorkflow: (scheduledAt: Date, context: unknown) => Promise<void>;
   #checkCursor: string | undefined;
   #systemPool: Pool | undefined;
+  readonly #logger: Logger;
 
   constructor(agentOptions: AgentOptions, options: DbosAgentOptions) {
     const settings = checkOptions(agentOptions, options);
     this.#settings = settings;
     this.#executorId = options.executorId;
+    this.#logger = componentLogger(agentOptions.logger, "dbos");
     this.#applicationVersion = options.applicationVersion;
     const dbos = loadDbos();
     this.#dbos = dbos;
@@ -277,8 +283,9 @@ export class DbosAgent {
         if (peek.pending) continue;
         await this.wake(runId);
         woken.push(runId);
-      } catch {
-        // The service or the run could not be read: the run's own wait reads it again.
+      } catch (error) {
+        // The run's own wait reads it again.
+        this.#logger.warn({ err: error, runId }, `could not check the answers of run ${runId}`);
       }
     }
     return woken;
@@ -347,9 +354,12 @@ export class DbosAgent {
       const peek = await this.agent.peekPendingAnswers(await this.runStore.load(runId));
       const expires = peek.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
       return { pending: peek.pending, deadlineEpochMs: Math.min(longest, expires) };
-    } catch {
-      // The approver's service could not be reached: wait, then read again.
-      return { pending: true, deadlineEpochMs: longest };
+    } catch (error) {
+      this.#logger.warn(
+        { err: error, runId },
+        `could not read the answers run ${runId} waits for; reading them again in ${peekRetryMs / 1000} s`,
+      );
+      return { pending: true, deadlineEpochMs: Math.min(longest, Date.now() + peekRetryMs) };
     }
   }
 
