@@ -141,16 +141,18 @@ describe("the package installed from its tarball", () => {
     expect(Object.keys(manifest.scripts ?? {})).not.toContain("prepare");
   });
 
-  it("names the package to install when an optional peer (pg, the MCP SDK) is missing", () => {
+  it("names the package to install when an optional peer (pg, the MCP SDK, the DBOS SDK) is missing", () => {
     writeFileSync(
       join(project, "peers.mjs"),
       [
         'import { PostgresRunStore } from "switchyard-agents/postgres";',
         'import { createMcpServer } from "switchyard-agents/mcp";',
+        'import { dbosAgent } from "switchyard-agents/dbos";',
         'import { ConfigurationError } from "switchyard-agents/errors";',
         "const messages = [];",
         "try { new PostgresRunStore({ connectionString: 'postgres://user:secret@localhost:5432/app' }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
         "try { createMcpServer({ tools: [], approver: undefined }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
+        "try { dbosAgent({ model: { complete: async () => ({ choices: [] }), stream() {} } }, { databaseUrl: 'postgres://user:secret@localhost:5432/app' }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
         "console.log(JSON.stringify(messages));",
       ].join("\n"),
     );
@@ -164,6 +166,12 @@ describe("the package installed from its tarball", () => {
         true,
         expect.stringMatching(
           /^createMcpServer needs the package @modelcontextprotocol\/sdk, .*: npm install @modelcontextprotocol\/sdk$/,
+        ),
+      ],
+      [
+        true,
+        expect.stringMatching(
+          /^dbosAgent needs the package @dbos-inc\/dbos-sdk, .*: npm install @dbos-inc\/dbos-sdk$/,
         ),
       ],
     ]);
