@@ -74,8 +74,6 @@ const runs = JSON.parse(process.env.DBOS_TEST_RUNS ?? "[]") as Array<{
   task: string;
 }>;
 for (const { runId, task } of runs) await durable.start(task, { runId });
-process.once("SIGTERM", async () => {
-  await durable.shutdown();
-  process.exit(0);
-});
+// No process.exit(): the process ends once shutdown() closed all it opened.
+process.once("SIGTERM", () => durable.shutdown());
 say({ ready: true });
