@@ -63,7 +63,8 @@ export interface DbosAgentOptions {
   checkSchedule?: string | false | undefined;
   /**
    * The most runs waiting for answers that one scheduled check reads (one
-   * `peekApproval` each); the next check goes on where it stopped.
+   * `peekApproval` each); the next check the same process runs goes on
+   * where it stopped.
    * @default 100
    */
   checksPerRound?: number | undefined;
