@@ -10,6 +10,7 @@ import type { AgentInput } from "../agent/start-conversation.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { redactText } from "../internal/redact.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { type Dbos, loadDbos } from "./load-dbos.js";
 import { RecordedModel } from "./recorded-model.js";
@@ -190,8 +191,8 @@ export class DbosAgent {
   /**
    * Connects to the database (creating DBOS's tables and the run store's
    * when missing), recovers the runs this executor had in flight, and
-   * starts the scheduled check. Call once per process, after building
-   * every durable agent of the process.
+   * starts the scheduled check. Call once: DBOS is one per process, and
+   * so is a durable agent.
    */
   async launch(): Promise<void> {
     const { name, databaseUrl, dbosSchema, logLevel, checkSchedule } = this.#settings;
@@ -421,6 +422,14 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
       `name must be 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit; got ${JSON.stringify(name)}.`,
     );
   }
+  for (const schemaOption of ["dbosSchema", "runStoreSchema"] as const) {
+    const schema = options?.[schemaOption];
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      problems.push(
+        `${schemaOption} must be a schema name of lower-case letters, digits and "_" (not starting with a digit); got ${JSON.stringify(schema)}.`,
+      );
+    }
+  }
   const approvalWaitMs = options?.approvalWaitMs ?? 3_600_000;
   if (!Number.isInteger(approvalWaitMs) || approvalWaitMs < 1) {
     problems.push("approvalWaitMs must be a whole number of milliseconds, at least 1.");
@@ -449,12 +458,19 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
 function outcomeOf(
   runId: string,
   status: RunStateStatus,
-  ended: Pick<RunResult, "error"> & { output?: unknown },
+  ended: { output?: unknown; error?: RunResult["error"] | RunState["error"] },
 ): DbosRunOutcome {
+  const { error } = ended;
+  const described =
+    error === undefined
+      ? undefined
+      : error instanceof Error
+        ? describeThrown(error)
+        : `${error.name}: ${error.message}`;
   return {
     runId,
     status: status as DbosRunOutcome["status"],
     ...(status === "completed" && ended.output !== undefined ? { output: ended.output } : {}),
-    ...(ended.error ? { error: describeThrown(ended.error) } : {}),
+    ...(described !== undefined ? { error: redactText(described.replace(/\s+/g, " ")) } : {}),
   };
 }

@@ -76,14 +76,31 @@ it("starting a run id again gives the run already started, not a second run", as
   );
 });
 
+it("a run that fails ends its workflow with the error, on one line", async () => {
+  const run = await bed.durable.start("A task that cannot be answered.");
+  const outcome = await run.result();
+  expect(outcome).toEqual({
+    runId: run.runId,
+    status: "failed",
+    error: expect.stringContaining("the model is out of service"),
+  });
+  expect(outcome.error).not.toContain("\n");
+  expect((await bed.durable.runStore.load(run.runId)).status).toBe("failed");
+});
+
 it("rejects options it cannot use, naming each problem", async () => {
   expect(() =>
     dbosAgent(
       { model: bed.model, runStore: bed.durable.runStore },
-      { databaseUrl: "mysql://nowhere", name: "no spaces allowed", checksPerRound: 0 },
+      {
+        databaseUrl: "mysql://nowhere",
+        name: "no spaces allowed",
+        dbosSchema: "Upper; DROP",
+        checksPerRound: 0,
+      },
     ),
   ).toThrow(
-    /leave runStore out[\s\S]*databaseUrl must be a PostgreSQL connection string[\s\S]*name must be[\s\S]*checksPerRound/,
+    /leave runStore out[\s\S]*databaseUrl must be a PostgreSQL connection string[\s\S]*name must be[\s\S]*dbosSchema must be[\s\S]*checksPerRound/,
   );
   await expect(bed.durable.start("Anything.", { runId: "../escape" })).rejects.toThrow(
     /run id "..\/escape" is not valid/,

@@ -20,12 +20,15 @@ export interface DbosTestServices {
  * A model that reads the conversation instead of a fixed order (a process
  * that recovers a run starts with a fresh one): asked to delete callback
  * `<id>`, it calls `delete_callbacks` with it; once the tool answered, it
- * says it is done.
+ * says it is done. A task saying it "cannot be answered" fails the call.
  */
 export function conversationModel(): ScriptedModel {
   const step = (request: ModelRequest) => {
     if (request.messages.some((message) => message.role === "tool")) return { text: "Done." };
     const task = request.messages.find((message) => message.role === "user");
+    if (String(task?.content).includes("cannot be answered")) {
+      throw new Error("the model is out of service");
+    }
     const id = String(task?.content ?? "").match(/callback ([0-9a-f-]+)/)?.[1] ?? "none";
     return { toolCalls: [{ name: "delete_callbacks", arguments: { ids: [id] } }] };
   };
