@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^switchyard-agents\/postgres$/, replacement: source("./src/entries/postgres.ts") },
       { find: /^switchyard-agents\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^switchyard-agents\/cli$/, replacement: source("./src/cli/index.ts") },
+      { find: /^switchyard-agents\/dbos$/, replacement: source("./src/dbos/index.ts") },
       { find: /^switchyard-agents\/mcp$/, replacement: source("./src/mcp/index.ts") },
       { find: /^switchyard-agents\/ag-ui$/, replacement: source("./src/ag-ui/index.ts") },
 

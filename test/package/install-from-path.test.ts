@@ -141,18 +141,20 @@ describe("the package installed from its tarball", () => {
     expect(Object.keys(manifest.scripts ?? {})).not.toContain("prepare");
   });
 
-  it("names the package to install when an optional peer (pg, the MCP SDK, the AI SDK's provider) is missing", () => {
+  it("names the package to install when an optional peer (pg, the MCP SDK, the AI SDK's provider, the DBOS SDK) is missing", () => {
     writeFileSync(
       join(project, "peers.mjs"),
       [
         'import { PostgresRunStore } from "switchyard-agents/postgres";',
         'import { createMcpServer } from "switchyard-agents/mcp";',
         'import { aiSdkModel } from "switchyard-agents/ai-sdk";',
+        'import { dbosAgent } from "switchyard-agents/dbos";',
         'import { ConfigurationError } from "switchyard-agents/errors";',
         "const messages = [];",
         "try { new PostgresRunStore({ connectionString: 'postgres://user:secret@localhost:5432/app' }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
         "try { createMcpServer({ tools: [], approver: undefined }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
         "try { aiSdkModel({ specificationVersion: 'v3', provider: 'p', modelId: 'm', supportedUrls: {}, doGenerate() {}, doStream() {} }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
+        "try { dbosAgent({ model: { complete: async () => ({ choices: [] }), stream() {} } }, { databaseUrl: 'postgres://user:secret@localhost:5432/app' }); } catch (error) { messages.push([error instanceof ConfigurationError, error.message]); }",
         "console.log(JSON.stringify(messages));",
       ].join("\n"),
     );
@@ -172,6 +174,12 @@ describe("the package installed from its tarball", () => {
         true,
         expect.stringMatching(
           /^aiSdkModel needs the package @ai-sdk\/provider, .*: npm install @ai-sdk\/provider$/,
+        ),
+      ],
+      [
+        true,
+        expect.stringMatching(
+          /^dbosAgent needs the package @dbos-inc\/dbos-sdk, .*: npm install @dbos-inc\/dbos-sdk$/,
         ),
       ],
     ]);

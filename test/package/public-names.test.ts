@@ -447,6 +447,7 @@ const publicNames: Record<string, string[]> = {
     "PostgresRunStore",
     "PostgresRunStoreOptions",
   ],
+  "./dbos": ["DbosAgent", "DbosAgentOptions", "DbosRunHandle", "DbosRunOutcome", "dbosAgent"],
   "./simulators": [
     "AnswerChoice",
     "AnswerFunction",

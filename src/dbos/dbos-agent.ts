@@ -1,0 +1,476 @@
+import type { Pool } from "pg";
+import { Agent } from "../agent/agent.js";
+import type { AgentOptions } from "../agent/agent-options.js";
+import { describeThrown } from "../agent/describe-thrown.js";
+import { RunNotFoundError } from "../agent/durable/durable-errors.js";
+import { findRunIdProblem, newRunId } from "../agent/durable/run-id.js";
+import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
+import type { RunResult } from "../agent/run-result.js";
+import type { AgentInput } from "../agent/start-conversation.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { loadOptionalPeer } from "../internal/load-optional-peer.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
+import { redactText } from "../internal/redact.js";
+import { PostgresRunStore } from "../stores/postgres-run-store.js";
+import { type Dbos, loadDbos } from "./load-dbos.js";
+import { RecordedModel } from "./recorded-model.js";
+
+/** Options of {@link dbosAgent}. */
+export interface DbosAgentOptions {
+  /**
+   * The one PostgreSQL database of the durable runs: DBOS keeps its
+   * workflows, steps and messages there (schema `dbosSchema`), and the
+   * run store its runs, the start records of tool calls and the spent
+   * approvals (schema `runStoreSchema`). `postgres://user:password@host:5432/database`.
+   */
+  databaseUrl: string;
+  /**
+   * The application's name in DBOS, and the prefix of the workflows this
+   * agent registers: give each durable agent of a process its own.
+   * @default "switchyard"
+   */
+  name?: string | undefined;
+  /** The schema of DBOS's own tables in `databaseUrl`. @default "dbos" */
+  dbosSchema?: string | undefined;
+  /** The schema of the run store (a `PostgresRunStore`) in `databaseUrl`. @default "switchyard" */
+  runStoreSchema?: string | undefined;
+  /**
+   * This process's executor id in DBOS: a process recovers, when it
+   * launches, the runs that were in flight under its executor id. Give each
+   * process of a fleet its own, stable across restarts (e.g. the pod's
+   * name in a StatefulSet). @default `DBOS__VMID`, else `"local"`
+   */
+  executorId?: string | undefined;
+  /**
+   * The version of the code that runs the workflows: DBOS recovers a run
+   * only in a process of the version that started it. Give every process
+   * of one deployment the same. @default DBOS's digest of the registered workflows
+   */
+  applicationVersion?: string | undefined;
+  /**
+   * The longest a run waits for an approval answer before it reads the
+   * question again: the wait ends sooner when the question expires, when
+   * `wake()` is called for the run, or when the scheduled check finds the
+   * question answered. @default 3_600_000 (1 hour)
+   */
+  approvalWaitMs?: number | undefined;
+  /**
+   * When the scheduled check of pending approvals runs, as a cron
+   * expression with seconds (`second minute hour day month weekday`); one
+   * process of the fleet runs each tick. `false`: no scheduled check
+   * (answers arrive through `wake()`, or at the question's expiry).
+   * @default "*\/10 * * * * *" (every 10 seconds)
+   */
+  checkSchedule?: string | false | undefined;
+  /**
+   * The most runs waiting for answers that one scheduled check reads (one
+   * `peekApproval` each); the next check the same process runs goes on
+   * where it stopped.
+   * @default 100
+   */
+  checksPerRound?: number | undefined;
+  /** DBOS's log level (`debug`, `info`, `warn`, `error`). @default "warn" */
+  logLevel?: string | undefined;
+}
+
+/** How a durable run ended, as its workflow returns it. */
+export interface DbosRunOutcome {
+  runId: string;
+  /** The run's final status: never `suspended` (the workflow waits) nor `running`. */
+  status: Exclude<RunStateStatus, "suspended" | "running">;
+  /** The final answer (the parsed value with an `output` schema), when the run completed. */
+  output?: unknown;
+  /** Why the run failed, on one line, secrets removed. */
+  error?: string;
+}
+
+/** A durable run started with {@link DbosAgent.start}. */
+export interface DbosRunHandle {
+  readonly runId: string;
+  /** Waits for the run to end (across processes and restarts): how it ended. */
+  result(): Promise<DbosRunOutcome>;
+}
+
+/** What one advance of a run (a DBOS step) left: the run's status, and its end. */
+interface Advanced {
+  status: RunStateStatus;
+  outcome?: DbosRunOutcome;
+}
+
+/** What a run waiting for answers waits for: nothing (go on), or a message until a deadline. */
+interface Wait {
+  pending: boolean;
+  deadlineEpochMs: number;
+}
+
+/** The options of {@link dbosAgent}, checked, with their defaults. */
+interface DbosSettings {
+  name: string;
+  databaseUrl: string;
+  dbosSchema: string;
+  approvalWaitMs: number;
+  checksPerRound: number;
+  checkSchedule: string | false;
+  logLevel: string;
+}
+
+const wakeTopic = "switchyard.wake";
+
+/** How soon a run whose answers could not be read (the approver's service out of reach) reads them again. */
+const peekRetryMs = 30_000;
+
+/**
+ * An advance that threw (the store or a service out of reach, the run
+ * still claimed by a process that died) is tried again, for about four
+ * minutes: running it again is safe, since it goes on from the stored state.
+ */
+const advanceStep = {
+  name: "advance",
+  retriesAllowed: true,
+  maxAttempts: 8,
+  intervalSeconds: 2,
+  backoffRate: 2,
+};
+
+/**
+ * A Switchyard agent whose runs are DBOS workflows. Build it with
+ * {@link dbosAgent}, before `launch()`.
+ */
+export class DbosAgent {
+  /** The agent the workflows run: its model records each call in DBOS, its runs live in `runStore`. */
+  readonly agent: Agent;
+  /** The store of the runs' states, start records and spent approvals, on `databaseUrl`. */
+  readonly runStore: PostgresRunStore;
+  readonly #dbos: Dbos;
+  readonly #model: RecordedModel;
+  readonly #settings: DbosSettings;
+  readonly #executorId: string | undefined;
+  readonly #applicationVersion: string | undefined;
+  readonly #runWorkflow: (runId: string, input: AgentInput) => Promise<DbosRunOutcome>;
+  readonly #checkWorkflow: (scheduledAt: Date, context: unknown) => Promise<void>;
+  #checkCursor: string | undefined;
+  #systemPool: Pool | undefined;
+  readonly #logger: Logger;
+
+  constructor(agentOptions: AgentOptions, options: DbosAgentOptions) {
+    const settings = checkOptions(agentOptions, options);
+    this.#settings = settings;
+    this.#executorId = options.executorId;
+    this.#logger = componentLogger(agentOptions.logger, "dbos");
+    this.#applicationVersion = options.applicationVersion;
+    const dbos = loadDbos();
+    this.#dbos = dbos;
+    this.runStore = new PostgresRunStore({
+      connectionString: settings.databaseUrl,
+      schema: options.runStoreSchema ?? "switchyard",
+    });
+    this.#model = new RecordedModel(dbos, agentOptions.model, `${settings.name}.model-call`);
+    this.agent = new Agent({ ...agentOptions, model: this.#model, runStore: this.runStore });
+    this.#runWorkflow = dbos.registerWorkflow(
+      async (runId: string, input: AgentInput) => {
+        let advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
+        while (advanced.outcome === undefined) {
+          const wait = await dbos.runStep(() => this.#waitFor(runId), { name: "peek" });
+          if (wait.pending) {
+            await dbos.recv<string>(wakeTopic, { deadlineEpochMS: wait.deadlineEpochMs });
+          }
+          advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
+        }
+        return advanced.outcome;
+      },
+      { name: `${settings.name}.run` },
+    );
+    this.#checkWorkflow = dbos.registerWorkflow(
+      async () => {
+        await dbos.runStep(() => this.checkApprovals(), { name: "check-approvals" });
+      },
+      { name: `${settings.name}.check-approvals` },
+    );
+  }
+
+  /**
+   * Connects to the database (creating DBOS's tables and the run store's
+   * when missing), recovers the runs this executor had in flight, and
+   * starts the scheduled check. Call once: DBOS is one per process, and
+   * so is a durable agent.
+   */
+  async launch(): Promise<void> {
+    const { name, databaseUrl, dbosSchema, logLevel, checkSchedule } = this.#settings;
+    const { Pool } = loadOptionalPeer<typeof import("pg")>("pg", "dbosAgent");
+    // DBOS's own pool sets this timeout with a query racing the first one
+    // (a deprecation warning with pg 8.23); a pool of ours sets it at connect.
+    this.#systemPool = new Pool({
+      connectionString: databaseUrl,
+      max: 10,
+      options: "-c idle_in_transaction_session_timeout=60000",
+    });
+    this.#systemPool.on("error", () => {
+      // An idle connection that broke: the pool drops it and DBOS opens another.
+    });
+    this.#dbos.setConfig({
+      name,
+      systemDatabaseUrl: databaseUrl,
+      systemDatabasePool: this.#systemPool,
+      systemDatabaseSchemaName: dbosSchema,
+      logLevel,
+      ...(this.#executorId !== undefined ? { executorID: this.#executorId } : {}),
+      ...(this.#applicationVersion !== undefined
+        ? { applicationVersion: this.#applicationVersion }
+        : {}),
+    });
+    await this.#dbos.launch();
+    if (checkSchedule !== false) {
+      await this.#dbos.applySchedules([
+        {
+          scheduleName: `${name}.check-approvals`,
+          workflowFn: this.#checkWorkflow,
+          schedule: checkSchedule,
+        },
+      ]);
+    }
+  }
+
+  /**
+   * Starts a run as a DBOS workflow whose id is the run id, and resolves
+   * once DBOS recorded it (the run itself goes on in the background, and
+   * in another process after a crash). A run id already used resolves to
+   * that run's handle: starting is idempotent by id.
+   */
+  async start(
+    input: AgentInput,
+    options: { runId?: string | undefined } = {},
+  ): Promise<DbosRunHandle> {
+    const runId = options.runId ?? newRunId();
+    const problem = findRunIdProblem(runId);
+    if (problem) throw new ConfigurationError(`start(): ${problem}.`);
+    const handle = await this.#dbos.startWorkflow(this.#runWorkflow, { workflowID: runId })(
+      runId,
+      input,
+    );
+    return { runId, result: () => handle.getResult() };
+  }
+
+  /** The handle of a run started earlier (by this process or another). */
+  retrieve(runId: string): DbosRunHandle {
+    const handle = this.#dbos.retrieveWorkflow<DbosRunOutcome>(runId);
+    return { runId, result: () => handle.getResult() };
+  }
+
+  /**
+   * Tells a run waiting for an approval answer to read it now: what an
+   * application calls when it learns a person answered (a click in its
+   * own UI). A run that is not waiting reads its answers at its next wait.
+   */
+  async wake(runId: string): Promise<void> {
+    await this.#dbos.send(runId, "wake", wakeTopic);
+  }
+
+  /**
+   * The scheduled check: reads the pending approvals of up to
+   * `checksPerRound` runs waiting for answers (the approver's
+   * `peekApproval`, one read a run), and wakes each run with an answer.
+   * Resolves with the ids of the runs woken.
+   */
+  async checkApprovals(): Promise<string[]> {
+    const page = await this.runStore.list({
+      status: "suspended",
+      limit: this.#settings.checksPerRound,
+      ...(this.#checkCursor !== undefined ? { after: this.#checkCursor } : {}),
+    });
+    this.#checkCursor = page.nextCursor;
+    const woken: string[] = [];
+    for (const { runId } of page.runs) {
+      try {
+        const peek = await this.agent.peekPendingAnswers(await this.runStore.load(runId));
+        if (peek.pending) continue;
+        await this.wake(runId);
+        woken.push(runId);
+      } catch (error) {
+        // The run's own wait reads it again.
+        this.#logger.warn({ err: error, runId }, `could not check the answers of run ${runId}`);
+      }
+    }
+    return woken;
+  }
+
+  /**
+   * Hands the runs in flight of a process that will not come back (its
+   * executor id) to the processes of the fleet: each of its pending run
+   * workflows (and model calls) is queued again in DBOS, and a launched
+   * process takes it and goes on from the stored state. Resolves with the
+   * ids of the run workflows handed over. Should the process come back
+   * after all, the run store's claims keep the two from both writing: a
+   * call's start record is written once.
+   */
+  async recoverExecutor(executorId: string): Promise<string[]> {
+    const { name } = this.#settings;
+    const pending = await this.#dbos.listWorkflows({
+      status: "PENDING",
+      executorId,
+      workflowName: [`${name}.run`, `${name}.model-call`],
+    });
+    const ids = pending.map((workflow) => workflow.workflowID);
+    if (ids.length > 0) await this.#dbos.resumeWorkflows(ids);
+    return pending
+      .filter((workflow) => workflow.workflowName === `${name}.run`)
+      .map((workflow) => workflow.workflowID);
+  }
+
+  /** Stops DBOS (the runs in flight are recovered at the next launch) and closes the run store. */
+  async shutdown(): Promise<void> {
+    try {
+      await this.#dbos.shutdown();
+    } finally {
+      await Promise.all([this.#systemPool?.end(), this.runStore.close()]);
+      this.#systemPool = undefined;
+    }
+  }
+
+  /**
+   * One DBOS step: starts the run, or goes on with it from its last saved
+   * state. A step cut by a crash is run again from the start; the run
+   * store makes that safe: a call that had started is never run again,
+   * and the model's recorded answers are replayed.
+   */
+  async #advance(runId: string, input: AgentInput): Promise<Advanced> {
+    const stopCounting = this.#model.beginAttempt(runId);
+    try {
+      const saved = await this.#load(runId);
+      if (saved && saved.status !== "suspended" && saved.status !== "running") {
+        return { status: saved.status, outcome: outcomeOf(runId, saved.status, saved) };
+      }
+      const result = saved
+        ? await this.agent.resume(runId, { suspendOnApproval: true, takeOver: true })
+        : await this.agent.run(input, { runId, suspendOnApproval: true });
+      if (result.status === "suspended") return { status: result.status };
+      return { status: result.status, outcome: outcomeOf(runId, result.status, result) };
+    } finally {
+      stopCounting();
+    }
+  }
+
+  /** One DBOS step: whether the run's answers are all still pending, and how long to wait for one. */
+  async #waitFor(runId: string): Promise<Wait> {
+    const longest = Date.now() + this.#settings.approvalWaitMs;
+    try {
+      const peek = await this.agent.peekPendingAnswers(await this.runStore.load(runId));
+      const expires = peek.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+      return { pending: peek.pending, deadlineEpochMs: Math.min(longest, expires) };
+    } catch (error) {
+      this.#logger.warn(
+        { err: error, runId },
+        `could not read the answers run ${runId} waits for; reading them again in ${peekRetryMs / 1000} s`,
+      );
+      return { pending: true, deadlineEpochMs: Math.min(longest, Date.now() + peekRetryMs) };
+    }
+  }
+
+  async #load(runId: string): Promise<RunState | undefined> {
+    try {
+      return await this.runStore.load(runId);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) return undefined;
+      throw error;
+    }
+  }
+}
+
+/**
+ * A Switchyard agent whose runs are DBOS workflows, on one PostgreSQL
+ * database: each model call is a recorded step (a run recovered after a
+ * crash does not pay for it again), each tool call runs once under the run
+ * store's start record, and a run waiting for an approval waits in DBOS
+ * (`DBOS.recv`) until the answer arrives (`wake()`, the scheduled check) or
+ * the question expires. Takes the options you would give `new Agent`,
+ * without `runStore`: the runs are kept in a `PostgresRunStore` on
+ * `databaseUrl`. See docs/dbos.md.
+ *
+ * @example
+ * const durable = dbosAgent(
+ *   { model, tools: [deleteCallbacks], approver },
+ *   { databaseUrl: process.env.DATABASE_URL! },
+ * );
+ * await durable.launch();
+ * const run = await durable.start("Remove the callbacks pointing at staging");
+ * console.log(await run.result());
+ * await durable.shutdown();
+ */
+export function dbosAgent(agent: AgentOptions, options: DbosAgentOptions): DbosAgent {
+  return new DbosAgent(agent, options);
+}
+
+function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSettings {
+  const problems: string[] = [];
+  if (typeof agent !== "object" || agent === null || typeof agent.model?.complete !== "function") {
+    problems.push("dbosAgent's first argument must be the options of an Agent, with a model.");
+  } else if (agent.runStore !== undefined) {
+    problems.push(
+      "dbosAgent keeps the runs in a PostgresRunStore on databaseUrl: leave runStore out of the agent's options.",
+    );
+  }
+  if (
+    typeof options?.databaseUrl !== "string" ||
+    !/^postgres(ql)?:\/\//.test(options.databaseUrl)
+  ) {
+    problems.push(
+      "databaseUrl must be a PostgreSQL connection string, e.g. postgres://user:password@host:5432/database.",
+    );
+  }
+  const name = options?.name ?? "switchyard";
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    problems.push(
+      `name must be 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit; got ${JSON.stringify(name)}.`,
+    );
+  }
+  for (const schemaOption of ["dbosSchema", "runStoreSchema"] as const) {
+    const schema = options?.[schemaOption];
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      problems.push(
+        `${schemaOption} must be a schema name of lower-case letters, digits and "_" (not starting with a digit); got ${JSON.stringify(schema)}.`,
+      );
+    }
+  }
+  const approvalWaitMs = options?.approvalWaitMs ?? 3_600_000;
+  if (!Number.isInteger(approvalWaitMs) || approvalWaitMs < 1) {
+    problems.push("approvalWaitMs must be a whole number of milliseconds, at least 1.");
+  }
+  const checksPerRound = options?.checksPerRound ?? 100;
+  if (!Number.isInteger(checksPerRound) || checksPerRound < 1 || checksPerRound > 1000) {
+    problems.push("checksPerRound must be a whole number from 1 to 1000.");
+  }
+  const checkSchedule = options?.checkSchedule ?? "*/10 * * * * *";
+  if (checkSchedule !== false && typeof checkSchedule !== "string") {
+    problems.push('checkSchedule must be a cron expression such as "*/10 * * * * *", or false.');
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return {
+    name,
+    dbosSchema: options.dbosSchema ?? "dbos",
+    approvalWaitMs,
+    checksPerRound,
+    checkSchedule,
+    databaseUrl: options.databaseUrl,
+    logLevel: options.logLevel ?? "warn",
+  };
+}
+
+/** How the run ended, for the workflow's result: plain data, secrets already removed by the agent. */
+function outcomeOf(
+  runId: string,
+  status: RunStateStatus,
+  ended: { output?: unknown; error?: RunResult["error"] | RunState["error"] },
+): DbosRunOutcome {
+  const { error } = ended;
+  const described =
+    error === undefined
+      ? undefined
+      : error instanceof Error
+        ? describeThrown(error)
+        : `${error.name}: ${error.message}`;
+  return {
+    runId,
+    status: status as DbosRunOutcome["status"],
+    ...(status === "completed" && ended.output !== undefined ? { output: ended.output } : {}),
+    ...(described !== undefined ? { error: redactText(described.replace(/\s+/g, " ")) } : {}),
+  };
+}
