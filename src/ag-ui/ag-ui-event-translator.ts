@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
+import { redactApprovalAction } from "../agent/build-approval-action.js";
 import type { RunResult } from "../agent/run-result.js";
-import { redactText } from "../internal/redact.js";
+import { SecretRegistry } from "../internal/redact.js";
 import { interruptForAction } from "./interrupt-for-action.js";
 
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
@@ -30,9 +31,23 @@ export class AgUiEventTranslator {
   readonly #announced = new Set<string>();
   readonly #asked = new Map<string, ApprovalAction>();
   readonly #interrupts: Interrupt[] = [];
+  #secrets = new SecretRegistry();
 
   constructor(ids: AgUiRunIds) {
     this.#ids = ids;
+  }
+
+  /**
+   * The agent's secrets (its `secrets` option, its clients' tokens): removed
+   * from everything sent to the client from then on, as from the question.
+   */
+  redactWith(secrets: SecretRegistry | undefined): void {
+    if (secrets) this.#secrets = new SecretRegistry().include(secrets);
+  }
+
+  /** `text` with the patterns' and the agent's secrets removed. */
+  redact(text: string): string {
+    return this.#secrets.redactText(text);
   }
 
   /** RUN_STARTED. */
@@ -67,7 +82,8 @@ export class AgUiEventTranslator {
           ...this.#toolCall(event.toolCallId, event.toolName, event.rawArguments),
         ];
       case "approval-request":
-        this.#asked.set(event.toolCallId, event.action);
+        // The action as the person is shown it: the agent's secrets removed (the fingerprint is the real call's).
+        this.#asked.set(event.toolCallId, redactApprovalAction(event.action, this.#secrets));
         return [];
       case "approval-result":
         if (event.approval.outcome === "pending") {
@@ -131,7 +147,7 @@ export class AgUiEventTranslator {
     const message =
       result.status === "suspended"
         ? "The run waits for an approval this handler did not ask (the agent's approver is not the handler's AgUiApprover)."
-        : redactText(result.error?.message ?? `The run ended ${result.status}.`);
+        : this.redact(result.error?.message ?? `The run ended ${result.status}.`);
     return [...closing, ...this.error(result.status, message)];
   }
 
@@ -153,7 +169,9 @@ export class AgUiEventTranslator {
 
   #toolCallDelta(toolCallId: string, toolName: string, delta: string): AgUiEvent[] {
     const events = this.#announced.has(toolCallId) ? [] : this.#startToolCall(toolCallId, toolName);
-    if (delta !== "") events.push({ type: "TOOL_CALL_ARGS", toolCallId, delta } as AgUiEvent);
+    if (delta !== "") {
+      events.push({ type: "TOOL_CALL_ARGS", toolCallId, delta: this.redact(delta) } as AgUiEvent);
+    }
     return events;
   }
 
@@ -161,7 +179,11 @@ export class AgUiEventTranslator {
     if (this.#announced.has(toolCallId)) return this.#endToolCall(toolCallId);
     const events = this.#startToolCall(toolCallId, toolName);
     if (rawArguments !== "")
-      events.push({ type: "TOOL_CALL_ARGS", toolCallId, delta: rawArguments } as AgUiEvent);
+      events.push({
+        type: "TOOL_CALL_ARGS",
+        toolCallId,
+        delta: this.redact(rawArguments),
+      } as AgUiEvent);
     return [...events, ...this.#endToolCall(toolCallId)];
   }
 

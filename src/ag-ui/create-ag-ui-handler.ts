@@ -7,7 +7,7 @@ import { newRunId } from "../agent/durable/run-id.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
-import { redactText } from "../internal/redact.js";
+import { secretsOf } from "../internal/redact.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { AgUiApprover } from "./ag-ui-approver.js";
 import { type AgUiEvent, AgUiEventTranslator } from "./ag-ui-event-translator.js";
@@ -181,6 +181,7 @@ async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEvent> {
       }
       answered = [...check.answers.keys()];
       const agent = await options.openAgent();
+      translator.redactWith(secretsOf(agent));
       stream = agent.resumeStream(check.state, { signal });
     } else {
       const text = lastUserText(input.messages);
@@ -192,6 +193,7 @@ async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEvent> {
         return;
       }
       const agent = await options.openAgent();
+      translator.redactWith(secretsOf(agent));
       stream = agent.stream(text, {
         signal,
         suspendOnApproval: true,
@@ -201,7 +203,7 @@ async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEvent> {
     }
     for await (const event of stream) yield* translator.translate(event);
   } catch (error) {
-    yield* translator.error("internal_error", redactText(describeThrown(error)));
+    yield* translator.error("internal_error", translator.redact(describeThrown(error)));
   } finally {
     approver.forgetAnswers(answered);
   }

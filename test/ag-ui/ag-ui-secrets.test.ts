@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { z } from "zod";
+import { AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
+import { Agent } from "../../src/agent/agent.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { defineTool } from "../../src/tools/define-tool.js";
+
+// A key of the application's own: nothing but the agent's `secrets` option names it.
+const secret = "hook-token-AgUi7781Qx";
+let directory: string | undefined;
+afterEach(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+it("keeps the agent's registered secrets out of everything sent to the client: the interrupt's description and the streamed arguments", async () => {
+  directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
+  const ran: unknown[] = [];
+  // The description quotes service data that holds the secret (a callback URL with its token).
+  const tool = defineTool({
+    name: "delete_hook",
+    description: "Deletes a webhook by id.",
+    parameters: z.object({ id: z.string(), reason: z.string() }),
+    needsApproval: true,
+    describeAction: ({ id }) => ({
+      summary: "Delete 1 webhook",
+      details: [
+        { label: `webhook ${id} sends to`, value: `https://hooks.example.com/in?token=${secret}` },
+      ],
+    }),
+    execute: async (args) => {
+      ran.push(args);
+      return { deleted: true };
+    },
+  });
+  const approver = new AgUiApprover();
+  const runStore = new FileRunStore({ directory });
+  const agent = new Agent({
+    model: new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "delete_hook", arguments: { id: "wh_1", reason: "retired" }, id: "call_1" },
+        ],
+      },
+    ]),
+    tools: [tool],
+    approver,
+    runStore,
+    secrets: [secret],
+  });
+  const handler = createAgUiHandler({ agent, approver, runStore, authorize: () => "ada" });
+  const response = await handler(
+    new Request("http://app.example/api/agent", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        threadId: "t1",
+        runId: "r1",
+        messages: [{ id: "m1", role: "user", content: "Delete webhook wh_1" }],
+        tools: [],
+        context: [],
+      }),
+    }),
+  );
+  const text = await response.text();
+  expect(text).toContain('"type":"RUN_FINISHED"');
+  expect(text).toContain("interrupt");
+  expect(text).toContain("https://hooks.example.com/in?token=[redacted]");
+  expect(text).not.toContain(secret);
+  expect(ran).toEqual([]);
+});
