@@ -54,9 +54,17 @@ export interface AgUiHandlerOptions {
    * Names the person behind a request that answers interrupts (from your
    * session or token check), recorded as `approvedBy` in the audit trail.
    * Resolve `undefined` (or throw) to refuse the answers. Without it, every
-   * answer is refused: an approval must come from someone.
+   * answer is refused: an approval must come from someone. `resume.threadId`
+   * is the thread whose interrupts the request answers (every entry is
+   * checked to belong to it), so an application can let only the thread's
+   * owner answer. The request's body has already been read.
    */
-  authorize?: ((request: Request) => string | undefined | Promise<string | undefined>) | undefined;
+  authorize?:
+    | ((
+        request: Request,
+        resume: { threadId: string },
+      ) => string | undefined | Promise<string | undefined>)
+    | undefined;
   /**
    * The largest request body read, in bytes.
    * @default 1_048_576
@@ -212,7 +220,7 @@ async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEvent> {
 async function answererOf(options: ServeRunOptions): Promise<string | undefined> {
   if (options.authorize === undefined) return undefined;
   try {
-    const name = await options.authorize(options.request);
+    const name = await options.authorize(options.request, { threadId: options.input.threadId });
     return typeof name === "string" && name.trim() !== "" ? name.trim().slice(0, 200) : undefined;
   } catch {
     return undefined;

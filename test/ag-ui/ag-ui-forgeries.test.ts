@@ -198,4 +198,29 @@ describe("a forged or replayed AG-UI answer is refused with RUN_ERROR, and nothi
     expect(answer.error?.code).toBe("unauthorized");
     expect(server.runs).toEqual([]);
   });
+
+  it("an answer by someone authorize() names but who does not own the thread", async () => {
+    // The application's record of who owns which thread: every thread here is ada's.
+    const ownerOf = (_threadId: string) => "ada";
+    const seen: Array<{ threadId: string }> = [];
+    const {
+      server: guarded,
+      client,
+      interrupt,
+    } = await interrupted({
+      authorize: (request, resume) => {
+        seen.push(resume);
+        const user = request.headers.get("x-user") ?? "";
+        return ownerOf(resume.threadId) === user ? `${user}@example.com` : undefined;
+      },
+    });
+    const answer = await postRun(
+      guarded.url,
+      { threadId: client.threadId, resume: [approve(interrupt)] },
+      "mallory",
+    );
+    expect(answer.error?.code).toBe("unauthorized");
+    expect(seen.at(-1)).toEqual({ threadId: client.threadId });
+    expect(guarded.runs).toEqual([]);
+  });
 });
