@@ -10,7 +10,13 @@ import {
   type RequestTarget,
   TimeoutError,
 } from "../errors/transport-errors.js";
-import { redactError, redactText, redactValue } from "../internal/redact.js";
+import {
+  redactError,
+  redactHeaders,
+  redactText,
+  redactUrl,
+  redactValue,
+} from "../internal/redact.js";
 
 /** What an AI SDK failure is read with, and how the call ended. */
 export interface FailureContext {
@@ -49,14 +55,15 @@ export function toSwitchyardError(error: unknown, context: FailureContext): Erro
     return new AbortedError("The model call was aborted by the caller", { cause });
   }
   if (provider.APICallError.isInstance(error)) {
-    const where: RequestTarget = { method: "POST", url: error.url };
+    // The provider's URL may carry a key in its query (`?key=`), and its answer's headers cookies.
+    const where: RequestTarget = { method: "POST", url: redactUrl(error.url) };
     if (error.statusCode === undefined) return new ConnectionError(where, { cause });
     const bodyText = error.responseBody ?? "";
     return createApiError(
       {
         ...where,
         status: error.statusCode,
-        headers: new Headers(error.responseHeaders ?? {}),
+        headers: redactHeaders(new Headers(error.responseHeaders ?? {})),
         body: redactValue(error.data ?? parseBody(bodyText)),
         bodyText: redactText(bodyText),
       },

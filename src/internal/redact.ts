@@ -93,6 +93,25 @@ function redactInner(
 }
 
 /**
+ * A URL with the values of its secret-named query parameters (`key`,
+ * `api_key`, `token`, ...) replaced and secrets removed from the rest; text
+ * that is not a URL is redacted as text.
+ */
+export function redactUrl(url: string, knownSecrets: readonly string[] = []): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return redactText(url, knownSecrets);
+  }
+  for (const name of new Set(parsed.searchParams.keys())) {
+    if (isSecretKey(name) || name.toLowerCase() === "key")
+      parsed.searchParams.set(name, redactedMarker);
+  }
+  return redactText(parsed.href === url ? url : parsed.href, knownSecrets);
+}
+
+/**
  * Headers with the values of secret-named headers (`authorization`,
  * `set-cookie`, ...) replaced and secrets removed from the others; the same
  * object when nothing had to change.

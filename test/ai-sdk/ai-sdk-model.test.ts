@@ -586,6 +586,34 @@ describe("aiSdkModel: failures", () => {
     expect(calls).toBe(2);
   });
 
+  it("keeps a key in the provider's URL and its answer's cookies and key headers out of the error", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        throw new APICallError({
+          message: "status 400",
+          url: "https://models.example.test/v1/generate?key=AIzaSyA1234567890abcdefghijklmn&alt=sse",
+          requestBodyValues: {},
+          statusCode: 400,
+          responseHeaders: {
+            "set-cookie": "session=abc123secretvalue",
+            "x-api-key": "provider-key-0987654321",
+            "x-request-id": "req_1",
+          },
+          responseBody: JSON.stringify({ error: { message: "bad" } }),
+        });
+      },
+    });
+    const failure = (await aiSdkModel(model)
+      .complete(hello)
+      .catch((error: unknown) => error)) as BadRequestError;
+    expect(failure).toBeInstanceOf(BadRequestError);
+    expect(failure.url).toBe("https://models.example.test/v1/generate?key=%5Bredacted%5D&alt=sse");
+    expect(failure.headers.get("set-cookie")).toBe("[redacted]");
+    expect(failure.headers.get("x-api-key")).toBe("[redacted]");
+    expect(failure.headers.get("x-request-id")).toBe("req_1");
+    expect(`${failure.message} ${failure.url}`).not.toContain("AIzaSyA1234567890abcdefghijklmn");
+  });
+
   it("makes no answer a ConnectionError and a missing key a ConfigurationError", async () => {
     const unreachable = new MockLanguageModelV3({
       doGenerate: async () => {
