@@ -121,10 +121,16 @@ export function createCallbacksTool(
     // The service refuses a url registered twice for one message type, so the list says which took effect.
     reconcile: async ({ callbacks }, { signal }) => {
       const listed = await client.listCallbacks({ messageType: "all" }, { signal });
-      const registered = (callback: { url: string; message_type: string }) =>
-        listed.find(
-          (entry) => entry.url === callback.url && entry.message_type === callback.message_type,
-        );
+      // The same url, type and (when the approved call named one) API version.
+      const sameCallback = (
+        entry: { url: string; message_type: string; api_version?: string | undefined },
+        callback: { url: string; message_type: string; api_version?: string | undefined },
+      ) =>
+        entry.url === callback.url &&
+        entry.message_type === callback.message_type &&
+        (callback.api_version === undefined || entry.api_version === callback.api_version);
+      const registered = (callback: (typeof callbacks)[number]) =>
+        listed.find((entry) => sameCallback(entry, callback));
       const missing = callbacks.filter((callback) => registered(callback) === undefined);
       const createdNow =
         missing.length > 0
@@ -141,10 +147,7 @@ export function createCallbacksTool(
           : [];
       const created = callbacks.flatMap((callback) => {
         const found =
-          registered(callback) ??
-          createdNow.find(
-            (entry) => entry.url === callback.url && entry.message_type === callback.message_type,
-          );
+          registered(callback) ?? createdNow.find((entry) => sameCallback(entry, callback));
         return found ? [toCallbackView(found)] : [];
       });
       const result: CreateCallbacksResult = { created, count: created.length };
