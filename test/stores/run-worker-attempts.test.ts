@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Approver } from "../../src/agent/approver.js";
 import { RunStateError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
-import type { RunStore } from "../../src/agent/durable/run-store.js";
+import type { RunClaim, RunStore } from "../../src/agent/durable/run-store.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import { checkRunStateSeal } from "../../src/agent/durable/seal-run-state.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
@@ -337,21 +337,53 @@ for (const storage of ["file", "postgres"] as const) {
         approver,
         runStore: store,
       });
-      const settled: { attempts: number | undefined; at: number }[] = [];
+      const settled: { attempts: number | undefined }[] = [];
+      // When the worker released each claim with its next check: the wait is
+      // measured from there, not from a callback a loaded machine may delay.
+      const releasedAt: number[] = [];
+      const watchClaim = (claim: RunClaim): RunClaim =>
+        new Proxy(claim, {
+          get(target, property) {
+            if (property === "release") {
+              return (options?: Parameters<RunClaim["release"]>[0]) => {
+                if (options?.nextCheckAt) releasedAt.push(Date.now());
+                return target.release(options);
+              };
+            }
+            const value = Reflect.get(target, property, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+      const watched = new Proxy(store, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property === "claimNext") {
+            return async (...args: Parameters<RunStore["claimNext"]>) => {
+              const claim = await target.claimNext(...args);
+              return claim && watchClaim(claim);
+            };
+          }
+          if (property === "claimDue") {
+            return async (...args: Parameters<NonNullable<RunStore["claimDue"]>>) =>
+              ((await target.claimDue?.(...args)) ?? []).map(watchClaim);
+          }
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
       const worker = new RunWorker({
-        runStore: store,
+        runStore: watched,
         agent,
         maxAttempts: 10,
         pollIntervalMs: 10,
         firstRecheckAfterMs: 1_000,
         recheckAfterMs: 1_000,
         maxRetryAfterMs: 60_000,
-        onRunSettled: (outcome) => settled.push({ attempts: outcome.attempts, at: Date.now() }),
+        onRunSettled: (outcome) => settled.push({ attempts: outcome.attempts }),
       });
       await workUntil(worker, () => settled.length >= 2, "two failed attempts");
       expect(settled.map((outcome) => outcome.attempts)).toEqual([1, 2]);
       const schedule = await store.schedule(runId);
-      const waited = (schedule?.nextCheckAt?.getTime() ?? 0) - (settled[1]?.at ?? 0);
+      const waited = (schedule?.nextCheckAt?.getTime() ?? 0) - (releasedAt[1] ?? 0);
       // After the second failure: 2 s less up to a quarter (1.5 to 2 s), not
       // recheckAfterMs' 1 s; a failing deploy does not use up a day's attempts in minutes.
       expect(waited).toBeGreaterThan(1_250);
