@@ -26,8 +26,12 @@ function approving(store: PostgresRunStore) {
   return { agent, deletions, approver };
 }
 
-it("PostgreSQL: an older sealed copy of a run put back after its approval was used is refused before anything runs", async () => {
-  const store = makeStore();
+/**
+ * A run whose approval was used (its deletion ran, by `first`), then its
+ * older suspended row put back, seal and all, as someone with write access
+ * to the database would: the run's id and the agent that ran it.
+ */
+async function putBackOlderCopy(store: PostgresRunStore) {
   const suspended = await new Agent({
     model: new ScriptedModel([listAndDelete]),
     tools: callbackTools().tools,
@@ -37,7 +41,6 @@ it("PostgreSQL: an older sealed copy of a run put back after its approval was us
   }).run("delete cb-1 and cb-2", { suspendOnApproval: true });
   const runId = suspended.runId ?? "";
   expect(suspended.status).toBe("suspended");
-
   const admin = new pg.Client({ connectionString: testDatabaseUrl() });
   await admin.connect();
   try {
@@ -51,81 +54,58 @@ it("PostgreSQL: an older sealed copy of a run put back after its approval was us
     const first = approving(store);
     expect((await first.agent.resume(runId)).status).toBe("completed");
     expect(first.deletions).toEqual([["cb-1", "cb-2"]]);
-
-    // What someone with write access to the database would do: the older row put back, seal and all.
     await admin.query(
       `UPDATE ${table} SET state = $2::jsonb, status = 'suspended', revision = $3 WHERE run_id = $1`,
       [runId, JSON.stringify(older?.state), older?.revision],
     );
-    const second = approving(store);
-    const resumed = second.agent.resume(runId);
-    await expect(resumed).rejects.toThrow(RunStateError);
-    await expect(resumed).rejects.toThrow(/older copy of run/);
-    // Refused before the answer was even read: nothing asked, nothing run.
-    expect(second.approver.checkRequests).toEqual([]);
-    expect(second.deletions).toEqual([]);
+    return { runId, first };
   } finally {
     await admin.end();
   }
+}
+
+it("PostgreSQL: an older sealed copy of a run put back after its approval was used is refused before anything runs", async () => {
+  const store = makeStore();
+  const { runId } = await putBackOlderCopy(store);
+  const second = approving(store);
+  const resumed = second.agent.resume(runId);
+  await expect(resumed).rejects.toThrow(RunStateError);
+  await expect(resumed).rejects.toThrow(/older copy of run/);
+  // Refused before the answer was even read: nothing asked, nothing run.
+  expect(second.approver.checkRequests).toEqual([]);
+  expect(second.deletions).toEqual([]);
 });
 
 it("PostgreSQL: a worker ends an older sealed copy put back failed at its first attempt, naming the rollback, and never takes it again", async () => {
   const store = makeStore();
-  const suspended = await new Agent({
-    model: new ScriptedModel([listAndDelete]),
-    tools: callbackTools().tools,
-    approver: new ScriptedApprover(["pending"]),
-    runStore: store,
-    stateKey,
-  }).run("delete cb-1 and cb-2", { suspendOnApproval: true });
-  const runId = suspended.runId ?? "";
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  try {
-    const table = `"${store.schema}".runs`;
-    const [older] = (
-      await admin.query<{ state: unknown; revision: string }>(
-        `SELECT state, revision FROM ${table} WHERE run_id = $1`,
-        [runId],
-      )
-    ).rows;
-    const first = approving(store);
-    expect((await first.agent.resume(runId)).status).toBe("completed");
-    await admin.query(
-      `UPDATE ${table} SET state = $2::jsonb, status = 'suspended', revision = $3 WHERE run_id = $1`,
-      [runId, JSON.stringify(older?.state), older?.revision],
-    );
-    await store.wake(runId);
-
-    const second = approving(store);
-    const settled: RunWorkerOutcome[] = [];
-    await workUntil(
-      new RunWorker({
-        runStore: store,
-        agent: second.agent,
-        pollIntervalMs: 10,
-        firstRecheckAfterMs: 5,
-        recheckAfterMs: 20,
-        onRunSettled: (outcome) => settled.push(outcome),
-      }),
-      () => settled.length > 0,
-      "the worker to settle the run",
-    );
-    // Ended at the first attempt (not retried up to maxAttempts over hours).
-    expect(settled).toHaveLength(1);
-    expect(settled[0]?.gaveUp).toBe(true);
-    expect(settled[0]?.attempts).toBe(1);
-    expect(settled[0]?.error).toBeInstanceOf(RunRolledBackError);
-    const after = await store.load(runId);
-    expect(after.status).toBe("failed");
-    expect(after.error?.name).toBe("RunRolledBack");
-    expect(after.error?.message).toMatch(/older copy of run .* put back/);
-    expect(await store.claimNext()).toBeUndefined();
-    // Nothing asked, nothing run again; the approval stays spent.
-    expect(second.approver.checkRequests).toEqual([]);
-    expect(second.deletions).toEqual([]);
-    expect(first.deletions).toEqual([["cb-1", "cb-2"]]);
-  } finally {
-    await admin.end();
-  }
+  const { runId, first } = await putBackOlderCopy(store);
+  await store.wake(runId);
+  const second = approving(store);
+  const settled: RunWorkerOutcome[] = [];
+  await workUntil(
+    new RunWorker({
+      runStore: store,
+      agent: second.agent,
+      pollIntervalMs: 10,
+      firstRecheckAfterMs: 5,
+      recheckAfterMs: 20,
+      onRunSettled: (outcome) => settled.push(outcome),
+    }),
+    () => settled.length > 0,
+    "the worker to settle the run",
+  );
+  // Ended at the first attempt (not retried up to maxAttempts over hours).
+  expect(settled).toHaveLength(1);
+  expect(settled[0]?.gaveUp).toBe(true);
+  expect(settled[0]?.attempts).toBe(1);
+  expect(settled[0]?.error).toBeInstanceOf(RunRolledBackError);
+  const after = await store.load(runId);
+  expect(after.status).toBe("failed");
+  expect(after.error?.name).toBe("RunRolledBack");
+  expect(after.error?.message).toMatch(/older copy of run .* put back/);
+  expect(await store.claimNext()).toBeUndefined();
+  // Nothing asked, nothing run again; the approval stays spent.
+  expect(second.approver.checkRequests).toEqual([]);
+  expect(second.deletions).toEqual([]);
+  expect(first.deletions).toEqual([["cb-1", "cb-2"]]);
 });
