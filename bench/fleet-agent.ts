@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
+import type { AgentOptions } from "../src/agent/agent-options.js";
 import type { RunStore } from "../src/agent/durable/run-store.js";
+import type { Model } from "../src/agent/model.js";
 import { MessagingApprover } from "../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../src/clients/orders/order-client.js";
@@ -45,6 +47,10 @@ export interface FleetAgentOptions {
    * (the fleet test's worker may die there: a kill during the call).
    */
   onCalled?: ((ids: readonly string[]) => void) | undefined;
+  /** The model; `steps` is then not read. @default a ScriptedModel of `steps` */
+  model?: Model | undefined;
+  /** How long a question stays open (`MessagingApprover` `pendingExpiresInSeconds`). @default its default */
+  pendingExpiresInSeconds?: number | undefined;
 }
 
 /**
@@ -57,6 +63,18 @@ export function buildFleetAgent(
   runStore: RunStore,
   options: FleetAgentOptions = {},
 ): Agent {
+  return new Agent({ ...fleetAgentOptions(services, options), runStore });
+}
+
+/**
+ * The fleet agent's model, tool and approver, for an agent built elsewhere
+ * (DBOS builds its own from options). Its `delete_callbacks` reconciles a
+ * call cut short: the ids the service still lists are deleted then.
+ */
+export function fleetAgentOptions(
+  services: FleetServices,
+  options: FleetAgentOptions = {},
+): Pick<AgentOptions, "model" | "tools" | "approver"> {
   const steps = options.steps ?? Array.from({ length: 20_000 }, () => ({ text: "Done." }));
   const afterCallMs = options.afterCallMs ?? 0;
   const orders = new OrderClient({
@@ -103,11 +121,9 @@ export function buildFleetAgent(
     subscriptionLinkId: services.approverLinkId,
     timeoutMs: 10_000,
     pollIntervalMs: 5,
+    ...(options.pendingExpiresInSeconds !== undefined
+      ? { pendingExpiresInSeconds: options.pendingExpiresInSeconds }
+      : {}),
   });
-  return new Agent({
-    model: new ScriptedModel(steps),
-    tools: [deleteCallbacks],
-    approver,
-    runStore,
-  });
+  return { model: options.model ?? new ScriptedModel(steps), tools: [deleteCallbacks], approver };
 }

@@ -1,20 +1,10 @@
-import { z } from "zod";
+import { type FleetServices, fleetAgentOptions } from "../../bench/fleet-agent.js";
 import type { AgentOptions } from "../../src/agent/agent-options.js";
 import type { ModelRequest } from "../../src/agent/model.js";
-import { MessagingApprover } from "../../src/approvers/messaging/messaging-approver.js";
-import { MessagingClient } from "../../src/clients/messaging/messaging-client.js";
-import { OrderClient } from "../../src/clients/orders/order-client.js";
 import { ScriptedModel } from "../../src/testing/index.js";
-import { defineTool } from "../../src/tools/define-tool.js";
 
-/** Where the test agent's services are (the simulators'). */
-export interface DbosTestServices {
-  ordersUrl: string;
-  ordersToken: string;
-  messagingUrl: string;
-  messagingToken: string;
-  approverLinkId: string;
-}
+/** Where the test agent's services are (the simulators'): the fleet agent's. */
+export type DbosTestServices = FleetServices;
 
 /**
  * A model that reads the conversation instead of a fixed order (a process
@@ -36,11 +26,11 @@ export function conversationModel(): ScriptedModel {
 }
 
 /**
- * The options of the test's agent: one destructive tool deleting callbacks
- * in the orders simulator, approved through the messaging simulator.
- * `onCalled` runs once the deletion was answered, before the tool returns
- * (where a process may die, in the fault test); `pendingExpiresInSeconds`
- * is how long a question stays open.
+ * The options of the test's agent: the fleet agent's one destructive tool
+ * deleting callbacks in the orders simulator, approved through the messaging
+ * simulator. `onCalled` runs once the deletion was answered, before the tool
+ * returns (where a process may die, in the fault test);
+ * `pendingExpiresInSeconds` is how long a question stays open.
  */
 export function dbosTestAgentOptions(
   services: DbosTestServices,
@@ -48,37 +38,5 @@ export function dbosTestAgentOptions(
   onCalled?: (ids: readonly string[]) => void,
   pendingExpiresInSeconds?: number,
 ): AgentOptions {
-  const orders = new OrderClient({
-    baseUrl: services.ordersUrl,
-    token: services.ordersToken,
-    maxRetries: 0,
-  });
-  const deleteCallbacks = defineTool({
-    name: "delete_callbacks",
-    description: "Deletes callbacks by id.",
-    parameters: z.object({ ids: z.array(z.string()).min(1) }),
-    needsApproval: true,
-    describeAction: ({ ids }) => ({
-      summary: `Delete ${ids.length} callback(s).`,
-      details: ids,
-      irreversible: true,
-    }),
-    execute: async ({ ids }, context) => {
-      const results = await orders.deleteCallbacks(ids, { signal: context.signal });
-      onCalled?.(ids);
-      return results;
-    },
-  });
-  const approver = new MessagingApprover({
-    client: new MessagingClient({
-      baseUrl: services.messagingUrl,
-      token: services.messagingToken,
-      maxRetries: 0,
-    }),
-    subscriptionLinkId: services.approverLinkId,
-    timeoutMs: 10_000,
-    pollIntervalMs: 5,
-    ...(pendingExpiresInSeconds !== undefined ? { pendingExpiresInSeconds } : {}),
-  });
-  return { model, tools: [deleteCallbacks], approver };
+  return fleetAgentOptions(services, { model, onCalled, pendingExpiresInSeconds });
 }
