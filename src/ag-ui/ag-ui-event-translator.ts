@@ -38,11 +38,12 @@ export class AgUiEventTranslator {
   }
 
   /**
-   * The agent's secrets (its `secrets` option, its clients' tokens): removed
-   * from everything sent to the client from then on, as from the question.
+   * The agent's secrets (its `secrets` option, its clients' tokens):
+   * removed from then on from the interrupts (as from the question), the
+   * tool calls' argument text and error messages sent to the client.
    */
   redactWith(secrets: SecretRegistry | undefined): void {
-    if (secrets) this.#secrets = new SecretRegistry().include(secrets);
+    if (secrets) this.#secrets = secrets;
   }
 
   /** `text` with the patterns' and the agent's secrets removed. */

@@ -108,7 +108,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
   if (options.approver !== undefined && !(options.approver instanceof AgUiApprover)) {
     throw new ConfigurationError("createAgUiHandler: approver must be an AgUiApprover.");
   }
-  schemas("createAgUiHandler");
+  const { RunAgentInputSchema } = schemas("createAgUiHandler");
   const approver = options.approver ?? new AgUiApprover();
   const runStore = options.runStore ?? new FileRunStore();
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
@@ -128,7 +128,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
     } catch {
       return badRequest("The request body is not JSON: send a RunAgentInput.");
     }
-    const parsed = schemas("createAgUiHandler").RunAgentInputSchema.safeParse(json);
+    const parsed = RunAgentInputSchema.safeParse(json);
     if (!parsed.success) {
       const issues = parsed.error.issues
         .slice(0, 5)

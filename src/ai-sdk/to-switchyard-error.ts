@@ -77,7 +77,7 @@ export function toSwitchyardError(error: unknown, context: FailureContext): Erro
   return new SwitchyardError(`The model ${target.url} failed: ${message}`, { cause });
 }
 
-/** Whether a failure may be sent again: the provider's own verdict, or a timeout of this read-like call. */
+/** Whether a failure may be sent again, as the provider says (`APICallError.isRetryable`); the caller retries timeouts itself. */
 export function isRetryableFailure(original: unknown, provider: typeof ProviderModule): boolean {
   return provider.APICallError.isInstance(original) && original.isRetryable;
 }

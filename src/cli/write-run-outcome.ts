@@ -20,9 +20,9 @@ export interface RunOutcomeOptions {
   command?: "run" | "resume" | undefined;
   /**
    * `switchyard run --no-wait`: stdout carries the run's id and nothing
-   * else, however the run ended, so `id=$(switchyard run ... --no-wait)`
-   * always captures an id; the answer stays on stderr, and `runs show`
-   * prints it again. (With `json`, the report, which holds both.)
+   * else, so `id=$(switchyard run ... --no-wait)` captures the id of a run
+   * that was saved (one that failed before it was, has none to print); the
+   * answer stays on stderr, and `runs show` prints it again. (With `json`, the report, which holds both.)
    * @default false
    */
   noWait?: boolean | undefined;

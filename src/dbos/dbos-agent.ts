@@ -26,7 +26,8 @@ export interface DbosAgentOptions {
   databaseUrl: string;
   /**
    * The application's name in DBOS, and the prefix of the workflows this
-   * agent registers: give each durable agent of a process its own.
+   * agent registers: the same in every process of one application (a
+   * process runs one durable agent).
    * @default "switchyard"
    */
   name?: string | undefined;

@@ -17,7 +17,8 @@ import {
   escapeUntrustedText,
   quoteUntrustedValue,
 } from "../internal/untrusted-text.js";
-import type { ActionDetail, ToolTarget } from "../tools/tool.js";
+import { formatTarget } from "../tools/format-target.js";
+import type { ActionDetail } from "../tools/tool.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
 /** Options of {@link elicitationApprover}. */
@@ -136,17 +137,6 @@ function detailLines(detail: ActionDetail | string): string[] {
     ];
   }
   return [label];
-}
-
-function formatTarget(target: ToolTarget): string {
-  const parts = [`${escapeUntrustedText(target.service)} service`];
-  if (target.address) parts[0] += ` at ${escapeUntrustedText(target.address)}`;
-  if (target.account) parts.push(`account ${escapeUntrustedText(target.account)}`);
-  if (target.environment) {
-    const environment = escapeUntrustedText(target.environment);
-    parts.push(`environment: ${environment === "production" ? "PRODUCTION" : environment}`);
-  }
-  return parts.join(", ");
 }
 
 /** The answer, parsed: only `accept` with `decision: "approve"` approves; the note is cut to its limit. */

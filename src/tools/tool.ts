@@ -147,10 +147,11 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
   /**
    * How to learn the outcome of a call that was interrupted after its start
    * record (its process died during the call), instead of reporting it as
-   * of unknown outcome. Called at most once, when a resumed run finds the
-   * call started and unfinished, with the call's arguments and its
-   * idempotency key; it asks the service what took effect and finishes
-   * what did not, so it must be safe whether or not the call took effect
+   * of unknown outcome. Called once per resume that finds the call started
+   * and unfinished (again if that resume dies before saving), with the
+   * call's arguments and its idempotency key; it asks the service what took
+   * effect and finishes what did not, so it must be safe to repeat, and
+   * safe whether or not the call took effect
    * (deleting by id what is still there, creating with the same idempotency
    * key). Resolve `undefined` (or throw) when the service cannot tell: the
    * call then stays of unknown outcome. The call is never run again through

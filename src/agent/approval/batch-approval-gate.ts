@@ -1,12 +1,7 @@
 import type { Logger } from "pino";
 import { redactText } from "../../internal/redact.js";
 import { abortable } from "../abortable.js";
-import {
-  type ApprovalRecord,
-  gateRefusal,
-  judgeDecision,
-  logGateDecision,
-} from "../approval-gate.js";
+import { type ApprovalRecord, gateRefusal, judgeDecision } from "../approval-gate.js";
 import type { ApprovalAction, Approver } from "../approver.js";
 import { describeThrown } from "../describe-thrown.js";
 
@@ -31,21 +26,8 @@ export interface BatchApprovalGateOptions {
  * question when the approver throws, is aborted, or does not answer with one
  * decision per action; an approval or pending answer naming the same
  * interaction id as another item's is refused, since each approval is spent
- * once and on its own. Logs one audit line per action.
- */
-export async function passBatchApprovalGate(
-  options: BatchApprovalGateOptions,
-): Promise<ApprovalRecord[]> {
-  const records = await decideBatch(options);
-  records.forEach((record, index) => {
-    logGateDecision(options.logger, options.actions[index] as ApprovalAction, record, false);
-  });
-  return records;
-}
-
-/**
- * The decisions of {@link passBatchApprovalGate}, without its audit lines:
- * for the agent, whose settling step writes each decision's line once it is final.
+ * once and on its own. Writes no audit line: the agent's settling step
+ * writes each decision's once it is final.
  */
 export async function decideBatch(options: BatchApprovalGateOptions): Promise<ApprovalRecord[]> {
   const { approver, actions, signal } = options;

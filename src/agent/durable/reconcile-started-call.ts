@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { redactedMarker, redactText } from "../../internal/redact.js";
 import type { AnyTool } from "../../tools/tool.js";
+import { abortable } from "../abortable.js";
 import { fingerprintOf, sameFingerprint } from "../approval/fingerprint-check.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { ToolCallRecord, ToolCallRecordBase } from "../run-result.js";
@@ -58,12 +59,16 @@ export async function reconcileStartedCall(
   const logger = environment.logger.child({ tool: base.toolName, toolCallId: base.toolCallId });
   let found: Awaited<ReturnType<NonNullable<typeof tool.reconcile>>>;
   try {
-    found = await tool.reconcile(checked.data, {
+    // Stops waiting at the timeout even for a reconcile that ignores its signal.
+    found = await abortable(
+      tool.reconcile(checked.data, {
+        signal,
+        logger,
+        toolCallId: base.toolCallId,
+        idempotencyKey: environment.journal.idempotencyKey(base.toolCallId, fingerprint),
+      }),
       signal,
-      logger,
-      toolCallId: base.toolCallId,
-      idempotencyKey: environment.journal.idempotencyKey(base.toolCallId, fingerprint),
-    });
+    );
   } catch (error) {
     logger.warn(
       { err: error },

@@ -125,6 +125,8 @@ export class RunJournal {
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
   readonly #secrets: SecretRegistry;
+  /** {@link task}, once read (`null` until then). */
+  #task: string | undefined | null = null;
   readonly #stateKey: string | undefined;
   readonly #startedCalls: StartedCalls;
   /** The run's id, or for a run without one a random id made when first needed: what idempotency keys derive from. */
@@ -188,10 +190,16 @@ export class RunJournal {
    * when the conversation has none.
    */
   get task(): string | undefined {
-    const first = this.messages.find((message) => message.role === "user");
-    if (first?.role !== "user" || first.content.trim() === "") return undefined;
-    const text = this.#secrets.redactText(first.content.trim());
-    return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+    // Read once: the first user message never changes, and every question asks for it.
+    if (this.#task === null) {
+      const first = this.messages.find((message) => message.role === "user");
+      const text =
+        first?.role === "user" && first.content.trim() !== ""
+          ? this.#secrets.redactText(first.content.trim())
+          : undefined;
+      this.#task = text !== undefined && text.length > 200 ? `${text.slice(0, 199)}…` : text;
+    }
+    return this.#task;
   }
 
   /** True when the run goes on from a state its store holds (a resumed run). */

@@ -6,7 +6,8 @@ import {
 } from "../../clients/messaging/messaging-requests.js";
 import { redactText } from "../../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
-import type { ActionDescription, ActionDetail, ToolTarget } from "../../tools/tool.js";
+import { formatTarget } from "../../tools/format-target.js";
+import type { ActionDescription, ActionDetail } from "../../tools/tool.js";
 
 /** The answers an approval question offers; only `approve` lets the action run. */
 export const approvalOptions = [
@@ -181,22 +182,6 @@ export function describeActionLines(description: ActionDescription | undefined):
     } else push(label);
   }
   return lines;
-}
-
-/**
- * Where an action happens, in words: `orders service at
- * sandbox.example.com, account acme, environment: sandbox` (production is
- * written in capitals, so it stands out).
- */
-export function formatTarget(target: ToolTarget): string {
-  const parts = [`${escapeUntrustedText(target.service)} service`];
-  if (target.address) parts[0] += ` at ${escapeUntrustedText(target.address)}`;
-  if (target.account) parts.push(`account ${escapeUntrustedText(target.account)}`);
-  if (target.environment) {
-    const environment = escapeUntrustedText(target.environment);
-    parts.push(`environment: ${environment === "production" ? "PRODUCTION" : environment}`);
-  }
-  return parts.join(", ");
 }
 
 // `label: "value"`, the value cut (inside its quotes, never in an escape) when the line would be too long.

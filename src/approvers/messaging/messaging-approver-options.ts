@@ -27,8 +27,8 @@ export interface MessagingApproverOptions {
    */
   maxPollIntervalMs?: number | undefined;
   /**
-   * Receives the audit line of each decision (`msg: "approval decision"`) and
-   * warnings, under `component: "messaging-approver"`.
+   * Receives the approver's warnings, under `component: "messaging-approver"`
+   * (the audit line of each decision is the agent's).
    * @default the logger of the approval context (the agent's)
    */
   logger?: Logger | undefined;

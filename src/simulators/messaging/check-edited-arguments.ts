@@ -69,17 +69,23 @@ export function checkEditedArguments(
   return { ok: true, text };
 }
 
+/** Each question's schema compiled once (`null`: one this validator cannot check), for every edit retyped against it. */
+const compiledSchemas = new WeakMap<object, ((value: unknown) => string[]) | null>();
+
 function schemaProblems(schema: unknown, value: unknown): string[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [];
-  let check: (value: unknown) => string[];
-  try {
-    check = compileJsonSchema(schema as Record<string, unknown>, {
-      untrusted: true,
-      subject: "The tool's parameters",
-    });
-  } catch {
-    // A schema this validator cannot check is left to the agent, which checks with the tool itself.
-    return [];
+  let check = compiledSchemas.get(schema);
+  if (check === undefined) {
+    try {
+      check = compileJsonSchema(schema as Record<string, unknown>, {
+        untrusted: true,
+        subject: "The tool's parameters",
+      });
+    } catch {
+      // A schema this validator cannot check is left to the agent, which checks with the tool itself.
+      check = null;
+    }
+    compiledSchemas.set(schema, check);
   }
-  return check(value);
+  return check === null ? [] : check(value);
 }
