@@ -38,11 +38,20 @@ export function openStateDirectory(env: CliIo["env"]): StateDirectory {
  * error naming the variable (the key itself is never shown).
  */
 export function stateKeyOf(env: CliIo["env"]): string | undefined {
-  const key = env.SWITCHYARD_STATE_KEY?.trim();
+  return keyOf(env, "SWITCHYARD_STATE_KEY", "shares the runs");
+}
+
+/** A key variable, trimmed, `undefined` when unset or blank; one too short is a usage error. */
+function keyOf(
+  env: CliIo["env"],
+  name: "SWITCHYARD_STATE_KEY" | "SWITCHYARD_AUDIT_KEY",
+  sharedBy: string,
+): string | undefined {
+  const key = env[name]?.trim();
   if (!key) return undefined;
   if (key.length < minimumStateKeyLength) {
     throw usageError(
-      `SWITCHYARD_STATE_KEY holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that shares the runs.`,
+      `${name} holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that ${sharedBy}.`,
     );
   }
   return key;
@@ -63,14 +72,7 @@ export function auditLogPath(env: CliIo["env"]): string {
  * to be safe is a usage error naming the variable (the key itself is never shown).
  */
 export function auditKeyOf(env: CliIo["env"]): string | undefined {
-  const key = env.SWITCHYARD_AUDIT_KEY?.trim();
-  if (!key) return undefined;
-  if (key.length < minimumStateKeyLength) {
-    throw usageError(
-      `SWITCHYARD_AUDIT_KEY holds ${key.length} characters; it needs at least ${minimumStateKeyLength}, or it can be guessed: set it to 32 random bytes as hex (openssl rand -hex 32), the same in every process that writes or verifies the log.`,
-    );
-  }
-  return key;
+  return keyOf(env, "SWITCHYARD_AUDIT_KEY", "writes or verifies the log");
 }
 
 /**
