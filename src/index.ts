@@ -31,8 +31,6 @@ export {
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
-  RunStateError,
-  RunStoreError,
 } from "./agent/durable/durable-errors.js";
 export type { RunState } from "./agent/durable/run-state.js";
 export type { RunStore } from "./agent/durable/run-store.js";
@@ -40,10 +38,8 @@ export { RunWorker, type RunWorkerOptions } from "./agent/durable/run-worker.js"
 // Errors a caller catches
 export {
   InvalidOutputError,
-  InvalidToolInputError,
   MaxStepsExceededError,
   ToolExecutionError,
-  ToolTimeoutError,
 } from "./agent/errors.js";
 export type { Model } from "./agent/model.js";
 export type { ModelMessage } from "./agent/model-message.js";
@@ -55,41 +51,28 @@ export { MessagingApprover } from "./approvers/messaging/messaging-approver.js";
 export type { MessagingApproverOptions } from "./approvers/messaging/messaging-approver-options.js";
 // Clients
 export { DocsClient, type DocsClientOptions } from "./clients/docs/docs-client.js";
-export { DocsPathNotFoundError } from "./clients/docs/docs-path-not-found-error.js";
-export { DocsTextNotFoundError } from "./clients/docs/docs-text-not-found-error.js";
 export {
   MessagingClient,
   type MessagingClientOptions,
 } from "./clients/messaging/messaging-client.js";
 export { OrderClient } from "./clients/orders/order-client.js";
 export type { OrderClientOptions } from "./clients/orders/order-client-options.js";
-export { TokenRotationError } from "./clients/orders/token-rotation-error.js";
 export type { KnownModel } from "./clients/reasoner/known-model.js";
 export { ReasonerClient } from "./clients/reasoner/reasoner-client.js";
 export type { ReasonerClientOptions } from "./clients/reasoner/reasoner-client-options.js";
-export { StreamError } from "./clients/reasoner/stream-error.js";
 export type { RequestOptions } from "./clients/request-options.js";
 export {
   ApiError,
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  InternalServerError,
   NotFoundError,
-  PermissionDeniedError,
   RateLimitError,
-  UnprocessableEntityError,
 } from "./errors/api-error.js";
 export { ConfigurationError } from "./errors/configuration-error.js";
 export { SwitchyardError } from "./errors/switchyard-error.js";
 export {
   AbortedError,
   ConnectionError,
-  ResponseTooLargeError,
   TimeoutError,
 } from "./errors/transport-errors.js";
-export { UnexpectedAnswerError } from "./errors/unexpected-answer-error.js";
-export type { TransportOptions } from "./internal/http/transport-options.js";
 // Logging
 export { createLogger } from "./internal/logger.js";
 // Run stores

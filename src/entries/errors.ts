@@ -11,7 +11,6 @@ export {
   RunConflictError,
   RunNotFoundError,
   RunNotResumableError,
-  type RunNotResumableHint,
   RunRolledBackError,
   RunStateError,
   RunStoreError,
@@ -26,13 +25,6 @@ export {
 export { BudgetExhaustedError } from "../agent/run-budget.js";
 export { DocsPathNotFoundError } from "../clients/docs/docs-path-not-found-error.js";
 export { DocsTextNotFoundError } from "../clients/docs/docs-text-not-found-error.js";
-export {
-  TokenRotationError,
-  type TokenRotationStep,
-} from "../clients/orders/token-rotation-error.js";
-export {
-  StreamError,
-  type StreamErrorDetails,
-  type StreamErrorKind,
-} from "../clients/reasoner/stream-error.js";
+export { TokenRotationError } from "../clients/orders/token-rotation-error.js";
+export { StreamError } from "../clients/reasoner/stream-error.js";
 export * from "../errors/index.js";

@@ -12,28 +12,17 @@ export type {
   SendMessageInput,
   SendMessageOptions,
 } from "../clients/messaging/messaging-requests.js";
-export {
-  type MessagingRoute,
-  type MessagingRouteName,
-  type MessagingRouteOverrides,
-  type MessagingRoutes,
-  messagingRoutes,
-} from "../clients/messaging/messaging-routes.js";
-export {
-  type AcceptedMessage,
-  type Interaction,
-  type InteractionAnswer,
-  type InteractionState,
-  type Message,
-  type MessageCancellation,
-  type MessageDeliveryError,
-  type MessageState,
-  type MessagingCapabilities,
-  type SubscriptionLink,
-  type SubscriptionLinkState,
-  terminalInteractionStates,
-  terminalSubscriptionLinkStates,
-  type UnknownState,
+export { messagingRoutes } from "../clients/messaging/messaging-routes.js";
+export type {
+  AcceptedMessage,
+  Interaction,
+  InteractionAnswer,
+  InteractionState,
+  Message,
+  MessageState,
+  MessagingCapabilities,
+  SubscriptionLink,
+  SubscriptionLinkState,
 } from "../clients/messaging/messaging-types.js";
 export type {
   InteractionOutcome,

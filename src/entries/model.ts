@@ -7,7 +7,6 @@
 export type {
   Model,
   ModelCallOptions,
-  ModelChoice,
   ModelRequest,
   ModelResponse,
   ModelResponseFormat,
@@ -16,14 +15,8 @@ export type {
   ModelUsage,
 } from "../agent/model.js";
 export type {
-  AssistantModelMessage,
-  FunctionModelMessage,
   ModelMessage,
-  ModelMessageRole,
   ModelToolCall,
   ModelToolChoice,
   ModelToolDefinition,
-  SystemModelMessage,
-  ToolModelMessage,
-  UserModelMessage,
 } from "../agent/model-message.js";

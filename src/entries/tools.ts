@@ -10,7 +10,6 @@ export {
   defaultDocsToolApprovals,
   docsToolNames,
 } from "../tools/docs/docs-tool-names.js";
-export type { DocsToolsClient } from "../tools/docs/docs-tools-client.js";
 export type { JsonSchema } from "../tools/json-schema.js";
 export {
   defaultMessagingToolApprovals,
@@ -18,21 +17,16 @@ export {
   type MessagingToolName,
   messagingToolNames,
 } from "../tools/messaging/messaging-tool-names.js";
-export type { MessagingToolsClient } from "../tools/messaging/messaging-tools-client.js";
 export {
   defaultOrderToolApprovals,
   type OrderToolArguments,
   type OrderToolName,
   orderToolNames,
 } from "../tools/orders/order-tool-names.js";
-export type { OrderToolsClient } from "../tools/orders/order-tools-client.js";
 export type {
   ActionDescription,
-  ActionDetail,
   AnyTool,
-  ArgumentsCheck,
   NeedsApproval,
   ToolTarget,
 } from "../tools/tool.js";
-export { toolNamePattern } from "../tools/tool-name.js";
 export type { ToolApprovalPolicy, ToolSetOptions } from "../tools/tool-set-options.js";

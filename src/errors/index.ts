@@ -1,10 +1,8 @@
 export {
   ApiError,
-  type ApiErrorDetails,
   AuthenticationError,
   BadRequestError,
   ConflictError,
-  createApiError,
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
@@ -16,8 +14,7 @@ export { SwitchyardError } from "./switchyard-error.js";
 export {
   AbortedError,
   ConnectionError,
-  type RequestTarget,
   ResponseTooLargeError,
   TimeoutError,
 } from "./transport-errors.js";
-export { UnexpectedAnswerError, type UnexpectedAnswerTarget } from "./unexpected-answer-error.js";
+export { UnexpectedAnswerError } from "./unexpected-answer-error.js";

@@ -57,7 +57,7 @@ export interface ActionDescription {
    */
   summary: string;
   /**
-   * The things affected, each an {@link ActionDetail}. A plain string is
+   * The things affected, each an `ActionDetail` (a label and a value). A plain string is
    * taken as untrusted and shown quoted on its own line.
    */
   details?: Array<ActionDetail | string>;

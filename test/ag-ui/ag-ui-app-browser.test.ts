@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { retiredCallbackHost } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgUiApp, startAgUiApp } from "../../examples/ag-ui-app.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 
 let chromium: HeadlessChromium;

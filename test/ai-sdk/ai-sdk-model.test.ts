@@ -11,17 +11,17 @@ import { convertArrayToReadableStream, MockLanguageModelV3, MockLanguageModelV4 
 import {
   AbortedError,
   Agent,
-  BadRequestError,
   ConfigurationError,
   ConnectionError,
   RateLimitError,
-  StreamError,
   TimeoutError,
 } from "switchyard-agents";
 import { aiSdkModel } from "switchyard-agents/ai-sdk";
 import type { ModelRequest, ModelStreamEvent } from "switchyard-agents/model";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { StreamError } from "../../src/clients/reasoner/stream-error.js";
+import { BadRequestError } from "../../src/errors/api-error.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 
 function usage(input: number, output: number, reasoning?: number): LanguageModelV3Usage {

@@ -1,14 +1,16 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { AgentEvent, RunResult } from "switchyard-agents";
-import { BadRequestError, RateLimitError, StreamError } from "switchyard-agents";
+import { RateLimitError } from "switchyard-agents";
 import { aiSdkModel } from "switchyard-agents/ai-sdk";
 import type { ExampleDefinition } from "switchyard-agents/cli";
-import { retiredCallbackHost } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbackCleanup } from "../../examples/callback-cleanup.js";
 import { customTool } from "../../examples/custom-tool.js";
 import { docsEdit } from "../../examples/docs-edit.js";
 import { orderReport } from "../../examples/order-report.js";
+import { StreamError } from "../../src/clients/reasoner/stream-error.js";
+import { BadRequestError } from "../../src/errors/api-error.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { type ExampleHarness, startExampleHarness } from "../examples/example-harness.js";
 
 // The example agents, their model an AI SDK provider (openai-compatible)

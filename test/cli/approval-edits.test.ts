@@ -2,13 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunReport } from "switchyard-agents/cli";
-import {
-  retiredCallbackHost,
-  type Simulators,
-  startSimulators,
-} from "switchyard-agents/simulators";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { createTestIo } from "./cli-test-io.js";
 import { type SimulatedService, simulatorVariables } from "./simulator-variables.js";
 

@@ -2,11 +2,11 @@ import type { Page } from "playwright-core";
 import {
   type MessagingSimulator,
   type OrdersSimulator,
-  retiredCallbackHost,
   startMessagingSimulator,
   startOrdersSimulator,
 } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";
 

@@ -1,9 +1,6 @@
-import {
-  retiredCallbackHost,
-  type Simulators,
-  startSimulators,
-} from "switchyard-agents/simulators";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 import { simulatorVariables } from "./simulator-variables.js";
 import { finished, spawnScript } from "./spawn-switchyard.js";

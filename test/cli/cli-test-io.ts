@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import type { CliIo } from "switchyard-agents/cli";
+import type { CliIo } from "../../src/cli/cli-io.js";
 
 /** In-memory streams for the command, and what was written to them. */
 export interface TestIo {

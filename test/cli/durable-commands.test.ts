@@ -2,14 +2,11 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunReport, RunShowReport, RunsReport } from "switchyard-agents/cli";
-import {
-  retiredCallbackHost,
-  type Simulators,
-  startSimulators,
-} from "switchyard-agents/simulators";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RunConflictError } from "../../src/agent/durable/durable-errors.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { createTestIo } from "./cli-test-io.js";
 import { runSwitchyard } from "./spawn-switchyard.js";

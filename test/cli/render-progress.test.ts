@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { type AgentEvent, type ApprovalAction, ToolExecutionError } from "switchyard-agents";
-import { ProgressRenderer } from "switchyard-agents/cli";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { toolMessages } from "../../src/agent/tool-messages.js";
+import { ProgressRenderer } from "../../src/cli/render-progress.js";
 
 function capture(terminal: boolean) {
   const stream = Object.assign(new PassThrough(), { isTTY: terminal });

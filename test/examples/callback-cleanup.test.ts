@@ -1,6 +1,6 @@
-import { retiredCallbackHost } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbackCleanup } from "../../examples/callback-cleanup.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";
 
 let harness: ExampleHarness;

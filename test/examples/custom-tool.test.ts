@@ -1,6 +1,6 @@
-import { lateOrderIdentifier } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customTool } from "../../examples/custom-tool.js";
+import { lateOrderIdentifier } from "../../src/simulators/orders/seed-orders.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";
 
 let harness: ExampleHarness;

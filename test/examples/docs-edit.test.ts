@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { retiredSupportEmail } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { docsEdit } from "../../examples/docs-edit.js";
+import { retiredSupportEmail } from "../../src/simulators/docs/storefront-files.js";
 import { type ExampleHarness, startExampleHarness } from "./example-harness.js";
 
 let harness: ExampleHarness;

@@ -3,12 +3,9 @@ import {
   type ExampleServices,
   simulatorEndpoints,
 } from "switchyard-agents/cli";
-import {
-  type AnswerMode,
-  type ReasonerScenarioName,
-  type Simulators,
-  startSimulators,
-} from "switchyard-agents/simulators";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
+import type { AnswerMode } from "../../src/simulators/messaging/answer-mode.js";
+import type { ReasonerScenarioName } from "../../src/simulators/reasoner/reasoner-scenarios.js";
 
 /** Simulators playing one example, and the services an example's agent is built from. */
 export interface ExampleHarness {

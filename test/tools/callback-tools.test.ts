@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
-import {
-  type OrdersSimulator,
-  retiredCallbackHost,
-  startOrdersSimulator,
-} from "../../src/simulators/index.js";
+import { type OrdersSimulator, startOrdersSimulator } from "../../src/simulators/index.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { orderTools } from "../../src/tools/orders/order-tools.js";
 import type { AnyTool } from "../../src/tools/tool.js";
 import {

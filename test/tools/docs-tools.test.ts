@@ -3,11 +3,8 @@ import type { ApprovalAction } from "../../src/agent/approver.js";
 import { buildApprovalMessageText } from "../../src/approvers/messaging/approval-message-text.js";
 import { DocsClient } from "../../src/clients/docs/docs-client.js";
 import type { SiteFinding } from "../../src/clients/docs/site-finding.js";
-import {
-  type DocsSimulator,
-  retiredSupportEmail,
-  startDocsSimulator,
-} from "../../src/simulators/index.js";
+import { retiredSupportEmail } from "../../src/simulators/docs/storefront-files.js";
+import { type DocsSimulator, startDocsSimulator } from "../../src/simulators/index.js";
 import { docsTools } from "../../src/tools/docs/docs-tools.js";
 import type { DocsToolsClient } from "../../src/tools/docs/docs-tools-client.js";
 import type { AnyTool } from "../../src/tools/tool.js";

@@ -4,11 +4,8 @@ import { DocsClient } from "../../src/clients/docs/docs-client.js";
 import { MessagingClient } from "../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
-import {
-  type OrdersSimulator,
-  retiredCallbackHost,
-  startOrdersSimulator,
-} from "../../src/simulators/index.js";
+import { type OrdersSimulator, startOrdersSimulator } from "../../src/simulators/index.js";
+import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { defaultDocsToolApprovals, docsToolNames } from "../../src/tools/docs/docs-tool-names.js";
 import { docsTools } from "../../src/tools/docs/docs-tools.js";

@@ -1,9 +1,6 @@
 import { ReasonerClient } from "switchyard-agents";
 import type { Model, ModelStreamEvent } from "switchyard-agents/model";
-import type {
-  ScriptedAnswer as SimulatorAnswer,
-  ScriptedToolCall as SimulatorToolCall,
-} from "switchyard-agents/simulators";
+import type { ScriptedAnswer as SimulatorAnswer } from "switchyard-agents/simulators";
 import { startReasonerSimulator } from "switchyard-agents/simulators";
 import {
   ScriptedModel,
@@ -11,6 +8,8 @@ import {
   type ScriptedToolCall as TestingToolCall,
 } from "switchyard-agents/testing";
 import { describe, expect, expectTypeOf, it } from "vitest";
+
+type SimulatorToolCall = NonNullable<SimulatorAnswer["toolCalls"]>[number];
 
 /** An answer using every field: text in pieces, reasoning, a call streamed in pieces, usage. */
 const answer: TestingAnswer = {

@@ -12,7 +12,7 @@ export const knownModels = [
   "vendorC/small-3-24b",
 ] as const;
 
-/** One of the {@link knownModels}. */
+/** A model the reasoning service documents, by name (any other string is accepted too). */
 export type KnownModel = (typeof knownModels)[number];
 
 /** A model name: one of the {@link KnownModel}s, or any other the endpoint knows. */

@@ -5,7 +5,8 @@ import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
-import { retiredCallbackHost } from "../../../src/simulators/index.js";
+import { retiredCallbackHost } from "../../../src/simulators/orders/seed-callbacks.js";
+
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
