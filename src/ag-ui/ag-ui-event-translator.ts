@@ -5,6 +5,7 @@ import type { ApprovalAction } from "../agent/approver.js";
 import { redactApprovalAction } from "../agent/build-approval-action.js";
 import type { RunResult } from "../agent/run-result.js";
 import { SecretRegistry } from "../internal/redact.js";
+import { StreamingRedactor } from "../internal/streaming-redactor.js";
 import { interruptForAction } from "./interrupt-for-action.js";
 
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
@@ -26,8 +27,10 @@ export class AgUiEventTranslator {
   readonly #ids: AgUiRunIds;
   #messageId: string | undefined;
   #step: number | undefined;
-  #textOpen = false;
-  readonly #openToolCalls = new Set<string>();
+  /** The open text message's redactor; `undefined` when no text message is open. */
+  #text: StreamingRedactor | undefined;
+  /** Each open tool call's argument text redactor. */
+  readonly #openToolCalls = new Map<string, StreamingRedactor>();
   readonly #announced = new Set<string>();
   readonly #asked = new Map<string, ApprovalAction>();
   readonly #interrupts: Interrupt[] = [];
@@ -40,7 +43,8 @@ export class AgUiEventTranslator {
   /**
    * The agent's secrets (its `secrets` option, its clients' tokens):
    * removed from then on from the interrupts (as from the question), the
-   * tool calls' argument text and error messages sent to the client.
+   * text and tool calls' argument text streamed to the client (a secret
+   * streamed across two deltas included) and error messages.
    */
   redactWith(secrets: SecretRegistry | undefined): void {
     if (secrets) this.#secrets = secrets;
@@ -61,17 +65,11 @@ export class AgUiEventTranslator {
     switch (event.type) {
       case "step-start":
         return this.#openStep(event.stepNumber);
-      case "text-delta":
+      case "text-delta": {
         if (event.delta === "") return [];
-        return [
-          ...this.#openStep(event.stepNumber),
-          ...this.#openText(),
-          {
-            type: "TEXT_MESSAGE_CONTENT",
-            messageId: this.#currentMessageId(),
-            delta: event.delta,
-          } as AgUiEvent,
-        ];
+        const events = [...this.#openStep(event.stepNumber), ...this.#openText()];
+        return [...events, ...this.#textContent(this.#text!.push(event.delta))];
+      }
       case "tool-call-delta":
         return [
           ...this.#openStep(event.stepNumber),
@@ -126,7 +124,7 @@ export class AgUiEventTranslator {
   #finish(result: RunResult<unknown>): AgUiEvent[] {
     // A run that suspends or fails stops inside a step: the step ends with the run.
     const closing = [
-      ...[...this.#openToolCalls].flatMap((id) => this.#endToolCall(id)),
+      ...[...this.#openToolCalls.keys()].flatMap((id) => this.#endToolCall(id)),
       ...this.#closeStep(),
     ];
     if (result.status === "completed") {
@@ -170,10 +168,9 @@ export class AgUiEventTranslator {
 
   #toolCallDelta(toolCallId: string, toolName: string, delta: string): AgUiEvent[] {
     const events = this.#announced.has(toolCallId) ? [] : this.#startToolCall(toolCallId, toolName);
-    if (delta !== "") {
-      events.push({ type: "TOOL_CALL_ARGS", toolCallId, delta: this.redact(delta) } as AgUiEvent);
-    }
-    return events;
+    const redactor = this.#openToolCalls.get(toolCallId);
+    if (delta === "" || redactor === undefined) return events;
+    return [...events, ...toolCallArgs(toolCallId, redactor.push(delta))];
   }
 
   #toolCall(toolCallId: string, toolName: string, rawArguments: string): AgUiEvent[] {
@@ -190,7 +187,7 @@ export class AgUiEventTranslator {
 
   #startToolCall(toolCallId: string, toolName: string): AgUiEvent[] {
     this.#announced.add(toolCallId);
-    this.#openToolCalls.add(toolCallId);
+    this.#openToolCalls.set(toolCallId, new StreamingRedactor(this.#secrets));
     return [
       ...this.#closeText(),
       {
@@ -203,13 +200,18 @@ export class AgUiEventTranslator {
   }
 
   #endToolCall(toolCallId: string): AgUiEvent[] {
-    if (!this.#openToolCalls.delete(toolCallId)) return [];
-    return [{ type: "TOOL_CALL_END", toolCallId } as AgUiEvent];
+    const redactor = this.#openToolCalls.get(toolCallId);
+    if (redactor === undefined) return [];
+    this.#openToolCalls.delete(toolCallId);
+    return [
+      ...toolCallArgs(toolCallId, redactor.flush()),
+      { type: "TOOL_CALL_END", toolCallId } as AgUiEvent,
+    ];
   }
 
   #openText(): AgUiEvent[] {
-    if (this.#textOpen) return [];
-    this.#textOpen = true;
+    if (this.#text) return [];
+    this.#text = new StreamingRedactor(this.#secrets);
     return [
       {
         type: "TEXT_MESSAGE_START",
@@ -220,15 +222,31 @@ export class AgUiEventTranslator {
   }
 
   #closeText(): AgUiEvent[] {
-    if (!this.#textOpen) return [];
-    this.#textOpen = false;
-    return [{ type: "TEXT_MESSAGE_END", messageId: this.#currentMessageId() } as AgUiEvent];
+    if (!this.#text) return [];
+    const rest = this.#text.flush();
+    this.#text = undefined;
+    return [
+      ...this.#textContent(rest),
+      { type: "TEXT_MESSAGE_END", messageId: this.#currentMessageId() } as AgUiEvent,
+    ];
+  }
+
+  #textContent(delta: string): AgUiEvent[] {
+    if (delta === "") return [];
+    return [
+      { type: "TEXT_MESSAGE_CONTENT", messageId: this.#currentMessageId(), delta } as AgUiEvent,
+    ];
   }
 
   #currentMessageId(): string {
     this.#messageId ??= randomUUID();
     return this.#messageId;
   }
+}
+
+/** TOOL_CALL_ARGS with this redacted delta; none for an empty one. */
+function toolCallArgs(toolCallId: string, delta: string): AgUiEvent[] {
+  return delta === "" ? [] : [{ type: "TOOL_CALL_ARGS", toolCallId, delta } as AgUiEvent];
 }
 
 function stepName(stepNumber: number): string {

@@ -66,7 +66,8 @@ export interface AgUiHandlerOptions {
       ) => string | undefined | Promise<string | undefined>)
     | undefined;
   /**
-   * The largest request body read, in bytes.
+   * The largest request body read, in bytes: a whole number, at least 1;
+   * a larger body is answered 413.
    * @default 1_048_576
    */
   maxBodyBytes?: number | undefined;
@@ -108,10 +109,15 @@ export function createAgUiHandler(options: AgUiHandlerOptions): AgUiHandler {
   if (options.approver !== undefined && !(options.approver instanceof AgUiApprover)) {
     throw new ConfigurationError("createAgUiHandler: approver must be an AgUiApprover.");
   }
+  const { maxBodyBytes = 1_048_576 } = options;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new ConfigurationError(
+      `createAgUiHandler: maxBodyBytes must be a whole number of bytes, at least 1 (e.g. 1_048_576 for 1 MiB); got ${String(maxBodyBytes)}.`,
+    );
+  }
   const { RunAgentInputSchema } = schemas("createAgUiHandler");
   const approver = options.approver ?? new AgUiApprover();
   const runStore = options.runStore ?? new FileRunStore();
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
 
   return async (request) => {
     if (request.method !== "POST") {

@@ -15,7 +15,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import type { RequestTarget } from "../errors/transport-errors.js";
 import { onAbort } from "../internal/http/on-abort.js";
 import { transportDefaults } from "../internal/http/transport-options.js";
-import { retryAfterFirstFailure } from "../internal/http/with-retries.js";
+import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry } from "../internal/redact.js";
@@ -123,6 +123,8 @@ class AiSdkModel implements Model {
       );
       const reader = stream.getReader();
       const assembler = this.#assembler();
+      // Built once, at the finish part: what `settle` hands out and what the stream returns.
+      let completion: ChatCompletion | undefined;
       try {
         for (;;) {
           const next = await reader.read().catch((error: unknown) => {
@@ -132,7 +134,10 @@ class AiSdkModel implements Model {
           const part = next.value;
           if (part.type === "error") throw toStreamError(part.error, this.#target);
           const events = assembler.accept(part);
-          if (part.type === "finish") settle(assembler.completion());
+          if (part.type === "finish") {
+            completion = assembler.completion();
+            settle(completion);
+          }
           if (events.length > 0) yield events;
         }
       } finally {
@@ -141,7 +146,7 @@ class AiSdkModel implements Model {
         reader.releaseLock();
         controller.abort();
       }
-      if (!assembler.finished) {
+      if (completion === undefined) {
         throw new StreamError({
           kind: "incomplete",
           method: this.#target.method,
@@ -149,7 +154,7 @@ class AiSdkModel implements Model {
           detail: "the stream ended without a finish part",
         });
       }
-      return assembler.completion();
+      return completion;
     } finally {
       stopFollowing();
       controller.abort();
@@ -158,10 +163,12 @@ class AiSdkModel implements Model {
 
   /**
    * Runs one call, timed out after `timeoutMs` and cut short by the
-   * caller's signal, and again while it fails in a way worth another try.
-   * `call` gets the signal to hand the provider; with `keepLinked` (a
-   * stream, whose body is read after the call returns) it keeps following
-   * `options.signal` after success.
+   * caller's signal, and again while it fails in a way worth another try,
+   * with the HTTP core's {@link withRetries} (p-retry's backoff, the
+   * provider's `Retry-After` as the floor of a wait). `call` gets the
+   * signal to hand the provider; with `keepLinked` (a stream, whose body is
+   * read after the call returns) it keeps following `options.signal` after
+   * success.
    */
   async #withRetries<T>(
     call: (signal: AbortSignal) => PromiseLike<T>,
@@ -195,32 +202,28 @@ class AiSdkModel implements Model {
         if (!(succeeded && keepLinked)) stopFollowing();
       }
     };
-    try {
-      return await attempt();
-    } catch (firstFailure) {
-      return retryAfterFirstFailure(firstFailure, attempt, {
-        schedule: {
-          maxRetries: this.#options.maxRetries ?? transportDefaults.maxRetries,
-          initialRetryDelayMs:
-            this.#options.initialRetryDelayMs ?? transportDefaults.initialRetryDelayMs,
-          maxRetryDelayMs: this.#options.maxRetryDelayMs ?? transportDefaults.maxRetryDelayMs,
-        },
-        shouldRetry: (error) => typeof error === "object" && error !== null && retryable.has(error),
-        onRetry: (error, retryNumber, delayMs) => {
-          this.#logger.warn(
-            {
-              model: this.#target.url,
-              attempt: retryNumber,
-              retryInMs: delayMs,
-              error: error instanceof Error ? error.message : String(error),
-            },
-            "model call failed, retrying",
-          );
-        },
-        signal: options.signal,
-        abortedError: () => this.#failure(undefined, options.signal, undefined),
-      });
-    }
+    return withRetries(attempt, {
+      schedule: {
+        maxRetries: this.#options.maxRetries ?? transportDefaults.maxRetries,
+        initialRetryDelayMs:
+          this.#options.initialRetryDelayMs ?? transportDefaults.initialRetryDelayMs,
+        maxRetryDelayMs: this.#options.maxRetryDelayMs ?? transportDefaults.maxRetryDelayMs,
+      },
+      shouldRetry: (error) => typeof error === "object" && error !== null && retryable.has(error),
+      onRetry: (error, retryNumber, delayMs) => {
+        this.#logger.warn(
+          {
+            model: this.#target.url,
+            attempt: retryNumber,
+            retryInMs: delayMs,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          "model call failed, retrying",
+        );
+      },
+      signal: options.signal,
+      abortedError: () => this.#failure(undefined, options.signal, undefined),
+    });
   }
 
   #failure(error: unknown, signal: AbortSignal | undefined, timedOutAfterMs: number | undefined) {

@@ -55,11 +55,6 @@ export class AnswerAssembler {
     this.#origin = origin;
   }
 
-  /** Whether a `finish` part has come. */
-  get finished(): boolean {
-    return this.#finishReason !== undefined;
-  }
-
   /**
    * Takes one streamed part, returning the events it gives. An `error`
    * part is not taken: the caller ends the stream with it.

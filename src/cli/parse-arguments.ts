@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { type RunStateStatus, runStateStatuses } from "../agent/durable/run-state.js";
 import type { RunBudget } from "../agent/run-budget.js";
+import { allowedHostName, originOf } from "../mcp/request-sources.js";
 import { type ApprovalMode, approvalModes, isApprovalMode } from "./approval-mode.js";
 import { usageError } from "./command-error.js";
 import {
@@ -573,10 +574,26 @@ function readMcpApprove(value: string | undefined, help: boolean): ApprovalMode 
   );
 }
 
-/** A comma-separated flag of `switchyard mcp` that only the HTTP server reads. */
+/** What each entry of a list flag of `switchyard mcp` must be, in `serveMcpOverHttp`'s rules. */
+const mcpLists = {
+  "allowed-hosts": {
+    accepts: (entry: string) => allowedHostName(entry) !== undefined,
+    one: "is not a host name without port",
+    several: "are not host names without port",
+    example: "localhost,127.0.0.1,[::1],mcp.example.com",
+  },
+  "allowed-origins": {
+    accepts: (entry: string) => originOf(entry) !== undefined,
+    one: "is not an origin (scheme://host[:port], no path)",
+    several: "are not origins (scheme://host[:port], no path)",
+    example: "http://localhost:5173,https://app.example.com",
+  },
+} as const;
+
+/** A comma-separated flag of `switchyard mcp` that only the HTTP server reads; each entry checked. */
 function readMcpList(
   values: FlagValues,
-  flag: "allowed-origins" | "allowed-hosts",
+  flag: keyof typeof mcpLists,
   http: number | undefined,
 ): string[] | undefined {
   const text = values[flag] as string | undefined;
@@ -592,6 +609,13 @@ function readMcpList(
     .filter((entry) => entry !== "");
   if (entries.length === 0) {
     throw usageError(`--${flag} needs at least one value, comma-separated; got "${text}".`);
+  }
+  const { accepts, one, several, example } = mcpLists[flag];
+  const wrong = entries.filter((entry) => !accepts(entry));
+  if (wrong.length > 0) {
+    throw usageError(
+      `--${flag}: ${wrong.map((entry) => JSON.stringify(entry)).join(", ")} ${wrong.length > 1 ? several : one}; give them comma-separated (e.g. --${flag} ${example}).`,
+    );
   }
   return entries;
 }

@@ -5,6 +5,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { mcpSdk } from "./mcp-sdk.js";
+import { allowedHostName, hostName, originOf } from "./request-sources.js";
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface ServeMcpOverHttpOptions {
@@ -186,8 +187,8 @@ function readAllowedHosts(
   }
   const names = new Set<string>();
   for (const entry of given) {
-    const name = typeof entry === "string" ? hostName(entry) : undefined;
-    if (name === undefined || name !== entry.toLowerCase()) {
+    const name = allowedHostName(entry);
+    if (name === undefined) {
       problems.push(
         `allowedHosts: ${JSON.stringify(entry)} is not a host name without port (e.g. "localhost", "127.0.0.1", "[::1]", "mcp.example.com").`,
       );
@@ -236,30 +237,6 @@ function forbiddenSource(
     return "requests from the web page's origin are not allowed; list the origin in allowedOrigins (switchyard mcp --allowed-origins) to let its pages call this server.";
   }
   return undefined;
-}
-
-/** The host name of a `Host` header or host list entry (port dropped), or `undefined` when it is none. */
-function hostName(value: string): string | undefined {
-  if (value === "" || /[/?#@\s\\]/.test(value)) return undefined;
-  try {
-    return new URL(`http://${value}`).hostname || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `scheme://host[:port]` of an http(s) origin, or `undefined` (also for `"null"`). */
-function originOf(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-    if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
-      return undefined;
-    }
-    return url.origin;
-  } catch {
-    return undefined;
-  }
 }
 
 function authorized(header: string | undefined, expected: Buffer): boolean {

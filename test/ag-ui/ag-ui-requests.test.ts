@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventSchema } from "@ag-ui/core/schemas";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
+import { type AgUiAgentContext, AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
 import { Agent } from "../../src/agent/agent.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
@@ -66,6 +66,18 @@ describe("createAgUiHandler as a Fetch API handler", () => {
     const agent = new Agent({ model: new ScriptedModel([]), tools: [] });
     expect(() => createAgUiHandler({ agent })).toThrow(ConfigurationError);
     expect(() => createAgUiHandler({ agent })).toThrow(/pass the approver and runStore/);
+  });
+
+  it("refuses a maxBodyBytes that is not a whole number of bytes from 1, saying what is allowed", () => {
+    const agent = ({ approver, runStore }: AgUiAgentContext) =>
+      new Agent({ model: new ScriptedModel([]), tools: [], approver, runStore });
+    for (const maxBodyBytes of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(() => createAgUiHandler({ agent, maxBodyBytes })).toThrow(ConfigurationError);
+      expect(() => createAgUiHandler({ agent, maxBodyBytes })).toThrow(
+        `maxBodyBytes must be a whole number of bytes, at least 1 (e.g. 1_048_576 for 1 MiB); got ${maxBodyBytes}.`,
+      );
+    }
+    expect(() => createAgUiHandler({ agent, maxBodyBytes: 1 })).not.toThrow();
   });
 
   it("answers bad requests with a status and a line saying what was wrong", async () => {

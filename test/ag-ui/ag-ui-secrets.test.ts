@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { BaseEvent } from "@ag-ui/client";
 import { afterEach, expect, it } from "vitest";
 import { z } from "zod";
 import { AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
@@ -8,6 +9,7 @@ import { Agent } from "../../src/agent/agent.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { clientFor, runClient, startAgUiServer } from "./ag-ui-server.js";
 
 // A key of the application's own: nothing but the agent's `secrets` option names it.
 const secret = "hook-token-AgUi7781Qx";
@@ -72,4 +74,50 @@ it("keeps the agent's registered secrets out of everything sent to the client: t
   expect(text).toContain("https://hooks.example.com/in?token=[redacted]");
   expect(text).not.toContain(secret);
   expect(ran).toEqual([]);
+});
+
+it("keeps a registered secret out of streamed text and argument deltas when the model streams it split in two", async () => {
+  // A record id that is also a key of the application's: the agent's `secrets` name it.
+  const splitSecret = "rec_s3cretk3y9911";
+  const server = await startAgUiServer(
+    [
+      {
+        textPieces: ["Deleting rec_s3cr", "etk3y9911 now", "."],
+        toolCalls: [
+          {
+            name: "delete_records",
+            argumentPieces: ['{"ids":["rec_s3cre', 'tk3y9911"]}'],
+            id: "call_split",
+          },
+        ],
+      },
+      // Arguments holding a secret cannot wait in the run store: the call is refused, the run goes on.
+      { text: "Nothing was deleted." },
+    ],
+    { agentOptions: { secrets: [splitSecret] } },
+  );
+  try {
+    const run = await runClient(clientFor(server.url), { message: "Delete the record" });
+    expect(run.error).toBeUndefined();
+    const deltas = (type: string) =>
+      run.events
+        .filter((event) => event.type === type)
+        .map((event) => (event as BaseEvent & { delta: string }).delta);
+    expect(deltas("TEXT_MESSAGE_CONTENT").join("")).toBe(
+      "Deleting [redacted] now.Nothing was deleted.",
+    );
+    expect(deltas("TOOL_CALL_ARGS").join("")).toBe('{"ids":["[redacted]"]}');
+    expect(JSON.stringify(run.events)).not.toContain(splitSecret);
+    expect(run.types).toEqual(
+      expect.arrayContaining([
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "RUN_FINISHED",
+      ]),
+    );
+    expect(server.runs).toEqual([]);
+  } finally {
+    await server.close();
+  }
 });

@@ -123,6 +123,42 @@ describe("parseCommandLine", () => {
     );
   });
 
+  it("checks each entry of mcp's --allowed-hosts and --allowed-origins", () => {
+    expect(
+      parseCommandLine([
+        "mcp",
+        "--http",
+        "0",
+        "--allowed-hosts",
+        "localhost, [::1],mcp.example.com",
+        "--allowed-origins",
+        "http://localhost:5173,https://app.example.com",
+      ]),
+    ).toEqual({
+      command: "mcp",
+      arguments: {
+        http: 0,
+        allowedHosts: ["localhost", "[::1]", "mcp.example.com"],
+        allowedOrigins: ["http://localhost:5173", "https://app.example.com"],
+        help: false,
+      },
+    });
+    expect(usageMessage(["mcp", "--http", "0", "--allowed-hosts", "localhost:8931"])).toBe(
+      '--allowed-hosts: "localhost:8931" is not a host name without port; give them comma-separated (e.g. --allowed-hosts localhost,127.0.0.1,[::1],mcp.example.com).',
+    );
+    expect(
+      usageMessage([
+        "mcp",
+        "--http",
+        "0",
+        "--allowed-origins",
+        "localhost:5173/app,ftp://x.example,null",
+      ]),
+    ).toBe(
+      '--allowed-origins: "localhost:5173/app", "ftp://x.example", "null" are not origins (scheme://host[:port], no path); give them comma-separated (e.g. --allowed-origins http://localhost:5173,https://app.example.com).',
+    );
+  });
+
   it("reads the worker's options, durations with their units", () => {
     expect(
       parseCommandLine([

@@ -204,7 +204,7 @@ describe("switchyard mcp --http", () => {
     expect((await ended).code).toBe(0);
   });
 
-  it("refuses --allowed-origins without --http, and an origin that is not one", async () => {
+  it("refuses --allowed-origins without --http, and an origin or a host that is not one", async () => {
     const stdio = await finished(
       spawnScript("src/cli/main.ts", ["mcp", "--allowed-origins", "http://localhost:5173"]),
     );
@@ -222,7 +222,25 @@ describe("switchyard mcp --http", () => {
       ]),
     );
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('--allowed-origins: "localhost:5173/app" is not an origin');
+    expect(wrong.stderr).toContain(
+      '--allowed-origins: "localhost:5173/app" is not an origin (scheme://host[:port], no path); give them comma-separated (e.g. --allowed-origins http://localhost:5173,https://app.example.com).',
+    );
+    expect(wrong.stdout).toBe("");
+    const host = await finished(
+      spawnScript("src/cli/main.ts", [
+        "mcp",
+        "--http",
+        "0",
+        "--approve",
+        "deny",
+        "--allowed-hosts",
+        "127.0.0.1,mcp.test:8931",
+      ]),
+    );
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain(
+      '--allowed-hosts: "mcp.test:8931" is not a host name without port; give them comma-separated (e.g. --allowed-hosts localhost,127.0.0.1,[::1],mcp.example.com).',
+    );
   });
 
   it("refuses --approve browser|approve when the orders service is real", async () => {

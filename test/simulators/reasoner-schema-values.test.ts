@@ -64,4 +64,18 @@ describe("conformingValue", () => {
     const dialect = conformingValue({ $schema: "http://json-schema.org/draft-04/schema#" });
     expect(!dialect.ok && dialect.problem).toContain("draft-04");
   });
+
+  it("refuses what the validator cannot check, as the tools' validator does, instead of skipping it", () => {
+    // A misspelt keyword and an unknown format would otherwise check nothing.
+    const misspelt = conformingValue({
+      type: "object",
+      properties: { name: { type: "string", minLenght: 3 } },
+    });
+    expect(misspelt).toMatchObject({ ok: false });
+    expect(!misspelt.ok && misspelt.problem).toContain('unknown keyword: "minLenght"');
+    const format = conformingValue({ type: "string", format: "colour" });
+    expect(!format.ok && format.problem).toContain('unknown format "colour"');
+    expect(conformingValue(true)).toEqual({ ok: true, value: "simulated" });
+    expect(conformingValue(false)).toMatchObject({ ok: false });
+  });
 });

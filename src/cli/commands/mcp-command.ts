@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { ConfigurationError } from "../../errors/configuration-error.js";
 import { createMcpServer } from "../../mcp/create-mcp-server.js";
 import {
   type McpHttpEndpoint,
@@ -206,19 +205,6 @@ async function listen(
   try {
     return await serveMcpOverHttp(options);
   } catch (error) {
-    if (error instanceof ConfigurationError) {
-      throw usageError(
-        error.problems
-          .map((problem) =>
-            problem
-              .replace(/^serveMcpOverHttp: /, "")
-              .replaceAll("allowedOrigins", "--allowed-origins")
-              .replaceAll("allowedHosts", "--allowed-hosts"),
-          )
-          .join("\n"),
-        { cause: error },
-      );
-    }
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE" || code === "EACCES") {
       throw new CommandError(

@@ -1,38 +1,28 @@
-import { createRequire } from "node:module";
-import type { Ajv, Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
-import type { FormatsPlugin } from "ajv-formats";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { compileJsonSchema, type JsonSchemaCheck } from "../../tools/compile-json-schema.js";
 import { generateSchemaValue } from "./generate-schema-value.js";
 
 /** A value the schema accepts, or why none could be given. */
 export type ConformingValue = { ok: true; value: unknown } | { ok: false; problem: string };
 
-const require = createRequire(import.meta.url);
-
-/** Ajv's entry per dialect, by `$schema` address (without `#`); 2020-12 when absent. */
-const dialects: Readonly<Record<string, string>> = {
-  "https://json-schema.org/draft/2020-12/schema": "ajv/dist/2020",
-  "https://json-schema.org/draft/2019-09/schema": "ajv/dist/2019",
-  "http://json-schema.org/draft-07/schema": "ajv",
-};
-
-const validators = new Map<string, Ajv>();
 /** Compiled schemas by their JSON text; a client sends the same few schemas again and again. */
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new Map<string, JsonSchemaCheck>();
 const maximumCompiled = 256;
 /** Combinations of choices tried before giving up on a schema. */
 const maximumAttempts = 64;
 
 /**
  * A value valid for `schema`, generated from it ({@link generateSchemaValue})
- * and checked with Ajv, as a model constrained by the schema would answer.
- * When the first value does not pass (a `oneOf` whose first branch also
+ * and checked with the tools' validator ({@link compileJsonSchema}: Ajv,
+ * strict, failing closed on what it cannot check), as a model constrained
+ * by the schema would answer. When the first value does not pass (a `oneOf` whose first branch also
  * matches another, a pattern the example misses) the next combination of
- * choices is tried. The problem names what is wrong: a schema Ajv cannot
- * compile, or one no generated value meets.
+ * choices is tried. The problem names what is wrong: a schema the
+ * validator cannot check, or one no generated value meets.
  */
 export function conformingValue(schema: unknown): ConformingValue {
-  const validate = compile(schema);
-  if (typeof validate === "string") return { ok: false, problem: validate };
+  const check = compile(schema);
+  if (typeof check === "string") return { ok: false, problem: check };
   let choices: number[] = [];
   let lastProblem = "";
   for (let attempt = 0; attempt < maximumAttempts; attempt++) {
@@ -43,8 +33,9 @@ export function conformingValue(schema: unknown): ConformingValue {
         choices,
         options,
       );
-      if (validate(value)) return { ok: true, value };
-      lastProblem = describeErrors(validate.errors ?? []);
+      const problems = check(value);
+      if (problems.length === 0) return { ok: true, value };
+      lastProblem = problems.slice(0, 3).join("; ");
     } catch (error) {
       lastProblem = (error as Error).message;
     }
@@ -67,60 +58,25 @@ function nextChoices(choices: readonly number[], options: readonly number[]): nu
   return undefined;
 }
 
-function compile(schema: unknown): ValidateFunction | string {
-  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null)) {
+function compile(schema: unknown): JsonSchemaCheck | string {
+  // A boolean schema is the object schema that means the same.
+  const object = typeof schema === "boolean" ? (schema ? {} : { not: {} }) : schema;
+  if (typeof object !== "object" || object === null || Array.isArray(object)) {
     return "the schema must be a JSON Schema object";
   }
-  const key = JSON.stringify(schema);
+  const key = JSON.stringify(object);
   const known = compiled.get(key);
   if (known) return known;
-  const declared =
-    typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
-  const dialect =
-    declared === undefined
-      ? dialects["https://json-schema.org/draft/2020-12/schema"]
-      : typeof declared === "string"
-        ? dialects[declared.replace(/#$/, "")]
-        : undefined;
-  if (dialect === undefined) {
-    return `its $schema ${JSON.stringify(declared)} is not one of ${Object.keys(dialects).join(", ")}`;
-  }
-  const validator = validatorFor(dialect);
-  let validate: ValidateFunction;
+  let check: JsonSchemaCheck;
   try {
-    validate = validator.compile(schema);
+    check = compileJsonSchema(object as Record<string, unknown>, { subject: "the schema" });
   } catch (error) {
-    return `it is not a valid JSON Schema: ${(error as Error).message}`;
-  } finally {
-    // Compiled functions stand alone; forgetting the schema lets another with the same $id compile.
-    if (typeof schema === "object") validator.removeSchema(schema);
+    if (!(error instanceof ConfigurationError)) throw error;
+    return error.cause instanceof Error
+      ? `it is not a valid JSON Schema: ${error.cause.message}`
+      : error.message;
   }
   if (compiled.size >= maximumCompiled) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, validate);
-  return validate;
-}
-
-function validatorFor(dialect: string): Ajv {
-  let validator = validators.get(dialect);
-  if (validator) return validator;
-  const loaded = require(dialect) as { default: new (options: AjvOptions) => Ajv };
-  const addFormats = (require("ajv-formats") as { default: FormatsPlugin }).default;
-  // A server accepts what it does not enforce, as providers do with annotations.
-  validator = new loaded.default({
-    strict: false,
-    allErrors: true,
-    allowUnionTypes: true,
-    validateFormats: true,
-    logger: false,
-  });
-  addFormats(validator);
-  validators.set(dialect, validator);
-  return validator;
-}
-
-function describeErrors(errors: readonly ErrorObject[]): string {
-  return errors
-    .slice(0, 3)
-    .map((error) => `${error.instancePath || "the value"} ${error.message ?? error.keyword}`)
-    .join("; ");
+  compiled.set(key, check);
+  return check;
 }
