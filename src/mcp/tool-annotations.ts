@@ -4,7 +4,8 @@ import type { AnyTool } from "../tools/tool.js";
 /**
  * The MCP annotations of a Switchyard tool, from its definition:
  * `readOnlyHint` for a read-only tool; otherwise `destructiveHint`, true
- * when the tool is gated (its `needsApproval` is not `false`), and
+ * when the tool asks by default (its `needsApproval` is not `false`; the
+ * rules of its options and of an agent's policy are not the tool's), and
  * `idempotentHint` when the tool says calling it again changes nothing more.
  *
  * @example

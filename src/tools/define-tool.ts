@@ -23,8 +23,9 @@ export interface ToolDefinition<Args, Result> {
   /** Runs the tool with parsed, validated arguments. Its result is sent to the model as JSON. */
   execute: (args: Args, context: ToolContext) => Result | Promise<Result>;
   /**
-   * Whether a human must approve a call before it runs: a boolean, or a
-   * function of the arguments.
+   * Whether a human must approve a call before it runs, by default: a
+   * boolean, or a function of the arguments. The agent's `approvalPolicy`
+   * rules decide over it.
    * @default false
    */
   needsApproval?: NeedsApproval<Args> | undefined;
@@ -54,8 +55,6 @@ export interface ToolDefinition<Args, Result> {
    * the approval question and part of the fingerprint an approval binds to.
    */
   target?: ToolTarget | undefined;
-  /** Set by tool sets when their default approval was turned off; see `Tool`. */
-  defaultApprovalTurnedOff?: boolean | undefined;
   /**
    * How to learn from the service the outcome of a call interrupted after
    * it started, and finish it safely (see `Tool.reconcile`); without it such
@@ -174,7 +173,6 @@ export function defineTool(
     ...(describeAction ? { describeAction } : {}),
     ...(reconcile ? { reconcile } : {}),
     ...(target ? { target: Object.freeze(pickTarget(target)) } : {}),
-    ...(definition.defaultApprovalTurnedOff === true ? { defaultApprovalTurnedOff: true } : {}),
   };
   return Object.freeze(tool);
 }
