@@ -343,6 +343,7 @@ function mcpTool(
     },
     needsApproval: !readOnly,
     readOnly,
+    destructive: irreversible,
     describeAction,
   };
   const rule =

@@ -36,6 +36,12 @@ export interface ToolDefinition<Args, Result> {
    */
   readOnly?: boolean | undefined;
   /**
+   * True when a call may destroy or overwrite what cannot be restored,
+   * false when it only adds (see `Tool.destructive`).
+   * @default absent: a tool that asks by default counts as destructive
+   */
+  destructive?: boolean | undefined;
+  /**
    * True when calling the tool again with the same arguments changes
    * nothing more (see `Tool.idempotent`).
    * @default false
@@ -118,6 +124,7 @@ export function defineTool(
     needsApproval = false,
     describeAction,
     readOnly = false,
+    destructive,
     idempotent = false,
     timeoutMs,
     target,
@@ -129,6 +136,9 @@ export function defineTool(
   }
   if (typeof readOnly !== "boolean") {
     problems.push(`Tool "${name}": readOnly must be true or false when given.`);
+  }
+  if (destructive !== undefined && typeof destructive !== "boolean") {
+    problems.push(`Tool "${name}": destructive must be true or false when given.`);
   }
   if (typeof idempotent !== "boolean") {
     problems.push(`Tool "${name}": idempotent must be true or false when given.`);
@@ -168,6 +178,7 @@ export function defineTool(
     execute: async (args, context) => execute(args, context),
     needsApproval,
     readOnly,
+    ...(destructive !== undefined ? { destructive } : {}),
     idempotent,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),

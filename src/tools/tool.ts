@@ -154,6 +154,15 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
    */
   readonly readOnly?: boolean;
   /**
+   * True when a call may destroy or overwrite what cannot be restored
+   * (deleting, cancelling, holding events that are then lost, overwriting
+   * a value or a page); false when it only adds. A fact about the tool, not
+   * a decision: who is asked is the approval policy's. MCP hosts see it as
+   * `destructiveHint`.
+   * @default absent: a tool that asks by default (`needsApproval` not `false`) counts as destructive
+   */
+  readonly destructive?: boolean;
+  /**
    * True when calling the tool again with the same arguments changes
    * nothing more (deleting, cancelling, setting a value). MCP hosts see it
    * as `idempotentHint`.
