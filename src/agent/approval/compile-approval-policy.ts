@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { redactText } from "../../internal/redact.js";
-import type { AnyTool, ToolTarget } from "../../tools/tool.js";
+import type { AnyTool, ToolApprovalRule, ToolTarget } from "../../tools/tool.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { ApprovalPolicy, ApprovalRuleDecision } from "./approval-rule.js";
 import type { StandingApprovalOffer } from "./standing-approval.js";
@@ -105,14 +105,13 @@ export function compileApprovalPolicy(
 }
 
 /** A rule an option of the tool's set (or `mcpTools`) makes; one that throws asks. */
-function optionRule(
-  tool: AnyTool,
-  rule: NonNullable<AnyTool["approvalRules"]>[number],
-): CompiledRule {
+function optionRule(tool: AnyTool, rule: ToolApprovalRule): CompiledRule {
   const { name, decide } = rule;
   const base = { name, tier: "options" as const, tools: new Set([tool.name]) };
   if (typeof decide !== "function") {
-    return { ...base, outcomes: [decide], fixed: true, decide: () => decide };
+    // Anything but an explicit "allow" asks (fail closed).
+    const decision = decide === "allow" ? "allow" : "ask";
+    return { ...base, outcomes: [decision], fixed: true, decide: () => decision };
   }
   return {
     ...base,
@@ -142,8 +141,9 @@ function defaultRule(tool: AnyTool): CompiledRule[] {
   const { needsApproval } = tool;
   const base = { name: undefined, tier: "default" as const, tools: new Set([tool.name]) };
   if (needsApproval === false) return [];
-  if (needsApproval === true)
+  if (needsApproval === true) {
     return [{ ...base, outcomes: ["ask"], fixed: true, decide: () => "ask" }];
+  }
   return [
     {
       ...base,
