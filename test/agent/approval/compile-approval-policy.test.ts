@@ -160,6 +160,33 @@ describe("tool-set options as rules of the approval policy", () => {
     );
   });
 
+  it("a needsApproval function that throws asks, and the log names its rule", async () => {
+    const captured = capturingLogger();
+    const approver = new ScriptedApprover(["deny"]);
+    const [first] = callbackIds();
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { callback_ids: [first] } }] },
+        { text: "done" },
+      ]),
+      tools: orderTools(orderClient(), {
+        needsApproval: {
+          delete_callbacks: () => {
+            throw new Error("the rule's lookup failed");
+          },
+        },
+      }),
+      approver,
+      logger: captured.logger,
+    });
+    await agent.run("do it");
+    expect(approver.requests).toHaveLength(1);
+    expect(captured.lines).toContainEqual(
+      expect.objectContaining({ level: 40, rule: "orderTools: needsApproval" }),
+    );
+    expect(callbackIds()).toContain(first);
+  });
+
   it("lists the tools it turns off in ungatedTools, and warns once naming the rule", () => {
     const captured = capturingLogger();
     const agent = new Agent({
