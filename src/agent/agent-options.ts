@@ -8,6 +8,7 @@ import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval/approval-audit-record.js";
 import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
+import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
 import type { RunStore } from "./durable/run-store.js";
@@ -146,7 +147,7 @@ export interface AgentSettings extends LoopSettings {
   toolDefinitions: readonly ModelToolDefinition[];
   instructions: string | undefined;
   approver: Approver | undefined;
-  approvalPolicy: ApprovalPolicy;
+  approvalPolicy: CompiledApprovalPolicy;
   onApprovalExpired: ApprovalExpiryAction;
   auditLog: ApprovalAuditLog | undefined;
   onApprovalDecided: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;

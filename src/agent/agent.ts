@@ -71,8 +71,9 @@ export class Agent<
   /**
    * The names of the tools whose calls may change something and run without
    * asking anyone: not `readOnly`, and `needsApproval: false` or allowed by
-   * an unconditional rule of `approvalPolicy` that no other rule overrides. Assert your
-   * policy on it in your own tests.
+   * an unconditional rule (of `approvalPolicy`, or a tool set's
+   * `runWithoutApproval`) that no other rule overrides. Assert your policy
+   * on it in your own tests.
    *
    * @example
    * expect(agent.ungatedTools).toEqual(["create_orders", "release_callback_holds"]);

@@ -5,7 +5,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { ApprovalAuditSinks } from "./approval/approval-audit-record.js";
 import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
-import type { ApprovalPolicy } from "./approval/approval-policy.js";
+import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import type { StepQuestionSeat } from "./approval/step-question.js";
 import type { Approver } from "./approver.js";
 import type { RunJournal } from "./durable/run-journal.js";
@@ -16,7 +16,7 @@ export interface ToolCallEnvironment {
   tools: ReadonlyMap<string, AnyTool>;
   approver: Approver | undefined;
   /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
-  approvalPolicy: ApprovalPolicy;
+  approvalPolicy: CompiledApprovalPolicy;
   /** What happens when nobody answers a question before it expires. */
   onApprovalExpired: ApprovalExpiryAction;
   /** Where each decision's audit record goes (the agent's `auditLog` and `onApprovalDecided`). */

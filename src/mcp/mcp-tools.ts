@@ -7,6 +7,7 @@ import { compileJsonSchema, type JsonSchemaCheck } from "../tools/compile-json-s
 import type { JsonSchema } from "../tools/json-schema.js";
 import type { ActionDescription, AnyTool, NeedsApproval, Tool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
+import { needsApprovalRule } from "../tools/tool-set-options.js";
 import { answerElicitations, type McpElicitationHandler } from "./answer-elicitations.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
@@ -54,7 +55,10 @@ export interface McpToolsOptions {
   include?: readonly string[] | undefined;
   /**
    * Whether a tool asks first, by its name on the server: `true`, `false` or
-   * a function of the call; overrides the default (above).
+   * a function of the call; overrides the default (above). Each becomes a
+   * rule of the agent's approval policy, named `mcpTools: needsApproval` in
+   * the decisions it makes (so a call it lets run without asking is
+   * recorded); the policy's own rules win over it.
    */
   needsApproval?: Readonly<Record<string, NeedsApproval<McpToolCall>>> | undefined;
   /**
@@ -126,7 +130,8 @@ export interface McpToolsOptions {
  *
  * @throws ConfigurationError naming every tool whose name or schema cannot
  * be used (pick the others with `include`), an unknown name in `include` or
- * `needsApproval`, or a name two tools would share; or a tool list that
+ * `needsApproval`, a `needsApproval` value that is not `true`, `false` or a
+ * function, or a name two tools would share; or a tool list that
  * repeats a cursor or passes `maxPages` or `maxTools`.
  *
  * @example
@@ -159,6 +164,13 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
     if (!listedNames.has(name)) {
       problems.push(
         `MCP server "${serverName}" has no tool "${name}"; its tools are ${[...listedNames].join(", ")}.`,
+      );
+    }
+  }
+  for (const [name, value] of Object.entries(options.needsApproval ?? {})) {
+    if (value !== undefined && typeof value !== "boolean" && typeof value !== "function") {
+      problems.push(
+        `MCP server "${serverName}": needsApproval.${name} must be true, false or a function of the call, got ${value === null ? "null" : typeof value}.`,
       );
     }
   }
@@ -329,10 +341,16 @@ function mcpTool(
       )) as CallToolResult;
       return toolResultForModel(result, subject);
     },
-    needsApproval: settings.needsApproval ?? !readOnly,
+    needsApproval: !readOnly,
     readOnly,
+    destructive: irreversible,
     describeAction,
   };
+  const rule =
+    settings.needsApproval === undefined
+      ? undefined
+      : needsApprovalRule("mcpTools: needsApproval", settings.needsApproval, !readOnly);
+  if (rule) return Object.freeze({ ...tool, approvalRules: Object.freeze([rule]) });
   return Object.freeze(tool);
 }
 

@@ -3,8 +3,9 @@ import type { AnyTool } from "../tools/tool.js";
 
 /**
  * The MCP annotations of a Switchyard tool, from its definition:
- * `readOnlyHint` for a read-only tool; otherwise `destructiveHint`, true
- * when the tool is gated (its `needsApproval` is not `false`), and
+ * `readOnlyHint` for a read-only tool; otherwise `destructiveHint`, the
+ * tool's `destructive` (when absent, true when the tool asks by default:
+ * its `needsApproval` is not `false`), and
  * `idempotentHint` when the tool says calling it again changes nothing more.
  *
  * @example
@@ -14,7 +15,7 @@ export function toolAnnotations(tool: AnyTool): ToolAnnotations {
   if (tool.readOnly === true) return { readOnlyHint: true };
   return {
     readOnlyHint: false,
-    destructiveHint: tool.needsApproval !== false,
+    destructiveHint: tool.destructive ?? tool.needsApproval !== false,
     ...(tool.idempotent === true ? { idempotentHint: true } : {}),
   };
 }

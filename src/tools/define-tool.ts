@@ -23,8 +23,9 @@ export interface ToolDefinition<Args, Result> {
   /** Runs the tool with parsed, validated arguments. Its result is sent to the model as JSON. */
   execute: (args: Args, context: ToolContext) => Result | Promise<Result>;
   /**
-   * Whether a human must approve a call before it runs: a boolean, or a
-   * function of the arguments.
+   * Whether a human must approve a call before it runs, by default: a
+   * boolean, or a function of the arguments. The agent's `approvalPolicy`
+   * rules decide over it.
    * @default false
    */
   needsApproval?: NeedsApproval<Args> | undefined;
@@ -34,6 +35,12 @@ export interface ToolDefinition<Args, Result> {
    * @default false
    */
   readOnly?: boolean | undefined;
+  /**
+   * True when a call may destroy or overwrite what cannot be restored,
+   * false when it only adds (see `Tool.destructive`).
+   * @default absent: a tool that asks by default counts as destructive
+   */
+  destructive?: boolean | undefined;
   /**
    * True when calling the tool again with the same arguments changes
    * nothing more (see `Tool.idempotent`).
@@ -54,8 +61,6 @@ export interface ToolDefinition<Args, Result> {
    * the approval question and part of the fingerprint an approval binds to.
    */
   target?: ToolTarget | undefined;
-  /** Set by tool sets when their default approval was turned off; see `Tool`. */
-  defaultApprovalTurnedOff?: boolean | undefined;
   /**
    * How to learn from the service the outcome of a call interrupted after
    * it started, and finish it safely (see `Tool.reconcile`); without it such
@@ -119,6 +124,7 @@ export function defineTool(
     needsApproval = false,
     describeAction,
     readOnly = false,
+    destructive,
     idempotent = false,
     timeoutMs,
     target,
@@ -130,6 +136,9 @@ export function defineTool(
   }
   if (typeof readOnly !== "boolean") {
     problems.push(`Tool "${name}": readOnly must be true or false when given.`);
+  }
+  if (destructive !== undefined && typeof destructive !== "boolean") {
+    problems.push(`Tool "${name}": destructive must be true or false when given.`);
   }
   if (typeof idempotent !== "boolean") {
     problems.push(`Tool "${name}": idempotent must be true or false when given.`);
@@ -169,12 +178,12 @@ export function defineTool(
     execute: async (args, context) => execute(args, context),
     needsApproval,
     readOnly,
+    ...(destructive !== undefined ? { destructive } : {}),
     idempotent,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(describeAction ? { describeAction } : {}),
     ...(reconcile ? { reconcile } : {}),
     ...(target ? { target: Object.freeze(pickTarget(target)) } : {}),
-    ...(definition.defaultApprovalTurnedOff === true ? { defaultApprovalTurnedOff: true } : {}),
   };
   return Object.freeze(tool);
 }

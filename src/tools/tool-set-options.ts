@@ -1,6 +1,6 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { attachSecrets, secretsOf } from "../internal/redact.js";
-import type { AnyTool, NeedsApproval, ToolTarget } from "./tool.js";
+import type { AnyTool, NeedsApproval, ToolApprovalRule, ToolTarget } from "./tool.js";
 
 /**
  * Per-tool approval policy of a tool set: for each tool name, `true`, `false`
@@ -19,13 +19,18 @@ export interface ToolSetOptions<ArgumentsByName> {
    * Changes whether a tool needs a human's approval; see each set's default
    * policy. It may add approval (`true`) or decide per call (a function); it
    * cannot turn a default approval off with `false`: that is
-   * `runWithoutApproval`.
+   * `runWithoutApproval`. Each becomes a rule of the agent's approval policy,
+   * named `<set>: needsApproval` (e.g. `orderTools: needsApproval`) in the
+   * decisions it makes; the policy's own rules win over it.
    */
   needsApproval?: ToolApprovalPolicy<ArgumentsByName> | undefined;
   /**
    * Tools whose default approval is turned off: their calls run without
-   * asking anyone. The agent logs each at warn level, once, and lists them
-   * in `agent.ungatedTools`.
+   * asking anyone. Each becomes an `allow` rule of the agent's approval
+   * policy, named `<set>: runWithoutApproval` (e.g. `orderTools:
+   * runWithoutApproval`) in every call's approval record and audit record;
+   * a `deny` or `ask` rule of the policy wins over it. The agent logs each
+   * tool at warn level, once, and lists them in `agent.ungatedTools`.
    *
    * @example
    * orderTools(orders, { runWithoutApproval: ["update_orders"] })
@@ -33,30 +38,36 @@ export interface ToolSetOptions<ArgumentsByName> {
   runWithoutApproval?: ReadonlyArray<keyof ArgumentsByName & string> | undefined;
 }
 
-/** The policy of every tool of a set, defaults filled in. */
-export type ResolvedApprovalPolicy<ArgumentsByName> = {
-  [Name in keyof ArgumentsByName]: NeedsApproval<ArgumentsByName[Name]>;
+/** The rules a tool set's options make about its tools, by tool name. */
+export type ToolSetApprovalRules<ArgumentsByName> = {
+  [Name in keyof ArgumentsByName]?: ToolApprovalRule<ArgumentsByName[Name]>[];
 };
 
 /**
- * The policy each tool of a set is built with: the set's defaults overridden
- * by `options.needsApproval`, and turned off for the tools in
- * `options.runWithoutApproval`. Throws a ConfigurationError naming every
- * unknown tool name, every value that is neither a boolean nor a function,
- * and every `false` that would turn a default approval off.
+ * The rules a tool set's options make, by tool: `needsApproval` (a value
+ * other than the default) and `runWithoutApproval` (for a tool that would
+ * otherwise ask), named `<set>: needsApproval` and `<set>:
+ * runWithoutApproval`; the agent's approval policy compiles them. Throws a
+ * ConfigurationError naming every unknown tool name, every value that is
+ * neither a boolean nor a function, and every `false` that would turn a
+ * default approval off.
  */
-export function resolveApprovalPolicy<ArgumentsByName>(
+export function toolSetApprovalRules<ArgumentsByName>(
   setName: string,
   defaults: Readonly<Record<keyof ArgumentsByName, boolean>>,
   options: ToolSetOptions<ArgumentsByName> | undefined,
-): ResolvedApprovalPolicy<ArgumentsByName> {
+): ToolSetApprovalRules<ArgumentsByName> {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ConfigurationError(`${setName}: options must be an object such as { needsApproval }`);
   }
   const overrides: unknown = options?.needsApproval;
   const turnedOff: unknown = options?.runWithoutApproval;
-  const policy: Record<string, unknown> = { ...defaults };
-  const resolved = policy as ResolvedApprovalPolicy<ArgumentsByName>;
+  const rules: Record<string, ToolApprovalRule[]> = {};
+  const add = (name: string, rule: ToolApprovalRule) => {
+    rules[name] ??= [];
+    rules[name].push(rule);
+  };
+  const defaultOf = (name: string) => defaults[name as keyof ArgumentsByName];
   const names = Object.keys(defaults);
   const problems: string[] = [];
   if (overrides !== undefined) {
@@ -75,12 +86,13 @@ export function resolveApprovalPolicy<ArgumentsByName>(
         problems.push(
           `${setName}: needsApproval.${name} must be true, false or a function of the arguments, got ${value === null ? "null" : typeof value}`,
         );
-      } else if (value === false && defaults[name as keyof ArgumentsByName] === true) {
+      } else if (value === false && defaultOf(name) === true) {
         problems.push(
           `${setName}: needsApproval.${name}: false would turn off an approval that is on by default; to let ${name} run without asking anyone, say so with { runWithoutApproval: ["${name}"] }`,
         );
       } else {
-        policy[name] = value;
+        const rule = needsApprovalRule(`${setName}: needsApproval`, value, defaultOf(name));
+        if (rule) add(name, rule);
       }
     }
   }
@@ -95,12 +107,33 @@ export function resolveApprovalPolicy<ArgumentsByName>(
           problems.push(
             `${setName}: runWithoutApproval names ${JSON.stringify(name)}, which is not one of its tools (${names.join(", ")})`,
           );
-        } else policy[name] = false;
+        } else if (defaultOf(name) === true || rules[name] !== undefined) {
+          // A tool that would not ask anyway needs no rule (and no record of one).
+          add(name, { name: `${setName}: runWithoutApproval`, decide: "allow" });
+        }
       }
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
-  return resolved;
+  return rules as ToolSetApprovalRules<ArgumentsByName>;
+}
+
+/**
+ * The rule a `needsApproval` option makes about a tool whose default is
+ * `asksByDefault`: a function decides each call (`ask` unless it answers
+ * `false`), `true` asks and `false` allows; none when the value is the
+ * default, which decides anyway.
+ */
+export function needsApprovalRule<Args>(
+  name: string,
+  value: NeedsApproval<Args>,
+  asksByDefault: boolean,
+): ToolApprovalRule<Args> | undefined {
+  if (typeof value === "function") {
+    return { name, decide: async (args) => ((await value(args)) !== false ? "ask" : "allow") };
+  }
+  if (value === asksByDefault) return undefined;
+  return { name, decide: value ? "ask" : "allow" };
 }
 
 /**
@@ -128,28 +161,23 @@ export function checkToolSetClient(
 
 /**
  * The tools of a set, each with the set's `target` (where its calls act)
- * and, for the tools of `options.runWithoutApproval` that are gated by
- * default, the mark the agent warns about. Typed by the set's tool names
- * (the keys of its defaults, one tool each), so `hasToolCall` can check them.
+ * and the rules its options make about it (`approvalRules`). Typed by the
+ * set's tool names (one tool each), so `hasToolCall` can check them.
  */
 export function finishToolSet<ArgumentsByName>(
   tools: readonly AnyTool[],
-  defaults: Readonly<Record<keyof ArgumentsByName, boolean>>,
-  options: ToolSetOptions<ArgumentsByName> | undefined,
+  rules: ToolSetApprovalRules<ArgumentsByName>,
   target: ToolTarget,
 ): AnyTool<keyof ArgumentsByName & string>[] {
-  const turnedOff = new Set<string>(
-    (options?.runWithoutApproval ?? []).filter(
-      (name) => defaults[name as keyof ArgumentsByName] === true,
-    ),
-  );
-  return tools.map((tool) =>
-    Object.freeze({
+  const byName = rules as Record<string, ToolApprovalRule[] | undefined>;
+  return tools.map((tool) => {
+    const approvalRules = byName[tool.name];
+    return Object.freeze({
       ...tool,
       target: Object.freeze({ ...target }),
-      ...(turnedOff.has(tool.name) ? { defaultApprovalTurnedOff: true } : {}),
-    }),
-  ) as AnyTool<keyof ArgumentsByName & string>[];
+      ...(approvalRules ? { approvalRules: Object.freeze([...approvalRules]) } : {}),
+    });
+  }) as AnyTool<keyof ArgumentsByName & string>[];
 }
 
 /**

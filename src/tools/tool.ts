@@ -23,6 +23,27 @@ export interface ToolContext {
 export type NeedsApproval<Args> = boolean | ((args: Args) => boolean | Promise<boolean>);
 
 /**
+ * A rule an option of a tool set or of `mcpTools` makes about one of its
+ * tools (`runWithoutApproval`, `needsApproval`, `allowedCallbackHosts`).
+ * The tool only carries it: the agent's approval policy compiles it into a
+ * named rule, evaluated after the policy's own rules and before the tool's
+ * default `needsApproval`.
+ */
+export interface ToolApprovalRule<Args = unknown> {
+  /** Names the rule in every decision it makes, e.g. `orderTools: runWithoutApproval`. */
+  readonly name: string;
+  /**
+   * `allow` runs the call without asking, `ask` asks a person; a function
+   * decides per call, `undefined` leaving the call to the other rules (one
+   * that throws asks).
+   */
+  readonly decide:
+    | "allow"
+    | "ask"
+    | ((args: Args) => "allow" | "ask" | undefined | Promise<"allow" | "ask" | undefined>);
+}
+
+/**
  * One line (or block) of an approval question. `label` is the tool's own
  * words; the untrusted part (anything from the arguments or from a service)
  * goes in `value` or `text`, never in `label`, so it is shown escaped and
@@ -120,6 +141,10 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
   /** Validates and parses raw arguments (already JSON-decoded). */
   checkArguments(args: unknown): ArgumentsCheck<Args>;
   execute(args: Args, context: ToolContext): Promise<Result>;
+  /**
+   * Whether a call asks a person by default: the fact the agent's
+   * `approvalPolicy` starts from when no rule decides.
+   */
   readonly needsApproval: NeedsApproval<Args>;
   /**
    * True when the tool only reads: a durable run neither journals its calls
@@ -128,6 +153,15 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
    * @default false (the call may change something)
    */
   readonly readOnly?: boolean;
+  /**
+   * True when a call may destroy or overwrite what cannot be restored
+   * (deleting, cancelling, holding events that are then lost, overwriting
+   * a value or a page); false when it only adds. A fact about the tool, not
+   * a decision: who is asked is the approval policy's. MCP hosts see it as
+   * `destructiveHint`.
+   * @default absent: a tool that asks by default (`needsApproval` not `false`) counts as destructive
+   */
+  readonly destructive?: boolean;
   /**
    * True when calling the tool again with the same arguments changes
    * nothing more (deleting, cancelling, setting a value). MCP hosts see it
@@ -140,10 +174,11 @@ export interface Tool<Args = unknown, Result = unknown, Name extends string = st
   /** Where the calls act; named in the approval question and part of the fingerprint. */
   readonly target?: ToolTarget;
   /**
-   * True when a tool set's default approval was turned off for this tool
-   * (`runWithoutApproval`): the agent logs a warning once.
+   * The rules the options of the tool set (or `mcpTools`) that built the
+   * tool make about its approval, each named in the decisions it makes. A
+   * call none of them decides falls to `needsApproval`.
    */
-  readonly defaultApprovalTurnedOff?: boolean;
+  readonly approvalRules?: readonly ToolApprovalRule<Args>[];
   /**
    * How to learn the outcome of a call that was interrupted after its start
    * record (its process died during the call), instead of reporting it as

@@ -4,6 +4,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
+import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
+import type { ApprovalPolicy } from "../../src/agent/approval/approval-policy.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { mcpTools } from "../../src/mcp/index.js";
 import { ScriptedApprover } from "../../src/testing/scripted-approver.js";
@@ -167,11 +169,64 @@ describe("mcpTools: an MCP server's tools in an Agent", () => {
       toolCallId: "c1",
     });
     expect(description.irreversible).toBe(false);
-    // The user decides last.
+    // The user decides last, with a rule the agent's policy compiles.
     const ungated = await mcpTools(await connect(notesServer()), {
       needsApproval: { read_note: false },
     });
-    expect(ungated.find((tool) => tool.name === "read_note")?.needsApproval).toBe(false);
+    expect(ungated.find((tool) => tool.name === "read_note")?.approvalRules).toEqual([
+      { name: "mcpTools: needsApproval", decide: "allow" },
+    ]);
+  });
+
+  it("needsApproval is a rule of the agent's policy: named in the record of a call it lets run, outranked by a deny rule", async () => {
+    const run = async (approvalPolicy?: ApprovalPolicy) => {
+      const audited: ApprovalAuditRecord[] = [];
+      const agent = new Agent({
+        model: new ScriptedModel([
+          { toolCalls: [{ name: "archive_note", arguments: { id: "n1" } }] },
+          { text: "done" },
+        ]),
+        tools: await mcpTools(await connect(notesServer()), {
+          serverName: "notes",
+          needsApproval: { archive_note: false },
+        }),
+        ...(approvalPolicy ? { approvalPolicy } : {}),
+        onApprovalDecided: (record) => {
+          audited.push(record);
+        },
+      });
+      const result = await agent.run("Archive n1");
+      return { call: result.steps[0]?.toolCalls[0], audited };
+    };
+    const allowed = await run();
+    expect(allowed.call?.status).toBe("succeeded");
+    expect(allowed.call?.approval).toMatchObject({
+      outcome: "approved",
+      rule: "mcpTools: needsApproval",
+    });
+    expect(allowed.audited).toEqual([
+      expect.objectContaining({ decidedBy: "policy", rule: "mcpTools: needsApproval" }),
+    ]);
+    expect(calls).toEqual([{ tool: "archive_note", arguments: { id: "n1" } }]);
+    calls = [];
+    const denied = await run({
+      rules: [{ name: "no archiving", tool: "archive_note", decision: "deny" }],
+    });
+    expect(denied.call?.approval).toMatchObject({
+      outcome: "refused",
+      code: "policy_denied",
+      rule: "no archiving",
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it("names a needsApproval value that is neither a boolean nor a function", async () => {
+    const client = await connect(notesServer());
+    await expect(
+      mcpTools(client, { serverName: "notes", needsApproval: { delete_note: "yes" as never } }),
+    ).rejects.toThrow(
+      'MCP server "notes": needsApproval.delete_note must be true, false or a function of the call, got string.',
+    );
   });
 
   it("sends arguments the schema refuses back to the model in the validator's words, calling nothing", async () => {

@@ -288,9 +288,11 @@ describe("tool names and definition problems", () => {
         parameters: 42 as unknown as { type: "object" },
         execute: undefined as unknown as () => null,
         needsApproval: "yes" as unknown as boolean,
+        destructive: "very" as unknown as boolean,
       }),
     );
-    expect(problems).toHaveLength(5);
+    expect(problems).toHaveLength(6);
+    expect(problems.join("\n")).toMatch(/destructive must be true or false when given/);
     expect(problems.join("\n")).toMatch(/bad name/);
     expect(problems.join("\n")).toMatch(/description must be a non-empty string/);
     expect(problems.join("\n")).toMatch(/execute must be a function/);

@@ -105,7 +105,11 @@ describe("create_callbacks", () => {
       { tools },
     );
     expect(allowed.call?.status).toBe("succeeded");
-    expect(allowed.call?.approval).toBeUndefined();
+    // No one was asked: the option's rule decided, and the record names it.
+    expect(allowed.call?.approval).toMatchObject({
+      outcome: "approved",
+      rule: "orderTools: allowedCallbackHosts",
+    });
 
     for (const url of [
       "https://hooks.example.com.attacker.example/x",

@@ -44,6 +44,17 @@ function approvals(tools: readonly AnyTool[]): Record<string, unknown> {
   return Object.fromEntries(tools.map((tool) => [tool.name, tool.needsApproval]));
 }
 
+/** The rules each tool's options make, by tool (tools without any left out). */
+function optionRules(tools: readonly AnyTool[]): Record<string, unknown> {
+  return Object.fromEntries(
+    tools.flatMap((tool) => (tool.approvalRules ? [[tool.name, tool.approvalRules]] : [])),
+  );
+}
+
+const newOrder = {
+  orders: [{ customer_identifier: "c-1" }],
+};
+
 describe("the tool sets", () => {
   it("offer exactly the documented tools, and no token or secret tool", () => {
     expect(orderTools(orderClient).map((tool) => tool.name)).toEqual([...orderToolNames]);
@@ -105,18 +116,21 @@ describe("the tool sets", () => {
 });
 
 describe("the approval policy option", () => {
-  it("turns approval on with a boolean, and off only with runWithoutApproval", () => {
+  it("turns approval on with a boolean, and off only with runWithoutApproval", async () => {
     const tools = orderTools(orderClient, {
       needsApproval: { create_orders: true },
       runWithoutApproval: ["delete_callbacks"],
     });
-    expect(approvals(tools)).toEqual({
-      ...defaultOrderToolApprovals,
-      delete_callbacks: false,
-      create_orders: true,
+    // The defaults are the tools' facts; the options are rules the agent's policy compiles.
+    expect(approvals(tools)).toEqual(defaultOrderToolApprovals);
+    expect(optionRules(tools)).toEqual({
+      create_orders: [{ name: "orderTools: needsApproval", decide: "ask" }],
+      delete_callbacks: [{ name: "orderTools: runWithoutApproval", decide: "allow" }],
     });
-    expect(tools.find((tool) => tool.name === "delete_callbacks")?.defaultApprovalTurnedOff).toBe(
-      true,
+    expect(await needsApprovalFor(tools, "create_orders", newOrder)).toBe(true);
+    const [callbackId] = orders.callbacks().map((callback) => callback.id);
+    expect(await needsApprovalFor(tools, "delete_callbacks", { callback_ids: [callbackId] })).toBe(
+      false,
     );
     expect(() => orderTools(orderClient, { needsApproval: { update_orders: false } })).toThrow(
       'orderTools: needsApproval.update_orders: false would turn off an approval that is on by default; to let update_orders run without asking anyone, say so with { runWithoutApproval: ["update_orders"] }',
@@ -125,11 +139,15 @@ describe("the approval policy option", () => {
       orderTools(orderClient, { runWithoutApproval: ["delete_callback" as never] }),
     ).toThrow(/runWithoutApproval names "delete_callback", which is not one of its tools/);
     const docs = docsTools(docsClient, { runWithoutApproval: ["edit_docs_file"] });
-    expect(approvals(docs).edit_docs_file).toBe(false);
+    expect(optionRules(docs)).toEqual({
+      edit_docs_file: [{ name: "docsTools: runWithoutApproval", decide: "allow" }],
+    });
     const messaging = messagingTools(messagingClient, {
       needsApproval: { send_notification: true },
     });
-    expect(approvals(messaging).send_notification).toBe(true);
+    expect(optionRules(messaging)).toEqual({
+      send_notification: [{ name: "messagingTools: needsApproval", decide: "ask" }],
+    });
   });
 
   it("decides from the arguments with a function", async () => {

@@ -1,4 +1,6 @@
 import { expect } from "vitest";
+import { decideByPolicy } from "../../src/agent/approval/approval-policy.js";
+import { compileApprovalPolicy } from "../../src/agent/approval/compile-approval-policy.js";
 import { silentLogger } from "../../src/internal/logger.js";
 import type { AnyTool, ToolContext } from "../../src/tools/tool.js";
 
@@ -45,7 +47,11 @@ export function parsedArguments(tools: readonly AnyTool[], name: string, args: u
   return check.data;
 }
 
-/** What `needsApproval` decides for these (valid) arguments. */
+/**
+ * Whether a call with these (valid) arguments asks a person, as an agent's
+ * approval policy without rules of its own decides it: the rules of the
+ * tool's options, then its default.
+ */
 export async function needsApprovalFor(
   tools: readonly AnyTool[],
   name: string,
@@ -53,7 +59,6 @@ export async function needsApprovalFor(
 ): Promise<boolean> {
   const tool = findTool(tools, name);
   const parsed = parsedArguments(tools, name, args);
-  return typeof tool.needsApproval === "boolean"
-    ? tool.needsApproval
-    : await tool.needsApproval(parsed);
+  const policy = compileApprovalPolicy({}, tools);
+  return (await decideByPolicy(policy, tool, parsed, silentLogger)).decision === "ask";
 }

@@ -1,88 +1,23 @@
 import type { Logger } from "pino";
-import { redactText } from "../../internal/redact.js";
-import type { AnyTool, ToolTarget } from "../../tools/tool.js";
+import type { AnyTool } from "../../tools/tool.js";
 import type { AgentEventSink } from "../agent-events.js";
 import type { ApprovedRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
-import { describeThrown } from "../describe-thrown.js";
+import type { ApprovalPolicy, ApprovalRule, ApprovalRuleDecision } from "./approval-rule.js";
+import {
+  type CompiledApprovalPolicy,
+  type CompiledRule,
+  compileApprovalPolicy,
+} from "./compile-approval-policy.js";
 import { checkStandingOffer, type StandingApprovalOffer } from "./standing-approval.js";
 
-/** What a rule of the approval policy decides for the calls it matches. */
-export type ApprovalRuleDecision = "allow" | "deny" | "ask";
-
-/**
- * One rule of an agent's {@link ApprovalPolicy}. A rule matches a call when
- * it names the call's tool (or names none) and its `when` holds for the
- * call's arguments and target.
- *
- * @example
- * { name: "sandbox deletions", tool: "delete_callbacks", decision: "allow",
- *   when: (args, target) => target?.environment === "sandbox" }
- */
-export interface ApprovalRule {
-  /** Shown in every decision the rule makes (records, audit log, the model's message). Unique. */
-  name: string;
-  /** The tool name(s) the rule is about. @default every tool */
-  tool?: string | readonly string[] | undefined;
-  /**
-   * Whether the rule applies to this call. It reads a frozen copy of the
-   * arguments that will run. One that throws counts as matching for `deny`
-   * and `ask` and as not matching for `allow` (fail closed).
-   * @default always
-   */
-  when?:
-    | ((args: unknown, target: ToolTarget | undefined) => boolean | Promise<boolean>)
-    | undefined;
-  /** `allow` runs the call without asking; `deny` refuses it; `ask` asks the approver. */
-  decision: ApprovalRuleDecision;
-  /**
-   * For `ask`: how many distinct approvers (approver links) must each approve
-   * the same action; any denial refuses. `2` for production deletions, say.
-   * @default 1
-   */
-  required?: 1 | 2 | undefined;
-  /**
-   * For `ask`: the question may offer "approve this and the next actions like
-   * it in this run", within this scope. Never offered when two approvers
-   * are required. A person's later denial of a call of the tool in the run,
-   * or a `deny` rule, always wins over it.
-   */
-  standing?: StandingApprovalOffer | undefined;
-}
-
-/**
- * The one place that decides whether a tool call runs, is refused, or asks
- * a person. A tool's `needsApproval` (from `defineTool`, a tool set's
- * options or `mcpTools`) is the default this policy starts from; the rules
- * change it. When several rules match, `deny` wins over `allow`, and
- * `allow` over `ask`.
- *
- * @example
- * approvalPolicy: {
- *   rules: [
- *     { name: "no production cancels", tool: "cancel_orders", decision: "deny",
- *       when: (_args, target) => target?.environment === "production" },
- *     { name: "one sandbox callback", tool: "delete_callbacks", decision: "allow",
- *       when: (args) => (args as { callback_ids: string[] }).callback_ids.length === 1 },
- *   ],
- * }
- */
-export interface ApprovalPolicy {
-  rules?: readonly ApprovalRule[] | undefined;
-  /**
-   * Shadow mode: the rules are evaluated and what they would have decided is
-   * recorded (on the call's approval record, as `policy`, and in the audit
-   * trail), but the tools' defaults decide: gated calls still ask.
-   * @default false
-   */
-  shadow?: boolean | undefined;
-}
+export type { ApprovalPolicy, ApprovalRule, ApprovalRuleDecision } from "./approval-rule.js";
 
 /** What the policy decided for one call, and which rule decided it. */
 export interface PolicyVerdict {
   decision: ApprovalRuleDecision;
   /** The rule that decided; absent when the tool's default decided. */
   rule?: string;
-  /** In shadow mode, what the rules would have decided (the tool's default decided). */
+  /** In shadow mode, what the policy's own rules would have decided (the tool's options or default decided). */
   shadow?: ShadowVerdict;
   /** For `ask` by rules: how many distinct approvers must approve (the most any matching rule requires). */
   required?: number;
@@ -90,8 +25,23 @@ export interface PolicyVerdict {
   standing?: { rule: string; offer: StandingApprovalOffer };
 }
 
-/** Checks an `approvalPolicy` option; adds one line per problem. */
+/**
+ * Checks an `approvalPolicy` option, adding one line per problem, and
+ * compiles it with the rules of the tools' options and the tools' defaults
+ * (`compileApprovalPolicy`) into the one policy that decides every call.
+ */
 export function checkApprovalPolicy(
+  policy: unknown,
+  tools: ReadonlyMap<string, AnyTool>,
+  problems: string[],
+): CompiledApprovalPolicy {
+  const before = problems.length;
+  const checked = checkPolicyShape(policy, tools, problems);
+  // A policy with problems is never used: the caller throws them.
+  return compileApprovalPolicy(problems.length > before ? {} : checked, tools.values());
+}
+
+function checkPolicyShape(
   policy: unknown,
   tools: ReadonlyMap<string, AnyTool>,
   problems: string[],
@@ -113,6 +63,9 @@ export function checkApprovalPolicy(
     return {};
   }
   const names = new Set<string>();
+  const optionRuleNames = new Set(
+    [...tools.values()].flatMap((tool) => (tool.approvalRules ?? []).map((rule) => rule.name)),
+  );
   rules.forEach((rule: ApprovalRule, index) => {
     const at = `approvalPolicy.rules[${index}]`;
     if (typeof rule !== "object" || rule === null) {
@@ -124,6 +77,10 @@ export function checkApprovalPolicy(
     } else if (names.has(rule.name)) {
       problems.push(
         `${at}.name "${rule.name}" is used by another rule; rule names must be unique.`,
+      );
+    } else if (optionRuleNames.has(rule.name)) {
+      problems.push(
+        `${at}.name "${rule.name}" is the name of a rule a tool's options make; choose another, so that every decision names the rule that made it.`,
       );
     } else names.add(rule.name);
     if (!["allow", "deny", "ask"].includes(rule.decision)) {
@@ -159,159 +116,160 @@ export function checkApprovalPolicy(
 
 /**
  * Whether a call of `tool` with `args` runs (`allow`), is refused (`deny`)
- * or asks a person (`ask`). The tool's `needsApproval` gives the default
- * (one that throws asks); matching rules override it, deny over allow over
- * ask. In shadow mode the default decides and the rules' verdict is returned
- * beside it.
+ * or asks a person (`ask`), and which rule decided. The policy's own rules
+ * are asked first, then the rules of the tool's options, then its default
+ * (a default that throws asks); the first of these with a matching rule
+ * decides, deny over allow over ask. In shadow mode the policy's own rules
+ * do not decide: their verdict is returned beside the decision.
  */
 export async function decideByPolicy(
-  policy: ApprovalPolicy,
+  policy: CompiledApprovalPolicy,
   tool: AnyTool,
   args: unknown,
   logger: () => Logger,
 ): Promise<PolicyVerdict> {
-  const rules = policy.rules ?? [];
-  // The common case (a fixed default, no rule about this tool) needs no await.
-  if (typeof tool.needsApproval === "boolean" && !rules.some((rule) => names(rule, tool))) {
-    return { decision: tool.needsApproval ? "ask" : "allow" };
-  }
-  const fallback: PolicyVerdict = {
-    decision: (await toolDefault(tool, args, logger)) ? "ask" : "allow",
-  };
-  const byRules = await matchRules(rules, tool, args, logger);
-  if (!byRules) return fallback;
-  if (policy.shadow === true) {
-    const { decision, rule } = byRules;
-    return { ...fallback, shadow: { decision, ...(rule !== undefined ? { rule } : {}) } };
-  }
-  return byRules;
+  const own = await matchTier(
+    policy.rules.filter((rule) => names(rule, tool)),
+    tool,
+    args,
+    logger,
+  );
+  if (own && !policy.shadow) return own;
+  const rules = toolRulesOf(policy, tool);
+  const fallback = (await matchTier(
+    rules.filter((rule) => rule.tier === "options"),
+    tool,
+    args,
+    logger,
+  )) ??
+    (await matchTier(
+      rules.filter((rule) => rule.tier === "default"),
+      tool,
+      args,
+      logger,
+    )) ?? { decision: "allow" };
+  if (!own) return fallback;
+  const { decision, rule } = own;
+  return { ...fallback, shadow: { decision, ...(rule !== undefined ? { rule } : {}) } };
 }
 
-/** Whether a tool may have a call that asks or is refused by a rule, so its arguments must be frozen. */
-export function mayBeGated(policy: ApprovalPolicy, tool: AnyTool): boolean {
-  return tool.needsApproval !== false || (policy.rules ?? []).some((rule) => names(rule, tool));
+/** Whether a tool may have a call that asks, or that a named rule decides, so its arguments must be frozen. */
+export function mayBeGated(policy: CompiledApprovalPolicy, tool: AnyTool): boolean {
+  return toolRulesOf(policy, tool).length > 0 || policy.rules.some((rule) => names(rule, tool));
 }
 
 /**
  * The names of the tools whose calls may change something (not `readOnly`)
- * and never ask anyone: their default is `needsApproval: false`, or a rule
- * without `when` allows them, and no rule can ask about or deny them. A
- * tool whose approval depends on its arguments is not listed: some of its
- * calls ask.
+ * and never ask anyone: no rule can ask about or deny them before one
+ * without `when` allows them, or nothing asks (their default is
+ * `needsApproval: false`). A tool whose approval depends on its arguments
+ * is not listed: some of its calls ask.
  */
 export function ungatedToolNames(
   tools: Iterable<AnyTool>,
-  policy: ApprovalPolicy = {},
+  policy: CompiledApprovalPolicy,
 ): readonly string[] {
   const result: string[] = [];
   for (const tool of tools) {
-    if (tool.readOnly === true) continue;
-    const rules =
-      policy.shadow === true ? [] : (policy.rules ?? []).filter((rule) => names(rule, tool));
-    const unconditional = rules.filter((rule) => rule.when === undefined);
-    const gatedByRule = rules.some((rule) => rule.decision !== "allow");
-    const allowed =
-      tool.needsApproval === false || unconditional.some((rule) => rule.decision === "allow");
-    if (allowed && !gatedByRule) result.push(tool.name);
+    if (tool.readOnly !== true && ungatedBy(policy, tool)) result.push(tool.name);
   }
   return Object.freeze(result);
 }
 
 /**
- * Logs at warn level, once, the tools that change something and run without
- * asking anyone because of the tool set's `runWithoutApproval` or a rule of
- * the policy, so that a policy change shows in the logs of every agent it
- * applies to.
+ * Logs at warn level, once per rule, the tools that change something and
+ * would ask by default but run without asking anyone because of a rule: a
+ * tool set's `runWithoutApproval`, an option of `mcpTools`, or a rule of the
+ * policy. So a policy change shows in the logs of every agent it applies to.
  */
 export function warnApprovalsTurnedOff(
   tools: Iterable<AnyTool>,
-  policy: ApprovalPolicy,
+  policy: CompiledApprovalPolicy,
   logger: Logger,
 ): void {
-  const list = [...tools];
-  const turnedOff = list
-    .filter((tool) => tool.defaultApprovalTurnedOff === true)
-    .map((tool) => tool.name);
-  if (turnedOff.length > 0) {
-    logger.warn(
-      { tools: turnedOff },
-      `approval is turned off for ${turnedOff.join(", ")} (runWithoutApproval): their calls run without asking anyone`,
-    );
+  const byRule = new Map<string, string[]>();
+  for (const tool of tools) {
+    if (tool.readOnly === true || tool.needsApproval === false) continue;
+    const rule = ungatedBy(policy, tool)?.rule?.name;
+    if (rule === undefined) continue;
+    byRule.set(rule, [...(byRule.get(rule) ?? []), tool.name]);
   }
-  const allowedByRule = ungatedToolNames(list, policy).filter((name) => {
-    const tool = list.find((candidate) => candidate.name === name);
-    return tool !== undefined && tool.needsApproval !== false;
-  });
-  if (allowedByRule.length > 0) {
+  for (const [rule, turnedOff] of byRule) {
     logger.warn(
-      { tools: allowedByRule },
-      `approval is turned off for ${allowedByRule.join(", ")} by a rule of approvalPolicy: their calls run without asking anyone`,
+      { tools: turnedOff, rule },
+      `approval is turned off for ${turnedOff.join(", ")} by the rule "${rule}": their calls run without asking anyone`,
     );
   }
 }
 
-function names(rule: ApprovalRule, tool: AnyTool): boolean {
-  if (rule.tool === undefined) return true;
-  return typeof rule.tool === "string" ? rule.tool === tool.name : rule.tool.includes(tool.name);
+/**
+ * When no call of the tool can ask or be refused, what lets them run: the
+ * rule that allows every call, or none (nothing asks). Each tier in turn: a
+ * rule that may refuse or ask gates the tool; one that allows every call
+ * ends the search; rules that allow some calls leave it to the next tier.
+ */
+function ungatedBy(
+  policy: CompiledApprovalPolicy,
+  tool: AnyTool,
+): { rule: CompiledRule | undefined } | undefined {
+  const rules = toolRulesOf(policy, tool);
+  const tiers = [
+    policy.shadow ? [] : policy.rules.filter((rule) => names(rule, tool)),
+    rules.filter((rule) => rule.tier === "options"),
+    rules.filter((rule) => rule.tier === "default"),
+  ];
+  for (const tier of tiers) {
+    if (tier.some((rule) => rule.outcomes.some((outcome) => outcome !== "allow"))) return undefined;
+    const allowsAll = tier.find((rule) => rule.fixed);
+    if (allowsAll) return { rule: allowsAll };
+  }
+  return { rule: undefined };
 }
 
-async function matchRules(
-  rules: readonly ApprovalRule[],
+function names(rule: CompiledRule, tool: AnyTool): boolean {
+  return rule.tools === undefined || rule.tools.has(tool.name);
+}
+
+/** The rules of the tool's options and its default, compiled with the policy (or now, for a tool it was not given). */
+function toolRulesOf(policy: CompiledApprovalPolicy, tool: AnyTool): readonly CompiledRule[] {
+  return (
+    policy.toolRules.get(tool.name) ??
+    compileApprovalPolicy({}, [tool]).toolRules.get(tool.name) ??
+    []
+  );
+}
+
+/** What the matching rules of one tier decide: deny over allow over ask; `undefined` when none matches. */
+async function matchTier(
+  rules: readonly CompiledRule[],
   tool: AnyTool,
   args: unknown,
   logger: () => Logger,
 ): Promise<PolicyVerdict | undefined> {
-  const matched: ApprovalRule[] = [];
+  const matched: { rule: CompiledRule; decision: ApprovalRuleDecision }[] = [];
   for (const rule of rules) {
-    if (!names(rule, tool)) continue;
-    if (rule.when === undefined) {
-      matched.push(rule);
-      continue;
-    }
-    let holds: boolean;
-    try {
-      holds = (await rule.when(args, tool.target)) === true;
-    } catch (error) {
-      holds = rule.decision !== "allow";
-      logger().warn(
-        { rule: rule.name, error: redactText(describeThrown(error)) },
-        `approval rule "${rule.name}" threw; it ${holds ? "applies" : "does not apply"} (fail closed)`,
-      );
-    }
-    if (holds) matched.push(rule);
+    const decision = await rule.decide(args, tool.target, logger);
+    if (decision !== undefined) matched.push({ rule, decision });
   }
+  const named = (rule: CompiledRule) => (rule.name !== undefined ? { rule: rule.name } : {});
   for (const decision of ["deny", "allow"] as const) {
-    const rule = matched.find((candidate) => candidate.decision === decision);
-    if (rule) return { decision, rule: rule.name };
+    const found = matched.find((candidate) => candidate.decision === decision);
+    if (found) return { decision, ...named(found.rule) };
   }
   const asking = matched.filter((candidate) => candidate.decision === "ask");
   const first = asking[0];
   if (!first) return undefined;
-  const required = Math.max(...asking.map((rule) => rule.required ?? 1));
-  const offering = asking.find((rule) => rule.standing !== undefined);
+  const required = Math.max(...asking.map(({ rule }) => rule.required ?? 1));
+  const offering = asking.find(({ rule }) => rule.standing !== undefined)?.rule;
   return {
     decision: "ask",
-    rule: first.name,
+    ...named(first.rule),
     ...(required > 1 ? { required } : {}),
     // A question two people must approve offers no standing approval.
-    ...(offering?.standing && required === 1
+    ...(offering?.standing && offering.name !== undefined && required === 1
       ? { standing: { rule: offering.name, offer: offering.standing } }
       : {}),
   };
-}
-
-/** The tool's `needsApproval`, called as its method; one that throws asks (fail closed). */
-async function toolDefault(tool: AnyTool, args: unknown, logger: () => Logger): Promise<boolean> {
-  if (typeof tool.needsApproval === "boolean") return tool.needsApproval;
-  try {
-    return (await tool.needsApproval.call(tool, args)) !== false;
-  } catch (error) {
-    logger().warn(
-      { error: redactText(describeThrown(error)) },
-      "needsApproval threw; asking for approval",
-    );
-    return true;
-  }
 }
 
 /** The refusal of a call a rule of the policy denies. */

@@ -95,6 +95,7 @@ export async function decideApproval(
       outcome: "approved",
       fingerprint: frozen.fingerprint,
       rule: verdict.rule,
+      ...shadow,
     };
     return { kind: "decided", approval, requestedAt, args: frozen.args };
   }

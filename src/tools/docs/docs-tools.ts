@@ -3,8 +3,8 @@ import {
   checkToolSetClient,
   clientTarget,
   finishToolSet,
-  resolveApprovalPolicy,
   type ToolSetOptions,
+  toolSetApprovalRules,
   withClientSecrets,
 } from "../tool-set-options.js";
 import {
@@ -47,21 +47,21 @@ export function docsTools(
     docsToolsClientMethods,
     "a DocsClient, e.g. new DocsClient({ baseUrl, token })",
   );
-  const policy = resolveApprovalPolicy<DocsToolArguments>(
+  const rules = toolSetApprovalRules<DocsToolArguments>(
     "docsTools",
     defaultDocsToolApprovals,
     options,
   );
   const tools = [
-    listDocumentationsTool(docsClient, policy.list_documentations),
-    getDocsManifestTool(docsClient, policy.get_docs_manifest),
-    pullDocsFilesTool(docsClient, policy.pull_docs_files),
-    pushDocsFilesTool(docsClient, policy.push_docs_files),
-    editDocsFileTool(docsClient, policy.edit_docs_file),
-    checkSiteConfigTool(docsClient, policy.check_site_config),
+    listDocumentationsTool(docsClient, defaultDocsToolApprovals.list_documentations),
+    getDocsManifestTool(docsClient, defaultDocsToolApprovals.get_docs_manifest),
+    pullDocsFilesTool(docsClient, defaultDocsToolApprovals.pull_docs_files),
+    pushDocsFilesTool(docsClient, defaultDocsToolApprovals.push_docs_files),
+    editDocsFileTool(docsClient, defaultDocsToolApprovals.edit_docs_file),
+    checkSiteConfigTool(docsClient, defaultDocsToolApprovals.check_site_config),
   ];
   return withClientSecrets(
     docsClient,
-    finishToolSet(tools, defaultDocsToolApprovals, options, clientTarget("docs", docsClient)),
+    finishToolSet(tools, rules, clientTarget("docs", docsClient)),
   );
 }

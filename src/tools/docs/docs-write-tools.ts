@@ -31,6 +31,7 @@ export function pushDocsFilesTool(
     description: `Writes whole files to a documentation project with a change message: each file {path, title, content} replaces the live page at once (1 to ${maximumPushedFiles} files, each path once). The previous content is overwritten, so a human is asked to approve the call first. To change a few words of one page, prefer edit_docs_file. Returns {files: [{path, status}], message}. ${refusalText}`,
     parameters: docsToolSchemas().pushDocsFilesParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     describeAction: async ({ documentation_id, files, message }, context) => {
       const count = files.length === 1 ? "1 file" : `${files.length} files`;
@@ -68,6 +69,7 @@ export function editDocsFileTool(
     description: `Changes one page of a documentation project: replaces the first occurrence of find (exact, case-sensitive) with replace and pushes the page, overwriting the live page, so a human is asked to approve the call first. path is as get_docs_manifest lists it. Returns {path, changed, pushed, status?}; changed is false (and nothing is pushed) when the replacement leaves the page as it was. Fails without changing anything when the path is not in the project (the error names close paths) or find does not occur (pull the page to see its text). ${refusalText}`,
     parameters: docsToolSchemas().editDocsFileParameters,
     needsApproval,
+    destructive: true,
     describeAction: async ({ documentation_id, path, find, replace, message }, context) => ({
       summary:
         "Edit one page of the docs project below and push it: the first occurrence of the text to find is replaced, and the live page is overwritten",

@@ -87,6 +87,7 @@ export function cancelMessageTool(
       'Stops delivery of a message that has not been delivered yet, and ends its interaction if it has one. A message already delivered stays delivered. Returns {message_id, state}, the state after the request (e.g. "canceled" or "delivered"). Cancelling twice changes nothing.',
     parameters: messagingToolSchemas().cancelMessageParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     execute: async ({ message_id }, { signal }) => {
       const cancellation = await client.cancelMessage(message_id, { signal });

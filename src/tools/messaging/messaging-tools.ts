@@ -3,8 +3,8 @@ import {
   checkToolSetClient,
   clientTarget,
   finishToolSet,
-  resolveApprovalPolicy,
   type ToolSetOptions,
+  toolSetApprovalRules,
   withClientSecrets,
 } from "../tool-set-options.js";
 import {
@@ -47,24 +47,19 @@ export function messagingTools(
     messagingToolsClientMethods,
     "a MessagingClient, e.g. new MessagingClient({ baseUrl, token })",
   );
-  const policy = resolveApprovalPolicy<MessagingToolArguments>(
+  const rules = toolSetApprovalRules<MessagingToolArguments>(
     "messagingTools",
     defaultMessagingToolApprovals,
     options,
   );
   const tools = [
-    sendNotificationTool(messagingClient, policy.send_notification),
-    getMessageStatusTool(messagingClient, policy.get_message_status),
-    cancelMessageTool(messagingClient, policy.cancel_message),
-    getInteractionTool(messagingClient, policy.get_interaction),
+    sendNotificationTool(messagingClient, defaultMessagingToolApprovals.send_notification),
+    getMessageStatusTool(messagingClient, defaultMessagingToolApprovals.get_message_status),
+    cancelMessageTool(messagingClient, defaultMessagingToolApprovals.cancel_message),
+    getInteractionTool(messagingClient, defaultMessagingToolApprovals.get_interaction),
   ];
   return withClientSecrets(
     messagingClient,
-    finishToolSet(
-      tools,
-      defaultMessagingToolApprovals,
-      options,
-      clientTarget("messaging", messagingClient),
-    ),
+    finishToolSet(tools, rules, clientTarget("messaging", messagingClient)),
   );
 }

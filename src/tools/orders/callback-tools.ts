@@ -169,6 +169,7 @@ export function deleteCallbacksTool(
     description: `Deletes callbacks by id (UUIDs exactly as list_callbacks returns them, 1 to ${maximumCallbackIdsPerCall} per call). Deliveries to their URLs stop at once and queued events are discarded: this cannot be undone, so a human is asked to approve the call first. Returns {deleted, failed, results: [{id, status: "success"|"failure", error_message?}]}, one result per id in the order given; a failed id does not stop the others. If the result has error "approval_refused", nothing was deleted: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: orderToolSchemas().deleteCallbacksParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     describeAction: ({ callback_ids }, context) =>
       describeCallbackDeletion(client, callback_ids, context),

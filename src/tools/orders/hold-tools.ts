@@ -39,6 +39,7 @@ export function holdCallbacksTool(
     description: `Holds callback delivery for message types, given as hold types: ${holdTypesText} (a different list from the callback message types). Events of a held type that occur during the hold are never delivered, not even after the hold is released: data is lost, so a human is asked to approve the call first. Returns {holds: string[]}, the holds now active. If the result has error "approval_refused", nothing was held: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: orderToolSchemas().holdCallbacksParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     describeAction: ({ message_types }) => ({
       summary: `Hold callback delivery of ${message_types.length === 1 ? "1 message type" : `${message_types.length} message types`}: events of ${message_types.length === 1 ? "this type" : "these types"} during the hold are never delivered, not even after the hold is released`,

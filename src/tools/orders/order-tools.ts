@@ -3,8 +3,8 @@ import {
   checkToolSetClient,
   clientTarget,
   finishToolSet,
-  resolveApprovalPolicy,
   type ToolSetOptions,
+  toolSetApprovalRules,
   withClientSecrets,
 } from "../tool-set-options.js";
 import { compileCallbackHostPatterns } from "./callback-host-patterns.js";
@@ -28,7 +28,8 @@ export interface OrderToolsOptions extends ToolSetOptions<OrderToolArguments> {
   /**
    * Callback hosts trusted to receive the order service's events: a
    * create_callbacks call whose every URL is `https:` to one of these hosts
-   * needs no approval. `hooks.example.com` is that host; `*.example.com` is
+   * needs no approval (the rule `orderTools: allowedCallbackHosts` of the
+   * agent's approval policy, named in its record). `hooks.example.com` is that host; `*.example.com` is
    * any host under `example.com`. Other creations still ask.
    *
    * @example
@@ -50,7 +51,8 @@ export interface OrderToolsOptions extends ToolSetOptions<OrderToolArguments> {
  * `options.needsApproval` adds approval or decides per call,
  * `options.allowedCallbackHosts` lets callbacks to trusted hosts be created
  * without a question, and `options.runWithoutApproval` turns a default
- * approval off. Every tool names the client's host, account and environment
+ * approval off: each a rule of the agent's approval policy, named after the
+ * option (`orderTools: runWithoutApproval`) in the decisions it makes. Every tool names the client's host, account and environment
  * in its approval question, and the environment is part of the fingerprint.
  *
  * @throws ConfigurationError when the client lacks a method or an option is wrong.
@@ -72,43 +74,47 @@ export function orderTools(
     orderToolsClientMethods,
     "an OrderClient, e.g. new OrderClient({ host, accountSlug, token })",
   );
-  const policy = resolveApprovalPolicy<OrderToolArguments>(
+  const rules = toolSetApprovalRules<OrderToolArguments>(
     "orderTools",
     defaultOrderToolApprovals,
     options,
   );
-  const client = orderClient;
-  const createPolicy = policy.create_callbacks;
-  if (options?.allowedCallbackHosts !== undefined && createPolicy !== false) {
+  if (options?.allowedCallbackHosts !== undefined) {
     const allowed = compileCallbackHostPatterns("orderTools", options.allowedCallbackHosts);
-    policy.create_callbacks = async (args) =>
-      !args.callbacks.every((callback) => allowed(callback.url)) &&
-      (typeof createPolicy === "function" ? await createPolicy(args) : createPolicy);
+    rules.create_callbacks = [
+      ...(rules.create_callbacks ?? []),
+      {
+        name: "orderTools: allowedCallbackHosts",
+        decide: (args) =>
+          args.callbacks.every((callback) => allowed(callback.url)) ? "allow" : undefined,
+      },
+    ];
   }
+  const client = orderClient;
+  const asks = defaultOrderToolApprovals;
   const tools = [
-    listCallbacksTool(client, policy.list_callbacks),
-    createCallbacksTool(client, policy.create_callbacks),
-    deleteCallbacksTool(client, policy.delete_callbacks),
-    listCallbackHoldsTool(client, policy.list_callback_holds),
-    holdCallbacksTool(client, policy.hold_callbacks),
-    releaseCallbackHoldsTool(client, policy.release_callback_holds),
-    listRecordsTool("list_orders", client, policy.list_orders),
-    createOrdersTool(client, policy.create_orders),
-    updateOrdersTool(client, policy.update_orders),
-    cancelOrdersTool(client, policy.cancel_orders),
-    listRecordsTool("list_skus", client, policy.list_skus),
-    listRecordsTool("list_inventory", client, policy.list_inventory),
-    listRecordsTool("list_returns", client, policy.list_returns),
-    listRecordsTool("list_inbound_shipments", client, policy.list_inbound_shipments),
-    listRecordsTool("list_outbound_shipments", client, policy.list_outbound_shipments),
+    listCallbacksTool(client, asks.list_callbacks),
+    createCallbacksTool(client, asks.create_callbacks),
+    deleteCallbacksTool(client, asks.delete_callbacks),
+    listCallbackHoldsTool(client, asks.list_callback_holds),
+    holdCallbacksTool(client, asks.hold_callbacks),
+    releaseCallbackHoldsTool(client, asks.release_callback_holds),
+    listRecordsTool("list_orders", client, asks.list_orders),
+    createOrdersTool(client, asks.create_orders),
+    updateOrdersTool(client, asks.update_orders),
+    cancelOrdersTool(client, asks.cancel_orders),
+    listRecordsTool("list_skus", client, asks.list_skus),
+    listRecordsTool("list_inventory", client, asks.list_inventory),
+    listRecordsTool("list_returns", client, asks.list_returns),
+    listRecordsTool("list_inbound_shipments", client, asks.list_inbound_shipments),
+    listRecordsTool("list_outbound_shipments", client, asks.list_outbound_shipments),
   ];
   const environment = (orderClient as { environment?: unknown }).environment;
   return withClientSecrets(
     orderClient,
     finishToolSet(
       tools,
-      defaultOrderToolApprovals,
-      options,
+      rules,
       clientTarget("orders", orderClient, { accountInPath: true, environment }),
     ),
   );

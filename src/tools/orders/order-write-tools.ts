@@ -43,6 +43,7 @@ export function updateOrdersTool(
     description: `Updates existing orders: each item is {customer_identifier, ...the fields to change}, with at least one field to change. 1 to ${maximumOrdersPerCall} orders per call. A human is asked to approve the call first (unless the application turned that off). ${outcomeText} If the result has error "approval_refused", nothing was changed: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: orderToolSchemas().updateOrdersParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     describeAction: ({ orders }) => {
       const details: ActionDetail[] = [];
@@ -74,6 +75,7 @@ export function cancelOrdersTool(
     description: `Cancels orders by their customer_identifier (1 to ${maximumOrdersPerCall} per call). A cancelled order is not fulfilled and the cancellation cannot be undone, so a human is asked to approve the call first. ${outcomeText} If the result has error "approval_refused", nothing was cancelled: tell the user the reason and do not retry the same call unless they ask.`,
     parameters: orderToolSchemas().cancelOrdersParameters,
     needsApproval,
+    destructive: true,
     idempotent: true,
     describeAction: ({ customer_identifiers }, context) =>
       describeOrderCancellation(client, customer_identifiers, context),
