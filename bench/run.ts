@@ -180,7 +180,7 @@ process.exit(0);
  */
 function whyMissed(name: string): string {
   if (name.startsWith("agent step overhead") && name.endsWith("against the pooled floor")) {
-    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Against the pooled floor\"";
+    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Why the whole-answer target is missed\"";
   }
   if (name.startsWith("agent step overhead")) {
     return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the step target is missed"';
