@@ -48,7 +48,7 @@ const step = (request: ModelRequest) =>
   request.messages.some((message) => message.role === "tool")
     ? { text: "Done." }
     : { toolCalls: [{ name: "delete_callbacks", arguments: { ids: [randomUUID()] } }] };
-const model = new ScriptedModel(Array.from({ length: 1_000_000 }, () => step));
+const model = new ScriptedModel(Array.from({ length: 100_000 }, () => step));
 const durable = dbosAgent(fleetAgentOptions(JSON.parse(servicesJson) as FleetServices, { model }), {
   databaseUrl,
   name: "bench",
