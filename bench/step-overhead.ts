@@ -23,7 +23,7 @@ export interface StepOverheadOptions {
 export const stepOverheadTarget = 1.0;
 
 /** Most the library may cost over the same loop written by hand over a pooled `node:http` Agent. */
-export const pooledStepOverheadTarget = 1.5;
+export const pooledStepOverheadTarget = 1.25;
 
 /**
  * Figure 1: a two-step run (one tool call, then the answer) through Agent +
