@@ -66,6 +66,7 @@ describe("the approval gate fails closed", () => {
       fingerprint: actionFingerprint("delete_callbacks", deleteCall.arguments),
       code: "denied",
       reason: "the scripted approver said no",
+      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
       interactionId: "scripted-interaction-1",
     });
     expect(JSON.parse(told)).toEqual({
@@ -260,6 +261,7 @@ describe("the approval gate fails closed", () => {
 
 describe("passApprovalGate", () => {
   const action: ApprovalAction = {
+    approvalId: "run.approval-of-hold-callbacks",
     toolName: "hold_callbacks",
     toolCallId: "call_1",
     arguments: { types: ["order"] },
@@ -276,6 +278,8 @@ describe("passApprovalGate", () => {
     expect(await passApprovalGate({ ...base, approver, allowPending: true })).toEqual({
       outcome: "pending",
       fingerprint: action.fingerprint,
+      approvalId: action.approvalId,
+      ticket: "i-1",
       interactionId: "i-1",
     });
     expect(approver.requests[0]?.context.allowPending).toBe(true);
@@ -298,6 +302,7 @@ describe("passApprovalGate", () => {
       fingerprint: action.fingerprint,
       code: "expired",
       reason: "nobody answered; token [redacted]",
+      approvalId: action.approvalId,
     });
   });
 });

@@ -84,6 +84,7 @@ describe("ScriptedApprover", () => {
   it("answers per call and throws past its script", async () => {
     const approver = new ScriptedApprover(["approve", "deny"]);
     const action = {
+      approvalId: "run.approval",
       toolName: "t",
       toolCallId: "c",
       arguments: {},

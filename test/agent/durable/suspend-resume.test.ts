@@ -73,6 +73,8 @@ describe("a pending approval suspends the run", () => {
         arguments: { ids: ["cb-1", "cb-2"] },
         phase: "awaiting_approval",
         fingerprint: deleteFingerprint,
+        approvalId: expect.stringMatching(/^run_[\w.-]+\.[\w-]{22}$/),
+        ticket: "scripted-interaction-1",
         interactionId: "scripted-interaction-1",
       },
     ]);
@@ -119,6 +121,8 @@ describe("a pending approval suspends the run", () => {
         approval: {
           outcome: "pending",
           fingerprint: deleteFingerprint,
+          approvalId: expect.stringMatching(/\.[\w-]{22}$/),
+          ticket: "scripted-interaction-1",
           interactionId: "scripted-interaction-1",
         },
       }),
