@@ -67,7 +67,6 @@ describe("the approval gate fails closed", () => {
       code: "denied",
       reason: "the scripted approver said no",
       approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
-      interactionId: "scripted-interaction-1",
     });
     expect(JSON.parse(told)).toEqual({
       error: "approval_refused",
@@ -136,7 +135,7 @@ describe("the approval gate fails closed", () => {
     ]);
     expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
       outcome: "approved",
-      interactionId: "scripted-interaction-1",
+      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
     });
   });
 
@@ -228,7 +227,7 @@ describe("the approval gate fails closed", () => {
         toolCallId: "call_1_0",
         fingerprint: actionFingerprint("delete_callbacks", deleteCall.arguments),
         outcome: "approved",
-        interactionId: "scripted-interaction-1",
+        approvalId: expect.stringMatching(/\.[\w-]{22}$/),
       }),
     ]);
     expect(capture.text()).not.toContain(secretToken);

@@ -95,7 +95,6 @@ describe("ScriptedApprover", () => {
     expect(await approver.requestApproval(action, context)).toEqual({
       outcome: "approved",
       fingerprint: "sha256:1",
-      interactionId: "scripted-interaction-1",
     });
     expect(await approver.requestApproval(action, context)).toMatchObject({
       outcome: "refused",
