@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import type {
   ApprovalAction,
   ApprovalContext,
   ApprovalDecision,
   Approver,
 } from "../agent/approver.js";
-import { isRunId } from "../agent/durable/run-id.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
 
 /**
@@ -26,15 +24,12 @@ export interface AgUiAnswer {
   standing?: boolean | undefined;
 }
 
-/** The separator between a run's id and the random part of an interrupt id: no run id holds it. */
-const runSeparator = ":";
-
 /**
  * The approver behind an AG-UI handler: it never waits. Asked about an
- * action in a durable run, it answers `pending` under a new interrupt id
- * (the run's id, `:`, 128 random bits in base64url), and the run suspends
- * into the run store; the handler ends the AG-UI run with an interrupt of
- * that id. When the client answers the interrupt, the handler checks the
+ * action in a durable run, it answers `pending`, and the run suspends
+ * into the run store; the handler ends the AG-UI run with an interrupt
+ * named by the action's approval id (the agent's: the run's id, `.`, 128
+ * random bits in base64url). When the client answers the interrupt, the handler checks the
  * answer against the stored run, records it here, and resumes the run,
  * whose `checkApproval` reads it. Outside a durable run (no run id, or
  * pending not allowed) it refuses: nobody could ever answer.
@@ -43,8 +38,6 @@ const runSeparator = ":";
  * `createAgUiHandler` receives it), or give the same instance to both.
  */
 export class AgUiApprover implements Approver {
-  /** Interrupt ids name this service in the spent-approval records. */
-  readonly interactionService = "ag-ui";
   readonly #answers = new Map<string, AgUiAnswer>();
 
   async requestApproval(
@@ -61,7 +54,7 @@ export class AgUiApprover implements Approver {
     return {
       outcome: "pending",
       fingerprint: action.fingerprint,
-      interactionId: `${context.runId}${runSeparator}${randomBytes(16).toString("base64url")}`,
+      interactionId: action.approvalId,
     };
   }
 
@@ -70,8 +63,10 @@ export class AgUiApprover implements Approver {
     interactionId: string;
     action: ApprovalAction;
   }): Promise<ApprovalDecision> {
-    const answer = this.#answers.get(pending.interactionId);
-    const { action, interactionId } = pending;
+    const { action } = pending;
+    // Answers are recorded by interrupt id, which is the approval's id: read back from the run's state.
+    const interactionId = action.approvalId;
+    const answer = this.#answers.get(interactionId);
     if (answer === undefined) {
       return { outcome: "pending", fingerprint: pending.fingerprint, interactionId };
     }
@@ -135,14 +130,4 @@ export class AgUiApprover implements Approver {
   forgetAnswers(interruptIds: Iterable<string>): void {
     for (const id of interruptIds) this.#answers.delete(id);
   }
-}
-
-/** The run an interrupt id was minted in, or `undefined` when the id is not one of ours. */
-export function runIdOfInterrupt(interruptId: string): string | undefined {
-  if (interruptId.length > 200) return undefined;
-  const at = interruptId.lastIndexOf(runSeparator);
-  if (at <= 0 || interruptId.length - at - 1 !== 22) return undefined;
-  const runId = interruptId.slice(0, at);
-  // Checked before any store reads it: a forged id names no file or row of its choosing.
-  return isRunId(runId) ? runId : undefined;
 }

@@ -87,8 +87,7 @@ export class AgUiEventTranslator {
       case "approval-result":
         if (event.approval.outcome === "pending") {
           const action = this.#asked.get(event.toolCallId);
-          if (action)
-            this.#interrupts.push(interruptForAction(action, event.approval.interactionId));
+          if (action) this.#interrupts.push(interruptForAction(action, event.approval.approvalId));
         }
         return [];
       case "tool-result": {

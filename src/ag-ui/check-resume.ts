@@ -1,10 +1,11 @@
 import type { ResumeEntry } from "@ag-ui/core";
+import { runIdOfApprovalId } from "../agent/approval/approval-id.js";
 import { RunNotFoundError } from "../agent/durable/durable-errors.js";
 import type { PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { loadZod } from "../internal/load-zod.js";
-import { type AgUiAnswer, runIdOfInterrupt } from "./ag-ui-approver.js";
+import type { AgUiAnswer } from "./ag-ui-approver.js";
 
 /** The key of a run's metadata naming the AG-UI thread it belongs to. */
 export const threadMetadataKey = "agUiThreadId";
@@ -75,7 +76,7 @@ export async function checkResume(
   }
   const runIds = new Set<string>();
   for (const id of ids) {
-    const runId = runIdOfInterrupt(id);
+    const runId = runIdOfApprovalId(id);
     if (runId === undefined) return unknown(id);
     runIds.add(runId);
   }
@@ -101,8 +102,8 @@ export async function checkResume(
   const open = new Map<string, PendingToolCall>();
   if (state.status === "suspended") {
     for (const call of state.pendingCalls) {
-      if (call.phase === "awaiting_approval" && call.interactionId !== undefined)
-        open.set(call.interactionId, call);
+      if (call.phase === "awaiting_approval" && call.approvalId !== undefined)
+        open.set(call.approvalId, call);
     }
   }
   for (const id of ids) {
@@ -183,8 +184,8 @@ function noteOf(entry: ResumeEntry): string | undefined {
 
 function wasAnswered(state: RunState, interruptId: string): boolean {
   return (
-    (state.finishedCalls ?? []).some((call) => call.approval?.interactionId === interruptId) ||
-    state.pendingCalls.some((call) => call.interactionId === interruptId)
+    (state.finishedCalls ?? []).some((call) => call.approval?.approvalId === interruptId) ||
+    state.pendingCalls.some((call) => call.approvalId === interruptId)
   );
 }
 

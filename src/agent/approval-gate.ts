@@ -19,6 +19,8 @@ export interface ShadowVerdict {
 export interface ApprovedRecord extends DecisionSource {
   outcome: "approved";
   fingerprint: string;
+  /** The approval this record spends when its call starts; absent when a policy rule allowed the call. */
+  approvalId?: string;
   interactionId?: string;
   approvedBy?: string;
   /** What the person wrote with their approval, when anything (given to the model as theirs). */
@@ -56,6 +58,8 @@ export interface RefusedRecord extends DecisionSource {
   reason: string;
   /** What the person wrote with their answer, when anything (shown to people as theirs). */
   note?: string;
+  /** The approval asked about, when the gate put the action to an approver. */
+  approvalId?: string;
   interactionId?: string;
   /** The `approvalPolicy` rule that refused the call (code `policy_denied`). */
   rule?: string;
@@ -69,6 +73,7 @@ export interface ExpiredRecord extends DecisionSource {
   fingerprint: string;
   /** What happened, told to the model. */
   reason: string;
+  approvalId?: string;
   interactionId?: string;
   /** Shadow mode: what the policy's rules would have decided. */
   policy?: ShadowVerdict;
@@ -78,7 +83,12 @@ export interface ExpiredRecord extends DecisionSource {
 export interface PendingRecord {
   outcome: "pending";
   fingerprint: string;
-  interactionId: string;
+  /** The approval asked about, kept in the run's state with the ticket. */
+  approvalId: string;
+  /** The approver's ticket for the question, kept in the run's state; only the approver reads it. */
+  ticket: string;
+  /** The approver's interaction holding the question, for people (never a key). */
+  interactionId?: string;
   /** The standing approval the question offered, kept so a resumed run reads the answer against it. */
   standing?: StandingScope;
 }
@@ -105,7 +115,7 @@ export interface ApprovalGateOptions {
    * approver's `checkApproval`, instead of asking again. `fingerprint` is the
    * one recorded when the question was sent; it must equal the action's.
    */
-  check?: { interactionId: string; fingerprint: string };
+  check?: { ticket: string; fingerprint: string };
 }
 
 /**
@@ -163,6 +173,7 @@ export function gateRefusal(
   return {
     outcome: "refused",
     fingerprint: action.fingerprint,
+    approvalId: action.approvalId,
     code,
     reason,
     ...(typeof interactionId === "string" ? { interactionId } : {}),
@@ -195,14 +206,12 @@ export async function askApprover(options: ApprovalGateOptions): Promise<Approva
     return refuse(
       "fingerprint_mismatch",
       "the approval was asked for other arguments than this call now has (fingerprint mismatch)",
-      check.interactionId,
     );
   }
   if (check && typeof approver.checkApproval !== "function") {
     return refuse(
       "pending_not_supported",
       "the approver cannot read the answer to an approval asked earlier (it has no checkApproval)",
-      check.interactionId,
     );
   }
   const context = {
@@ -216,7 +225,10 @@ export async function askApprover(options: ApprovalGateOptions): Promise<Approva
   try {
     decision = await abortable(
       check
-        ? (approver.checkApproval?.({ ...check, action }, context) as Promise<unknown>)
+        ? (approver.checkApproval?.(
+            { fingerprint: check.fingerprint, interactionId: check.ticket, action },
+            context,
+          ) as Promise<unknown>)
         : approver.requestApproval(action, context),
       signal,
     );
@@ -246,7 +258,7 @@ export function judgeDecision(
   }
   // An answer read for a question is spent under that question's id, whether or not it names it.
   if (check && (decision as Record<string, unknown>).interactionId === undefined) {
-    decision = { ...decision, interactionId: check.interactionId };
+    decision = { ...decision, interactionId: check.ticket };
   }
   const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
   const source = decisionSource(decision as Record<string, unknown>);
@@ -264,11 +276,11 @@ export function judgeDecision(
     }
     // An answer read for one question approves only that question: a late
     // answer to an older question never approves the call asked about now.
-    if (check && interactionId !== undefined && interactionId !== check.interactionId) {
+    if (check && interactionId !== undefined && interactionId !== check.ticket) {
       return refuse(
         "fingerprint_mismatch",
-        `the approval read belongs to another question (interaction "${String(interactionId)}", not "${check.interactionId}"), so it does not approve this call`,
-        check.interactionId,
+        `the approval read belongs to another question (interaction "${String(interactionId)}", not "${check.ticket}"), so it does not approve this call`,
+        check.ticket,
       );
     }
     const extent = approvalExtent(decision as Record<string, unknown>, action);
@@ -278,6 +290,7 @@ export function judgeDecision(
       outcome: "approved",
       ...source,
       fingerprint: action.fingerprint,
+      approvalId: action.approvalId,
       ...(typeof interactionId === "string" ? { interactionId } : {}),
       ...(typeof approvedBy === "string" ? { approvedBy } : {}),
       ...(typeof note === "string" && note.trim() !== "" ? { note: redactText(note) } : {}),
@@ -290,6 +303,7 @@ export function judgeDecision(
       outcome: "expired",
       ...source,
       fingerprint: action.fingerprint,
+      approvalId: action.approvalId,
       reason:
         typeof reason === "string" && reason.trim() !== ""
           ? redactText(reason)
@@ -333,6 +347,8 @@ export function judgeDecision(
     return {
       outcome: "pending",
       fingerprint: action.fingerprint,
+      approvalId: action.approvalId,
+      ticket: interactionId,
       interactionId,
       ...(action.standing ? { standing: structuredClone(action.standing) } : {}),
     };
@@ -364,9 +380,7 @@ function approvalExtent(
           : "the approver answered with a standing approval the question did not offer",
       };
     }
-    // Its uses are spent under the interaction that granted it: without one, it grants nothing more.
-    if (typeof decision.interactionId === "string")
-      granted.standing = structuredClone(action.standing);
+    granted.standing = structuredClone(action.standing);
   }
   const required = action.requiredApprovers ?? 1;
   const links = new Set(
@@ -408,11 +422,11 @@ function approvedEdit(
   refuse: (code: RefusalCode, reason: string, interactionId?: unknown) => RefusedRecord,
 ): ApprovedRecord | RefusedRecord {
   const { fingerprint, interactionId, editedArguments, approvedBy, note } = decision;
-  if (check && interactionId !== undefined && interactionId !== check.interactionId) {
+  if (check && interactionId !== undefined && interactionId !== check.ticket) {
     return refuse(
       "fingerprint_mismatch",
       "the approval read belongs to another question, so it does not approve this call",
-      check.interactionId,
+      check.ticket,
     );
   }
   let expected: string;
@@ -441,6 +455,7 @@ function approvedEdit(
     outcome: "approved",
     ...source,
     fingerprint: expected,
+    approvalId: action.approvalId,
     edited: { arguments: structuredClone(editedArguments) },
     ...(typeof interactionId === "string" ? { interactionId } : {}),
     ...(typeof approvedBy === "string" ? { approvedBy } : {}),

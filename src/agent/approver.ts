@@ -5,6 +5,14 @@ import type { RefusalCode } from "./refusal-code.js";
 
 /** A tool call waiting at the approval gate. */
 export interface ApprovalAction {
+  /**
+   * The agent's id of this approval, minted when the action reached the
+   * gate (the run's id, `.`, 128 random bits): unguessable, and bound by
+   * the run's state to this run, call and fingerprint. The approval is
+   * spent under it, once. An approver names its question by it and never
+   * mints an id of its own.
+   */
+  approvalId: string;
   toolName: string;
   toolCallId: string;
   /**
@@ -84,8 +92,8 @@ export interface ApprovedDecision extends DecisionSource {
   /**
    * The person approved this action and the next ones like it, within the
    * scope `ApprovalAction.standing` offered: its fingerprint. Any other
-   * fingerprint, or one when no scope was offered, is refused. Its uses are
-   * spent under `interactionId`: a decision without one grants nothing more.
+   * fingerprint, or one when no scope was offered, is refused. Each use is
+   * an approval of its own, with its own approval id, spent once.
    */
   standing?: { fingerprint: string };
   /**
@@ -142,13 +150,6 @@ export type ApprovalDecision =
  * `approved` decision with the action's exact fingerprint is a refusal.
  */
 export interface Approver {
-  /**
-   * The service whose interaction ids this approver's decisions name, e.g.
-   * a messaging service's base URL. A spent approval is recorded under it
-   * and the interaction id, so the ids of two services never collide.
-   * @default "" (all approvals from one service)
-   */
-  readonly interactionService?: string;
   requestApproval(action: ApprovalAction, context: ApprovalContext): Promise<ApprovalDecision>;
   /**
    * Asks about several actions in one question: the calls of one model
@@ -193,10 +194,4 @@ export interface ApprovalPeek {
   pending: boolean;
   /** When the open question expires, when the service says: the last check waits no longer. */
   expiresAt?: Date;
-}
-
-/** The service an approver's interaction ids belong to (`Approver.interactionService`); `""` when it names none. */
-export function interactionServiceOf(approver: Approver | undefined): string {
-  const service = approver?.interactionService;
-  return typeof service === "string" ? service : "";
 }

@@ -4,7 +4,8 @@ import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
 /**
- * The action put to the approver for one tool call: the fingerprint of the
+ * The action put to the approver for one tool call: its approval id (the
+ * agent's, minted when the call reached the gate), the fingerprint of the
  * tool name, the arguments that will run and the tool's target, where it
  * acts, and a description, from the tool's `describeAction` or, when it has
  * none or it fails, a generic one showing the whole arguments, and the
@@ -16,9 +17,11 @@ export async function buildApprovalAction(
   tool: AnyTool,
   args: unknown,
   fingerprint: string,
+  approvalId: string,
   context: ToolContext,
 ): Promise<ApprovalAction> {
   return {
+    approvalId,
     toolName: tool.name,
     toolCallId: context.toolCallId,
     arguments: structuredClone(args),

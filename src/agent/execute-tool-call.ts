@@ -11,7 +11,6 @@ import {
 } from "./approval/decide-approval.js";
 import { fingerprintOf, sameFingerprint } from "./approval/fingerprint-check.js";
 import type { ApprovalRecord, ApprovedRecord, RefusedRecord } from "./approval-gate.js";
-import { interactionServiceOf } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import { argumentsNotKeptMessage } from "./durable/arguments-not-kept-message.js";
 import { outcomeUnknownMessage } from "./durable/outcome-unknown-message.js";
@@ -357,14 +356,12 @@ async function startCall(
         code: "fingerprint_mismatch",
         reason:
           "the arguments changed after they were approved (fingerprint mismatch), so the call was not run",
-        ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+        ...approvalIdOf(approval),
       },
     };
   }
-  // A standing approval's uses are spent one by one, each as an approval of its own.
-  const spent = approval?.coveredBy
-    ? `${approval.coveredBy.interactionId}#standing-${approval.coveredBy.use}`
-    : approval?.interactionId;
+  // A policy rule's approval was never asked for, so it has no id and nothing is spent.
+  const spent = approval?.approvalId;
   const spends = spent !== undefined;
   // Only a durable run keeps the start record (and needs the fingerprint it
   // holds); an approval is spent by any run.
@@ -374,9 +371,7 @@ async function startCall(
   const started = await environment.journal.startCall(base.toolCallId, {
     fingerprint,
     arguments: args,
-    ...(spent !== undefined
-      ? { approval: { service: interactionServiceOf(environment.approver), interactionId: spent } }
-      : {}),
+    ...(spent !== undefined ? { approval: spent } : {}),
     ...(approval?.standing !== undefined ? { grants: approval.standing } : {}),
   });
   if (started.outcome === "started") return { started: true };
@@ -412,19 +407,22 @@ function abortRefusal(approval: ApprovedRecord): RefusedRecord {
     fingerprint: approval.fingerprint,
     code: "aborted",
     reason: "the run was aborted before the approved call started, so it was not run",
-    ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+    ...approvalIdOf(approval),
   };
+}
+
+function approvalIdOf(approval: ApprovedRecord): { approvalId?: string } {
+  return approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {};
 }
 
 /** The refusal of a call whose approval was spent before (by another run or call, or a newer copy). */
 function alreadyUsedRecord(approval: ApprovedRecord | undefined, toolName: string): RefusedRecord {
-  const interactionId = approval?.interactionId ?? "";
   return {
     outcome: "refused",
     fingerprint: approval?.fingerprint ?? "",
     code: "already_used",
-    reason: `the approval given in interaction "${interactionId}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again`,
-    ...(approval?.interactionId !== undefined ? { interactionId } : {}),
+    reason: `the approval "${approval?.approvalId ?? ""}" for "${toolName}" was already used once; an approval lets an action run only once, so ask again`,
+    ...(approval ? approvalIdOf(approval) : {}),
   };
 }
 
@@ -464,7 +462,7 @@ function outcomeUnknown(
   const readOnlyTools = [...environment.tools.values()]
     .filter((tool) => tool.readOnly === true)
     .map((tool) => tool.name);
-  logOutcomeUnknown(base, environment, prior.interactionId);
+  logOutcomeUnknown(base, environment, prior.approvalId);
   return {
     ...base,
     ...(prior.arguments !== undefined ? { arguments: prior.arguments } : {}),
@@ -497,7 +495,7 @@ function startedBefore(
 function logOutcomeUnknown(
   base: ToolCallRecordBase,
   environment: ToolCallEnvironment,
-  interactionId: string | undefined,
+  approvalId: string | undefined,
   startedAs?: string,
 ): void {
   environment.logger.warn(
@@ -506,7 +504,7 @@ function logOutcomeUnknown(
       tool: base.toolName,
       toolCallId: base.toolCallId,
       outcome: "outcome_unknown",
-      ...(interactionId !== undefined ? { interactionId } : {}),
+      ...(approvalId !== undefined ? { approvalId } : {}),
       ...(startedAs !== undefined ? { startedAs } : {}),
     },
     `outcome unknown: ${base.toolName} had started before the run was interrupted; it was not run again`,

@@ -8,6 +8,7 @@ import {
   type ApprovalAuditSinks,
   publishApprovalDecision,
 } from "./approval/approval-audit-record.js";
+import { newApprovalId } from "./approval/approval-id.js";
 import { type ApprovedRecord, askApprover, type RefusedRecord } from "./approval-gate.js";
 import type { ApprovalAction, Approver } from "./approver.js";
 import type { RunBudgetState } from "./durable/run-state.js";
@@ -321,6 +322,7 @@ function editedExtension(approval: ApprovedRecord): RefusedRecord {
     code: "invalid_edit",
     reason:
       "the person changed the extension before approving it, and a budget grows only by the extension asked about, so it was not extended",
+    ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
   };
@@ -355,6 +357,7 @@ function extensionAction(context: BudgetContext, calls: readonly ModelToolCall[]
     spent.push(`${formatCount(used)} of ${formatCount(budget.maxTokens)} tokens`);
   }
   return {
+    approvalId: newApprovalId(context.runId),
     toolName: budgetExtensionToolName,
     toolCallId: `budget-extension-${budget.extensions}`,
     arguments: args,

@@ -51,6 +51,9 @@ export interface RunReportApproval {
   rule?: string;
   /** What the person wrote with their answer, when anything. */
   note?: string;
+  /** The agent's id of the approval, when an approver was asked (or a standing approval used). */
+  approvalId?: string;
+  /** The approver's interaction that carried the question, when it names one. */
   interactionId?: string;
   approvedBy?: string;
   /** The person changed the action before approving it: the arguments that ran instead. */
@@ -61,8 +64,8 @@ export interface RunReportApproval {
   waitedMs?: number;
   /** The person also approved the next calls like this one: how many more, and until when. */
   standing?: { maxCalls: number; until: string };
-  /** No one was asked: the standing approval given in this interaction covered the call (use `use` of `maxCalls`). */
-  coveredBy?: { interactionId: string; use: number; maxCalls: number };
+  /** No one was asked: the standing approval of this approval id covered the call (use `use` of `maxCalls`). */
+  coveredBy?: { approvalId: string; use: number; maxCalls: number };
 }
 
 /**
@@ -208,6 +211,7 @@ function describeApproval(
         }
       : {}),
     ...(approval.outcome === "expired" ? { reason: redactText(approval.reason) } : {}),
+    ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.outcome === "approved" && approval.approvedBy !== undefined
       ? { approvedBy: approval.approvedBy }
@@ -230,7 +234,7 @@ function describeApproval(
     ...(approval.outcome === "approved" && approval.coveredBy !== undefined
       ? {
           coveredBy: {
-            interactionId: approval.coveredBy.interactionId,
+            approvalId: approval.coveredBy.approvalId,
             use: approval.coveredBy.use,
             maxCalls: approval.coveredBy.maxCalls,
           },

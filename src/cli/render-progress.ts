@@ -97,7 +97,7 @@ export class ProgressRenderer {
           const by = approval.approvedBy ? ` by ${escapeUntrustedText(approval.approvedBy)}` : "";
           const rule = approval.rule ? ` by rule ${quoteUntrustedValue(approval.rule)}` : "";
           const covered = approval.coveredBy
-            ? ` by the standing approval of interaction ${escapeUntrustedText(approval.coveredBy.interactionId)} (${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
+            ? ` by the standing approval ${escapeUntrustedText(approval.coveredBy.approvalId)} (${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
             : "";
           const standing = approval.standing
             ? `, and up to ${approval.standing.maxCalls} more like it until ${escapeUntrustedText(approval.standing.until)}`
@@ -125,9 +125,11 @@ export class ProgressRenderer {
             this.line(`  their note: ${quoteUntrustedValue(truncate(approval.note, 200))}`);
           }
         } else {
-          this.line(
-            `  approval pending (interaction ${escapeUntrustedText(approval.interactionId)})`,
-          );
+          const question =
+            approval.interactionId !== undefined
+              ? `interaction ${escapeUntrustedText(approval.interactionId)}`
+              : `approval ${escapeUntrustedText(approval.approvalId)}`;
+          this.line(`  approval pending (${question})`);
         }
         return;
       }

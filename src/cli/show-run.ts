@@ -55,7 +55,7 @@ export interface RunShowApproval {
   /** When the run recorded the decision (ISO 8601). */
   decidedAt: string | null;
   /** Present when no one was asked: the standing approval (its interaction, and which use) that covered the call. */
-  coveredBy?: { interactionId: string; use: number; maxCalls: number };
+  coveredBy?: { approvalId: string; use: number; maxCalls: number };
 }
 
 /** What `switchyard runs show <run-id> --json` prints. */
@@ -213,7 +213,7 @@ function approvalOf(
       ...(decided.coveredBy
         ? {
             coveredBy: {
-              interactionId: decided.coveredBy.interactionId,
+              approvalId: decided.coveredBy.approvalId,
               use: decided.coveredBy.use,
               maxCalls: decided.coveredBy.maxCalls,
             },
@@ -277,7 +277,7 @@ export function formatRunShowReport(report: RunShowReport): string {
           : approval.rule !== null
             ? ` by rule ${quoteUntrustedValue(approval.rule)}`
             : approval.coveredBy
-              ? ` by the standing approval of interaction ${escapeUntrustedText(approval.coveredBy.interactionId)} (use ${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
+              ? ` by the standing approval ${escapeUntrustedText(approval.coveredBy.approvalId ?? "")} (use ${approval.coveredBy.use} of ${approval.coveredBy.maxCalls}), not asked`
               : ""
         : approval.code !== null
           ? ` (${escapeUntrustedText(approval.code)})`

@@ -69,7 +69,6 @@ export type {
   RunSaveOptions,
   RunSchedule,
   RunSummary,
-  SpentApproval,
 } from "../agent/durable/run-store.js";
 export type { RunWorkerOutcome, RunWorkerStopOptions } from "../agent/durable/run-worker.js";
 export type { AgentLoopOptions } from "../agent/loop-options.js";

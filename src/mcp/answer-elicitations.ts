@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { newApprovalId } from "../agent/approval/approval-id.js";
 import type { ApprovalAction, Approver } from "../agent/approver.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
@@ -116,6 +117,7 @@ function elicitationAction(
   const toolName = "mcp_elicitation";
   const args = { server: serverName, message: request.message, answer: content };
   return {
+    approvalId: newApprovalId(undefined),
     toolName,
     toolCallId: `elicitation-${serverName}`,
     arguments: args,

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import type {
@@ -28,9 +27,6 @@ export interface ElicitationApproverOptions {
   /** How long the host's user has to answer, in milliseconds; then the call does not run. */
   timeoutMs: number;
 }
-
-/** The service an elicitation approval's id belongs to (`Approver.interactionService`). */
-const elicitationInteractionService = "mcp-elicitation";
 
 /** The longest note the person may write with their answer. */
 const maxNoteLength = 2_000;
@@ -69,12 +65,11 @@ const requestedSchema = {
  */
 export function elicitationApprover(server: Server, options: ElicitationApproverOptions): Approver {
   return {
-    interactionService: elicitationInteractionService,
     async requestApproval(action, context) {
       const unavailable = unavailableReason(server);
       if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
-      // Unguessable and new for each question: the gate spends an approval under it once.
-      const interactionId = `elicit-${randomBytes(18).toString("base64url")}`;
+      // The question is the agent's approval: it is named by the approval's id.
+      const interactionId = action.approvalId;
       const message = options.secrets.redactText(elicitationMessage(action));
       const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
       let answer: unknown;

@@ -98,6 +98,7 @@ const schemas = buildOnFirstUse(() => {
     toolCallId: text,
     runId: text.optional(),
     fingerprint: text,
+    approvalId: text.optional(),
     interactionId: text.optional(),
     outcome: z.enum(["approved", "refused", "expired"]),
     decidedBy: z.enum(["person", "policy", "expiry", "standing", "gate"]).optional(),
@@ -131,7 +132,9 @@ const schemas = buildOnFirstUse(() => {
       .optional(),
     coveredBy: z
       .strictObject({
-        interactionId: text,
+        // Entries written before approvals had ids name the granting interaction.
+        approvalId: text.optional(),
+        interactionId: text.optional(),
         use: z.number().int(),
         maxCalls: z.number().int(),
         scope: text,

@@ -43,7 +43,6 @@ import {
   type RunSchedule,
   type RunStore,
   type RunSummary,
-  type SpentApproval,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
@@ -638,7 +637,7 @@ export class FileRunStore implements RunStore {
   /**
    * Under the run's save lock: checks the claim and the revision as `save`
    * does, then writes the used-approval marker
-   * (`used-approvals/<sha256 of service and interaction id>.json`) and the
+   * (`used-approvals/<sha256 of the approval id>.json`) and the
    * call's execution records (`executions/<runId>/<sha256>.json`, one by id
    * and one by content), and last the state itself, by a rename: the commit.
    * The marker and records are then rewritten as committed. A marker not
@@ -694,7 +693,7 @@ export class FileRunStore implements RunStore {
         found?.committed === false &&
         found.runId === runId &&
         found.toolCallId === start.toolCallId &&
-        stored?.usedApprovals?.includes(approval.interactionId) !== true;
+        stored?.usedApprovals?.includes(approval) !== true;
       if (found && !leftover) {
         return {
           outcome: "already_used",
@@ -725,7 +724,7 @@ export class FileRunStore implements RunStore {
     try {
       if (marker && approval) {
         await mkdir(this.#usedApprovalsDirectory, { recursive: true, mode: 0o700 });
-        await replaceDurably(marker, { ...approval, ...record, committed: false });
+        await replaceDurably(marker, { approvalId: approval, ...record, committed: false });
       }
       await mkdir(join(this.directory, "executions", runId), { recursive: true, mode: 0o700 });
       for (const execution of records) {
@@ -751,7 +750,7 @@ export class FileRunStore implements RunStore {
     // them for leftovers of a write that crashed.
     try {
       if (marker && approval) {
-        await replaceDurably(marker, { ...approval, ...record, committed: true });
+        await replaceDurably(marker, { approvalId: approval, ...record, committed: true });
       }
       for (const execution of records) {
         await replaceDurably(execution, {
@@ -800,7 +799,7 @@ export class FileRunStore implements RunStore {
    * that took effect (the marker says so, or its run's state lists the
    * approval as used, or the run is gone); see {@link RunStore.isApprovalUsed}.
    */
-  async isApprovalUsed(approval: SpentApproval): Promise<boolean> {
+  async isApprovalUsed(approval: string): Promise<boolean> {
     const found = await readRecord(this.#usedApprovalFile(approval), "isApprovalUsed", undefined);
     if (!found) return false;
     if (found.committed !== false) return true;
@@ -812,13 +811,11 @@ export class FileRunStore implements RunStore {
     // A run that is gone cannot tell: its marker stands. A run that is
     // there tells by its state (a state without the list spent nothing).
     if (!state) return true;
-    return state.usedApprovals?.includes(approval.interactionId) === true;
+    return state.usedApprovals?.includes(approval) === true;
   }
 
-  #usedApprovalFile(approval: SpentApproval): string {
-    const name = createHash("sha256")
-      .update(`${approval.service}\n${approval.interactionId}`)
-      .digest("hex");
+  #usedApprovalFile(approval: string): string {
+    const name = createHash("sha256").update(`approval\n${approval}`).digest("hex");
     return join(this.#usedApprovalsDirectory, `${name}.json`);
   }
 

@@ -162,6 +162,19 @@ export const postgresMigrations: readonly string[] = [
   );
   INSERT INTO {schema}.audit_head DEFAULT VALUES;
   `,
+  // Approvals are spent under the agent's own approval id (unguessable, never
+  // reused), no longer under an approver's interaction id and its service;
+  // used_approvals keeps the spends of earlier versions.
+  `
+  CREATE TABLE {schema}.spent_approvals (
+    approval_id  text PRIMARY KEY,
+    fingerprint  text NOT NULL,
+    run_id       text,
+    tool_call_id text,
+    write_id     text,
+    spent_at     timestamptz NOT NULL DEFAULT now()
+  );
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

@@ -31,7 +31,6 @@ import {
   type RunSchedule,
   type RunStore,
   type RunSummary,
-  type SpentApproval,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -568,14 +567,8 @@ export class PostgresRunStore implements RunStore {
   ): { text: string; values: unknown[] } {
     const schema = quoteIdentifier(this.schema);
     const { approval } = start;
-    const parameters = [
-      start.toolCallId,
-      start.fingerprint,
-      start.contentKey,
-      approval?.service ?? null,
-      approval?.interactionId ?? null,
-    ];
-    // $10 call id, $11 fingerprint, $12 content key, $13 service, $14 interaction.
+    const parameters = [start.toolCallId, start.fingerprint, start.contentKey, approval ?? null];
+    // $10 call id, $11 fingerprint, $12 content key, $13 approval id.
     const blocked = "NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)";
     const save = this.#saveStatement(checked, { ...options, release: false }, writeId, blocked);
     const text = `WITH earlier AS (
@@ -584,16 +577,16 @@ export class PostgresRunStore implements RunStore {
             AND write_id IS DISTINCT FROM $6
           ORDER BY tool_call_id = $10 DESC LIMIT 1),
        used_before AS (
-         SELECT run_id, tool_call_id FROM ${schema}.used_approvals
-          WHERE service = $13 AND interaction_id = $14 AND write_id IS DISTINCT FROM $6),
+         SELECT run_id, tool_call_id FROM ${schema}.spent_approvals
+          WHERE approval_id = $13 AND write_id IS DISTINCT FROM $6),
        saved AS (${save.text} RETURNING 1),
        spent AS (
-         INSERT INTO ${schema}.used_approvals
-           (service, interaction_id, fingerprint, run_id, tool_call_id, write_id)
-         SELECT $13, $14, $11, $1, $10, $6 FROM saved
+         INSERT INTO ${schema}.spent_approvals
+           (approval_id, fingerprint, run_id, tool_call_id, write_id)
+         SELECT $13, $11, $1, $10, $6 FROM saved
           WHERE $13::text IS NOT NULL AND NOT EXISTS (
-            SELECT 1 FROM ${schema}.used_approvals
-             WHERE service = $13 AND interaction_id = $14 AND write_id = $6)
+            SELECT 1 FROM ${schema}.spent_approvals
+             WHERE approval_id = $13 AND write_id = $6)
          RETURNING 1),
        started AS (
          INSERT INTO ${schema}.tool_executions
@@ -983,13 +976,12 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** True when the approval's row is there (only a `startCall` that commits writes one). */
-  async isApprovalUsed(approval: SpentApproval): Promise<boolean> {
+  async isApprovalUsed(approvalId: string): Promise<boolean> {
     const { rowCount } = await this.#query(
       "isApprovalUsed",
       undefined,
-      `SELECT 1 FROM ${quoteIdentifier(this.schema)}.used_approvals
-        WHERE service = $1 AND interaction_id = $2`,
-      [approval.service, approval.interactionId],
+      `SELECT 1 FROM ${quoteIdentifier(this.schema)}.spent_approvals WHERE approval_id = $1`,
+      [approvalId],
     );
     return rowCount === 1;
   }

@@ -667,7 +667,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     });
 
     describe("starting a call (an approval spent with its call's start, in one write)", () => {
-      const approval = { service: "https://messaging.example.com/", interactionId: "i_1" };
+      const approval = "run-a.3q2-7wEiRKe8sYdq5Bn0WQ";
       const start = { toolCallId: "call_1", fingerprint: "sha256:aa", contentKey: "k1", approval };
 
       test("saves the state, records the start and spends the approval, fenced by the claim", async (store) => {
@@ -775,11 +775,11 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         }
       });
 
-      test("keeps the interaction ids of two services apart", async (store) => {
+      test("keeps two approval ids apart", async (store) => {
         await store.save(runState("run-a", { revision: 1, status: "running" }));
         await store.save(runState("run-b", { revision: 1, status: "running" }));
         await store.startCall(startedState("run-a", 2), start, { expectedRevision: 1 });
-        const elsewhere = { service: "https://other-messaging.example.com/", interactionId: "i_1" };
+        const elsewhere = "run-b.Zm9vYmFyYmF6cXV4cXV1eA";
         assert.equal(await store.isApprovalUsed(elsewhere), false);
         const started = await store.startCall(
           startedState("run-b", 2),
@@ -963,7 +963,7 @@ function at(minute: number): string {
   return new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString();
 }
 
-/** A running state whose call (`call_1` unless named) is `started`, having spent approval `i_1`. */
+/** A running state whose call (`call_1` unless named) is `started`, having spent the approval the tests spend. */
 function startedState(runId: string, revision: number, toolCallId = "call_1"): RunState {
   const base = runState(runId, { revision, status: "running" });
   const call = base.pendingCalls[0];
@@ -977,8 +977,10 @@ function startedState(runId: string, revision: number, toolCallId = "call_1"): R
       base.messages[0] ?? asked,
       { ...asked, tool_calls: [{ ...toolCall, id: toolCallId }] },
     ],
-    pendingCalls: [{ ...call, toolCallId, phase: "started", interactionId: "i_1" }],
-    usedApprovals: ["i_1"],
+    pendingCalls: [
+      { ...call, toolCallId, phase: "started", approvalId: "run-a.3q2-7wEiRKe8sYdq5Bn0WQ" },
+    ],
+    usedApprovals: ["run-a.3q2-7wEiRKe8sYdq5Bn0WQ"],
   };
 }
 

@@ -69,14 +69,14 @@ export class ScriptedApprover implements Approver {
     this.requests.push({ action, context });
     const number = this.requests.length;
     const answer = this.#answers[number - 1];
-    const interactionId = `scripted-interaction-${number}`;
     if (answer === undefined) {
       throw new Error(
         `ScriptedApprover: approval request ${number} came in, but the script has only ${this.#answers.length} answer(s).`,
       );
     }
     if (typeof answer === "function") return (await answer(action, context)) as ApprovalDecision;
-    return decision(answer, action.fingerprint, interactionId);
+    // A pending question is named by the agent's approval id: no id of the script's own.
+    return decision(answer, action.fingerprint, action.approvalId);
   }
 
   async checkApproval(
@@ -100,14 +100,9 @@ export class ScriptedApprover implements Approver {
 function decision(
   answer: "approve" | "deny" | "pending",
   fingerprint: string,
-  interactionId: string,
+  question: string,
 ): ApprovalDecision {
-  if (answer === "approve") return { outcome: "approved", fingerprint, interactionId };
-  if (answer === "pending") return { outcome: "pending", fingerprint, interactionId };
-  return {
-    outcome: "refused",
-    code: "denied",
-    reason: "the scripted approver said no",
-    interactionId,
-  };
+  if (answer === "approve") return { outcome: "approved", fingerprint };
+  if (answer === "pending") return { outcome: "pending", fingerprint, interactionId: question };
+  return { outcome: "refused", code: "denied", reason: "the scripted approver said no" };
 }

@@ -30,12 +30,13 @@ async function interrupted(options: Parameters<typeof startAgUiServer>[1] = {}) 
 describe("a forged or replayed AG-UI answer is refused with RUN_ERROR, and nothing runs", () => {
   it("an interrupt id the server never minted", async () => {
     const { server, client, interrupt } = await interrupted();
-    const [runId] = interrupt.id.split(":");
+    const runId = interrupt.id.slice(0, interrupt.id.lastIndexOf("."));
     for (const interruptId of [
-      `${runId}:AAAAAAAAAAAAAAAAAAAAAA`,
+      `${runId}.AAAAAAAAAAAAAAAAAAAAAA`,
       "int-1",
       `${interrupt.id}x`,
-      "../../etc/passwd:AAAAAAAAAAAAAAAAAAAAAA",
+      "../../etc/passwd.AAAAAAAAAAAAAAAAAAAAAA",
+      `${runId}:AAAAAAAAAAAAAAAAAAAAAA`,
     ]) {
       const forged: ResumeEntry = { ...approve(interrupt), interruptId };
       const answer = await postRun(server.url, { threadId: client.threadId, resume: [forged] });

@@ -47,7 +47,8 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
         },
       },
     });
-    expect(interrupt?.id).toMatch(/^run_.+:[A-Za-z0-9_-]{22}$/);
+    // The interrupt is named by the agent's approval id of the call.
+    expect(interrupt?.id).toMatch(/^run_.+\.[A-Za-z0-9_-]{22}$/);
     expect(interrupt?.message).toContain("delete_records");
     expect(server.runs).toEqual([]);
 
@@ -59,7 +60,7 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     const text = client.messages.findLast((message) => message.role === "assistant")?.content;
     expect(text).toContain("rec_a");
     // Who approved is recorded with the decision, as authorize() named them.
-    const runId = interrupt!.id.slice(0, interrupt!.id.lastIndexOf(":"));
+    const runId = interrupt!.id.slice(0, interrupt!.id.lastIndexOf("."));
     const state = await server.runStore.load(runId);
     expect(state.status).toBe("completed");
     expect(state.finishedCalls?.[0]?.approval).toMatchObject({

@@ -66,7 +66,7 @@ describe("the approval gate fails closed", () => {
       fingerprint: actionFingerprint("delete_callbacks", deleteCall.arguments),
       code: "denied",
       reason: "the scripted approver said no",
-      interactionId: "scripted-interaction-1",
+      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
     });
     expect(JSON.parse(told)).toEqual({
       error: "approval_refused",
@@ -135,7 +135,7 @@ describe("the approval gate fails closed", () => {
     ]);
     expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
       outcome: "approved",
-      interactionId: "scripted-interaction-1",
+      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
     });
   });
 
@@ -227,7 +227,7 @@ describe("the approval gate fails closed", () => {
         toolCallId: "call_1_0",
         fingerprint: actionFingerprint("delete_callbacks", deleteCall.arguments),
         outcome: "approved",
-        interactionId: "scripted-interaction-1",
+        approvalId: expect.stringMatching(/\.[\w-]{22}$/),
       }),
     ]);
     expect(capture.text()).not.toContain(secretToken);
@@ -260,6 +260,7 @@ describe("the approval gate fails closed", () => {
 
 describe("passApprovalGate", () => {
   const action: ApprovalAction = {
+    approvalId: "run.approval-of-hold-callbacks",
     toolName: "hold_callbacks",
     toolCallId: "call_1",
     arguments: { types: ["order"] },
@@ -276,6 +277,8 @@ describe("passApprovalGate", () => {
     expect(await passApprovalGate({ ...base, approver, allowPending: true })).toEqual({
       outcome: "pending",
       fingerprint: action.fingerprint,
+      approvalId: action.approvalId,
+      ticket: "i-1",
       interactionId: "i-1",
     });
     expect(approver.requests[0]?.context.allowPending).toBe(true);
@@ -298,6 +301,7 @@ describe("passApprovalGate", () => {
       fingerprint: action.fingerprint,
       code: "expired",
       reason: "nobody answered; token [redacted]",
+      approvalId: action.approvalId,
     });
   });
 });

@@ -84,6 +84,7 @@ describe("ScriptedApprover", () => {
   it("answers per call and throws past its script", async () => {
     const approver = new ScriptedApprover(["approve", "deny"]);
     const action = {
+      approvalId: "run.approval",
       toolName: "t",
       toolCallId: "c",
       arguments: {},
@@ -94,7 +95,6 @@ describe("ScriptedApprover", () => {
     expect(await approver.requestApproval(action, context)).toEqual({
       outcome: "approved",
       fingerprint: "sha256:1",
-      interactionId: "scripted-interaction-1",
     });
     expect(await approver.requestApproval(action, context)).toMatchObject({
       outcome: "refused",

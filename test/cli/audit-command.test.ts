@@ -192,7 +192,7 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
       fingerprint: "sha256:1",
       outcome: "approved",
       decidedBy: "standing",
-      coveredBy: { interactionId: "int\u001b[2J\nAPPROVED", use: 1, maxCalls: 2, scope: "s" },
+      coveredBy: { approvalId: "int\u001b[2J\nAPPROVED", use: 1, maxCalls: 2, scope: "s" },
       standing: {
         rule: "r\u001b[31m",
         toolName: "delete_callbacks",

@@ -14,6 +14,7 @@ function capture(terminal: boolean) {
 }
 
 const action: ApprovalAction = {
+  approvalId: "run.approval-of-delete-callbacks",
   toolName: "delete_callbacks",
   toolCallId: "call_2",
   arguments: { callback_ids: ["a"] },

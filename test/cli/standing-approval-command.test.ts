@@ -105,12 +105,10 @@ describe("switchyard run: standing approvals", () => {
     covered.forEach((approval, index) => {
       expect(approval).toMatchObject({
         outcome: "approved",
-        coveredBy: { interactionId: granted?.interactionId, use: index + 1, maxCalls: 5 },
+        coveredBy: { approvalId: granted?.approvalId, use: index + 1, maxCalls: 5 },
       });
     });
-    expect(test.stderr()).toMatch(
-      /by the standing approval of interaction \S+ \(1 of 5\), not asked/,
-    );
+    expect(test.stderr()).toMatch(/by the standing approval \S+ \(1 of 5\), not asked/);
   });
 
   it("never overrides a later explicit denial: a deny rule refuses a call the scope covers (--no-wait, then resume)", async () => {
@@ -164,9 +162,9 @@ describe("switchyard run: standing approvals", () => {
     expect(resumed.code).toBe(0);
     expect(retiredLeft()).toEqual([]);
     expect(simulators.messaging.interactions()).toHaveLength(1);
+    const grantedBy = (JSON.parse(resumed.stdout) as RunReport).approvals[0]?.approvalId;
+    expect(grantedBy).toMatch(/\.[\w-]{22}$/);
     const shown = await switchyard(["runs", "show", suspended.runId!], env);
-    expect(shown.stdout).toContain(
-      `by the standing approval of interaction ${interactionId} (use 1 of 5), not asked`,
-    );
+    expect(shown.stdout).toContain(`by the standing approval ${grantedBy} (use 1 of 5), not asked`);
   });
 });

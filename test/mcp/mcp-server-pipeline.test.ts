@@ -129,25 +129,20 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
     expect(ran).toEqual([]);
   });
 
-  it("lets one approval run one call: the same interaction approving a second call is refused as already_used", async () => {
-    // An approver that hands the same interaction's approval out again (a
-    // cache, a replayed answer): the second call it approves does not run.
-    const replaying: Approver = {
-      requestApproval: async (action) => ({
-        outcome: "approved",
-        fingerprint: action.fingerprint,
-        interactionId: "interaction-7",
-      }),
+  it("names each call's approval with an id of its own, minted by the agent: an approval never stands for another call", async () => {
+    const asked: string[] = [];
+    const approving: Approver = {
+      requestApproval: async (action) => {
+        asked.push(action.approvalId);
+        return { outcome: "approved", fingerprint: action.fingerprint };
+      },
     };
-    const client = await host(replaying);
+    const client = await host(approving);
     expect(textOf(await call(client, "delete_order", { id: "o-5" }))).toBe("deleted o-5");
-    const again = await call(client, "delete_order", { id: "o-5" });
-    expect(again.isError).toBe(true);
-    expect(JSON.parse(textOf(again))).toMatchObject({
-      error: "approval_refused",
-      code: "already_used",
-    });
-    expect(ran).toEqual(["delete_order o-5"]);
+    expect(textOf(await call(client, "delete_order", { id: "o-5" }))).toBe("deleted o-5");
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatch(/\.[\w-]{22}$/);
+    expect(new Set(asked).size).toBe(2);
   });
 
   it("runs a person's edit through the same pipeline: only the edit runs, once, and a rule that denies it holds", async () => {
@@ -168,8 +163,6 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
       asked_arguments: { id: "o-1" },
       ran_arguments: { id: "o-9" },
     });
-    const again = await call(client, "delete_order", { id: "o-2" });
-    expect(JSON.parse(textOf(again))).toMatchObject({ code: "already_used" });
     expect(ran).toEqual(["delete_order o-9"]);
 
     const guarded = await host(editing, {

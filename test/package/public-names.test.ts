@@ -150,7 +150,6 @@ const publicNames: Record<string, string[]> = {
     "RunWorkerOutcome",
     "RunWorkerStopOptions",
     "ShadowVerdict",
-    "SpentApproval",
     "StandingApproval",
     "StandingApprovalOffer",
     "StandingCoverage",

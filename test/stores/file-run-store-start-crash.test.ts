@@ -12,7 +12,7 @@ import { suspendedRunState } from "../helpers/run-state-fixtures.js";
 
 const makeDirectory = useTemporaryDirectories();
 
-const approval = { service: "https://messaging.example.com/", interactionId: "i_1" };
+const approval = "run-a.3q2-7wEiRKe8sYdq5Bn0WQ";
 const start: CallStart = {
   toolCallId: "call_1",
   fingerprint: "sha256:00",
@@ -53,7 +53,7 @@ function runStates(runId: string): { waiting: RunState; started: RunState } {
     ...waiting,
     revision: 2,
     pendingCalls: [{ ...call, phase: "started" }],
-    usedApprovals: [approval.interactionId],
+    usedApprovals: [approval],
   };
   return { waiting, started };
 }

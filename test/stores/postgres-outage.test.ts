@@ -226,6 +226,7 @@ describe("PostgresRunStore under database faults", () => {
     }).run("delete cb-1", { suspendOnApproval: true });
     const runId = suspended.runId ?? "";
     const interactionId = suspended.state?.pendingCalls[0]?.interactionId ?? "";
+    const approvalId = suspended.state?.pendingCalls[0]?.approvalId ?? "";
     expect(suspended.status).toBe("suspended");
 
     // The person approved; the database goes down just before the write
@@ -261,7 +262,7 @@ describe("PostgresRunStore under database faults", () => {
     expect(JSON.stringify(failed.steps[0]?.toolCalls[0]?.content)).toContain(
       "it was not run, because the run could not record that it started",
     );
-    expect(await store.isApprovalUsed({ service: "", interactionId })).toBe(false);
+    expect(await store.isApprovalUsed(approvalId)).toBe(false);
 
     // The next owner of the run uses the approval: the call runs, once.
     const next = callbackTools();
@@ -274,7 +275,7 @@ describe("PostgresRunStore under database faults", () => {
     expect(resumed.status).toBe("completed");
     expect(next.deletions).toEqual([["cb-1"]]);
     expect(toolMessagesById(resumed.messages).call_delete).toEqual({ deleted: 1 });
-    expect(await store.isApprovalUsed({ service: "", interactionId })).toBe(true);
+    expect(await store.isApprovalUsed(approvalId)).toBe(true);
   }, 60_000);
 
   describe("a RunWorker across a server restart", () => {

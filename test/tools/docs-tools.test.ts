@@ -319,6 +319,7 @@ describe("edit_docs_file", () => {
       toolContext(),
     );
     const text = buildApprovalMessageText({
+      approvalId: "run.approval",
       toolName: "edit_docs_file",
       toolCallId: "call_1",
       arguments: {},

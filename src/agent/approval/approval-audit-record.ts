@@ -26,6 +26,8 @@ export interface ApprovalAuditRecord {
   runId?: string;
   /** `sha256:` digest of the tool name, canonical arguments and target. */
   fingerprint: string;
+  /** The agent's id of the approval, when an approver was asked (or a standing approval used). */
+  approvalId?: string;
   /** The messaging interaction that carried the question, once one was created. */
   interactionId?: string;
   outcome: ApprovalRecord["outcome"];
@@ -49,7 +51,7 @@ export interface ApprovalAuditRecord {
   questionDigest?: string;
   /** The person also approved the next calls like this one, within this scope. */
   standing?: StandingScope;
-  /** The standing approval (its interaction, and which use) that let the call run without asking. */
+  /** The standing approval (its approval id, and which use) that let the call run without asking. */
   coveredBy?: StandingCoverage;
   /** The approver links that each approved, when the action needed several. */
   approvers?: string[];
@@ -119,6 +121,7 @@ export async function publishApprovalDecision<Decision extends ApprovalRecord>(
             fingerprint: decision.fingerprint,
             code: "audit_not_recorded",
             reason: `the approval could not be written to the audit log (${detail}), so the call was not run`,
+            ...(decision.approvalId !== undefined ? { approvalId: decision.approvalId } : {}),
             ...(decision.interactionId !== undefined
               ? { interactionId: decision.interactionId }
               : {}),
@@ -163,13 +166,14 @@ function logApprovalDecision(
       decidedBy: decided ? deciderOf(decided) : undefined,
       code: record.outcome === "refused" ? record.code : undefined,
       note: record.outcome === "refused" || record.outcome === "approved" ? record.note : undefined,
+      approvalId: record.approvalId,
       interactionId: record.interactionId,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
       rule,
       coveredBy,
     },
     coveredBy
-      ? `approval approved for ${toolName} by the standing approval of interaction ${coveredBy.interactionId} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
+      ? `approval approved for ${toolName} by the standing approval ${coveredBy.approvalId} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
       : rule !== undefined
         ? `approval ${record.outcome} for ${toolName} by rule "${rule}"`
         : `approval ${record.outcome} for ${toolName}`,
@@ -188,6 +192,7 @@ function auditRecordOf(
     toolCallId: call.toolCallId,
     ...optional("runId", call.runId),
     fingerprint: decision.fingerprint,
+    ...optional("approvalId", decision.approvalId),
     ...optional("interactionId", decision.interactionId),
     outcome: decision.outcome,
     decidedBy: deciderOf(decision),

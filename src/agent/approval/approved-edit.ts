@@ -30,6 +30,7 @@ export async function checkApprovedEdit(
     fingerprint: approval.fingerprint,
     code: "invalid_edit",
     reason,
+    ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
     ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
     ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
   });
@@ -60,7 +61,13 @@ export async function checkApprovedEdit(
   }
   return {
     frozen,
-    action: await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context),
+    action: await buildApprovalAction(
+      tool,
+      frozen.args,
+      frozen.fingerprint,
+      approval.approvalId ?? "",
+      context,
+    ),
   };
 }
 

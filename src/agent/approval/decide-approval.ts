@@ -15,6 +15,7 @@ import { describeThrown } from "../describe-thrown.js";
 import type { PendingToolCall } from "../durable/run-state.js";
 import type { FrozenArguments } from "../freeze-arguments.js";
 import type { ToolCallEnvironment } from "../tool-call-environment.js";
+import { newApprovalId, standingUseApprovalId } from "./approval-id.js";
 import { decideByPolicy, policyRefusal } from "./approval-policy.js";
 import { checkApprovedEdit } from "./approved-edit.js";
 import { type StandingScope, sameValueOf, standingScopeFor } from "./standing-approval.js";
@@ -124,11 +125,16 @@ export async function decideApproval(
         now,
       );
       if (coveredBy) {
-        const { service: _service, ...coverage } = coveredBy;
+        // Each use is an approval of its own, spent once under its own id.
         const approval: ApprovedRecord = {
           outcome: "approved",
           fingerprint: frozen.fingerprint,
-          coveredBy: coverage,
+          approvalId: standingUseApprovalId(
+            environment.journal.runId,
+            coveredBy.approvalId,
+            coveredBy.use,
+          ),
+          coveredBy,
           ...shadow,
         };
         return { kind: "decided", approval, requestedAt: now, args: frozen.args };
@@ -210,6 +216,7 @@ async function decideEdit(
             code: "not_enough_approvers" as const,
             reason: `the approval policy's rule "${rule}" wants ${required} approvers for this call of ${name} as the person changed it, and ${approvers} approved it, so it was not run`,
           }),
+      ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
       ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
       ...(approval.approverLink !== undefined ? { approverLink: approval.approverLink } : {}),
     };
@@ -241,17 +248,26 @@ async function askApproval(
   const { tool, context } = input;
   const canSuspend = input.canSuspend();
   const frozen = input.frozen as FrozenArguments;
-  const built = await buildApprovalAction(tool, frozen.args, frozen.fingerprint, context);
   const { stepNumber, emit, journal } = environment;
   const { prior } = options;
   const check =
     prior?.phase === "awaiting_approval" &&
-    prior.interactionId !== undefined &&
+    prior.approvalId !== undefined &&
+    prior.ticket !== undefined &&
     prior.fingerprint !== undefined
-      ? { interactionId: prior.interactionId, fingerprint: prior.fingerprint }
+      ? { ticket: prior.ticket, fingerprint: prior.fingerprint }
       : undefined;
   // A resumed run reads the answer against the scope the question stated, kept in its state.
   const standing = check ? prior?.standing : options.standing;
+  // A resumed run reads its approval id back from its state; a new question gets a new one.
+  const approvalId = check && prior?.approvalId ? prior.approvalId : newApprovalId(journal.runId);
+  const built = await buildApprovalAction(
+    tool,
+    frozen.args,
+    frozen.fingerprint,
+    approvalId,
+    context,
+  );
   const action = {
     ...built,
     ...(standing ? { standing } : {}),

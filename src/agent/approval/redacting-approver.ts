@@ -9,14 +9,11 @@ import { redactApprovalAction } from "../build-approval-action.js";
  * model put in a call's arguments never reaches the person or the service
  * that carries the question. Its decisions are returned as they are (the
  * gate judges them against the real action), and everything else it has
- * (`interactionService`, `peekApproval`, its own secrets) is passed through.
+ * (`peekApproval`, its own secrets) is passed through.
  */
 export function redactingApprover(approver: Approver, secrets: SecretRegistry): Approver {
   const shown = (action: ApprovalAction) => redactApprovalAction(action, secrets);
   const wrapped: Approver = {
-    ...(approver.interactionService !== undefined
-      ? { interactionService: approver.interactionService }
-      : {}),
     requestApproval: (action, context) => approver.requestApproval(shown(action), context),
     ...(typeof approver.requestApprovals === "function"
       ? {

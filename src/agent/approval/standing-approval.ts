@@ -68,12 +68,10 @@ export interface StandingScope {
 
 /** A standing approval a person gave in a run, as the run keeps it (`RunState.standingApprovals`). */
 export interface StandingApproval {
-  /** The interaction whose answer granted it. */
-  interactionId: string;
-  /** The approver's service (`Approver.interactionService`) that interaction belongs to. */
-  service: string;
+  /** The approval whose answer granted it. */
+  approvalId: string;
   scope: StandingScope;
-  /** Calls it covered so far. Each use is spent once, as an approval is. */
+  /** Calls it covered so far. Each use is an approval of its own, with its own id, spent once. */
   used: number;
   /** Why it covers nothing more: a person denied a call of its tool later in the run. */
   revoked?: string;
@@ -83,8 +81,8 @@ export interface StandingApproval {
 
 /** Which standing approval let a call run without asking, and which of its uses it was. */
 export interface StandingCoverage {
-  /** The interaction whose standing approval covered the call. */
-  interactionId: string;
+  /** The approval whose standing scope covered the call (the call's own approval has its own id). */
+  approvalId: string;
   /** From 1: the first call after the approved one is use 1. */
   use: number;
   maxCalls: number;

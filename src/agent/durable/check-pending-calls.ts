@@ -45,8 +45,8 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
     problems.push(`${path} must be an object`);
     return undefined;
   }
-  const { toolCallId, toolName, rawArguments, phase, fingerprint, interactionId, status, content } =
-    call;
+  const { toolCallId, toolName, rawArguments, phase, fingerprint, status, content } = call;
+  const { approvalId, ticket, interactionId } = call;
   if (!nonEmptyString(toolCallId)) problems.push(`${path}.toolCallId must be a non-empty string`);
   if (typeof toolName !== "string") problems.push(`${path}.toolName must be a string`);
   if (typeof rawArguments !== "string") problems.push(`${path}.rawArguments must be a string`);
@@ -61,6 +61,8 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
     }
   };
   optionalString("fingerprint", fingerprint);
+  optionalString("approvalId", approvalId);
+  optionalString("ticket", ticket);
   optionalString("interactionId", interactionId);
   optionalString("content", content);
   if (status !== undefined && !finishedCallStatuses.includes(status as FinishedCallStatus)) {
@@ -73,10 +75,14 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
   if (fingerprint !== undefined && !isFingerprint(fingerprint)) {
     problems.push(`${path}.fingerprint must start with "sha256:" when present`);
   }
+  // A state saved before approvals had ids names only an interaction: it loads (to be shown
+  // or cancelled) and is refused when resumed (checkResumable), never read by interaction.
   if (phase === "awaiting_approval" && !nonEmptyString(interactionId)) {
-    problems.push(
-      `${path} is awaiting_approval but names no interactionId to read the answer from`,
-    );
+    if (!nonEmptyString(approvalId) || !nonEmptyString(ticket)) {
+      problems.push(
+        `${path} is awaiting_approval but names no approvalId and ticket to read the answer with`,
+      );
+    }
   }
   if (call.standing !== undefined) checkStandingScope(call.standing, `${path}.standing`, problems);
   if (phase === "finished" && (typeof content !== "string" || status === undefined)) {
@@ -90,6 +96,8 @@ function checkCall(call: unknown, path: string, problems: string[]): PendingTool
     ...("arguments" in call ? { arguments: structuredClone(call.arguments) } : {}),
     phase: phase as PendingCallPhase,
     ...(typeof fingerprint === "string" ? { fingerprint } : {}),
+    ...(typeof approvalId === "string" ? { approvalId } : {}),
+    ...(typeof ticket === "string" ? { ticket } : {}),
     ...(typeof interactionId === "string" ? { interactionId } : {}),
     ...(call.standing !== undefined
       ? { standing: structuredClone(call.standing) as StandingScope }

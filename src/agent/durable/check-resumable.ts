@@ -31,6 +31,18 @@ export function checkResumable(
     );
   }
   const awaiting = state.pendingCalls.filter((call) => call.phase === "awaiting_approval");
+  const unnamed = awaiting.filter(
+    (call) => call.approvalId === undefined || call.ticket === undefined,
+  );
+  if (unnamed.length > 0) {
+    // Saved by a version whose approvals had no ids: its answer cannot be bound to one.
+    throw new RunNotResumableError(
+      runId,
+      status,
+      `Run "${runId}" waits for the answer to ${unnamed.map((call) => `${call.toolName} (interaction ${call.interactionId ?? "unknown"})`).join(", ")}, asked by an earlier version of switchyard-agents whose approvals had no approval id; this version reads answers by approval id only, so it does not read that one. Cancel the run (switchyard runs cancel ${runId}, which withdraws the question) and start a new run with its messages, or resume it with the version that saved it.`,
+      { startNewRun: true },
+    );
+  }
   if (awaiting.length > 0 && typeof options.approver?.checkApproval !== "function") {
     throw new ConfigurationError(
       `Run "${runId}" waits for the answer to ${awaiting.length} approval request(s) (${awaiting.map((call) => call.toolName).join(", ")}), and ${options.approver ? "this agent's approver has no checkApproval() to read it" : "this agent has no approver"}. Resume it with an approver that supports durable runs, e.g. a MessagingApprover for the same messaging service.`,

@@ -33,16 +33,16 @@ export class RunStateError extends SwitchyardError {
 export class RunRolledBackError extends RunStateError {
   override readonly name: string = "RunRolledBackError";
   readonly runId: string;
-  /** The interaction whose approval already let its call run. */
-  readonly interactionId: string;
+  /** The approval that already let its call run. */
+  readonly approvalId: string;
 
-  constructor(source: string, runId: string, interactionId: string) {
+  constructor(source: string, runId: string, approvalId: string) {
     super(
       source,
-      `it waits for the answer in interaction "${interactionId}", whose approval already let its call run: it is an older copy of run "${runId}" put back in place of a later one (a rollback of the store); it is not resumed (start a new run with its messages if the task must go on)`,
+      `it waits for the answer to approval "${approvalId}", which already let its call run: it is an older copy of run "${runId}" put back in place of a later one (a rollback of the store); it is not resumed (start a new run with its messages if the task must go on)`,
     );
     this.runId = runId;
-    this.interactionId = interactionId;
+    this.approvalId = approvalId;
   }
 }
 

@@ -129,7 +129,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     usedApprovals !== undefined &&
     (!Array.isArray(usedApprovals) || usedApprovals.some((id) => typeof id !== "string"))
   ) {
-    problems.push("usedApprovals must be an array of interaction ids when present");
+    problems.push("usedApprovals must be an array of approval ids when present");
   }
   const finishedCalls = readFinishedCalls(fields.finishedCalls, problems);
   const standingApprovals = readStandingApprovals(fields.standingApprovals, problems);
@@ -262,7 +262,11 @@ function readFinishedCalls(value: unknown, problems: string[]): FinishedCallReco
   return calls;
 }
 
-/** `standingApprovals`: each with its interaction, service, scope (whose fingerprint must match it) and uses. */
+/**
+ * `standingApprovals`: each with the approval that granted it, its scope
+ * (whose fingerprint must match it) and uses. One saved before approvals
+ * had ids names the interaction that granted it instead.
+ */
 function readStandingApprovals(value: unknown, problems: string[]): StandingApproval[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) {
@@ -274,18 +278,18 @@ function readStandingApprovals(value: unknown, problems: string[]): StandingAppr
     const at = `standingApprovals[${index}]`;
     if (
       !isObject(approval) ||
-      typeof approval.interactionId !== "string" ||
-      typeof approval.service !== "string" ||
+      typeof (approval.approvalId ?? approval.interactionId) !== "string" ||
       typeof approval.grantedAt !== "string" ||
       !Number.isSafeInteger(approval.used) ||
       (approval.used as number) < 0 ||
       (approval.revoked !== undefined && typeof approval.revoked !== "string")
     ) {
-      problems.push(`${at} must have interactionId, service, scope, used and grantedAt`);
+      problems.push(`${at} must have approvalId, scope, used and grantedAt`);
       continue;
     }
     if (!checkStandingScope(approval.scope, `${at}.scope`, problems)) continue;
-    approvals.push(structuredClone(approval) as unknown as StandingApproval);
+    const { interactionId, service: _service, ...kept } = structuredClone(approval);
+    approvals.push({ approvalId: interactionId, ...kept } as unknown as StandingApproval);
   }
   return approvals;
 }

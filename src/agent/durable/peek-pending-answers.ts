@@ -24,12 +24,12 @@ export async function peekPendingAnswers(
     if (call.phase === "finished") continue;
     if (
       call.phase !== "awaiting_approval" ||
-      call.interactionId === undefined ||
+      call.ticket === undefined ||
       call.fingerprint === undefined
     ) {
       return { pending: false };
     }
-    questions.push({ fingerprint: call.fingerprint, interactionId: call.interactionId });
+    questions.push({ fingerprint: call.fingerprint, interactionId: call.ticket });
   }
   if (questions.length === 0) return { pending: false };
   let expiresAt: Date | undefined;

@@ -1,6 +1,5 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { AgentSettings } from "../agent-options.js";
-import { interactionServiceOf } from "../approver.js";
 import { neverAborted } from "../never-aborted.js";
 import { checkCommonOptions, type PreparedRun } from "../prepare-run.js";
 import { startRunBudget } from "../run-budget.js";
@@ -108,7 +107,7 @@ export async function openResumedRun(
     if (settings.stateKey !== undefined) {
       const source = store ? `run "${runId}" in the run store` : "the state given";
       checkRunStateSeal(state, settings.stateKey, source);
-      await checkStateIsLatest(state, store, source, interactionServiceOf(settings.approver));
+      await checkStateIsLatest(state, store, source);
     }
     checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
     const maxSteps = options.maxSteps ?? state.maxSteps;

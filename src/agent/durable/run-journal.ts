@@ -30,14 +30,7 @@ import {
   runStateFormat,
   runStateVersion,
 } from "./run-state.js";
-import type {
-  CallStart,
-  CallStartOutcome,
-  FinishedCall,
-  RunClaim,
-  RunStore,
-  SpentApproval,
-} from "./run-store.js";
+import type { CallStart, CallStartOutcome, FinishedCall, RunClaim, RunStore } from "./run-store.js";
 import { sealRunState } from "./seal-run-state.js";
 import { StartedCalls } from "./started-calls.js";
 
@@ -131,7 +124,7 @@ export class RunJournal {
   readonly #startedCalls: StartedCalls;
   /** The run's id, or for a run without one a random id made when first needed: what idempotency keys derive from. */
   #runKey: string | undefined;
-  /** The interactions whose approval let a call of this run run, kept in its state. */
+  /** The approvals (by id) that let a call of this run run, kept in its state. */
   readonly #usedApprovals: Set<string>;
   /** Every call that ended, oldest first, with its approval (`RunState.finishedCalls`). */
   readonly #finishedCalls: FinishedCallRecord[];
@@ -241,7 +234,7 @@ export class RunJournal {
   takeStandingUse(
     call: Parameters<typeof standingCovers>[1] & { fingerprint: string },
     now: Date,
-  ): (StandingCoverage & { service: string }) | undefined {
+  ): StandingCoverage | undefined {
     if (this.#deniedActions.has(call.fingerprint)) return undefined;
     const approval = this.#standingApprovals.find((candidate) =>
       standingCovers(candidate, call, now),
@@ -249,8 +242,7 @@ export class RunJournal {
     if (!approval) return undefined;
     approval.used += 1;
     return {
-      interactionId: approval.interactionId,
-      service: approval.service,
+      approvalId: approval.approvalId,
       use: approval.used,
       maxCalls: approval.scope.maxCalls,
       scope: approval.scope.fingerprint,
@@ -322,7 +314,8 @@ export class RunJournal {
     starting: {
       fingerprint: string | undefined;
       arguments: unknown;
-      approval?: SpentApproval;
+      /** The id of the approval the call spends, when it needed one. */
+      approval?: string;
       /** The approval also grants this standing approval, kept in the same write. */
       grants?: StandingScope;
     },
@@ -332,14 +325,13 @@ export class RunJournal {
     const granted: StandingApproval | undefined =
       approval && starting.grants
         ? {
-            interactionId: approval.interactionId,
-            service: approval.service,
+            approvalId: approval,
             scope: structuredClone(starting.grants),
             used: 0,
             grantedAt: new Date().toISOString(),
           }
         : undefined;
-    if (approval && this.#usedApprovals.has(approval.interactionId)) {
+    if (approval && this.#usedApprovals.has(approval)) {
       return { outcome: "already_used" };
     }
     const start: CallStart = {
@@ -353,7 +345,7 @@ export class RunJournal {
     if (!store || runId === undefined || !call) {
       const decided = this.#startedCalls.start(runId, start);
       if (decided.outcome !== "started") return decided;
-      if (approval) this.#usedApprovals.add(approval.interactionId);
+      if (approval) this.#usedApprovals.add(approval);
       if (granted) this.#standingApprovals.push(granted);
       if (call) markCallStarted(call, starting);
       return decided;
@@ -363,11 +355,11 @@ export class RunJournal {
       // started without this write's approval record.
       const previous = { ...call };
       markCallStarted(call, starting);
-      if (approval) this.#usedApprovals.add(approval.interactionId);
+      if (approval) this.#usedApprovals.add(approval);
       if (granted) this.#standingApprovals.push(granted);
       const undo = () => {
         this.#calls.set(toolCallId, previous);
-        if (approval) this.#usedApprovals.delete(approval.interactionId);
+        if (approval) this.#usedApprovals.delete(approval);
         if (granted) this.#standingApprovals.splice(this.#standingApprovals.indexOf(granted), 1);
       };
       try {
@@ -463,7 +455,11 @@ export class RunJournal {
         phase: "awaiting_approval",
         arguments: record.arguments,
         fingerprint: record.approval.fingerprint,
-        interactionId: record.approval.interactionId,
+        approvalId: record.approval.approvalId,
+        ticket: record.approval.ticket,
+        ...(record.approval.interactionId !== undefined
+          ? { interactionId: record.approval.interactionId }
+          : {}),
         ...(record.approval.standing
           ? { standing: structuredClone(record.approval.standing) }
           : {}),
@@ -476,8 +472,8 @@ export class RunJournal {
         content: record.content,
         ...(record.arguments !== undefined ? { arguments: record.arguments } : {}),
         ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
-        ...(record.approval?.interactionId !== undefined
-          ? { interactionId: record.approval.interactionId }
+        ...(record.approval?.approvalId !== undefined
+          ? { approvalId: record.approval.approvalId }
           : {}),
       });
     }
@@ -683,6 +679,7 @@ function finishedCallRecord(
           approval: {
             outcome: approval.outcome,
             fingerprint: approval.fingerprint,
+            ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
             ...(approval.interactionId !== undefined
               ? { interactionId: approval.interactionId }
               : {}),

@@ -41,7 +41,7 @@ export const runStateStatuses: readonly RunStateStatus[] = [
 /**
  * How far one tool call of the open step got. `requested`: the model asked
  * for it, nothing was decided yet. `awaiting_approval`: the question is out
- * (`interactionId`). `started`: a call of a tool that is not read-only began
+ * (`approvalId`, `ticket`). `started`: a call of a tool that is not read-only began
  * and no result was recorded; it is never run again. `finished`: its tool message
  * is in `content`.
  */
@@ -88,7 +88,15 @@ export interface PendingToolCall {
   phase: PendingCallPhase;
   /** `sha256:` fingerprint of the tool name and arguments (the approval binds to it). */
   fingerprint?: string;
-  /** The approver's interaction holding the question (`awaiting_approval`). */
+  /**
+   * The agent's id of the call's approval (`awaiting_approval`: the one
+   * asked about, read back on resume; `finished`: the one it was decided
+   * under). Bound here to this call and `fingerprint`.
+   */
+  approvalId?: string;
+  /** The approver's ticket for the question (`awaiting_approval`): only the approver reads it. */
+  ticket?: string;
+  /** The approver's interaction holding the question, for people (`awaiting_approval`); never a key. */
   interactionId?: string;
   /** The standing approval the question offered (`awaiting_approval`), as it was stated. */
   standing?: StandingScope;
@@ -104,6 +112,8 @@ export interface RunApprovalRecord {
   outcome: "approved" | "refused" | "expired";
   /** `sha256:` fingerprint of the tool name and arguments the decision was about. */
   fingerprint: string;
+  /** The agent's id of the approval, when an approver was asked (or a standing approval used). */
+  approvalId?: string;
   /** The approver's interaction that held the question, when a person was asked. */
   interactionId?: string;
   /** Who approved, as the approver names them. */
@@ -216,7 +226,7 @@ export interface RunState {
   /** Why the run stopped, for `failed`, `aborted` and `max_steps`. */
   error?: { name: string; message: string };
   /**
-   * The interactions whose approval let a call of this run run: each lets
+   * The ids of the approvals that let a call of this run run: each lets
    * its action run once, so a resume refuses to use one again.
    */
   usedApprovals?: string[];

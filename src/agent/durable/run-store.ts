@@ -312,7 +312,7 @@ export interface RunStore {
    * effect; reads only. A resume under a `stateKey` refuses a state waiting
    * for an answer whose approval was spent: an older copy put back.
    */
-  isApprovalUsed(approval: SpentApproval): Promise<boolean>;
+  isApprovalUsed(approvalId: string): Promise<boolean>;
   /**
    * Records the tool message of a call whose start `startCall` recorded
    * (the agent records it with the save after the call, `finishedCall`).
@@ -353,18 +353,6 @@ export interface RunDueWaitOptions {
   signal?: AbortSignal | undefined;
 }
 
-/**
- * An approval as it is spent: the interaction that carried it, on the
- * service that holds that interaction. Two services (or one service's
- * restarts with fresh storage) may hand out the same interaction ids; the
- * service keeps their records apart.
- */
-export interface SpentApproval {
-  /** The approver's `interactionService` (a messaging service's base URL); `""` when it names none. */
-  service: string;
-  interactionId: string;
-}
-
 /** What {@link RunStore.startCall} records besides the state. */
 export interface CallStart {
   /** The call, `started` in the state saved with this record. */
@@ -377,8 +365,11 @@ export interface CallStart {
    * the same calls new ids, and the same keys.
    */
   contentKey: string;
-  /** The approval the call spends, when it needed one. */
-  approval?: SpentApproval | undefined;
+  /**
+   * The id of the approval the call spends, when it needed one: the
+   * agent's (`ApprovalAction.approvalId`), unguessable and never reused.
+   */
+  approval?: string | undefined;
 }
 
 /** What {@link RunStore.startCall} did; only `started` lets the call run. */

@@ -8,7 +8,7 @@ import type { CallStart, CallStartOutcome } from "./run-store.js";
  * process-wide); a run store keeps the same record across processes.
  */
 export class StartedCalls {
-  /** `<service>\n<interactionId>` to the run (`""`: one without an id) and call that spent it. */
+  /** Each spent approval's id to the run (`""`: one without an id) and call that spent it. */
   readonly #approvals = new Map<string, { runId: string; toolCallId: string }>();
   /** `<runId>\n<contentKey>` and `<runId>\n<toolCallId>` to the call that started. */
   readonly #calls = new Map<string, { toolCallId: string; content?: string }>();
@@ -18,8 +18,7 @@ export class StartedCalls {
    * not run. A run without an id (never resumed) spends approvals only.
    */
   start(runId: string | undefined, start: CallStart): CallStartOutcome {
-    const { approval } = start;
-    const approvalKey = approval ? `${approval.service}\n${approval.interactionId}` : undefined;
+    const approvalKey = start.approval;
     const spentBy = approvalKey === undefined ? undefined : this.#approvals.get(approvalKey);
     if (spentBy) return { outcome: "already_used", ...spentBy };
     const earlier =

@@ -96,16 +96,9 @@ export class MessagingApprover implements Approver {
   readonly #asked = new Map<string, AskedRecord>();
   /** Every interaction id the service gave a question of this approver's. */
   readonly #interactionIds = new Set<string>();
-  /**
-   * The messaging service's base URL: spent approvals are recorded under
-   * it and the interaction id (by the agent, when the call starts).
-   */
-  readonly interactionService: string;
 
   constructor(options: MessagingApproverOptions) {
     this.#options = resolveMessagingApproverOptions(options);
-    const { baseUrl } = this.#options.client;
-    this.interactionService = typeof baseUrl === "string" ? baseUrl : "";
     // An agent using this approver redacts its client's token too.
     attachSecrets(this, secretsOf(this.#options.client));
     this.#readiness = new ApproverReadiness(this.#options.client, this.#options.subscriptionLinkId);

@@ -152,7 +152,7 @@ function describeDecision(record: ApprovalAuditRecord): string {
       : record.decidedBy === "person"
         ? `person${record.approvedBy ? ` ${quote(record.approvedBy)}` : ""}${record.approverLink ? ` via link ${quote(record.approverLink)}` : ""}`
         : record.decidedBy === "standing" && coveredBy
-          ? `the standing approval of interaction ${quote(coveredBy.interactionId)} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
+          ? `the standing approval ${quote(grantedBy(coveredBy))} (use ${coveredBy.use} of ${coveredBy.maxCalls})`
           : escapeText(record.decidedBy ?? "approver");
   const parts = [
     escapeText(record.decidedAt),
@@ -169,4 +169,9 @@ function describeDecision(record: ApprovalAuditRecord): string {
   if (record.reason && record.outcome !== "approved") parts.push(`reason ${quote(record.reason)}`);
   if (record.note) parts.push(`note ${quote(record.note)}`);
   return parts.join("  ");
+}
+
+/** The approval whose standing scope covered a call; entries written before approvals had ids name its interaction. */
+function grantedBy(coveredBy: { approvalId?: string; interactionId?: string }): string {
+  return coveredBy.approvalId ?? coveredBy.interactionId ?? "";
 }

@@ -42,6 +42,7 @@ export function deleteCallbacksAction(
   },
 ): ApprovalAction {
   return {
+    approvalId: "run.approval-of-delete-callbacks",
     toolName: "delete_callbacks",
     toolCallId: "call_1",
     arguments: args,

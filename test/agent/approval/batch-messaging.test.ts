@@ -289,6 +289,7 @@ describe("one question for parallel calls, through the messaging service", () =>
       pollIntervalMs: 5,
     });
     const action = (id: string, requiredApprovers?: number): ApprovalAction => ({
+      approvalId: `run.approval-${id}`,
       toolName: "delete_callback",
       toolCallId: `call_${id}`,
       arguments: { id },

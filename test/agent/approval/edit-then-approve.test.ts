@@ -322,25 +322,6 @@ describe("an edit is held to every rule the model's call is held to", () => {
     });
   });
 
-  it("one edit's approval runs one call: the same interaction approving a second edit is refused as already_used", async () => {
-    const { tools, deletions: ran } = callbackTools();
-    const agent = new Agent({
-      model: new ScriptedModel([
-        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] } }] },
-        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-2"] } }] },
-        { text: "done" },
-      ]),
-      tools,
-      approver: editingApprover({ ids: ["cb-3"] }),
-    });
-    const result = await agent.run("tidy");
-    expect(ran).toEqual([["cb-3"]]);
-    expect(result.steps[1]?.toolCalls[0]).toMatchObject({
-      status: "refused",
-      approval: { code: "already_used", interactionId: "interaction-edit-1" },
-    });
-  });
-
   it("an edit the tool's schema would fill in (a default) is refused: only what the person approved runs", async () => {
     const ran: unknown[] = [];
     const tool = defineTool({

@@ -208,6 +208,7 @@ describe("interaction ids a messaging service chooses", () => {
     ]);
     messaging.answerInteraction(question!.interactionId!, "approve");
     const action = {
+      approvalId: "run.approval",
       toolName: "delete_callback",
       toolCallId: "call_1",
       arguments: { id: "cb_1" },

@@ -103,30 +103,34 @@ describe("one decision, one record: a call's last audit record says what happene
   });
 
   it("an approval already spent is refused at the start write, and that refusal is the call's one record", async () => {
-    // The approver answers two calls under one interaction: the second finds it spent.
-    const approve = (action: ApprovalAction) => ({
-      outcome: "approved" as const,
-      fingerprint: action.fingerprint,
-      interactionId: "interaction-once",
+    // Resuming an older copy of the run's state reads the same approval (its id is kept
+    // in the state) a second time: the start write finds it spent.
+    const { tools, deletions } = callbackTools();
+    const log: ApprovalAuditRecord[] = [];
+    const agent = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1"] }, id: "call_a" }] },
+        { text: "done" },
+        { text: "done" },
+      ]),
+      tools,
+      auditLog: { append: async (record) => void log.push(record) },
+      approver: new ScriptedApprover(["pending"], { checks: ["approve", "approve"] }),
     });
-    const { agent, deletions, log, hooked, auditLines } = recordingAgent({
-      calls: [
-        { arguments: { ids: ["cb-1"] }, id: "call_a" },
-        { arguments: { ids: ["cb-2"] }, id: "call_b" },
-      ],
-      approver: new ScriptedApprover([approve, approve]),
-    });
-    const result = await agent.run("tidy");
+    const suspended = await agent.run("tidy", { suspendOnApproval: true });
+    const copy = structuredClone(suspended.state!);
+    await agent.resume(suspended.state!);
+    const again = await agent.resume(copy);
     expect(deletions).toEqual([["cb-1"]]);
-    expect(result.steps[0]?.toolCalls.map((call) => call.status)).toEqual(["succeeded", "refused"]);
-    expect(log.map((record) => [record.toolCallId, record.outcome, record.code])).toEqual([
-      ["call_a", "approved", undefined],
-      ["call_b", "refused", "already_used"],
-    ]);
-    expect(hooked).toEqual(log);
-    expect(auditLines().map((line) => [line.toolCallId, line.outcome])).toEqual([
-      ["call_a", "approved"],
-      ["call_b", "refused"],
+    expect(again.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: { code: "already_used" },
+    });
+    const approvalId = copy.pendingCalls[0]?.approvalId;
+    expect(approvalId).toMatch(/\.[\w-]{22}$/);
+    expect(log.map((record) => [record.outcome, record.code, record.approvalId])).toEqual([
+      ["approved", undefined, approvalId],
+      ["refused", "already_used", approvalId],
     ]);
   });
 

@@ -209,7 +209,6 @@ describe("parallel calls against the simulators", () => {
 /** The approver without `requestApprovals`, as approvers written before it are: asked one action at a time. */
 function itemByItem(approver: MessagingApprover): Approver {
   return {
-    interactionService: approver.interactionService,
     requestApproval: (action, context) => approver.requestApproval(action, context),
   };
 }

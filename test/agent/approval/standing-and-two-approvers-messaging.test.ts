@@ -122,7 +122,10 @@ describe("MessagingApprover: standing approvals, against the simulators", () => 
       standing?.outcome === "approved" ? standing.standing?.fingerprint : "missing",
     );
     expect(records[1]?.approval).toMatchObject({
-      coveredBy: { interactionId: first.interaction_id, use: 1 },
+      coveredBy: {
+        approvalId: standing?.outcome === "approved" ? standing.approvalId : "missing",
+        use: 1,
+      },
     });
     expect(records[2]?.approval).toMatchObject({ coveredBy: { use: 2 } });
     expect(records[3]).toMatchObject({ status: "refused", approval: { code: "denied" } });

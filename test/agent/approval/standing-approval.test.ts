@@ -113,12 +113,18 @@ describe("standing approvals", () => {
       { host: "hooks.a.example", ids: ["cb-4"] },
     ]);
     expect(executions.map((args) => args.ids[0])).toEqual(["cb-1", "cb-2", "cb-3"]);
-    const grantedBy = `standing-${records[0]?.toolCallId}`;
+    const grantedBy =
+      records[0]?.approval?.outcome === "approved" && records[0].approval.approvalId;
     expect(records[0]?.approval).toMatchObject({ outcome: "approved", standing: offered });
     expect(records[1]?.approval).toMatchObject({
       outcome: "approved",
-      coveredBy: { interactionId: grantedBy, use: 1, maxCalls: 2, scope: offered?.fingerprint },
+      coveredBy: { approvalId: grantedBy, use: 1, maxCalls: 2, scope: offered?.fingerprint },
     });
+    // Each use is an approval of its own: its own id, spent once.
+    const ids = records
+      .slice(0, 3)
+      .map((record) => record.approval?.outcome === "approved" && record.approval.approvalId);
+    expect(new Set(ids).size).toBe(3);
     expect(records[2]?.approval).toMatchObject({ coveredBy: { use: 2 } });
     expect(records[3]).toMatchObject({ status: "refused", approval: { code: "denied" } });
     expect(audit.map((record) => [record.decidedBy, record.outcome])).toEqual([
@@ -128,7 +134,7 @@ describe("standing approvals", () => {
       ["person", "refused"],
     ]);
     expect(audit[0]?.standing?.fingerprint).toBe(offered?.fingerprint);
-    expect(audit[2]?.coveredBy).toMatchObject({ interactionId: grantedBy, use: 2 });
+    expect(audit[2]?.coveredBy).toMatchObject({ approvalId: grantedBy, use: 2 });
   });
 
   it("covers only calls with the same constrained value (another host is asked about)", async () => {
@@ -139,23 +145,6 @@ describe("standing approvals", () => {
     expect(approver.requests).toHaveLength(2);
     expect(approver.requests[1]?.action.standing?.sameValue?.value).toBe("hooks.b.example");
     expect(executions).toHaveLength(2);
-  });
-
-  it("a standing answer without an interaction to spend its uses under grants nothing more", async () => {
-    const { approver, records } = await runSteps(
-      [deletion("hooks.a.example", ["cb-1"]), deletion("hooks.a.example", ["cb-2"])],
-      [
-        (action: ApprovalAction) => {
-          const { interactionId: _none, ...rest } = approveStanding(action) as ApprovalDecision & {
-            interactionId?: string;
-          };
-          return rest;
-        },
-        "approve",
-      ],
-    );
-    expect(approver.requests).toHaveLength(2);
-    expect(records[0]?.approval).not.toHaveProperty("standing");
   });
 
   it("a plain approval grants nothing more: the next call is asked about", async () => {

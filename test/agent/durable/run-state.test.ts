@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import { RunStateError } from "../../../src/agent/durable/durable-errors.js";
+import { RunNotResumableError, RunStateError } from "../../../src/agent/durable/durable-errors.js";
 import { parseRunState } from "../../../src/agent/durable/parse-run-state.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
@@ -49,8 +49,30 @@ describe("released run-state versions stay readable", () => {
     ]);
   });
 
-  it("resumes the version 1 fixture: the approved deletion runs once, the step count goes on", async () => {
+  it("refuses to resume the version 1 fixture's open question, saying what to do: its answer is bound to no approval id", async () => {
     const state = parseRunState(await fixtureText(), fixturePath);
+    const { tools, deletions } = callbackTools();
+    const model = new ScriptedModel([{ text: "Deleted cb-1 and cb-2." }]);
+    const approver = new ScriptedApprover([], { checks: ["approve"] });
+    const resuming = new Agent({ model, tools, approver }).resume(state);
+    await expect(resuming).rejects.toThrow(RunNotResumableError);
+    await expect(resuming).rejects.toThrow(
+      /waits for the answer to delete_callbacks \(interaction [^)]+\), asked by an earlier version of switchyard-agents.*switchyard runs cancel run_20250512T093000Z_5f3a9c1e/,
+    );
+    expect(deletions).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("resumes the version 1 fixture once its question is read by approval id: the approved deletion runs once, the step count goes on", async () => {
+    const read = parseRunState(await fixtureText(), fixturePath);
+    const state = {
+      ...read,
+      pendingCalls: read.pendingCalls.map((call) =>
+        call.phase === "awaiting_approval"
+          ? { ...call, approvalId: `${read.runId}.3q2-7wEiRKe8sYdq5Bn0WQ`, ticket: "t-1" }
+          : call,
+      ),
+    };
     const { tools, deletions } = callbackTools();
     const model = new ScriptedModel([{ text: "Deleted cb-1 and cb-2." }]);
     const approver = new ScriptedApprover([], { checks: ["approve"] });
@@ -159,12 +181,12 @@ describe("a state that is not a readable run state is refused, never misread", (
     ]);
   });
 
-  it("refuses a call awaiting approval that names no interaction", async () => {
+  it("refuses a call awaiting approval that names no approval id and ticket", async () => {
     const state = (await fixture()) as unknown as RunState;
     const calls = state.pendingCalls.map((call) => ({ ...call, interactionId: undefined }));
     const error = parseError({ ...state, pendingCalls: calls });
     expect(error.problems).toContain(
-      "pendingCalls[1] is awaiting_approval but names no interactionId to read the answer from",
+      "pendingCalls[1] is awaiting_approval but names no approvalId and ticket to read the answer with",
     );
   });
 

@@ -73,7 +73,9 @@ describe("a pending approval suspends the run", () => {
         arguments: { ids: ["cb-1", "cb-2"] },
         phase: "awaiting_approval",
         fingerprint: deleteFingerprint,
-        interactionId: "scripted-interaction-1",
+        approvalId: expect.stringMatching(/^run_[\w.-]+\.[\w-]{22}$/),
+        ticket: expect.stringMatching(/\.[\w-]{22}$/),
+        interactionId: expect.stringMatching(/\.[\w-]{22}$/),
       },
     ]);
     // No tool message yet: the conversation ends with the assistant message asking for both calls.
@@ -119,7 +121,9 @@ describe("a pending approval suspends the run", () => {
         approval: {
           outcome: "pending",
           fingerprint: deleteFingerprint,
-          interactionId: "scripted-interaction-1",
+          approvalId: expect.stringMatching(/\.[\w-]{22}$/),
+          ticket: expect.stringMatching(/\.[\w-]{22}$/),
+          interactionId: expect.stringMatching(/\.[\w-]{22}$/),
         },
       }),
     );
@@ -146,7 +150,7 @@ describe("resume", () => {
     expect(resumed.approver.checkRequests).toHaveLength(1);
     expect(resumed.approver.checkRequests[0]?.pending).toMatchObject({
       fingerprint: deleteFingerprint,
-      interactionId: "scripted-interaction-1",
+      interactionId: stateOf(result).pendingCalls[1]?.approvalId,
     });
 
     const sent = resumed.model.requests[0]?.messages ?? [];
@@ -192,7 +196,7 @@ describe("resume", () => {
     expect(resumed.deletions).toEqual([]);
     const state = stateOf(again);
     expect(state.pendingCalls.map((call) => call.phase)).toEqual(["finished", "awaiting_approval"]);
-    expect(state.pendingCalls[1]?.interactionId).toBe("scripted-interaction-1");
+    expect(state.pendingCalls[1]?.interactionId).toBe(stateOf(result).pendingCalls[1]?.approvalId);
     expect(state.messages).toEqual(stateOf(result).messages);
 
     const later = resumingAgent(["approve"]);
@@ -213,13 +217,15 @@ describe("resume", () => {
       tools,
       approver: new ScriptedApprover(["pending", "pending"]),
     }).run("delete both", { suspendOnApproval: true });
+    const [firstId, secondId] = stateOf(first).pendingCalls.map((call) => call.approvalId);
+    expect(firstId).not.toBe(secondId);
     expect(stateOf(first).pendingCalls.map((call) => call.interactionId)).toEqual([
-      "scripted-interaction-1",
-      "scripted-interaction-2",
+      firstId,
+      secondId,
     ]);
 
     const byInteraction: ScriptedCheckAnswer = ({ pending }) =>
-      pending.interactionId === "scripted-interaction-1"
+      pending.interactionId === firstId
         ? { outcome: "approved", fingerprint: pending.fingerprint }
         : {
             outcome: "pending",
@@ -421,7 +427,7 @@ describe("resume", () => {
     ]);
     expect(events[1]).toMatchObject({
       stepNumber: 1,
-      approval: { outcome: "approved", interactionId: "scripted-interaction-1" },
+      approval: { outcome: "approved", approvalId: expect.stringMatching(/\.[\w-]{22}$/) },
     });
     expect((await stream.result).status).toBe("completed");
   });
