@@ -44,6 +44,15 @@ export type {
 export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";
 export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 export { isRunId } from "../agent/durable/run-id.js";
+export type {
+  RunClaim,
+  RunClaimDueOptions,
+  RunClaimOptions,
+  RunDueWaitOptions,
+  RunQueue,
+  RunReleaseOptions,
+  RunSchedule,
+} from "../agent/durable/run-queue.js";
 export {
   type FinishedCallStatus,
   type OutcomeUnknownCall,
@@ -58,16 +67,10 @@ export type {
   CallStart,
   CallStartOutcome,
   FinishedCall,
-  RunClaim,
-  RunClaimDueOptions,
-  RunClaimOptions,
   RunDeleteOptions,
-  RunDueWaitOptions,
   RunList,
   RunListOptions,
-  RunReleaseOptions,
   RunSaveOptions,
-  RunSchedule,
   RunSummary,
   SpentApproval,
 } from "../agent/durable/run-store.js";

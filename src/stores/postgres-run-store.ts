@@ -13,22 +13,25 @@ import {
 import { parseRunState } from "../agent/durable/parse-run-state.js";
 import { findRunIdProblem } from "../agent/durable/run-id.js";
 import { readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
-import type { RunState } from "../agent/durable/run-state.js";
 import {
-  type CallStart,
-  type CallStartOutcome,
   checkChecksPerSecond,
   checkClaimDueMax,
   type RunClaim,
   type RunClaimDueOptions,
   type RunClaimOptions,
-  type RunDeleteOptions,
   type RunDueWaitOptions,
+  type RunQueue,
+  type RunReleaseOptions,
+  type RunSchedule,
+} from "../agent/durable/run-queue.js";
+import type { RunState } from "../agent/durable/run-state.js";
+import {
+  type CallStart,
+  type CallStartOutcome,
+  type RunDeleteOptions,
   type RunList,
   type RunListOptions,
-  type RunReleaseOptions,
   type RunSaveOptions,
-  type RunSchedule,
   type RunStore,
   type RunSummary,
   type SpentApproval,
@@ -142,7 +145,7 @@ const dueStatuses = "('suspended', 'running')";
  * // ...
  * await runStore.close();
  */
-export class PostgresRunStore implements RunStore {
+export class PostgresRunStore implements RunStore, RunQueue {
   /** The schema holding the tables. */
   readonly schema: string;
   /**
@@ -300,7 +303,7 @@ export class PostgresRunStore implements RunStore {
    * run due earlier (its answer is known: it goes first, even while a
    * budget of checks holds the others back); the database announces it to
    * idle workers (`LISTEN switchyard_due`), which take it at once. See
-   * {@link RunStore.wake}.
+   * {@link RunQueue.wake}.
    */
   async wake(runId: string): Promise<boolean> {
     checkRunId(runId);
@@ -320,7 +323,7 @@ export class PostgresRunStore implements RunStore {
    * connection of the pool is held to LISTEN from the first wait until
    * `close`), at most `timeoutMs`. A lost listening connection is opened
    * again on the next wait; meanwhile the wait runs its time out. See
-   * {@link RunStore.waitForDue}.
+   * {@link RunQueue.waitForDue}.
    */
   async waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted"> {
     await this.#listen();
@@ -743,7 +746,7 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Takes a lease on the run (a row is reserved for a run not saved yet);
-   * see {@link RunStore.claim}. Refused while another's lease is live,
+   * see {@link RunQueue.claim}. Refused while another's lease is live,
    * unless `takeOver`.
    */
   async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
@@ -785,7 +788,7 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Takes the due run checked longest ago with `FOR UPDATE SKIP LOCKED`,
-   * so workers never wait on each other; see {@link RunStore.claimNext}.
+   * so workers never wait on each other; see {@link RunQueue.claimNext}.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
     const [claim] = await this.#claimDue("claimNext", options, 1);
@@ -796,7 +799,7 @@ export class PostgresRunStore implements RunStore {
    * Takes up to `max` due runs in one statement, as `claimNext` takes one
    * (`FOR UPDATE SKIP LOCKED`, oldest due first, the budget of checks paid
    * in the same statement, k checks for k runs waiting for answers); see
-   * {@link RunStore.claimDue}. The claims come oldest due first.
+   * {@link RunQueue.claimDue}. The claims come oldest due first.
    */
   async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
     return this.#claimDue("claimDue", options, checkClaimDueMax(options?.max));
@@ -957,7 +960,7 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  /** The run's next check, failures in a row and last error; see {@link RunStore.schedule}. */
+  /** The run's next check, failures in a row and last error; see {@link RunQueue.schedule}. */
   async schedule(runId: string): Promise<RunSchedule | undefined> {
     checkRunId(runId);
     const { rows } = await this.#query<{

@@ -6,9 +6,9 @@ import {
   RunNotResumableError,
   RunStateError,
 } from "../agent/durable/durable-errors.js";
+import type { RunClaim, RunQueue } from "../agent/durable/run-queue.js";
 import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
-import type { RunClaim, RunStore } from "../agent/durable/run-store.js";
-import { runStoreMethods } from "../agent/durable/run-store-methods.js";
+import { type RunStore, runStoreMethods } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 
 /** A test body as `it` takes it. */
@@ -24,9 +24,9 @@ export interface RunStoreConformanceOptions {
    * Makes an empty store for one test (a new directory, a new schema...).
    * Each test creates its own, so tests never see each other's runs.
    */
-  createStore: () => RunStore | Promise<RunStore>;
+  createStore: () => (RunStore & RunQueue) | Promise<RunStore & RunQueue>;
   /** Frees a store `createStore` made (closes its pool). @default nothing */
-  closeStore?: ((store: RunStore) => Promise<void> | void) | undefined;
+  closeStore?: ((store: RunStore & RunQueue) => Promise<void> | void) | undefined;
   /** The suite's name. @default "RunStore conformance" */
   name?: string | undefined;
 }
@@ -49,7 +49,7 @@ export interface RunStoreConformanceOptions {
  */
 export function runStoreConformance(options: RunStoreConformanceOptions): void {
   const { describe, it } = options;
-  const test = (name: string, body: (store: RunStore) => Promise<void>) =>
+  const test = (name: string, body: (store: RunStore & RunQueue) => Promise<void>) =>
     it(name, async () => {
       const store = await options.createStore();
       try {
@@ -60,7 +60,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
     });
 
   describe(options.name ?? "RunStore conformance", () => {
-    test("implements every method of the RunStore contract", async (store) => {
+    test("implements every method of the RunStore & RunQueue contract", async (store) => {
       const missing = runStoreMethods.filter((method) => typeof store[method] !== "function");
       assert.deepEqual(missing, [], `the store lacks ${missing.join(", ")}`);
     });
@@ -317,7 +317,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
       // A store without claimDue (it is optional) passes these as they stand.
       const testClaimDue = (
         name: string,
-        body: (store: RunStore, claimDue: NonNullable<RunStore["claimDue"]>) => Promise<void>,
+        body: (store: RunStore & RunQueue, claimDue: RunQueue["claimDue"]) => Promise<void>,
       ) =>
         test(name, async (store) => {
           if (typeof store.claimDue !== "function") return;
@@ -952,7 +952,7 @@ async function assertConflict(
 }
 
 /** Saves a run `running` under a claim that then expires unrenewed (its holder died). */
-async function saveRunWhoseHolderDied(store: RunStore, runId: string): Promise<void> {
+async function saveRunWhoseHolderDied(store: RunStore & RunQueue, runId: string): Promise<void> {
   const leaseMs = 300;
   const dead = await store.claim(runId, { leaseMs });
   await store.save(runState(runId, { status: "running" }), { expectedRevision: 0, claim: dead });

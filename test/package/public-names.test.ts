@@ -163,6 +163,7 @@ const publicNames: Record<string, string[]> = {
     "RunLoopOverrides",
     "RunNotResumableHint",
     "RunOutcome",
+    "RunQueue",
     "RunReleaseOptions",
     "RunSaveOptions",
     "RunSchedule",

@@ -18,6 +18,7 @@ import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-ca
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
+import type { RunClaim } from "./run-queue.js";
 import {
   type FinishedCallRecord,
   type FinishedCallStatus,
@@ -34,7 +35,6 @@ import type {
   CallStart,
   CallStartOutcome,
   FinishedCall,
-  RunClaim,
   RunStore,
   SpentApproval,
 } from "./run-store.js";
