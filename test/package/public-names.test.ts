@@ -427,6 +427,7 @@ const publicNames: Record<string, string[]> = {
     "AuditLogConformanceOptions",
     "AuditLogUnderTest",
     "ConformanceTest",
+    "RunQueueConformanceOptions",
     "RunStoreConformanceOptions",
     "ScriptedAnswer",
     "ScriptedApproval",
@@ -439,6 +440,7 @@ const publicNames: Record<string, string[]> = {
     "ScriptedStepContext",
     "ScriptedToolCall",
     "auditLogConformance",
+    "runQueueConformance",
     "runStoreConformance",
   ],
   "./postgres": [
