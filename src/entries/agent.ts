@@ -42,6 +42,7 @@ export type {
   RefusedDecision,
 } from "../agent/approver.js";
 export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";
+export { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 export { isRunId } from "../agent/durable/run-id.js";
 export type {

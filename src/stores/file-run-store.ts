@@ -51,8 +51,8 @@ import {
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { DueNotices } from "../internal/due-notices.js";
 import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
-import { DueNotices } from "./due-notices.js";
 import { claimWithLockFile, isHeldBy, isLive, readClaimHolder } from "./file-run-claim.js";
 import { withLockFile } from "./with-lock-file.js";
 

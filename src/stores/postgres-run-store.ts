@@ -38,6 +38,7 @@ import {
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { DueNotices } from "../internal/due-notices.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
@@ -49,7 +50,6 @@ import {
   forgetClaimedState,
   isClaimEndedBySave,
 } from "./claimed-states.js";
-import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { PostgresAuditLog } from "./postgres-audit-log.js";
 import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";

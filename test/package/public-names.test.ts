@@ -138,6 +138,7 @@ const publicNames: Record<string, string[]> = {
     "ExpiredRecord",
     "FinishedCall",
     "FinishedCallStatus",
+    "InMemoryRunStore",
     "JsonlAuditLogOptions",
     "OutcomeUnknownCall",
     "OutputOf",
