@@ -11,8 +11,8 @@ import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-po
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
-import type { RunStore } from "./durable/run-store.js";
-import { runStoreMethods } from "./durable/run-store-methods.js";
+import { isRunQueue, type RunQueue, runQueueMethods } from "./durable/run-queue.js";
+import { type RunStore, runStoreMethods } from "./durable/run-store.js";
 import { StartedCalls } from "./durable/started-calls.js";
 import {
   type AgentLoopOptions,
@@ -117,6 +117,16 @@ export interface AgentOptions<
    */
   runStore?: RunStore | undefined;
   /**
+   * Which runs are due and who works on each: the agent claims every run
+   * it works on in this queue, so two processes never run the same one at
+   * once (a process that lost its claim can save nothing more), and a
+   * `RunWorker` takes due runs from it. `false`: runs are not claimed,
+   * since something else sees that one process works on a run at a time
+   * (DBOS, in `dbosAgent`); saves are then fenced by revision alone.
+   * @default the `runStore`, when it is also a run queue (as `FileRunStore` and `PostgresRunStore` are)
+   */
+  runQueue?: RunQueue | false | undefined;
+  /**
    * Secret values the agent must never let through, besides those it learns
    * by itself (the keys and tokens of its model's, tools' and approver's
    * clients, and `stateKey`): removed from what the model reads, saved run
@@ -158,6 +168,8 @@ export interface AgentSettings extends LoopSettings {
   logger: Logger;
   requestOptions: AgentRequestOptions;
   runStore: RunStore | undefined;
+  /** Where runs are claimed; `undefined`: they are not. */
+  runQueue: RunQueue | undefined;
   /** Every secret this agent knows of, applied at each boundary. */
   secrets: SecretRegistry;
   maxToolResultChars: number;
@@ -185,6 +197,7 @@ const knownOptions = new Set([
   "logger",
   "requestOptions",
   "runStore",
+  "runQueue",
   ...loopOptionNames,
   "secrets",
   "maxToolResultChars",
@@ -229,6 +242,7 @@ export function resolveAgentOptions(
       `runStore must implement every RunStore method (e.g. a FileRunStore); it lacks ${missing.map((method) => `${method}()`).join(", ")}. runStoreConformance() in switchyard-agents/testing checks a store of your own.`,
     );
   }
+  const runQueue = resolveRunQueue(options.runQueue, runStore, problems);
   if (instructions !== undefined && typeof instructions !== "string") {
     problems.push("instructions must be a string.");
   }
@@ -314,12 +328,41 @@ export function resolveAgentOptions(
     logger: componentLogger(options.logger, "agent", secrets),
     requestOptions: { ...requestOptions },
     runStore,
+    runQueue,
     ...loop,
     secrets,
     maxToolResultChars,
     stateKey,
     startedCalls: new StartedCalls(),
   };
+}
+
+/**
+ * The queue the agent claims its runs in: `runQueue` when given (checked),
+ * none for `false`, else the store when it is also a queue.
+ */
+function resolveRunQueue(
+  runQueue: unknown,
+  runStore: RunStore | undefined,
+  problems: string[],
+): RunQueue | undefined {
+  if (runQueue === false) return undefined;
+  if (runQueue === undefined) return isRunQueue(runStore) ? runStore : undefined;
+  if (isRunQueue(runQueue)) {
+    if (runStore === undefined) {
+      problems.push(
+        "runQueue needs a runStore: the queue hands out runs, the store keeps their states (pass both, or a FileRunStore as runStore, which is both).",
+      );
+    }
+    return runQueue;
+  }
+  const missing = runQueueMethods.filter(
+    (method) => typeof (runQueue as Record<string, unknown> | null)?.[method] !== "function",
+  );
+  problems.push(
+    `runQueue must implement every RunQueue method (e.g. a PostgresRunStore), or be false; it lacks ${missing.map((method) => `${method}()`).join(", ")}. runQueueConformance() in switchyard-agents/testing checks a queue of your own.`,
+  );
+  return undefined;
 }
 
 /** Checks a value that must be a positive integer when given; returns it or the default. */

@@ -4,8 +4,8 @@ import { positiveInteger } from "./agent-options.js";
 import { RunNotFoundError, RunStateError } from "./durable/durable-errors.js";
 import { findRunIdProblem, newRunId } from "./durable/run-id.js";
 import { RunJournal } from "./durable/run-journal.js";
+import type { RunClaim } from "./durable/run-queue.js";
 import type { RunState } from "./durable/run-state.js";
-import type { RunClaim } from "./durable/run-store.js";
 import { neverAborted } from "./never-aborted.js";
 import { readRunBudget, startRunBudget } from "./run-budget.js";
 import type { ResumeOptions, RunOptions } from "./run-options.js";
@@ -82,8 +82,8 @@ export function prepareRun(
 }
 
 /**
- * Claims a new durable run in the store (when it can claim) and, for an id
- * the caller chose, checks the store has no run by that id: a
+ * Claims a new durable run in the agent's run queue (when it has one) and,
+ * for an id the caller chose, checks the store has no run by that id: a
  * ConfigurationError otherwise, so a run never overwrites another's record.
  */
 export async function claimNewRun(
@@ -91,14 +91,14 @@ export async function claimNewRun(
   prepared: PreparedRun,
   idWasGiven: boolean,
 ): Promise<void> {
-  const store = settings.runStore;
+  const { runStore: store, runQueue: queue } = settings;
   const runId = prepared.journal.runId;
   if (!store || runId === undefined) return;
-  const claim = await store.claim(runId);
+  const claim = await queue?.claim(runId);
   try {
     if (idWasGiven) await checkRunIdFree(store.load.bind(store), runId);
   } catch (error) {
-    await claim.release().catch(() => {});
+    await claim?.release().catch(() => {});
     throw error;
   }
   prepared.claim = claim;

@@ -1,4 +1,4 @@
-import type { RunClaim } from "./durable/run-store.js";
+import type { RunClaim } from "./durable/run-queue.js";
 import type { RunBudget } from "./run-budget.js";
 import type { StopWhen } from "./stop-conditions.js";
 import type { OutputSchema } from "./structured-output.js";

@@ -1,5 +1,5 @@
+import type { RunClaim } from "../agent/durable/run-queue.js";
 import type { RunState } from "../agent/durable/run-state.js";
-import type { RunClaim } from "../agent/durable/run-store.js";
 import { checkRunStateSeal, sealRunState } from "../agent/durable/seal-run-state.js";
 import { MessagingClient } from "../clients/messaging/messaging-client.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";

@@ -1,3 +1,4 @@
+import type { RunQueue } from "../agent/durable/run-queue.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { CliIo } from "./cli-io.js";
@@ -31,7 +32,8 @@ export interface RunStorage {
   schema: string | undefined;
   /** The environment variable that chose it. */
   variable: "SWITCHYARD_STATE_DIR" | "SWITCHYARD_DATABASE_URL";
-  store: RunStore;
+  /** The runs' store, which is also their queue. */
+  store: RunStore & RunQueue;
   records: RunRecords;
   /** Ends the store's connections. */
   close(): Promise<void>;

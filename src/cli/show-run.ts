@@ -1,5 +1,5 @@
+import type { RunSchedule } from "../agent/durable/run-queue.js";
 import type { FinishedCallRecord, PendingToolCall, RunState } from "../agent/durable/run-state.js";
-import type { RunSchedule } from "../agent/durable/run-store.js";
 import type { ModelMessage } from "../agent/model-message.js";
 import { requestedToolCalls } from "../agent/requested-tool-calls.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";

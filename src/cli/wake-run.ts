@@ -6,7 +6,7 @@ import { openRunStorage } from "./open-run-storage.js";
 
 /**
  * `switchyard runs wake <run-id>`: makes a suspended run due now
- * (`RunStore.wake`), for when its answer came and nobody should wait for
+ * (`RunQueue.wake`), for when its answer came and nobody should wait for
  * the next check: an idle worker on PostgreSQL takes it at once. A run that
  * is not suspended, or that a worker holds, is a usage error saying so.
  * Resolves to the exit status.

@@ -140,7 +140,10 @@ const advanceStep = {
 export class DbosAgent {
   /** The agent the workflows run: its model records each call in DBOS, its runs live in `runStore`. */
   readonly agent: Agent;
-  /** The store of the runs' states, start records and spent approvals, on `databaseUrl`. */
+  /**
+   * The store of the runs' states, start records and spent approvals, on
+   * `databaseUrl`: used as a run store only, since DBOS is the runs' queue.
+   */
   readonly runStore: PostgresRunStore;
   readonly #dbos: Dbos;
   readonly #model: RecordedModel;
@@ -166,7 +169,14 @@ export class DbosAgent {
       schema: options.runStoreSchema ?? "switchyard",
     });
     this.#model = new RecordedModel(dbos, agentOptions.model, `${settings.name}.model-call`);
-    this.agent = new Agent({ ...agentOptions, model: this.#model, runStore: this.runStore });
+    // DBOS is the runs' queue: one workflow holds each run, so nothing is
+    // claimed in the store; its revisions fence the saves.
+    this.agent = new Agent({
+      ...agentOptions,
+      model: this.#model,
+      runStore: this.runStore,
+      runQueue: false,
+    });
     this.#runWorkflow = dbos.registerWorkflow(
       async (runId: string, input: AgentInput) => {
         let advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
@@ -300,8 +310,9 @@ export class DbosAgent {
    * workflows (and model calls) is queued again in DBOS, and a launched
    * process takes it and goes on from the stored state. Resolves with the
    * ids of the run workflows handed over. Should the process come back
-   * after all, the run store's claims keep the two from both writing: a
-   * call's start record is written once.
+   * after all, the run store keeps the two from both writing: each save
+   * expects the revision it went on from, and a call's start record is
+   * written once.
    */
   async recoverExecutor(executorId: string): Promise<string[]> {
     const { name } = this.#settings;
@@ -404,9 +415,9 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
   const problems: string[] = [];
   if (typeof agent !== "object" || agent === null || typeof agent.model?.complete !== "function") {
     problems.push("dbosAgent's first argument must be the options of an Agent, with a model.");
-  } else if (agent.runStore !== undefined) {
+  } else if (agent.runStore !== undefined || agent.runQueue !== undefined) {
     problems.push(
-      "dbosAgent keeps the runs in a PostgresRunStore on databaseUrl: leave runStore out of the agent's options.",
+      "dbosAgent keeps the runs in a PostgresRunStore on databaseUrl, and DBOS is their queue: leave runStore and runQueue out of the agent's options.",
     );
   }
   if (

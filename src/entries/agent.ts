@@ -42,8 +42,18 @@ export type {
   RefusedDecision,
 } from "../agent/approver.js";
 export type { RunNotResumableHint } from "../agent/durable/durable-errors.js";
+export { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 export { isRunId } from "../agent/durable/run-id.js";
+export type {
+  RunClaim,
+  RunClaimDueOptions,
+  RunClaimOptions,
+  RunDueWaitOptions,
+  RunQueue,
+  RunReleaseOptions,
+  RunSchedule,
+} from "../agent/durable/run-queue.js";
 export {
   type FinishedCallStatus,
   type OutcomeUnknownCall,
@@ -58,16 +68,10 @@ export type {
   CallStart,
   CallStartOutcome,
   FinishedCall,
-  RunClaim,
-  RunClaimDueOptions,
-  RunClaimOptions,
   RunDeleteOptions,
-  RunDueWaitOptions,
   RunList,
   RunListOptions,
-  RunReleaseOptions,
   RunSaveOptions,
-  RunSchedule,
   RunSummary,
 } from "../agent/durable/run-store.js";
 export type { RunWorkerOutcome, RunWorkerStopOptions } from "../agent/durable/run-worker.js";

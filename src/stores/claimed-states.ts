@@ -1,5 +1,5 @@
+import type { RunClaim } from "../agent/durable/run-queue.js";
 import type { RunState } from "../agent/durable/run-state.js";
-import type { RunClaim } from "../agent/durable/run-store.js";
 
 /**
  * What this process knows of the claims its stores handed out, besides the

@@ -7,7 +7,7 @@ import {
   RunNotResumableError,
   RunStoreError,
 } from "../agent/durable/durable-errors.js";
-import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "../agent/durable/run-store.js";
+import type { RunClaim, RunClaimOptions, RunReleaseOptions } from "../agent/durable/run-queue.js";
 import { withLockFile } from "./with-lock-file.js";
 
 /** The last token handed out here: tokens grow even within one millisecond. */

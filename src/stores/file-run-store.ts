@@ -25,30 +25,33 @@ import {
 import { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 import { findRunIdProblem } from "../agent/durable/run-id.js";
 import { comesAfter, readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
-import type { RunState } from "../agent/durable/run-state.js";
 import {
-  type CallStart,
-  type CallStartOutcome,
   checkChecksPerSecond,
   checkClaimDueMax,
   type RunClaim,
   type RunClaimDueOptions,
   type RunClaimOptions,
-  type RunDeleteOptions,
   type RunDueWaitOptions,
+  type RunQueue,
+  type RunReleaseOptions,
+  type RunSchedule,
+} from "../agent/durable/run-queue.js";
+import type { RunState } from "../agent/durable/run-state.js";
+import {
+  type CallStart,
+  type CallStartOutcome,
+  type RunDeleteOptions,
   type RunList,
   type RunListOptions,
-  type RunReleaseOptions,
   type RunSaveOptions,
-  type RunSchedule,
   type RunStore,
   type RunSummary,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { DueNotices } from "../internal/due-notices.js";
 import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
-import { DueNotices } from "./due-notices.js";
 import { claimWithLockFile, isHeldBy, isLive, readClaimHolder } from "./file-run-claim.js";
 import { withLockFile } from "./with-lock-file.js";
 
@@ -110,7 +113,7 @@ const listConcurrency = 16;
  * const store = new FileRunStore(); // $SWITCHYARD_STATE_DIR or ./.switchyard
  * const { runs } = await store.list({ status: "suspended" });
  */
-export class FileRunStore implements RunStore {
+export class FileRunStore implements RunStore, RunQueue {
   /** The absolute state directory. */
   readonly directory: string;
   readonly #runsDirectory: string;
@@ -398,7 +401,7 @@ export class FileRunStore implements RunStore {
 
   /**
    * Claims the run with a lock file beside its state; see
-   * {@link RunStore.claim}. The claim lapses after `leaseMs` unless renewed,
+   * {@link RunQueue.claim}. The claim lapses after `leaseMs` unless renewed,
    * and is then taken by the next process that claims the run.
    */
   async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
@@ -429,7 +432,7 @@ export class FileRunStore implements RunStore {
    * Claims the run due first that no process holds: a suspended run whose
    * `nextCheckAt` passed, or a running run whose claim lapsed (its holder
    * stalled or died; the claim is then `recovered`); see
-   * {@link RunStore.claimNext}. Reads every state file.
+   * {@link RunQueue.claimNext}. Reads every state file.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
     const [claim] = await this.#claimDue(options, 1);
@@ -442,7 +445,7 @@ export class FileRunStore implements RunStore {
    * its own lock file (not in one step: a run another process takes
    * meanwhile, or checked and set due later, is passed over, and the next
    * is tried); see
-   * {@link RunStore.claimDue}. The claims come oldest due first.
+   * {@link RunQueue.claimDue}. The claims come oldest due first.
    */
   async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
     return this.#claimDue(options, checkClaimDueMax(options?.max));
@@ -510,7 +513,7 @@ export class FileRunStore implements RunStore {
   /**
    * Makes a suspended run that no process holds due now, ahead of every
    * other (its `.due` file says so), and wakes the workers of this process
-   * waiting on this directory; see {@link RunStore.wake}. Workers in other
+   * waiting on this directory; see {@link RunQueue.wake}. Workers in other
    * processes see it at their next look (their `pollIntervalMs`).
    */
   async wake(runId: string): Promise<boolean> {
@@ -533,7 +536,7 @@ export class FileRunStore implements RunStore {
 
   /**
    * Waits `timeoutMs`, or less when a run of this directory is made due in
-   * this process (`wake`, a release due at once); see {@link RunStore.waitForDue}.
+   * this process (`wake`, a release due at once); see {@link RunQueue.waitForDue}.
    */
   waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted"> {
     return dueNoticesOf(this.directory).wait(options.timeoutMs, options.signal);
@@ -610,7 +613,7 @@ export class FileRunStore implements RunStore {
     if (at <= Date.now()) dueNoticesOf(this.directory).notify();
   }
 
-  /** The run's next check, failures in a row and last error; see {@link RunStore.schedule}. */
+  /** The run's next check, failures in a row and last error; see {@link RunQueue.schedule}. */
   async schedule(runId: string): Promise<RunSchedule | undefined> {
     let state: RunState;
     try {

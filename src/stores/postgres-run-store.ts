@@ -13,27 +13,31 @@ import {
 import { parseRunState } from "../agent/durable/parse-run-state.js";
 import { findRunIdProblem } from "../agent/durable/run-id.js";
 import { readRunListOptions, runListCursor } from "../agent/durable/run-list-page.js";
-import type { RunState } from "../agent/durable/run-state.js";
 import {
-  type CallStart,
-  type CallStartOutcome,
   checkChecksPerSecond,
   checkClaimDueMax,
   type RunClaim,
   type RunClaimDueOptions,
   type RunClaimOptions,
-  type RunDeleteOptions,
   type RunDueWaitOptions,
+  type RunQueue,
+  type RunReleaseOptions,
+  type RunSchedule,
+} from "../agent/durable/run-queue.js";
+import type { RunState } from "../agent/durable/run-state.js";
+import {
+  type CallStart,
+  type CallStartOutcome,
+  type RunDeleteOptions,
   type RunList,
   type RunListOptions,
-  type RunReleaseOptions,
   type RunSaveOptions,
-  type RunSchedule,
   type RunStore,
   type RunSummary,
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { DueNotices } from "../internal/due-notices.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
@@ -45,7 +49,6 @@ import {
   forgetClaimedState,
   isClaimEndedBySave,
 } from "./claimed-states.js";
-import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { PostgresAuditLog } from "./postgres-audit-log.js";
 import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
@@ -141,7 +144,7 @@ const dueStatuses = "('suspended', 'running')";
  * // ...
  * await runStore.close();
  */
-export class PostgresRunStore implements RunStore {
+export class PostgresRunStore implements RunStore, RunQueue {
   /** The schema holding the tables. */
   readonly schema: string;
   /**
@@ -299,7 +302,7 @@ export class PostgresRunStore implements RunStore {
    * run due earlier (its answer is known: it goes first, even while a
    * budget of checks holds the others back); the database announces it to
    * idle workers (`LISTEN switchyard_due`), which take it at once. See
-   * {@link RunStore.wake}.
+   * {@link RunQueue.wake}.
    */
   async wake(runId: string): Promise<boolean> {
     checkRunId(runId);
@@ -319,7 +322,7 @@ export class PostgresRunStore implements RunStore {
    * connection of the pool is held to LISTEN from the first wait until
    * `close`), at most `timeoutMs`. A lost listening connection is opened
    * again on the next wait; meanwhile the wait runs its time out. See
-   * {@link RunStore.waitForDue}.
+   * {@link RunQueue.waitForDue}.
    */
   async waitForDue(options: RunDueWaitOptions): Promise<"notified" | "timeout" | "aborted"> {
     await this.#listen();
@@ -736,7 +739,7 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Takes a lease on the run (a row is reserved for a run not saved yet);
-   * see {@link RunStore.claim}. Refused while another's lease is live,
+   * see {@link RunQueue.claim}. Refused while another's lease is live,
    * unless `takeOver`.
    */
   async claim(runId: string, options: RunClaimOptions = {}): Promise<RunClaim> {
@@ -778,7 +781,7 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * Takes the due run checked longest ago with `FOR UPDATE SKIP LOCKED`,
-   * so workers never wait on each other; see {@link RunStore.claimNext}.
+   * so workers never wait on each other; see {@link RunQueue.claimNext}.
    */
   async claimNext(options: RunClaimOptions = {}): Promise<RunClaim | undefined> {
     const [claim] = await this.#claimDue("claimNext", options, 1);
@@ -789,7 +792,7 @@ export class PostgresRunStore implements RunStore {
    * Takes up to `max` due runs in one statement, as `claimNext` takes one
    * (`FOR UPDATE SKIP LOCKED`, oldest due first, the budget of checks paid
    * in the same statement, k checks for k runs waiting for answers); see
-   * {@link RunStore.claimDue}. The claims come oldest due first.
+   * {@link RunQueue.claimDue}. The claims come oldest due first.
    */
   async claimDue(options: RunClaimDueOptions): Promise<RunClaim[]> {
     return this.#claimDue("claimDue", options, checkClaimDueMax(options?.max));
@@ -950,7 +953,7 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  /** The run's next check, failures in a row and last error; see {@link RunStore.schedule}. */
+  /** The run's next check, failures in a row and last error; see {@link RunQueue.schedule}. */
   async schedule(runId: string): Promise<RunSchedule | undefined> {
     checkRunId(runId);
     const { rows } = await this.#query<{

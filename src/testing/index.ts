@@ -1,7 +1,8 @@
 /**
  * `switchyard-agents/testing`: for testing your own agents without a network: a
  * scripted model and approver, and the conformance suites a run store
- * (`runStoreConformance`) and an audit log (`auditLogConformance`) of yours run.
+ * (`runStoreConformance`), a run queue (`runQueueConformance`) and an audit
+ * log (`auditLogConformance`) of yours run.
  *
  * @module switchyard-agents/testing
  */
@@ -10,6 +11,10 @@ export {
   type AuditLogUnderTest,
   auditLogConformance,
 } from "./audit-log-conformance.js";
+export {
+  type RunQueueConformanceOptions,
+  runQueueConformance,
+} from "./run-queue-conformance.js";
 export {
   type ConformanceTest,
   type RunStoreConformanceOptions,

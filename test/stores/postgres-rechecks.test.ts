@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
-import type { RunClaim, RunStore } from "../../src/agent/durable/run-store.js";
-import { runStoreMethods } from "../../src/agent/durable/run-store-methods.js";
+import type { RunClaim, RunClaimDueOptions, RunQueue } from "../../src/agent/durable/run-queue.js";
+import { type RunStore, runStoreMethods } from "../../src/agent/durable/run-store.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import {
   type MessagingSimulator,
@@ -231,24 +231,27 @@ it("a worker with several free slots fills them with one claim statement", async
   expect(interactions.map(readsOf)).toEqual(Array.from({ length: runCount }, () => 1));
 }, 60_000);
 
-it("a worker on a store without claimDue (it is optional) fills its slots with claimNext, one run a call", async () => {
+it("a worker takes due runs from the runQueue given, beside a store that is only a store", async () => {
   const store = makeStore();
   const runCount = 3;
   const interactions = await suspendRuns(store, runCount);
-  // A store of one's own written before claimDue: every required method, no more.
-  const handedOut: number[] = [];
+  // A store of one's own with only the store's methods, and the runs' queue beside it.
   const ownStore = Object.fromEntries(
     runStoreMethods.map((method) => [method, store[method].bind(store)]),
   ) as unknown as RunStore;
-  ownStore.claimNext = async (options) => {
-    const claim = await store.claimNext(options);
-    handedOut.push(claim ? 1 : 0);
-    return claim;
-  };
+  const handedOut: number[] = [];
+  const queue: RunQueue = Object.assign(Object.create(store) as PostgresRunStore, {
+    claimDue: async (options: RunClaimDueOptions) => {
+      const claims = await store.claimDue(options);
+      handedOut.push(claims.length);
+      return claims;
+    },
+  });
   const settled: RunWorkerOutcome[] = [];
   const worker = new RunWorker({
     runStore: ownStore,
-    agent: buildFleetAgent(fleetServicesOf(orders, messaging), ownStore),
+    runQueue: queue,
+    agent: buildFleetAgent(fleetServicesOf(orders, messaging), store),
     concurrency: 4,
     pollIntervalMs: 5,
     firstRecheckAfterMs: 3_600_000,
@@ -256,10 +259,29 @@ it("a worker on a store without claimDue (it is optional) fills its slots with c
     onRunSettled: (outcome) => settled.push(outcome),
   });
   await workUntil(worker, () => settled.length >= runCount, "every run checked");
-  expect(handedOut.slice(0, runCount)).toEqual([1, 1, 1]);
-  expect(handedOut.reduce((total, count) => total + count, 0)).toBe(runCount);
+  expect(handedOut[0]).toBe(runCount);
   expect(interactions.map(readsOf)).toEqual([1, 1, 1]);
 }, 60_000);
+
+it("refuses a worker without a run queue, saying what to pass", () => {
+  const store = makeStore();
+  const ownStore = Object.fromEntries(
+    runStoreMethods.map((method) => [method, store[method].bind(store)]),
+  ) as unknown as RunStore;
+  const agent = buildFleetAgent(fleetServicesOf(orders, messaging), store);
+  expect(() => new RunWorker({ runStore: ownStore, agent })).toThrow(
+    /A RunWorker needs a run queue to take due runs from: runStore is not one \(it lacks claim\(\), claimNext\(\), claimDue\(\), schedule\(\), wake\(\), waitForDue\(\)\); pass runQueue/,
+  );
+  const { claimDue: _left, ...lacking } = Object.fromEntries(
+    ["claim", "claimNext", "claimDue", "schedule", "wake", "waitForDue"].map((method) => [
+      method,
+      () => undefined,
+    ]),
+  );
+  expect(
+    () => new RunWorker({ runStore: store, runQueue: lacking as unknown as RunQueue, agent }),
+  ).toThrow(/runQueue must be a RunQueue; it lacks claimDue\(\)/);
+});
 
 it("refuses a budget of checks that is not a positive number, naming the option", () => {
   const store = makeStore();

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Approver } from "../../src/agent/approver.js";
 import { RunStateError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
-import type { RunClaim, RunStore } from "../../src/agent/durable/run-store.js";
+import type { RunClaim, RunQueue } from "../../src/agent/durable/run-queue.js";
+import type { RunStore } from "../../src/agent/durable/run-store.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import { checkRunStateSeal } from "../../src/agent/durable/seal-run-state.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
@@ -18,11 +19,15 @@ import {
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
 import { until, workUntil } from "../helpers/work-until.js";
 
+/** A store that is also its queue, as both stores here are. */
+type StoreAndQueue = RunStore & RunQueue;
+
 const makePostgresStore = usePostgresStores("attempts");
 const temporaryDirectory = useTemporaryDirectories();
 const stores = {
-  file: async (): Promise<RunStore> => new FileRunStore({ directory: await temporaryDirectory() }),
-  postgres: async (): Promise<RunStore> => makePostgresStore(),
+  file: async (): Promise<StoreAndQueue> =>
+    new FileRunStore({ directory: await temporaryDirectory() }),
+  postgres: async (): Promise<StoreAndQueue> => makePostgresStore(),
 };
 const stateKey = "0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c";
 const deleteCall = {
@@ -30,7 +35,7 @@ const deleteCall = {
 };
 
 /** A run of `delete_callbacks` suspended on its approval; its id. */
-async function suspendedRun(store: RunStore, sealed: boolean): Promise<string> {
+async function suspendedRun(store: StoreAndQueue, sealed: boolean): Promise<string> {
   const result = await new Agent({
     model: new ScriptedModel([deleteCall]),
     tools: callbackTools().tools,
@@ -44,7 +49,7 @@ async function suspendedRun(store: RunStore, sealed: boolean): Promise<string> {
 
 /** A worker that retries at once (5 ms, doubling to 20 ms) and gives up at the `maxAttempts`-th failure. */
 function quickWorker(
-  store: RunStore,
+  store: StoreAndQueue,
   agent: ConstructorParameters<typeof RunWorker>[0]["agent"],
   settled: RunWorkerOutcome[],
   maxAttempts = 3,
@@ -358,14 +363,14 @@ for (const storage of ["file", "postgres"] as const) {
         get(target, property) {
           const value = Reflect.get(target, property, target);
           if (property === "claimNext") {
-            return async (...args: Parameters<RunStore["claimNext"]>) => {
+            return async (...args: Parameters<StoreAndQueue["claimNext"]>) => {
               const claim = await target.claimNext(...args);
               return claim && watchClaim(claim);
             };
           }
           if (property === "claimDue") {
-            return async (...args: Parameters<NonNullable<RunStore["claimDue"]>>) =>
-              ((await target.claimDue?.(...args)) ?? []).map(watchClaim);
+            return async (...args: Parameters<StoreAndQueue["claimDue"]>) =>
+              (await target.claimDue(...args)).map(watchClaim);
           }
           return typeof value === "function" ? value.bind(target) : value;
         },

@@ -2,8 +2,9 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import { redactText } from "../../internal/redact.js";
 import { RunNotResumableError } from "./durable-errors.js";
 import { outcomeUnknownMessage } from "./outcome-unknown-message.js";
+import type { RunClaim } from "./run-queue.js";
 import type { RunState } from "./run-state.js";
-import type { RunClaim, RunStore } from "./run-store.js";
+import type { RunStore } from "./run-store.js";
 import { checkRunStateSeal, sealRunState } from "./seal-run-state.js";
 
 /** The `error.name` of a run a `RunWorker` gave up on (its resume failed `maxAttempts` times). */
@@ -47,7 +48,7 @@ export async function endRunFailed(options: EndRunFailedOptions): Promise<RunSta
   const problems: string[] = [];
   if (typeof claim?.runId !== "string" || typeof claim.release !== "function") {
     problems.push(
-      "failRun(): claim must be a RunClaim from the agent's runStore (claim(), claimNext() or claimDue()), held while the run is ended.",
+      "failRun(): claim must be a RunClaim from the agent's run queue (claim(), claimNext() or claimDue()), held while the run is ended.",
     );
   }
   const { error } = options;

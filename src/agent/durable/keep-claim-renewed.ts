@@ -1,4 +1,4 @@
-import type { RunClaim } from "./run-store.js";
+import type { RunClaim } from "./run-queue.js";
 
 /**
  * Renews a claim every third of its remaining lease, until the returned

@@ -41,7 +41,9 @@ export function checkResumeRequest(
     claim !== undefined &&
     (typeof claim?.runId !== "string" || typeof claim.release !== "function")
   ) {
-    problems.push("claim must be a RunClaim from the agent's runStore (claim() or claimNext()).");
+    problems.push(
+      "claim must be a RunClaim from the agent's run queue (claim(), claimNext() or claimDue()).",
+    );
   }
   if (
     options.suspendOnApproval === true &&
@@ -71,7 +73,7 @@ export function checkResumeRequest(
 }
 
 /**
- * Claims the run (when the store can), reads its state from the store,
+ * Claims the run (when the agent has a run queue), reads its state from the store,
  * checks it can go on here, and prepares the loop. With a store the run
  * always goes on from the stored state: a state given must have the stored
  * revision (an older or newer one could run again a call the other
@@ -91,7 +93,8 @@ export async function openResumedRun(
       `The claim given is on run "${given.runId}", not "${runId}"; pass the claim of the run resumed.`,
     );
   }
-  const claim = given ?? (await store?.claim(runId, { takeOver: options.takeOver === true }));
+  const claim =
+    given ?? (await settings.runQueue?.claim(runId, { takeOver: options.takeOver === true }));
   const takeOver = options.takeOver === true || claim?.recovered === true;
   try {
     let state = request.given;

@@ -18,6 +18,7 @@ import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-ca
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunStoreError } from "./durable-errors.js";
 import { redactRunState } from "./redact-run-state.js";
+import type { RunClaim } from "./run-queue.js";
 import {
   type FinishedCallRecord,
   type FinishedCallStatus,
@@ -30,7 +31,7 @@ import {
   runStateFormat,
   runStateVersion,
 } from "./run-state.js";
-import type { CallStart, CallStartOutcome, FinishedCall, RunClaim, RunStore } from "./run-store.js";
+import type { CallStart, CallStartOutcome, FinishedCall, RunStore } from "./run-store.js";
 import { sealRunState } from "./seal-run-state.js";
 import { StartedCalls } from "./started-calls.js";
 

@@ -15,8 +15,15 @@ import {
 import { endRunFailed, runAttemptsExhaustedName, runRolledBackName } from "./end-run-failed.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
 import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
+import {
+  checksPerSecondProblem,
+  isRunQueue,
+  type RunClaim,
+  type RunQueue,
+  runQueueMethods,
+} from "./run-queue.js";
 import type { RunStateStatus } from "./run-state.js";
-import { checksPerSecondProblem, type RunClaim, type RunStore } from "./run-store.js";
+import { type RunStore, runStoreMethods } from "./run-store.js";
 
 /** The statuses of runs that ended, which retention deletes once old. */
 const finishedStatuses: readonly RunStateStatus[] = ["completed", "max_steps", "aborted", "failed"];
@@ -57,10 +64,15 @@ export interface RunWorkerOutcome {
 /** Options of {@link RunWorker}. */
 export interface RunWorkerOptions {
   /**
-   * The store shared by the workers; it must have `claimNext` (e.g. a
-   * `PostgresRunStore`). The agents must use the same store.
+   * The store shared by the workers (e.g. a `PostgresRunStore`). The agents
+   * must use the same store, and the same queue.
    */
   runStore: RunStore;
+  /**
+   * The queue the workers take due runs from.
+   * @default the `runStore`, when it is also a run queue (as `FileRunStore` and `PostgresRunStore` are)
+   */
+  runQueue?: RunQueue | undefined;
   /**
    * The agent that resumes the runs (built with the same tools, approver and
    * `runStore` as the one that started them), or a function choosing one
@@ -171,9 +183,9 @@ export interface RunWorkerStopOptions {
 
 /**
  * Resumes suspended runs from a shared store, as one of any number of
- * workers on any number of machines: takes due runs (`claimDue`, one
- * statement filling its free slots; `claimNext` per slot with a store that
- * lacks it), and renews its claims while it works. A run whose every
+ * workers on any number of machines: takes due runs from the run queue
+ * (`claimDue`, one statement filling its free slots), and renews its
+ * claims while it works. A run whose every
  * answer is still pending, as the approver's `peekApproval` reads it, is
  * not resumed: only its next check moves, on a wait that starts at
  * `firstRecheckAfterMs` and doubles up to `recheckAfterMs`. Any other run
@@ -198,6 +210,7 @@ export class RunWorker {
   /** Who this worker is in the store's claims. */
   readonly owner: string;
   readonly #store: RunStore;
+  readonly #queue: RunQueue;
   readonly #agentFor: (runId: string) => Agent | Promise<Agent>;
   readonly #concurrency: number;
   readonly #pollIntervalMs: number;
@@ -224,9 +237,24 @@ export class RunWorker {
 
   constructor(options: RunWorkerOptions) {
     const problems: string[] = [];
-    if (typeof options?.runStore?.claimNext !== "function") {
+    const missing = runStoreMethods.filter(
+      (method) => typeof options?.runStore?.[method] !== "function",
+    );
+    if (missing.length > 0) {
       problems.push(
-        "runStore must be a RunStore, with claimNext() to hand out due runs (e.g. a PostgresRunStore from switchyard-agents/postgres).",
+        `runStore must be a RunStore (e.g. a PostgresRunStore from switchyard-agents/postgres); it lacks ${missing.map((method) => `${method}()`).join(", ")}.`,
+      );
+    }
+    const queue = options?.runQueue ?? options?.runStore;
+    if (!isRunQueue(queue)) {
+      const lacking = runQueueMethods.filter(
+        (method) =>
+          typeof (queue as unknown as Record<string, unknown> | undefined)?.[method] !== "function",
+      );
+      problems.push(
+        options?.runQueue === undefined
+          ? `A RunWorker needs a run queue to take due runs from: runStore is not one (it lacks ${lacking.map((method) => `${method}()`).join(", ")}); pass runQueue, or a store that is both (a PostgresRunStore or a FileRunStore).`
+          : `runQueue must be a RunQueue; it lacks ${lacking.map((method) => `${method}()`).join(", ")}. runQueueConformance() in switchyard-agents/testing checks a queue of your own.`,
       );
     }
     const agent = options?.agent;
@@ -261,6 +289,7 @@ export class RunWorker {
     this.#pruneIntervalMs = whole("pruneIntervalMs", options?.pruneIntervalMs, 600_000, 1_000);
     if (problems.length > 0) throw new ConfigurationError(problems);
     this.#store = options.runStore;
+    this.#queue = queue as RunQueue;
     this.#agentFor = typeof agent === "function" ? agent : () => agent;
     this.owner = options.owner ?? `${hostname()}:${process.pid}`;
     this.#onRunSettled = options.onRunSettled;
@@ -360,10 +389,9 @@ export class RunWorker {
         await Promise.race([...this.#inHand.values()].map(({ done }) => done));
         continue;
       }
-      const asked = typeof this.#store.claimDue === "function" ? free : 1;
       let claims: RunClaim[] = [];
       try {
-        claims = await this.#claimDue(asked);
+        claims = await this.#claimDue(free);
         this.#reached = true;
       } catch (error) {
         this.#logger.error({ err: error }, "could not take a due run; trying again");
@@ -381,26 +409,18 @@ export class RunWorker {
       }
       for (const taken of claims) this.#hold(taken);
       // Fewer than asked: nothing more is due now (or the budget is spent).
-      if (claims.length < asked) await this.#waitForWork();
+      if (claims.length < free) await this.#waitForWork();
     }
   }
 
-  /**
-   * Claims up to `max` due runs: in one call of the store's `claimDue`
-   * (one statement for a shared store), or with `claimNext` (then `max`
-   * is 1) for a store that lacks it.
-   */
-  async #claimDue(max: number): Promise<RunClaim[]> {
-    const options = {
+  /** Claims up to `max` due runs, in one call of the queue's `claimDue` (one statement for a shared store). */
+  #claimDue(max: number): Promise<RunClaim[]> {
+    return this.#queue.claimDue({
       owner: this.owner,
       leaseMs: this.#leaseMs,
+      max,
       ...(this.#checksPerSecond !== undefined ? { checksPerSecond: this.#checksPerSecond } : {}),
-    };
-    if (typeof this.#store.claimDue === "function") {
-      return this.#store.claimDue({ ...options, max });
-    }
-    const claim = await this.#store.claimNext(options);
-    return claim ? [claim] : [];
+    });
   }
 
   /** Puts a claimed run in hand and starts working on it. */
@@ -423,7 +443,7 @@ export class RunWorker {
    */
   async #waitForWork(): Promise<void> {
     try {
-      await this.#store.waitForDue({
+      await this.#queue.waitForDue({
         timeoutMs: this.#pollIntervalMs,
         signal: this.#idle.signal,
       });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import type { Approver } from "../../../src/agent/approver.js";
 import { RunConflictError } from "../../../src/agent/durable/durable-errors.js";
-import type { RunClaim, RunStore } from "../../../src/agent/durable/run-store.js";
+import type { RunClaim, RunQueue } from "../../../src/agent/durable/run-queue.js";
+import type { RunStore } from "../../../src/agent/durable/run-store.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { usePostgresStores } from "../../helpers/postgres-test-database.js";
@@ -35,7 +36,7 @@ async function suspend(store: RunStore): Promise<string> {
  * reading the approval and starting the call.
  */
 function stallingApprover(
-  store: RunStore,
+  store: RunStore & RunQueue,
   runId: string,
   taken: { claim?: RunClaim | undefined },
 ): Approver {
@@ -49,7 +50,7 @@ function stallingApprover(
       throw new Error("a resumed run reads its answer; it never asks again");
     },
     checkApproval: async ({ fingerprint, interactionId }) => {
-      taken.claim = await store.claim?.(runId, { takeOver: true, owner: "worker-b" });
+      taken.claim = await store.claim(runId, { takeOver: true, owner: "worker-b" });
       return approve(fingerprint, interactionId);
     },
   };

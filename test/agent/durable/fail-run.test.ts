@@ -4,7 +4,7 @@ import {
   RunConflictError,
   RunNotResumableError,
 } from "../../../src/agent/durable/durable-errors.js";
-import type { RunClaim } from "../../../src/agent/durable/run-store.js";
+import type { RunClaim } from "../../../src/agent/durable/run-queue.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";

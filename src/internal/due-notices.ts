@@ -1,6 +1,6 @@
 /**
  * Notices that a run may have become due, and the waits of idle workers on
- * them: the part of `RunStore.waitForDue` both stores share. A notice that
+ * them: the part of `RunQueue.waitForDue` the stores share. A notice that
  * comes while nobody waits is kept (one), so a worker that looks for due
  * runs and then waits does not sleep through a run made due in between.
  */
