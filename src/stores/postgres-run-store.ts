@@ -37,7 +37,6 @@ import {
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
-import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { checkAuditKey } from "./audit-chain.js";
 import {
@@ -49,7 +48,8 @@ import {
 import { DueNotices } from "./due-notices.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { PostgresAuditLog } from "./postgres-audit-log.js";
-import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
+import { dueChannel, migrate, quoteIdentifier } from "./postgres-migrations.js";
+import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
 import { RenewingClaims } from "./renewing-claims.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
@@ -176,23 +176,7 @@ export class PostgresRunStore implements RunStore {
 
   constructor(options: PostgresRunStoreOptions) {
     const problems: string[] = [];
-    const { pool, connectionString } = options ?? {};
-    if ((pool === undefined) === (connectionString === undefined)) {
-      problems.push(
-        "PostgresRunStore needs exactly one of pool (a pg.Pool) or connectionString (postgres://user:password@host:5432/database).",
-      );
-    }
-    if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
-      problems.push(
-        "connectionString must be a postgres:// URL, e.g. postgres://host:5432/database (user and password go before the host: name:secret@host).",
-      );
-    }
-    const schema = options?.schema ?? "switchyard";
-    if (typeof schema !== "string" || !schemaNamePattern.test(schema)) {
-      problems.push(
-        `schema ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`,
-      );
-    }
+    const schema = checkPostgresPool(options, "PostgresRunStore", problems);
     const leaseMs = options?.leaseMs ?? 60_000;
     if (!Number.isInteger(leaseMs) || leaseMs < 100) {
       problems.push("leaseMs must be a whole number of milliseconds, at least 100.");
@@ -219,13 +203,9 @@ export class PostgresRunStore implements RunStore {
     this.#sealedTable = `${quoteIdentifier(schema)}.sealed_states`;
     this.#budgetTable = `${quoteIdentifier(schema)}.check_budget_shards`;
     this.#leaseMs = leaseMs;
-    this.#ownsPool = pool === undefined;
-    this.#pool =
-      pool ??
-      new (loadOptionalPeer<typeof import("pg")>("pg", "PostgresRunStore").Pool)({
-        connectionString,
-        max: poolSize,
-      });
+    const opened = openPostgresPool(options, "PostgresRunStore", { max: poolSize });
+    this.#ownsPool = opened.owned;
+    this.#pool = opened.pool;
     // An idle connection the server drops (a restart, pg_terminate_backend)
     // must not crash the process: the pool discards it, the next statement
     // opens another, and a statement in flight is retried.
@@ -268,28 +248,15 @@ export class PostgresRunStore implements RunStore {
   }
 
   /**
-   * Runs `body` on a client of its own, listening for the client's `error`
-   * event while it is checked out: a connection lost then must fail the
-   * statement, not the process (pg emits the event with nobody listening
-   * otherwise). A client that failed is destroyed, not put back.
+   * Runs `body` on a client of its own ({@link withPoolClient}); a client
+   * whose statement failed for a passing reason is destroyed, not put back.
    */
-  async #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-      this.#logger.warn({ err: error }, "a run store connection was lost during a statement");
-    };
-    client.on("error", onError);
-    try {
-      return await body(client);
-    } catch (error) {
-      lost ??= error instanceof Error && isTransientPostgresError(error) ? error : undefined;
-      throw error;
-    } finally {
-      client.off("error", onError);
-      client.release(lost ?? false);
-    }
+  #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withPoolClient(this.#pool, body, {
+      discardAfter: (error) => error instanceof Error && isTransientPostgresError(error),
+      onLost: (error) =>
+        this.#logger.warn({ err: error }, "a run store connection was lost during a statement"),
+    });
   }
 
   /**
