@@ -442,14 +442,16 @@ export class PostgresRunStore implements RunStore {
       checked.seal !== undefined,
     ];
     // Times are the server's: a worker whose clock is off cannot make a run
-    // look older or newer than it is (listing, pruning, due checks).
+    // look older or newer than it is (listing, pruning, due checks). A run
+    // under a claim is due when the claim expires, or now if it has (a
+    // holder saving after its lease ran out): never left without a check.
     const set = `status = $2::text, state = $3::jsonb, summary = $4::jsonb, revision = $5::bigint,
       write_id = $6::text,
       updated_at = ${serverNow},
       created_at = CASE WHEN runs.state IS NULL THEN ${serverNow} ELSE runs.created_at END,
       next_check_at = CASE
         WHEN $2::text NOT IN ${dueStatuses} THEN NULL
-        ${release ? "" : "WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at"}
+        ${release ? "" : "WHEN runs.lease_owner IS NOT NULL THEN GREATEST(runs.lease_expires_at, now())"}
         WHEN $2::text = 'suspended' THEN now()
         ELSE NULL END${release ? ", lease_owner = NULL, lease_expires_at = NULL, attempts = 0, last_error = NULL" : ""}`;
     // A statement sent again after a lost answer finds its own write (write_id) and succeeds.

@@ -319,6 +319,26 @@ describe("PostgresRunStore under database faults", () => {
     for (const claim of [kept, lost, taken]) await claim.release();
   }, 60_000);
 
+  it("leaves a running run due when its holder saved after its lease ran out and then died: another process recovers it", async () => {
+    const leaseMs = 300;
+    const holder = makeStore("late-save");
+    const other = new PostgresRunStore({ connectionString: server.url, schema: holder.schema });
+    stores.push(other);
+    await holder.save(savedState("run-a"), { expectedRevision: 0 });
+    const lapsed = await holder.claim("run-a", { leaseMs, owner: "holder" });
+    await sleep(2 * leaseMs);
+    // Nobody took the run: the holder's save under its token holds.
+    await holder.save(endedRunState("run-a", { revision: 2, status: "running" }), {
+      expectedRevision: 1,
+      claim: lapsed,
+    });
+    // The holder dies here, its run marked running: another process takes it.
+    const recovered = await other.claimNext({ owner: "other" });
+    expect(recovered?.runId).toBe("run-a");
+    expect(recovered?.recovered).toBe(true);
+    await recovered?.release();
+  });
+
   describe("a RunWorker across a server restart", () => {
     let messaging: MessagingSimulator;
     let orders: OrdersSimulator;
