@@ -339,6 +339,25 @@ describe("PostgresRunStore under database faults", () => {
     await recovered?.release();
   });
 
+  it("starts no call under a claim whose lease ran out until its holder renews it", async () => {
+    const leaseMs = 300;
+    const store = makeStore("lapsed-start");
+    await store.save(savedState("run-a"), { expectedRevision: 0 });
+    const lapsed = await store.claim("run-a", { leaseMs });
+    await sleep(2 * leaseMs);
+    const start = { toolCallId: "call-1", fingerprint: "", contentKey: "step-1:call-1" };
+    const state = endedRunState("run-a", { revision: 2, status: "running" });
+    const options = { expectedRevision: 1, claim: lapsed };
+    await expect(store.startCall(state, start, options)).rejects.toMatchObject({
+      name: "RunConflictError",
+      reason: "claim",
+      message: expect.stringMatching(/claim on it expired unrenewed/),
+    });
+    await lapsed.renew();
+    expect(await store.startCall(state, start, options)).toEqual({ outcome: "started" });
+    await lapsed.release();
+  });
+
   describe("a RunWorker across a server restart", () => {
     let messaging: MessagingSimulator;
     let orders: OrdersSimulator;
