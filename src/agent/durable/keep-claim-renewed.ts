@@ -8,8 +8,9 @@ import type { RunClaim } from "./run-store.js";
  * the run over, or it was released) stops the renewing: the holder's next
  * save is refused by the store. A renewal that fails otherwise (the store
  * could not be reached) is tried again on the same schedule, however long
- * the outage: the claim is fenced by its token, so a holder whose lease
- * ran out meanwhile keeps the run unless another process took it.
+ * the outage: a store that fences claims by their token (`PostgresRunStore`)
+ * lets a holder whose lease ran out meanwhile keep the run, unless another
+ * process took it.
  */
 export function keepClaimRenewed(claim: RunClaim | undefined): () => void {
   if (!claim) return () => {};
