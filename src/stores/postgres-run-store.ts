@@ -399,11 +399,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   /** Why a save changed nothing: an unsealed state in a sealed store, or a conflict. */
-  async #refusal(
-    checked: RunState,
-    options: RunSaveOptions,
-    write: "save" | "start" = "save",
-  ): Promise<Error> {
+  async #refusal(checked: RunState, options: RunSaveOptions): Promise<Error> {
     if (checked.seal === undefined) {
       const { rowCount } = await this.#query(
         "save",
@@ -414,7 +410,7 @@ export class PostgresRunStore implements RunStore {
       if (rowCount > 0)
         return unsealedInSealedStore(checked.runId, `schema "${this.schema}"`, "saved");
     }
-    return this.#conflict(checked.runId, options, write);
+    return this.#conflict(checked.runId, options);
   }
 
   /**
@@ -534,7 +530,7 @@ export class PostgresRunStore implements RunStore {
         ...(typeof row.earlier.content === "string" ? { content: row.earlier.content } : {}),
       };
     }
-    throw await this.#refusal(checked, options, "start");
+    throw await this.#refusal(checked, options);
   }
 
   /** The one statement of `startCall`; see there. */
@@ -554,12 +550,7 @@ export class PostgresRunStore implements RunStore {
       approval?.interactionId ?? null,
     ];
     // $10 call id, $11 fingerprint, $12 content key, $13 service, $14 interaction.
-    // A call starts only under a live lease (a save may come after it ran
-    // out, fenced by the token): a holder whose lease lapsed renews first,
-    // so no other process takes the run over while the call runs. The
-    // statement sent again after a lost answer finds its own write.
-    const live = options.claim ? " AND (runs.write_id = $6 OR runs.lease_expires_at > now())" : "";
-    const blocked = `NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)${live}`;
+    const blocked = "NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)";
     const save = this.#saveStatement(checked, { ...options, release: false }, writeId, blocked);
     const text = `WITH earlier AS (
          SELECT tool_call_id, content FROM ${schema}.tool_executions
@@ -593,39 +584,17 @@ export class PostgresRunStore implements RunStore {
     return { text, values: [...save.values, ...parameters] };
   }
 
-  /**
-   * Says why a save (or a call's start) was refused: the claim no longer
-   * current, its lease run out (a start), or another revision stored.
-   */
-  async #conflict(
-    runId: string,
-    options: RunSaveOptions,
-    write: "save" | "start",
-  ): Promise<RunConflictError> {
-    const { rows } = await this.#query<{
-      revision: string;
-      token: string;
-      held: boolean;
-      live: boolean;
-    }>(
+  /** Says why a save was refused: the claim no longer current, or another revision stored. */
+  async #conflict(runId: string, options: RunSaveOptions): Promise<RunConflictError> {
+    const { rows } = await this.#query<{ revision: string; token: string; held: boolean }>(
       "save",
       runId,
-      `SELECT revision, lease_token AS token, lease_owner IS NOT NULL AS held,
-              lease_expires_at > now() AS live
+      `SELECT revision, lease_token AS token, lease_owner IS NOT NULL AS held
          FROM ${this.#table} WHERE run_id = $1`,
       [runId],
     );
     const row = rows[0];
     const { claim, expectedRevision } = options;
-    const lapsed = claim && row?.held && Number(row.token) === claim.token && !row.live;
-    if (lapsed && write === "start" && Number(row.revision) === expectedRevision) {
-      return new RunConflictError({
-        operation: "startCall",
-        runId,
-        reason: "claim",
-        message: `The call was not started in run "${runId}": this process's claim on it expired unrenewed (the store could not be reached, or the process stalled), and a call starts only under a live claim. Nothing was written; the run stops here, and its next holder goes on.`,
-      });
-    }
     if (claim && (!row || Number(row.token) !== claim.token || !row.held)) {
       return new RunConflictError({
         operation: "save",
