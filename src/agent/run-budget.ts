@@ -235,8 +235,9 @@ export async function admitToolCalls(
     refusal = await askToExtend(context, { stepNumber, calls: calls.slice(Math.max(0, room)) });
     room = roomLeft();
   }
-  const admitted = calls.slice(0, Math.max(0, room));
-  const beyond = calls.slice(room);
+  const admittedCount = Math.max(0, room);
+  const admitted = calls.slice(0, admittedCount);
+  const beyond = calls.slice(admittedCount);
   budget.toolCalls += admitted.length;
   if (beyond.length > 0) budget.overrun = { why: refusal ?? "" };
   return { admitted, beyondBudget: beyond.map((call) => beyondBudgetRecord(call, budget)) };
