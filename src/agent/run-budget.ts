@@ -224,22 +224,21 @@ export async function admitToolCalls(
 ): Promise<{ admitted: ModelToolCall[]; beyondBudget: ToolCallRecord[] }> {
   if (!context) return { admitted: calls, beyondBudget: [] };
   const { budget } = context;
-  let refusal: string | undefined;
-  while (
-    refusal === undefined &&
-    budget.maxToolCalls !== undefined &&
-    budget.toolCalls + calls.length > budget.maxToolCalls
-  ) {
-    // The question shows the calls that would not run without the extension.
-    const room = Math.max(0, budget.maxToolCalls - budget.toolCalls);
-    refusal = await askToExtend(context, { stepNumber, calls: calls.slice(room) });
-  }
-  const room =
+  // Below 0 when a resumed run's budget was lowered under what it spent.
+  const roomLeft = () =>
     budget.maxToolCalls === undefined
-      ? calls.length
-      : Math.max(0, budget.maxToolCalls - budget.toolCalls);
-  const admitted = calls.slice(0, room);
-  const beyond = calls.slice(room);
+      ? Number.POSITIVE_INFINITY
+      : budget.maxToolCalls - budget.toolCalls;
+  let room = roomLeft();
+  let refusal: string | undefined;
+  while (refusal === undefined && room < calls.length) {
+    // The question shows the calls that would not run without the extension.
+    refusal = await askToExtend(context, { stepNumber, calls: calls.slice(Math.max(0, room)) });
+    room = roomLeft();
+  }
+  const admittedCount = Math.max(0, room);
+  const admitted = calls.slice(0, admittedCount);
+  const beyond = calls.slice(admittedCount);
   budget.toolCalls += admitted.length;
   if (beyond.length > 0) budget.overrun = { why: refusal ?? "" };
   return { admitted, beyondBudget: beyond.map((call) => beyondBudgetRecord(call, budget)) };

@@ -209,12 +209,12 @@ class WaitLines {
     const before = this.#waiting.get(runId);
     if (waitingFor === undefined) {
       this.#waiting.delete(runId);
-      return describeOutcome(outcome);
+      return describeOutcome(outcome, waitingFor);
     }
     this.#waiting.set(runId, waitingFor);
     // Checked and still open: the same wait as the line before, whatever it named.
     if (before !== undefined && (waitingFor === "" || waitingFor === before)) return undefined;
-    return describeOutcome(outcome);
+    return describeOutcome(outcome, waitingFor);
   }
 }
 
@@ -239,8 +239,9 @@ function waitingForOf(outcome: RunWorkerOutcome): string | undefined {
 /**
  * One line per run the worker settles: `<run id> <status>`, and why when it
  * did not complete (service and model text escaped, on one line).
+ * `waitingFor` is the outcome's {@link waitingForOf}.
  */
-function describeOutcome(outcome: RunWorkerOutcome): string {
+function describeOutcome(outcome: RunWorkerOutcome, waitingFor: string | undefined): string {
   const taken = outcome.recovered ? " (taken over from a worker that stopped)" : "";
   if (outcome.error) {
     const error = escapeUntrustedText(redactText(describeThrown(outcome.error)));
@@ -254,7 +255,6 @@ function describeOutcome(outcome: RunWorkerOutcome): string {
     return `${outcome.runId} waiting for an answer: checked, its question is still open (nothing was sent again); the worker keeps checking and prints a line when that changes`;
   }
   const status = outcome.result?.status ?? "unknown";
-  const waitingFor = waitingForOf(outcome);
   const what =
     status === "suspended"
       ? `waiting for an answer${waitingFor ? ` about ${escapeUntrustedText(waitingFor)}` : ""}: the worker checks its question and prints a line when that changes`

@@ -2,7 +2,6 @@ import type { Pool, PoolClient } from "pg";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { AuditLog, AuditLogVerification } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import {
   type AuditLogEntry,
   chainHead,
@@ -12,7 +11,8 @@ import {
   parseAuditHead,
   verifyAuditChain,
 } from "./audit-chain.js";
-import { migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
+import { migrate, quoteIdentifier } from "./postgres-migrations.js";
+import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
 
 /** Options of {@link PostgresAuditLog}: a pool of yours, or a connection string. */
 export interface PostgresAuditLogOptions {
@@ -58,38 +58,17 @@ export class PostgresAuditLog implements AuditLog {
   #ready: Promise<void> | undefined;
 
   constructor(options: PostgresAuditLogOptions) {
-    const { pool, connectionString } = options ?? {};
     const problems: string[] = [];
-    if ((pool === undefined) === (connectionString === undefined)) {
-      problems.push(
-        "PostgresAuditLog needs exactly one of pool (a pg.Pool) or connectionString (postgres://user:password@host:5432/database).",
-      );
-    }
-    if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
-      problems.push(
-        "connectionString must be a postgres:// URL, e.g. postgres://host:5432/database.",
-      );
-    }
-    const schema = options?.schema ?? "switchyard";
-    if (typeof schema !== "string" || !schemaNamePattern.test(schema)) {
-      problems.push(
-        `schema ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`,
-      );
-    }
+    const schema = checkPostgresPool(options, "PostgresAuditLog", problems);
     if (problems.length > 0) throw new ConfigurationError(problems);
     this.#key = checkAuditKey(options.auditKey, "PostgresAuditLog");
     this.schema = schema;
     this.#log = `${quoteIdentifier(schema)}.audit_log`;
     this.#head = `${quoteIdentifier(schema)}.audit_head`;
-    this.#ownsPool = pool === undefined;
-    this.#pool =
-      pool ??
-      new (loadOptionalPeer<typeof import("pg")>("pg", "PostgresAuditLog").Pool)({
-        connectionString,
-        max: 2,
-        // A log nobody closes does not keep the process alive.
-        allowExitOnIdle: true,
-      });
+    // A log nobody closes does not keep the process alive.
+    const opened = openPostgresPool(options, "PostgresAuditLog", { max: 2, allowExitOnIdle: true });
+    this.#ownsPool = opened.owned;
+    this.#pool = opened.pool;
   }
 
   /** The database and schema, for messages. */
@@ -209,33 +188,15 @@ export class PostgresAuditLog implements AuditLog {
     return this.#withClient((client) => client.query<Row>(text, values));
   }
 
+  /** Runs `body` on a client of its own once the tables are ready; a client that failed is destroyed. */
   async #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    this.#ready ??= this.#withConnection((client) => migrate(client, this.schema)).catch(
+    this.#ready ??= withPoolClient(this.#pool, (client) => migrate(client, this.schema)).catch(
       (error: unknown) => {
         this.#ready = undefined;
         throw error;
       },
     );
     await this.#ready;
-    return this.#withConnection(body);
-  }
-
-  async #withConnection<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    let failed = false;
-    // A connection lost while checked out fails the statement, not the process.
-    const onError = () => {
-      failed = true;
-    };
-    client.on("error", onError);
-    try {
-      return await body(client);
-    } catch (error) {
-      failed = true;
-      throw error;
-    } finally {
-      client.off("error", onError);
-      client.release(failed);
-    }
+    return withPoolClient(this.#pool, body);
   }
 }

@@ -40,7 +40,6 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { DueNotices } from "../internal/due-notices.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
-import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { checkAuditKey } from "./audit-chain.js";
 import {
@@ -51,7 +50,9 @@ import {
 } from "./claimed-states.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { PostgresAuditLog } from "./postgres-audit-log.js";
-import { dueChannel, migrate, quoteIdentifier, schemaNamePattern } from "./postgres-migrations.js";
+import { dueChannel, migrate, quoteIdentifier } from "./postgres-migrations.js";
+import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
+import { RenewingClaims } from "./renewing-claims.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
 export interface PostgresRunStoreOptions {
@@ -131,7 +132,10 @@ const dueStatuses = "('suspended', 'running')";
  * Every guarantee of {@link RunStore} holds across machines: saves are
  * compare-and-set on the run's revision; claims are leases that expire
  * unless renewed, with a fencing token checked by every save (a stalled
- * worker cannot write after another took the run); `claimNext` takes due
+ * worker cannot write after another took the run; a holder whose lease
+ * ran out while the database was unreachable renews and saves under the
+ * same token, unless another process took the run meanwhile, and its own
+ * process never takes the run from it while it keeps renewing); `claimNext` takes due
  * runs with `FOR UPDATE SKIP LOCKED`, and recovers runs whose holder died;
  * execution records and used approvals are rows with unique keys; listing
  * reads summaries only, a page at a time on an index. Times are the
@@ -166,29 +170,15 @@ export class PostgresRunStore implements RunStore, RunQueue {
   readonly #logger: Logger;
   #ready: Promise<void> | undefined;
   readonly #notices = new DueNotices();
+  /** Claims this process's holders are renewing: never taken from them here, even once expired. */
+  readonly #renewing = new RenewingClaims();
   /** The connection held to LISTEN for due runs, once a worker waits. */
   #listener: Promise<ListeningClient | undefined> | undefined;
   #roundTrips = 0;
 
   constructor(options: PostgresRunStoreOptions) {
     const problems: string[] = [];
-    const { pool, connectionString } = options ?? {};
-    if ((pool === undefined) === (connectionString === undefined)) {
-      problems.push(
-        "PostgresRunStore needs exactly one of pool (a pg.Pool) or connectionString (postgres://user:password@host:5432/database).",
-      );
-    }
-    if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
-      problems.push(
-        "connectionString must be a postgres:// URL, e.g. postgres://host:5432/database (user and password go before the host: name:secret@host).",
-      );
-    }
-    const schema = options?.schema ?? "switchyard";
-    if (typeof schema !== "string" || !schemaNamePattern.test(schema)) {
-      problems.push(
-        `schema ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`,
-      );
-    }
+    const schema = checkPostgresPool(options, "PostgresRunStore", problems);
     const leaseMs = options?.leaseMs ?? 60_000;
     if (!Number.isInteger(leaseMs) || leaseMs < 100) {
       problems.push("leaseMs must be a whole number of milliseconds, at least 100.");
@@ -215,13 +205,9 @@ export class PostgresRunStore implements RunStore, RunQueue {
     this.#sealedTable = `${quoteIdentifier(schema)}.sealed_states`;
     this.#budgetTable = `${quoteIdentifier(schema)}.check_budget_shards`;
     this.#leaseMs = leaseMs;
-    this.#ownsPool = pool === undefined;
-    this.#pool =
-      pool ??
-      new (loadOptionalPeer<typeof import("pg")>("pg", "PostgresRunStore").Pool)({
-        connectionString,
-        max: poolSize,
-      });
+    const opened = openPostgresPool(options, "PostgresRunStore", { max: poolSize });
+    this.#ownsPool = opened.owned;
+    this.#pool = opened.pool;
     // An idle connection the server drops (a restart, pg_terminate_backend)
     // must not crash the process: the pool discards it, the next statement
     // opens another, and a statement in flight is retried.
@@ -264,28 +250,15 @@ export class PostgresRunStore implements RunStore, RunQueue {
   }
 
   /**
-   * Runs `body` on a client of its own, listening for the client's `error`
-   * event while it is checked out: a connection lost then must fail the
-   * statement, not the process (pg emits the event with nobody listening
-   * otherwise). A client that failed is destroyed, not put back.
+   * Runs `body` on a client of its own ({@link withPoolClient}); a client
+   * whose statement failed for a passing reason is destroyed, not put back.
    */
-  async #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-      this.#logger.warn({ err: error }, "a run store connection was lost during a statement");
-    };
-    client.on("error", onError);
-    try {
-      return await body(client);
-    } catch (error) {
-      lost ??= error instanceof Error && isTransientPostgresError(error) ? error : undefined;
-      throw error;
-    } finally {
-      client.off("error", onError);
-      client.release(lost ?? false);
-    }
+  #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withPoolClient(this.#pool, body, {
+      discardAfter: (error) => error instanceof Error && isTransientPostgresError(error),
+      onLost: (error) =>
+        this.#logger.warn({ err: error }, "a run store connection was lost during a statement"),
+    });
   }
 
   /**
@@ -471,14 +444,16 @@ export class PostgresRunStore implements RunStore, RunQueue {
       checked.seal !== undefined,
     ];
     // Times are the server's: a worker whose clock is off cannot make a run
-    // look older or newer than it is (listing, pruning, due checks).
+    // look older or newer than it is (listing, pruning, due checks). A run
+    // under a claim is due when the claim expires, or now if it has (a
+    // holder saving after its lease ran out): never left without a check.
     const set = `status = $2::text, state = $3::jsonb, summary = $4::jsonb, revision = $5::bigint,
       write_id = $6::text,
       updated_at = ${serverNow},
       created_at = CASE WHEN runs.state IS NULL THEN ${serverNow} ELSE runs.created_at END,
       next_check_at = CASE
         WHEN $2::text NOT IN ${dueStatuses} THEN NULL
-        ${release ? "" : "WHEN runs.lease_owner IS NOT NULL AND runs.lease_expires_at > now() THEN runs.lease_expires_at"}
+        ${release ? "" : "WHEN runs.lease_owner IS NOT NULL THEN GREATEST(runs.lease_expires_at, now())"}
         WHEN $2::text = 'suspended' THEN now()
         ELSE NULL END${release ? ", lease_owner = NULL, lease_expires_at = NULL, attempts = 0, last_error = NULL" : ""}`;
     // A statement sent again after a lost answer finds its own write (write_id) and succeeds.
@@ -486,8 +461,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const sealedOnly = `($9::boolean OR NOT EXISTS (SELECT 1 FROM ${this.#sealedTable}))`;
     const fence = `(runs.write_id = $6::text OR (
         ($7::bigint IS NULL OR runs.revision = $7)
-        AND ($8::bigint IS NULL OR (runs.lease_token = $8 AND runs.lease_owner IS NOT NULL
-                                    AND runs.lease_expires_at > now()))))
+        AND ($8::bigint IS NULL OR (runs.lease_token = $8 AND runs.lease_owner IS NOT NULL))))
       AND ${sealedOnly}`;
     // A run not stored yet can be created only by a save expecting nothing (revision 0, no claim).
     const mayCreate = (expectedRevision ?? 0) === 0 && !claim;
@@ -608,22 +582,21 @@ export class PostgresRunStore implements RunStore, RunQueue {
 
   /** Says why a save was refused: the claim no longer current, or another revision stored. */
   async #conflict(runId: string, options: RunSaveOptions): Promise<RunConflictError> {
-    const { rows } = await this.#query<{ revision: string; token: string; live: boolean }>(
+    const { rows } = await this.#query<{ revision: string; token: string; held: boolean }>(
       "save",
       runId,
-      `SELECT revision, lease_token AS token,
-              (lease_owner IS NOT NULL AND lease_expires_at > now()) AS live
+      `SELECT revision, lease_token AS token, lease_owner IS NOT NULL AS held
          FROM ${this.#table} WHERE run_id = $1`,
       [runId],
     );
     const row = rows[0];
     const { claim, expectedRevision } = options;
-    if (claim && (!row || Number(row.token) !== claim.token || !row.live)) {
+    if (claim && (!row || Number(row.token) !== claim.token || !row.held)) {
       return new RunConflictError({
         operation: "save",
         runId,
         reason: "claim",
-        message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${row && Number(row.token) !== claim.token ? "another process took the run over" : "it expired or was released"}). Nothing was written; the run stops here.`,
+        message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${row && Number(row.token) !== claim.token ? "another process took the run over" : "it was released"}). Nothing was written; the run stops here.`,
       });
     }
     return new RunConflictError({
@@ -708,31 +681,41 @@ export class PostgresRunStore implements RunStore, RunQueue {
       // claim (not the caller's) is left, and said so.
       `WITH gone AS (
          DELETE FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL
-            AND (lease_owner IS NULL OR lease_expires_at <= now() OR lease_token = $2)
+            AND (lease_owner IS NULL OR lease_token = $2
+                 OR (lease_expires_at <= now() AND lease_token <> ALL($3::bigint[])))
          RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
-      [runId, claim?.token ?? null],
+      () => [runId, claim?.token ?? null, this.#renewing.tokens()],
     );
     if (rows[0]?.deleted) return true;
     await this.#refuseIfHeld(runId, "deleted");
     return false;
   }
 
-  /** Throws `RunNotResumableError` (status `claimed`) naming the holder, when another process holds the run. */
+  /**
+   * Throws `RunNotResumableError` (status `claimed`) naming the holder, when
+   * another process holds the run, or a holder in this process is renewing
+   * its claim.
+   */
   async #refuseIfHeld(runId: string, what: string): Promise<void> {
-    const { rows } = await this.#query<{ owner: string; until: Date }>(
+    const { rows } = await this.#query<{ owner: string; until: Date; live: boolean }>(
       "claim",
       runId,
-      `SELECT lease_owner AS owner, lease_expires_at AS until FROM ${this.#table}
-        WHERE run_id = $1 AND lease_owner IS NOT NULL AND lease_expires_at > now()`,
-      [runId],
+      `SELECT lease_owner AS owner, lease_expires_at AS until, lease_expires_at > now() AS live
+         FROM ${this.#table}
+        WHERE run_id = $1 AND lease_owner IS NOT NULL
+          AND (lease_expires_at > now() OR lease_token = ANY($2::bigint[]))`,
+      () => [runId, this.#renewing.tokens()],
     );
     const holder = rows[0];
     if (!holder) return;
+    const until = holder.live
+      ? `whose claim expires at ${holder.until.toISOString()} unless renewed`
+      : "in this process, renewing its claim";
     throw new RunNotResumableError(
       runId,
       "claimed",
-      `Run "${runId}" was not ${what}: it is being worked on by ${holder.owner}, whose claim expires at ${holder.until.toISOString()} unless renewed. Wait for it to finish (a dead holder's claim expires on its own), or resume with { takeOver: true } if you know it is gone.`,
+      `Run "${runId}" was not ${what}: it is being worked on by ${holder.owner}, ${until}. Wait for it to finish (a dead holder's claim expires on its own), or resume with { takeOver: true } if you know it is gone.`,
       { takeOver: true },
     );
   }
@@ -746,6 +729,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     checkRunId(runId);
     const owner = ownerOf(options);
     const leaseMs = this.#leaseOf(options);
+    const writeId = randomUUID();
     const { rows } = await this.#query<ClaimRow>(
       "claim",
       runId,
@@ -764,13 +748,13 @@ export class PostgresRunStore implements RunStore, RunQueue {
          write_id = EXCLUDED.write_id,
          next_check_at = CASE WHEN runs.status IN ${dueStatuses}
                               THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
-       WHERE runs.lease_owner IS NULL OR runs.lease_expires_at <= now() OR $4
-          OR runs.write_id = EXCLUDED.write_id
+       WHERE runs.lease_owner IS NULL OR $4 OR runs.write_id = EXCLUDED.write_id
+          OR (runs.lease_expires_at <= now() AND runs.lease_token <> ALL($6::bigint[]))
        RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
                      FROM previous), false) AS recovered,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
-      [runId, owner, leaseMs, options.takeOver === true, randomUUID()],
+      () => [runId, owner, leaseMs, options.takeOver === true, writeId, this.#renewing.tokens()],
     );
     const row = rows[0];
     if (row) return this.#claimFrom(row, owner, leaseMs);
@@ -806,8 +790,11 @@ export class PostgresRunStore implements RunStore, RunQueue {
     // what float8 and bigint hold (Number.MAX_VALUE failed every claim).
     const given = checkChecksPerSecond(options.checksPerSecond);
     const rate = given === undefined ? null : Math.min(given, 1e9);
+    // A claim that expired is taken over, unless its holder is this
+    // process's and still renewing it ($5): it outlived an outage, not its holder.
     const due = `state IS NOT NULL AND next_check_at <= now()
-            AND (lease_owner IS NULL OR lease_expires_at <= now())`;
+            AND (lease_owner IS NULL
+                 OR (lease_expires_at <= now() AND lease_token <> ALL($5::bigint[])))`;
     // The budget is split into shards, so that claims paying for checks
     // never queue on one row: min(16, floor(max(1, rate))) buckets (a rate
     // of 1 or less keeps one bucket of one check), each refilled at its
@@ -865,7 +852,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
          (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
          next.next_check_at AS due_at,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
-      [owner, leaseMs, rate, max],
+      () => [owner, leaseMs, rate, max, this.#renewing.tokens()],
     );
     return rows
       .sort((first, second) => first.due_at.getTime() - second.due_at.getTime())
@@ -877,6 +864,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const token = Number(row.token);
     const table = this.#table;
     const query = this.#query.bind(this);
+    const renewing = this.#renewing;
     let expiresAt = new Date(Date.now() + leaseMs);
     const claim: RunClaim = {
       runId,
@@ -887,30 +875,34 @@ export class PostgresRunStore implements RunStore, RunQueue {
       get expiresAt() {
         return expiresAt;
       },
-      async renew() {
-        const renewedAt = Date.now();
-        const { rowCount } = await query(
-          "renew",
-          runId,
-          `UPDATE ${table} SET
-             lease_expires_at = now() + $3 * interval '1 millisecond',
-             next_check_at = CASE WHEN status IN ${dueStatuses}
-                                  THEN now() + $3 * interval '1 millisecond' ELSE next_check_at END
-           WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
-             AND lease_expires_at > now()`,
-          [runId, token, leaseMs],
-        );
-        if (rowCount !== 1) {
-          throw new RunConflictError({
-            operation: "renew",
+      renew: () =>
+        renewing.renew(token, async () => {
+          const renewedAt = Date.now();
+          // Fenced by the token alone: a lease that expired while the store
+          // could not be reached is renewed, unless another process took it.
+          const { rowCount } = await query(
+            "renew",
             runId,
-            reason: "claim",
-            message: `The claim on run "${runId}" was lost: it expired or another process took the run over.`,
-          });
-        }
-        expiresAt = new Date(renewedAt + leaseMs);
-      },
+            `UPDATE ${table} SET
+               lease_expires_at = now() + $3 * interval '1 millisecond',
+               next_check_at = CASE WHEN status IN ${dueStatuses}
+                                    THEN now() + $3 * interval '1 millisecond' ELSE next_check_at END
+             WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL`,
+            [runId, token, leaseMs],
+          );
+          if (rowCount !== 1) {
+            renewing.forget(token);
+            throw new RunConflictError({
+              operation: "renew",
+              runId,
+              reason: "claim",
+              message: `The claim on run "${runId}" was lost: another process took the run over, or it was released.`,
+            });
+          }
+          expiresAt = new Date(renewedAt + leaseMs);
+        }),
       async release(options: RunReleaseOptions = {}) {
+        renewing.forget(token);
         if (isClaimEndedBySave(claim)) return;
         await query(
           "release",
@@ -937,6 +929,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
         );
       },
     };
+    renewing.hold(token, leaseMs);
     return attachClaimedState(claim, this.#claimedState(row));
   }
 
@@ -1008,18 +1001,26 @@ export class PostgresRunStore implements RunStore, RunQueue {
     return leaseMs;
   }
 
-  /** Runs one statement once the tables are ready; any failure is a RunStoreError naming the operation. */
+  /**
+   * Runs one statement once the tables are ready; any failure is a
+   * RunStoreError naming the operation. `values` given as a function are
+   * read at each attempt (what this process holds may change while an
+   * outage is waited out).
+   */
   async #query<Row extends QueryResultRow = QueryResultRow>(
     operation: string,
     runId: string | undefined,
     text: string,
-    values: unknown[],
+    values: unknown[] | (() => unknown[]),
   ): Promise<{ rows: Row[]; rowCount: number }> {
     await this.migrate();
     try {
       return await this.#retrying(operation, runId, async () => {
         this.#roundTrips++;
-        const result = await this.#pool.query<Row>(text, values);
+        const result = await this.#pool.query<Row>(
+          text,
+          typeof values === "function" ? values() : values,
+        );
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };
       });
     } catch (error) {

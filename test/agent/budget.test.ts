@@ -439,4 +439,30 @@ describe("a budget across suspend and resume", () => {
     expect(resumed.error).toMatchObject({ max: 5, used: 5 });
     expect(calls).toHaveLength(4);
   });
+
+  it("a resume whose limit is below what was spent runs none of the calls asked for, and records each", async () => {
+    const { tool: adder, calls } = addNumbersTool();
+    const { tool: deleter } = gatedTool();
+    const approver = new ScriptedApprover(["pending"], { checks: ["approve"] });
+    const options = { tools: [adder, deleter], approver, budget: { maxToolCalls: 4 } };
+    const first = await new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [add(1, 1), add(1, 2)] },
+        { toolCalls: [{ name: "delete_callback", arguments: { id: "cb_1" } }] },
+      ]),
+      ...options,
+    }).run("go", { suspendOnApproval: true });
+    const rest = new ScriptedModel([
+      { toolCalls: [add(2, 1), add(2, 2), add(2, 3)] },
+      { text: "done" },
+    ]);
+    const resumed = await new Agent({ model: rest, ...options }).resume(
+      first.state as NonNullable<typeof first.state>,
+      { budget: { maxToolCalls: 1 } },
+    );
+    expect(resumed.status).toBe("budget_exhausted");
+    expect(calls).toHaveLength(2);
+    const last = resumed.steps.at(-1)?.toolCalls ?? [];
+    expect(last.map((call) => call.status)).toEqual(["refused", "refused", "refused"]);
+  });
 });

@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
 import { Agent } from "../../src/agent/agent.js";
-import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
+import { RunNotResumableError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../src/agent/durable/run-state.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import {
@@ -278,6 +278,82 @@ describe("PostgresRunStore under database faults", () => {
     expect(await store.isApprovalUsed(approvalId)).toBe(true);
   }, 60_000);
 
+  it("lets a holder whose lease ran out while the server was down renew and save under its token, and keeps a run another process took over meanwhile fenced from it", async () => {
+    const leaseMs = 500;
+    const holder = makeStore("lease-holder");
+    // Another process, on the same tables.
+    const other = new PostgresRunStore({ connectionString: server.url, schema: holder.schema });
+    stores.push(other);
+    for (const runId of ["run-kept", "run-taken"]) {
+      await holder.save(savedState(runId), { expectedRevision: 0 });
+    }
+    const kept = await holder.claim("run-kept", { leaseMs, owner: "holder" });
+    const lost = await holder.claim("run-taken", { leaseMs, owner: "holder" });
+    await server.stopServer();
+    // Tried while the server is down: the store sends it again until it is back.
+    const renewal = kept.renew().then(
+      () => "renewed",
+      (error: unknown) => error,
+    );
+    try {
+      await sleep(3 * leaseMs);
+    } finally {
+      await server.startServer();
+      await admin.end().catch(() => {});
+      admin = await connectAdmin();
+    }
+    expect(await renewal).toBe("renewed");
+    await holder.save(savedState("run-kept", 2), { expectedRevision: 1, claim: kept });
+    expect((await holder.load("run-kept")).revision).toBe(2);
+    await expect(other.claim("run-kept", { owner: "other" })).rejects.toBeInstanceOf(
+      RunNotResumableError,
+    );
+
+    // The other claim expired unrenewed: another process takes the run over.
+    const taken = await other.claim("run-taken", { owner: "other" });
+    expect(taken.recovered).toBe(true);
+    await expect(lost.renew()).rejects.toMatchObject({ name: "RunConflictError", reason: "claim" });
+    await expect(
+      holder.save(savedState("run-taken", 2), { expectedRevision: 1, claim: lost }),
+    ).rejects.toMatchObject({ name: "RunConflictError", reason: "claim" });
+    await other.save(savedState("run-taken", 2), { expectedRevision: 1, claim: taken });
+    for (const claim of [kept, lost, taken]) await claim.release();
+  }, 60_000);
+
+  it("leaves a running run due when its holder saved after its lease ran out and then died: another process recovers it", async () => {
+    const leaseMs = 300;
+    const holder = makeStore("late-save");
+    const other = new PostgresRunStore({ connectionString: server.url, schema: holder.schema });
+    stores.push(other);
+    await holder.save(savedState("run-a"), { expectedRevision: 0 });
+    const lapsed = await holder.claim("run-a", { leaseMs, owner: "holder" });
+    await sleep(2 * leaseMs);
+    // Nobody took the run: the holder's save under its token holds.
+    await holder.save(endedRunState("run-a", { revision: 2, status: "running" }), {
+      expectedRevision: 1,
+      claim: lapsed,
+    });
+    // The holder dies here, its run marked running: another process takes it.
+    const recovered = await other.claimNext({ owner: "other" });
+    expect(recovered?.runId).toBe("run-a");
+    expect(recovered?.recovered).toBe(true);
+    await recovered?.release();
+  });
+
+  it("starts a call under a claim whose lease ran out while nobody took the run (fenced by its token)", async () => {
+    const leaseMs = 300;
+    const store = makeStore("lapsed-start");
+    await store.save(savedState("run-a"), { expectedRevision: 0 });
+    const lapsed = await store.claim("run-a", { leaseMs });
+    await sleep(2 * leaseMs);
+    const start = { toolCallId: "call-1", fingerprint: "", contentKey: "step-1:call-1" };
+    const state = endedRunState("run-a", { revision: 2, status: "running" });
+    expect(await store.startCall(state, start, { expectedRevision: 1, claim: lapsed })).toEqual({
+      outcome: "started",
+    });
+    await lapsed.release();
+  });
+
   describe("a RunWorker across a server restart", () => {
     let messaging: MessagingSimulator;
     let orders: OrdersSimulator;
@@ -355,6 +431,66 @@ describe("PostgresRunStore under database faults", () => {
         expect(told, runId).not.toMatch(/already_used|outcome_unknown|approval_not_recorded/);
         expect(deletions.get(id), runId).toBe(1);
       }
+    }, 120_000);
+
+    it("keeps a run whose call is in flight through an outage longer than its lease: the worker takes no run from itself, and saves the call's end under its own claim", async () => {
+      const leaseMs = 1_000;
+      const store = makeStore("long-outage");
+      const services = fleetServicesOf(orders, messaging);
+      const callbackId = randomUUID();
+      const suspended = await buildFleetAgent(services, store, {
+        steps: [{ toolCalls: [{ name: "delete_callbacks", arguments: { ids: [callbackId] } }] }],
+      }).run("Delete the callback.", { suspendOnApproval: true });
+      const interactionId = suspended.state?.pendingCalls[0]?.interactionId;
+      if (!suspended.runId || !interactionId) throw new Error("the run did not suspend");
+      messaging.answerInteraction(interactionId, "approve");
+
+      const taken: Array<{ runId: string; recovered: boolean }> = [];
+      const settled: RunWorkerOutcome[] = [];
+      const worker = new RunWorker({
+        runStore: store,
+        // The call goes on well after its request: through the whole outage.
+        agent: buildFleetAgent(services, store, { afterCallMs: 6 * leaseMs }),
+        concurrency: 2,
+        leaseMs,
+        pollIntervalMs: 20,
+        onRunTaken: (run) => taken.push(run),
+        onRunSettled: (outcome) => settled.push(outcome),
+      });
+      const working = worker.start();
+      try {
+        const deleted = () =>
+          orders.requests.some(
+            (request) =>
+              request.method === "DELETE" && JSON.stringify(request.body).includes(callbackId),
+          );
+        while (!deleted()) await sleep(5);
+        // Down three leases: the claim expires in the database, unrenewed.
+        await server.stopServer();
+        await sleep(3 * leaseMs);
+        await server.startServer();
+        await admin.end().catch(() => {});
+        admin = await connectAdmin();
+        const deadline = Date.now() + 60_000;
+        while (settled.length === 0 && Date.now() < deadline) await sleep(20);
+      } finally {
+        await worker.stop();
+        await working;
+      }
+      expect(taken).toEqual([{ runId: suspended.runId, recovered: false }]);
+      expect(settled).toHaveLength(1);
+      expect(settled[0]?.recovered).toBe(false);
+      expect(settled[0]?.error).toBeUndefined();
+      expect(settled[0]?.result?.status).toBe("completed");
+      const state = await store.load(suspended.runId);
+      expect(state.status).toBe("completed");
+      const told = state.messages.find((message) => message.role === "tool")?.content ?? "";
+      expect(told).not.toMatch(/already_used|outcome_unknown|approval_not_recorded|already gone/);
+      const deletions = orders.requests.filter(
+        (request) =>
+          request.method === "DELETE" && JSON.stringify(request.body).includes(callbackId),
+      );
+      expect(deletions).toHaveLength(1);
     }, 120_000);
   });
 });

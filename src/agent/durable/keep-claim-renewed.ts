@@ -1,10 +1,16 @@
+import { RunConflictError } from "./durable-errors.js";
 import type { RunClaim } from "./run-queue.js";
 
 /**
  * Renews a claim every third of its remaining lease, until the returned
  * function is called.
- * A renewal that fails stops the renewing: the claim is lost (taken over or
- * expired), and the holder's next save is refused by the store.
+ * A renewal the store refuses (`RunConflictError`: another process took
+ * the run over, or it was released) stops the renewing: the holder's next
+ * save is refused by the store. A renewal that fails otherwise (the store
+ * could not be reached) is tried again on the same schedule, however long
+ * the outage: a store that fences claims by their token (`PostgresRunStore`)
+ * lets a holder whose lease ran out meanwhile keep the run, unless another
+ * process took it.
  */
 export function keepClaimRenewed(claim: RunClaim | undefined): () => void {
   if (!claim) return () => {};
@@ -16,10 +22,11 @@ export function keepClaimRenewed(claim: RunClaim | undefined): () => void {
     timer = setTimeout(async () => {
       try {
         await claim.renew();
-        if (!stopped) schedule();
-      } catch {
+      } catch (error) {
         // Lost: the store fences this holder's saves from now on.
+        if (error instanceof RunConflictError) return;
       }
+      if (!stopped) schedule();
     }, everyMs);
     timer.unref();
   };

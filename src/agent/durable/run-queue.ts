@@ -115,7 +115,8 @@ export interface RunClaim {
   readonly attempts: number;
   /**
    * Extends the claim by its lease. Rejects with `RunConflictError`
-   * (reason `claim`) when it was lost (taken over, or expired).
+   * (reason `claim`) when it was lost: taken over or released (and, in a
+   * store that times leases by the clock alone, as `FileRunStore`, expired).
    */
   renew(): Promise<void>;
   /** Ends the claim (a lost claim is left as it is); see {@link RunReleaseOptions}. */

@@ -78,9 +78,11 @@ export interface RunSaveOptions {
   /**
    * The claim this process works on the run under. A store refuses the save
    * (`RunConflictError`, reason `claim`) once the claim is no longer the
-   * run's current one (it expired, or another process took the run over):
-   * the fencing that stops a stalled worker from writing after another took
-   * over. Only a store that is also the run's queue knows its claims; a
+   * run's current one (another process took the run over, or it was
+   * released; a store may also refuse a claim whose lease ran out, as
+   * `FileRunStore` does, while `PostgresRunStore` fences by the token
+   * alone): the fencing that stops a stalled worker from writing after
+   * another took over. Only a store that is also the run's queue knows its claims; a
    * store that is not ignores it (`expectedRevision` still fences the save).
    * @default none: the save is not fenced
    */
