@@ -118,51 +118,6 @@ export interface ApprovalGateOptions {
   check?: { ticket: string; fingerprint: string };
 }
 
-/**
- * Asks the approver about one action, failing closed: anything but an
- * `approved` decision carrying the action's exact fingerprint is a refusal,
- * including no approver, an approver that throws, a malformed answer, and an
- * abort while waiting. With `check`, reads an earlier question's answer
- * instead of asking (refused when the approver cannot, or when the recorded
- * fingerprint is not the action's). An approval is spent when its call
- * starts, in the same write that records the start (`RunJournal.startCall`),
- * not here: a process that dies in between leaves it unspent. Logs one
- * audit line per decision, without arguments.
- */
-export async function passApprovalGate(
-  options: ApprovalGateOptions & { allowPending?: false },
-): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
-export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord>;
-export async function passApprovalGate(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const record = await askApprover(options);
-  logGateDecision(options.logger, options.action, record, options.check !== undefined);
-  return record;
-}
-
-/** The gate's audit line of one decision, without arguments. */
-export function logGateDecision(
-  logger: Logger,
-  action: ApprovalAction,
-  record: ApprovalRecord,
-  checked: boolean,
-): void {
-  logger.info(
-    {
-      audit: "approval",
-      tool: action.toolName,
-      toolCallId: action.toolCallId,
-      fingerprint: record.fingerprint,
-      outcome: record.outcome,
-      code: record.outcome === "refused" ? record.code : undefined,
-      note: record.outcome === "refused" || record.outcome === "approved" ? record.note : undefined,
-      interactionId: record.interactionId,
-      checked: checked ? true : undefined,
-      approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
-    },
-    `approval ${record.outcome} for ${action.toolName}`,
-  );
-}
-
 /** A refusal of `action` by the gate itself. */
 export function gateRefusal(
   action: ApprovalAction,
@@ -181,9 +136,15 @@ export function gateRefusal(
 }
 
 /**
- * The gate's decision about one action, as {@link passApprovalGate} makes
- * it, without its audit line: for the agent, whose settling step writes the
- * one line (and record) of the decision once it is final.
+ * Asks the approver about one action, failing closed: anything but an
+ * `approved` decision carrying the action's exact fingerprint is a refusal,
+ * including no approver, an approver that throws, a malformed answer, and an
+ * abort while waiting. With `check`, reads an earlier question's answer
+ * instead of asking (refused when the approver cannot, or when the recorded
+ * fingerprint is not the action's). It writes no audit line and spends
+ * nothing: the agent's settling step records, logs and emits the decision
+ * once it is final, and the approval is spent in the start write of its
+ * call.
  */
 export async function askApprover(
   options: ApprovalGateOptions & { allowPending?: false },

@@ -3,7 +3,7 @@ import { AbortedError } from "../errors/transport-errors.js";
 import { redactedMarker, redactText } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { publishApprovalDecision } from "./approval/approval-audit-record.js";
-import { logPolicyDecision, mayBeGated } from "./approval/approval-policy.js";
+import { logShadowVerdict, mayBeGated } from "./approval/approval-policy.js";
 import {
   type CallDecision,
   decideApproval,
@@ -173,7 +173,7 @@ async function settle(
 ): Promise<ToolCallRecord> {
   const { tool, base } = hand;
   if (decision.kind === "ungated") {
-    if (decision.shadow) logPolicyDecision(environment, base, undefined, decision.shadow);
+    if (decision.shadow) logShadowVerdict(environment.logger, base, decision.shadow);
     return withSlot(hand, environment, async () => {
       const start = await startCall(hand, base.arguments, undefined, environment);
       if ("started" in start) return runTool(tool, base.arguments, base, environment, hand.logger);

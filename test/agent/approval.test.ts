@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { passApprovalGate } from "../../src/agent/approval-gate.js";
+import { askApprover } from "../../src/agent/approval-gate.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
 import { actionFingerprint } from "../../src/internal/canonical-json.js";
 import { silentLogger } from "../../src/internal/logger.js";
@@ -258,7 +258,7 @@ describe("the approval gate fails closed", () => {
   });
 });
 
-describe("passApprovalGate", () => {
+describe("askApprover", () => {
   const action: ApprovalAction = {
     approvalId: "run.approval-of-hold-callbacks",
     toolName: "hold_callbacks",
@@ -274,7 +274,7 @@ describe("passApprovalGate", () => {
       (asked) => ({ outcome: "pending", fingerprint: asked.fingerprint, interactionId: "i-1" }),
       (asked) => ({ outcome: "pending", fingerprint: asked.fingerprint }),
     ]);
-    expect(await passApprovalGate({ ...base, approver, allowPending: true })).toEqual({
+    expect(await askApprover({ ...base, approver, allowPending: true })).toEqual({
       outcome: "pending",
       fingerprint: action.fingerprint,
       approvalId: action.approvalId,
@@ -282,7 +282,7 @@ describe("passApprovalGate", () => {
       interactionId: "i-1",
     });
     expect(approver.requests[0]?.context.allowPending).toBe(true);
-    expect(await passApprovalGate({ ...base, approver, allowPending: true })).toMatchObject({
+    expect(await askApprover({ ...base, approver, allowPending: true })).toMatchObject({
       outcome: "refused",
       code: "invalid_decision",
     });
@@ -296,7 +296,7 @@ describe("passApprovalGate", () => {
         reason: "nobody answered; token eyJabc.eyJdef.sig",
       }),
     ]);
-    expect(await passApprovalGate({ ...base, approver })).toEqual({
+    expect(await askApprover({ ...base, approver })).toEqual({
       outcome: "refused",
       fingerprint: action.fingerprint,
       code: "expired",

@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import type { AnyTool } from "../../tools/tool.js";
-import type { AgentEventSink } from "../agent-events.js";
-import type { ApprovedRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
+import type { RefusedRecord, ShadowVerdict } from "../approval-gate.js";
 import type { ApprovalPolicy, ApprovalRule, ApprovalRuleDecision } from "./approval-rule.js";
 import {
   type CompiledApprovalPolicy,
@@ -284,43 +283,23 @@ export function policyRefusal(toolName: string, fingerprint: string, rule: strin
 }
 
 /**
- * Logs the audit line of a decision the policy made without asking anyone
- * (the line the approval gate writes for a person's decision, with the
- * rule), and emits `approval-result` for it. Without a record, logs what the
- * rules would have decided (shadow mode) about a call that ran by its
- * tool's default.
+ * Logs what the rules of a policy in shadow mode would have decided about a
+ * call that ran by its tool's default, without asking anyone (a call that
+ * reaches the approval gate carries the verdict on its record instead).
  */
-export function logPolicyDecision(
-  environment: { logger: Logger; emit: AgentEventSink; stepNumber: number },
+export function logShadowVerdict(
+  logger: Logger,
   call: { toolName: string; toolCallId: string },
-  record: ApprovedRecord | RefusedRecord | undefined,
-  shadow?: ShadowVerdict,
+  shadow: ShadowVerdict,
 ): void {
-  const { toolName, toolCallId } = call;
-  if (!record) {
-    environment.logger.info(
-      { audit: "approval", tool: toolName, toolCallId, outcome: "not_asked", policy: shadow },
-      `approval policy (shadow) would have decided ${shadow?.decision} for ${toolName}`,
-    );
-    return;
-  }
-  environment.logger.info(
+  logger.info(
     {
       audit: "approval",
-      tool: toolName,
-      toolCallId,
-      fingerprint: record.fingerprint,
-      outcome: record.outcome,
-      code: record.outcome === "refused" ? record.code : undefined,
-      rule: record.rule,
+      tool: call.toolName,
+      toolCallId: call.toolCallId,
+      outcome: "not_asked",
+      policy: shadow,
     },
-    `approval ${record.outcome} for ${toolName} by rule "${record.rule}"`,
+    `approval policy (shadow) would have decided ${shadow.decision} for ${call.toolName}`,
   );
-  environment.emit({
-    type: "approval-result",
-    stepNumber: environment.stepNumber,
-    toolCallId,
-    toolName,
-    approval: record,
-  });
 }
