@@ -14,6 +14,7 @@ import { redactText } from "../internal/redact.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { type Dbos, loadDbos } from "./load-dbos.js";
 import { RecordedModel } from "./recorded-model.js";
+import { StepsInFlight } from "./steps-in-flight.js";
 
 /** Options of {@link dbosAgent}. */
 export interface DbosAgentOptions {
@@ -154,6 +155,7 @@ export class DbosAgent {
   readonly #checkWorkflow: (scheduledAt: Date, context: unknown) => Promise<void>;
   #checkCursor: string | undefined;
   #systemPool: Pool | undefined;
+  readonly #steps = new StepsInFlight();
   readonly #logger: Logger;
 
   constructor(agentOptions: AgentOptions, options: DbosAgentOptions) {
@@ -283,6 +285,10 @@ export class DbosAgent {
    * Resolves with the ids of the runs woken.
    */
   async checkApprovals(): Promise<string[]> {
+    return this.#steps.run(this.#dbos.workflowID, () => this.#checkApprovals());
+  }
+
+  async #checkApprovals(): Promise<string[]> {
     const page = await this.runStore.list({
       status: "suspended",
       limit: this.#settings.checksPerRound,
@@ -328,9 +334,18 @@ export class DbosAgent {
       .map((workflow) => workflow.workflowID);
   }
 
-  /** Stops DBOS (the runs in flight are recovered at the next launch) and closes the run store. */
+  /**
+   * Stops DBOS and closes the run store, ending no run: the steps running
+   * (a tool call, a read of the answers) end first, and their runs stop
+   * before their next step or model call; runs waiting for answers are not
+   * waited for. DBOS recovers them all at the next launch.
+   */
   async shutdown(): Promise<void> {
     try {
+      this.#model.stopAsking((runId) => this.#steps.park(runId));
+      // Before DBOS's shutdown: the steps ending still record their outcome
+      // in DBOS, and a model call still in flight is recorded as a workflow.
+      await this.#steps.close((workflowId) => this.#dbos.retrieveWorkflow(workflowId).getResult());
       await this.#dbos.shutdown();
     } finally {
       await Promise.all([this.#systemPool?.end(), this.runStore.close()]);
@@ -344,7 +359,11 @@ export class DbosAgent {
    * store makes that safe: a call that had started is never run again,
    * and the model's recorded answers are replayed.
    */
-  async #advance(runId: string, input: AgentInput): Promise<Advanced> {
+  #advance(runId: string, input: AgentInput): Promise<Advanced> {
+    return this.#steps.run(runId, () => this.#advanceNow(runId, input));
+  }
+
+  async #advanceNow(runId: string, input: AgentInput): Promise<Advanced> {
     const stopCounting = this.#model.beginAttempt(runId);
     try {
       const saved = await this.#load(runId);
@@ -363,6 +382,13 @@ export class DbosAgent {
 
   /** One DBOS step: whether the run's answers are all still pending, and how long to wait for one. */
   async #waitFor(runId: string): Promise<Wait> {
+    const wait = await this.#steps.run(runId, () => this.#peek(runId));
+    // Shutting down: on to the next advance, which stops the run before it
+    // reads or writes anything, rather than a wait DBOS's shutdown cuts.
+    return this.#steps.closing ? { ...wait, pending: false } : wait;
+  }
+
+  async #peek(runId: string): Promise<Wait> {
     const longest = Date.now() + this.#settings.approvalWaitMs;
     try {
       const peek = await this.agent.peekPendingAnswers(await this.runStore.load(runId));

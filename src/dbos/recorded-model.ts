@@ -23,6 +23,8 @@ export class RecordedModel implements Model {
   readonly #record: (workflowId: string, request: ModelRequest) => Promise<ModelResponse>;
   /** Per run being advanced in this process: how many times each request was asked. */
   readonly #asked = new Map<string, Map<string, number>>();
+  /** Set once the process shuts down: where a durable run's model call stops instead. */
+  #park: ((runId: string) => Promise<never>) | undefined;
 
   constructor(dbos: Dbos, model: Model, workflowName: string) {
     this.#dbos = dbos;
@@ -54,10 +56,20 @@ export class RecordedModel implements Model {
     };
   }
 
+  /**
+   * From now on, a durable run's model call asks nothing and records
+   * nothing: it returns `park(runId)` (the process is shutting down; DBOS
+   * recovers the run at the next launch, and the call is asked then).
+   */
+  stopAsking(park: (runId: string) => Promise<never>): void {
+    this.#park = park;
+  }
+
   async complete(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse> {
     const runId = this.#dbos.workflowID;
     const asked = runId === undefined ? undefined : this.#asked.get(runId);
     if (runId === undefined || asked === undefined) return this.#model.complete(request, options);
+    if (this.#park) return this.#park(runId);
     const digest = textDigest(canonicalJson(request)).slice(
       "sha256:".length,
       "sha256:".length + 32,

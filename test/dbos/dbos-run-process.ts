@@ -9,7 +9,10 @@
  * request answered by the service, its result not saved). With
  * `DBOS_TEST_EXECUTOR` it is that executor; with `DBOS_TEST_RECOVER_EXECUTOR`
  * it takes over the runs of that one (a process of the fleet that died),
- * printing `{"recovered": [run ids]}`. SIGTERM shuts it down.
+ * printing `{"recovered": [run ids]}`. SIGTERM shuts it down. With
+ * `DBOS_TEST_SHUTDOWN_AT=in-call` it shuts itself down instead of dying
+ * there, printing `{"shutdown": "begun"}` and `{"shutdown": "done"}`; the
+ * tool then takes `DBOS_TEST_AFTER_CALL_MS` more (a slow call in flight).
  */
 
 import { writeSync } from "node:fs";
@@ -30,6 +33,12 @@ const environment = (name: string): string => {
 const say = (message: object) => writeSync(1, `${JSON.stringify(message)}\n`);
 const dieAt = process.env.DBOS_TEST_DIE_AT;
 const dieFor = process.env.DBOS_TEST_DIE_FOR;
+const shutdownAt = process.env.DBOS_TEST_SHUTDOWN_AT;
+const shutDown = (point: string, ids: readonly string[]) => {
+  if (point !== shutdownAt || !dieFor || !ids.includes(dieFor)) return;
+  say({ shutdown: "begun" });
+  void durable.shutdown().then(() => say({ shutdown: "done" }));
+};
 const die = (point: string, ids: readonly string[]) => {
   if (point !== dieAt || !dieFor || !ids.includes(dieFor)) return;
   say({ dying: point });
@@ -48,7 +57,12 @@ const model = new ScriptedModel(
 const options = dbosTestAgentOptions(
   JSON.parse(environment("DBOS_TEST_SERVICES")) as DbosTestServices,
   model,
-  (ids) => die("in-call", ids),
+  (ids) => {
+    die("in-call", ids);
+    shutDown("in-call", ids);
+  },
+  undefined,
+  process.env.DBOS_TEST_AFTER_CALL_MS ? Number(process.env.DBOS_TEST_AFTER_CALL_MS) : undefined,
 );
 const approver = options.approver!;
 const requestApproval = approver.requestApproval.bind(approver);

@@ -30,13 +30,20 @@ export function conversationModel(): ScriptedModel {
  * deleting callbacks in the orders simulator, approved through the messaging
  * simulator. `onCalled` runs once the deletion was answered, before the tool
  * returns (where a process may die, in the fault test);
- * `pendingExpiresInSeconds` is how long a question stays open.
+ * `pendingExpiresInSeconds` is how long a question stays open; `afterCallMs`
+ * how long the tool takes after that (a slow call).
  */
 export function dbosTestAgentOptions(
   services: DbosTestServices,
   model: ScriptedModel,
   onCalled?: (ids: readonly string[]) => void,
   pendingExpiresInSeconds?: number,
+  afterCallMs?: number,
 ): AgentOptions {
-  return fleetAgentOptions(services, { model, onCalled, pendingExpiresInSeconds });
+  return fleetAgentOptions(services, {
+    model,
+    onCalled,
+    pendingExpiresInSeconds,
+    ...(afterCallMs !== undefined ? { afterCallMs } : {}),
+  });
 }
