@@ -16,4 +16,4 @@ export {
   type AgUiHandlerOptions,
   createAgUiHandler,
 } from "./create-ag-ui-handler.js";
-export { type NodeRequestListener, toNodeHandler } from "./to-node-handler.js";
+export { toNodeHandler } from "./to-node-handler.js";

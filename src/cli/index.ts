@@ -7,13 +7,9 @@
  * @module switchyard-agents/cli
  */
 export type { RunReport } from "./build-run-report.js";
-export {
-  type CreateExampleServicesOptions,
-  createExampleServices,
-} from "./create-example-services.js";
+export { createExampleServices } from "./create-example-services.js";
 export type {
   ExampleDefinition,
-  ExampleServiceName,
   ExampleServices,
 } from "./example-definition.js";
 export type { RunsReport } from "./list-runs.js";

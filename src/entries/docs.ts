@@ -17,7 +17,7 @@ export type {
 } from "../clients/docs/docs-types.js";
 export type { EditFileResult } from "../clients/docs/edit-file.js";
 export type { FileEdit } from "../clients/docs/file-edit.js";
-export { type FrontMatter, parseFrontMatter } from "../clients/docs/front-matter.js";
+export { parseFrontMatter } from "../clients/docs/front-matter.js";
 export type {
   SiteCheckInput,
   SiteCheckResult,

@@ -7,7 +7,6 @@
  */
 export type {
   CreateSubscriptionLinkInput,
-  MessageKind,
   MessageOption,
   SendMessageInput,
   SendMessageOptions,

@@ -6,7 +6,6 @@
  */
 export { PostgresAuditLog, type PostgresAuditLogOptions } from "../stores/postgres-audit-log.js";
 export {
-  type PostgresRetryOptions,
   PostgresRunStore,
   type PostgresRunStoreOptions,
 } from "../stores/postgres-run-store.js";

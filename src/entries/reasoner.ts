@@ -14,5 +14,4 @@ export type {
   ExtraBody,
   ProviderRouting,
 } from "../clients/reasoner/chat-types.js";
-export type { ModelName } from "../clients/reasoner/known-model.js";
 export { validateChatRequest } from "../clients/reasoner/validate-chat-request.js";

@@ -9,7 +9,7 @@
  */
 export type { McpElicitationHandler } from "./answer-elicitations.js";
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
-export { type McpToolCall, type McpToolsOptions, mcpTools } from "./mcp-tools.js";
+export { type McpToolsOptions, mcpTools } from "./mcp-tools.js";
 export {
   type McpHttpEndpoint,
   type ServeMcpOverHttpOptions,
@@ -17,7 +17,6 @@ export {
 } from "./serve-mcp-over-http.js";
 export {
   type McpStdioConnection,
-  type McpStdioStreams,
   serveMcpOverStdio,
 } from "./serve-mcp-over-stdio.js";
 export { toolAnnotations } from "./tool-annotations.js";

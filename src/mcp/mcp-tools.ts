@@ -111,7 +111,7 @@ export interface McpToolsOptions {
  * the validator's words back. Every tool whose server does not mark it
  * read-only asks a person first (and, unless the server is `trusted`, every
  * tool does). The approval binds to the server, the tool and the arguments
- * ({@link McpToolCall}). A result's `structuredContent` reaches the model as
+ * (`{ server, implementation, tool, arguments }`, what a `needsApproval` function reads). A result's `structuredContent` reaches the model as
  * JSON; otherwise text content as its text, and other content as the SDK
  * gives it. A result marked `isError` fails the call with its text.
  *

@@ -16,10 +16,7 @@ export {
   type MessagingSimulatorOptions,
   startMessagingSimulator,
 } from "./messaging/messaging-simulator.js";
-export {
-  type TerminalAnswerer,
-  terminalAnswerer,
-} from "./messaging/terminal-answerer.js";
+export { terminalAnswerer } from "./messaging/terminal-answerer.js";
 export {
   type OrdersSimulator,
   type OrdersSimulatorOptions,

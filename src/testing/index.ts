@@ -16,7 +16,6 @@ export {
   runQueueConformance,
 } from "./run-queue-conformance.js";
 export {
-  type ConformanceTest,
   type RunStoreConformanceOptions,
   runStoreConformance,
 } from "./run-store-conformance.js";
@@ -24,13 +23,9 @@ export {
   type ScriptedApproval,
   ScriptedApprover,
   type ScriptedCheck,
-  type ScriptedCheckAnswer,
 } from "./scripted-approver.js";
 export {
   type ScriptedAnswer,
-  type ScriptedFailure,
   ScriptedModel,
   type ScriptedStep,
-  type ScriptedStepContext,
-  type ScriptedToolCall,
 } from "./scripted-model.js";

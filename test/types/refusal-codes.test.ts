@@ -1,8 +1,9 @@
 import { Agent, type Approver, defineTool } from "switchyard-agents";
-import { type RefusalCode, type RefusedRecord, refusalCodes } from "switchyard-agents/agent";
+import { type RefusalCode, refusalCodes } from "switchyard-agents/agent";
 import { ScriptedModel } from "switchyard-agents/testing";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import type { RefusedRecord } from "../../src/agent/approval-gate.js";
 
 /** A gated tool, and an agent whose approver refuses with `code` (unchecked, as JavaScript would). */
 async function refusedWith(code: unknown): Promise<RefusedRecord | undefined> {

@@ -2,14 +2,11 @@ import { ReasonerClient } from "switchyard-agents";
 import type { Model, ModelStreamEvent } from "switchyard-agents/model";
 import type { ScriptedAnswer as SimulatorAnswer } from "switchyard-agents/simulators";
 import { startReasonerSimulator } from "switchyard-agents/simulators";
-import {
-  ScriptedModel,
-  type ScriptedAnswer as TestingAnswer,
-  type ScriptedToolCall as TestingToolCall,
-} from "switchyard-agents/testing";
+import { ScriptedModel, type ScriptedAnswer as TestingAnswer } from "switchyard-agents/testing";
 import { describe, expect, expectTypeOf, it } from "vitest";
 
 type SimulatorToolCall = NonNullable<SimulatorAnswer["toolCalls"]>[number];
+type TestingToolCall = NonNullable<TestingAnswer["toolCalls"]>[number];
 
 /** An answer using every field: text in pieces, reasoning, a call streamed in pieces, usage. */
 const answer: TestingAnswer = {
