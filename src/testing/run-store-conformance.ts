@@ -33,7 +33,7 @@ export interface RunStoreConformanceOptions {
  * The contract of a {@link RunStore}, as tests your store must pass: saves
  * and loads whole states, compare-and-set saves, a call's start and its
  * approval's spending as one write fenced by the revision (at most once,
- * by id and by content; approvals of two services apart), a call's end
+ * by id and by content; each approval id spent once), a call's end
  * kept even when its save is refused, and listing by status with keyset
  * paging. Every method of the contract is required. Assertions use
  * `node:assert`, so any framework runs it. A store that is also a run
