@@ -180,10 +180,10 @@ process.exit(0);
  */
 function whyMissed(name: string): string {
   if (name.startsWith("agent step overhead") && name.endsWith("against the pooled floor")) {
-    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Why the whole-answer target is missed\"";
+    return "the loop's own work per step (journal, tool-call records, redaction, events) and the HTTP core's (timeout, abort, retries, request checks) on top of two requests that cost the floor little; see docs/performance.md, \"Why the whole-answer figure sits at the target, and misses it under load\"";
   }
   if (name.startsWith("agent step overhead")) {
-    return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the step target is missed"';
+    return 'the per-request timeout and abort, request checks and the agent\'s own work; see docs/performance.md, "Why the whole-answer figure sits at the target, and misses it under load"';
   }
   if (name.startsWith("import(")) {
     return 'zod (95 files, 854 KB, half of what loads) and pino load with the main entry; see docs/performance.md, "Import time"';
