@@ -53,8 +53,9 @@ interface Due {
 const wokenAt = -1;
 
 /**
- * A run store and run queue in this process's memory: the agent's default
- * when it is given no `runStore`, and a store for tests. It keeps the same
+ * A run store and run queue in this process's memory: for tests, and for
+ * an application that wants the store's promises (ids, start writes,
+ * claims) within one process. It keeps the same
  * promises as `FileRunStore` (both conformance suites run on it), for as
  * long as the object lives, within one process: nothing outlives a restart.
  * It keeps every run saved until it is deleted. A saved state is kept as

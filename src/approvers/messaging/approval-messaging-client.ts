@@ -19,11 +19,6 @@ import type { RequestOptions } from "../../clients/request-options.js";
  * so any object with these methods (a wrapper, a fake in a test) will do.
  */
 export interface ApprovalMessagingClient {
-  /**
-   * Where the service is (`MessagingClient.baseUrl`): the approver's
-   * `interactionService`, under which spent approvals are recorded.
-   */
-  readonly baseUrl?: string;
   /** `GET /v1/capabilities`; the approver needs the `interactions` feature. */
   getCapabilities(options?: RequestOptions): Promise<MessagingCapabilities>;
   /** `GET /v1/subscription-links/{id}`; the approver's link must be `active`. */

@@ -61,7 +61,7 @@ export interface BatchItemId {
 const itemSeparator = "#item";
 
 /**
- * The id an item of a batch question is approved (and spent) under: the
+ * The ticket an item of a batch question's answer is read by: the
  * question's interaction id and the item's number, e.g. `int_7#item2`.
  */
 export function batchItemId(interactionId: string, number: number): string {

@@ -247,7 +247,7 @@ export class MessagingApprover implements Approver {
    * write" (e.g. `1,3`). A question that would pass the message limit is
    * split into several, never cut; an action too long to sit beside others
    * is asked on its own. Each action gets its own decision, named by its
-   * own id (`<interaction id>#item<number>`), and its own audit record; an
+   * own ticket (`<interaction id>#item<number>`), and its own audit record; an
    * answer approves only the items it names, and only the question it
    * answers. Waits for the answer, or with `context.allowPending` returns
    * `pending` per item; `checkApproval` reads an item's answer later.
@@ -1028,7 +1028,7 @@ export class MessagingApprover implements Approver {
    */
   #unusableId(interactionId: string): string | undefined {
     if (holdsIdSeparator(interactionId)) {
-      return 'which holds "#" or "+" (the separators of the ids approvals are spent under)';
+      return 'which holds "#" or "+" (the separators of the tickets answers are read by)';
     }
     if (this.#interactionIds.has(interactionId)) return "which an earlier question was given";
     this.#interactionIds.add(interactionId);
@@ -1041,11 +1041,11 @@ export class MessagingApprover implements Approver {
 }
 
 /**
- * Whether an interaction id holds `#` or `+`, the separators of the ids
- * approvals are named and spent under (`<id>#item<n>` for an item of a batch
- * question, `<id>#standing-<n>` for a use of a standing approval,
- * `<first>+<second>` for a question put to two links): read back, such an
- * id would name another question's answer, so it is refused.
+ * Whether an interaction id holds `#` or `+`, the separators of the tickets
+ * this approver reads answers by (`<id>#item<n>` for an item of a batch
+ * question, `<first>+<second>` for a question put to two links; approvals
+ * are spent under the agent's approval ids): read back, such an id would
+ * name another question's answer, so it is refused.
  */
 function holdsIdSeparator(interactionId: string): boolean {
   return /[#+]/.test(interactionId);
