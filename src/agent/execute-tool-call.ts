@@ -129,15 +129,18 @@ async function checkDecideAndSettle(
     return childLogger;
   };
   const hand: CallInHand = { tool, base: { ...base, arguments: args }, logger };
+  // No rule can ask about or decide this tool's calls: nothing to decide,
+  // and nothing to build for a question (the policy would allow it unnamed).
+  if (!mayBeGated(environment.approvalPolicy, tool)) {
+    return settle(hand, { kind: "ungated", shadow: undefined }, environment);
+  }
   // A call that may need approval runs with a frozen copy whose fingerprint the approval binds to.
   let frozen: FrozenArguments | undefined;
   let notFingerprintable: unknown;
-  if (mayBeGated(environment.approvalPolicy, tool)) {
-    try {
-      frozen = freezeArguments(name, args, tool.target);
-    } catch (error) {
-      notFingerprintable = error;
-    }
+  try {
+    frozen = freezeArguments(name, args, tool.target);
+  } catch (error) {
+    notFingerprintable = error;
   }
   const decision = await decideApproval(
     {

@@ -1,4 +1,4 @@
-import type { SecretRegistry } from "./redact.js";
+import { redactText, type SecretRegistry } from "./redact.js";
 
 /**
  * Redacts text that arrives in pieces (a model's streamed text or tool-call
@@ -24,10 +24,11 @@ export class StreamingRedactor {
    */
   push(piece: string): string {
     this.#pending += piece;
-    const cut = safeCut(this.#pending, this.#secrets.values());
+    const secrets = this.#secrets.values();
+    const cut = safeCut(this.#pending, secrets);
     const ready = this.#pending.slice(0, cut);
     this.#pending = this.#pending.slice(cut);
-    return ready === "" ? "" : this.#secrets.redactText(ready);
+    return ready === "" ? "" : redactText(ready, secrets);
   }
 
   /** The tail held back, redacted: what goes out when the stream ends. */

@@ -8,6 +8,7 @@ import type {
   RefusedDecision,
 } from "../agent/approver.js";
 import type { RefusalCode } from "../agent/refusal-code.js";
+import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { textDigest } from "../internal/canonical-json.js";
 import { loadZod } from "../internal/load-zod.js";
 import type { SecretRegistry } from "../internal/redact.js";
@@ -105,7 +106,7 @@ function unavailableReason(server: Server): string | undefined {
  * words; names, values and arguments come from the model or a service and
  * are escaped, so nothing in them can pose as a line of the question.
  */
-export function elicitationMessage(action: ApprovalAction): string {
+function elicitationMessage(action: ApprovalAction): string {
   const { description } = action;
   const summary = escapeUntrustedText(String(description?.summary ?? "").trim());
   const lines = [`Approve this tool call? ${summary || "Run the tool below."}`];
@@ -134,6 +135,20 @@ function detailLines(detail: ActionDetail | string): string[] {
   return [label];
 }
 
+/** An MCP client's answer to the approval form, as it is read. */
+const answerSchema = buildOnFirstUse(() => {
+  const { z } = loadZod();
+  return z.object({
+    action: z.enum(["accept", "decline", "cancel"]),
+    content: z
+      .object({
+        decision: z.enum(["approve", "deny"]).optional(),
+        note: z.string().optional(),
+      })
+      .optional(),
+  });
+});
+
 /** The answer, parsed: only `accept` with `decision: "approve"` approves; the note is cut to its limit. */
 function judgeAnswer(
   answer: unknown,
@@ -142,18 +157,7 @@ function judgeAnswer(
   source: { approverLink: string; questionDigest: string },
   secrets: SecretRegistry,
 ): ApprovalDecision {
-  const { z } = loadZod();
-  const parsed = z
-    .object({
-      action: z.enum(["accept", "decline", "cancel"]),
-      content: z
-        .object({
-          decision: z.enum(["approve", "deny"]).optional(),
-          note: z.string().optional(),
-        })
-        .optional(),
-    })
-    .safeParse(answer);
+  const parsed = answerSchema().safeParse(answer);
   if (!parsed.success) {
     return refused(
       "unreadable_answer",

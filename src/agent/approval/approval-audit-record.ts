@@ -78,12 +78,12 @@ export interface ApprovalAuditSinks {
   logger: Logger;
 }
 
-/** The call a decision is about, and where its `approval-result` event goes (absent for a budget extension). */
+/** The call a decision is about, and where its `approval-result` event goes. */
 export interface DecidedCall {
   toolName: string;
   toolCallId: string;
   runId: string | undefined;
-  /** Emits `approval-result` for the decision; absent when the decision is not a tool call's. */
+  /** Emits `approval-result` for the decision; absent when its caller emits the event itself (a budget extension does). */
   emit?: ((approval: ApprovalRecord) => void) | undefined;
 }
 

@@ -261,10 +261,8 @@ export class MessagingApprover implements Approver {
     throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
     const readiness = await this.#readiness.check(context.signal);
     if (!readiness.ready) {
-      return Promise.all(
-        actions.map((action) =>
-          this.#withSource(action, refusal(readiness.code, readiness.reason)),
-        ),
+      return actions.map((action) =>
+        this.#withSource(action, refusal(readiness.code, readiness.reason)),
       );
     }
     const choice = readiness.features.includes("free_text");
@@ -310,7 +308,7 @@ export class MessagingApprover implements Approver {
       this.#options;
     const subject = `${items.length} actions (${[...new Set(items.map((item) => item.action.toolName))].join(", ")})`;
     const decideEach = (decide: (item: (typeof items)[number]) => ApprovalDecision) =>
-      Promise.all(items.map((item) => this.#withSource(item.action, decide(item))));
+      items.map((item) => this.#withSource(item.action, decide(item)));
     let accepted: AcceptedMessage;
     try {
       accepted = await client.sendMessage(
