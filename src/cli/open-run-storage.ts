@@ -1,12 +1,14 @@
 import type { RunQueue } from "../agent/durable/run-queue.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import type { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
+import type { PostgresAuditLog } from "../stores/postgres-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError, cliRunRecordFormat } from "./cli-run-records.js";
 import { CommandError, usageError } from "./command-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { displayUrl } from "./format-text.js";
-import { openStateDirectory } from "./open-state-directory.js";
+import { auditKeyOf, openAuditLog, openStateDirectory } from "./open-state-directory.js";
 
 /** The run metadata key holding a run's {@link CliRunRecord}, as JSON. */
 export const cliRecordMetadataKey = "switchyard.cli";
@@ -35,14 +37,22 @@ export interface RunStorage {
   /** The runs' store, which is also their queue. */
   store: RunStore & RunQueue;
   records: RunRecords;
-  /** Ends the store's connections. */
+  /**
+   * The runs' audit log, keyed with `SWITCHYARD_AUDIT_KEY` when set: in
+   * PostgreSQL the store's own (its schema and pool, no pool of its own),
+   * else the file {@link openAuditLog} names.
+   */
+  auditLog: JsonlAuditLog | PostgresAuditLog;
+  /** Ends the store's connections, the audit log's with them. */
   close(): Promise<void>;
 }
 
 /**
  * The runs' storage: PostgreSQL when `SWITCHYARD_DATABASE_URL` is set (in
  * `SWITCHYARD_DATABASE_SCHEMA`, default `switchyard`; `pg` is loaded only
- * then), else the state directory (`SWITCHYARD_STATE_DIR`). The database's
+ * then), else the state directory (`SWITCHYARD_STATE_DIR`); with their
+ * audit log, keyed with `SWITCHYARD_AUDIT_KEY` (a key too short is a usage
+ * error). The database's
  * tables are prepared here, so a database that cannot be reached is an
  * error naming `SWITCHYARD_DATABASE_URL`; with `prepare: false` (the worker,
  * which keeps trying and reports each failure) on first use instead.
@@ -51,12 +61,14 @@ export async function openRunStorage(
   env: CliIo["env"],
   options: { prepare?: boolean } = {},
 ): Promise<RunStorage> {
+  const auditKey = auditKeyOf(env);
   const url = env.SWITCHYARD_DATABASE_URL?.trim();
   if (url) {
     const { PostgresRunStore } = await import("../stores/postgres-run-store.js");
     const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
     const store = createStore(
-      () => new PostgresRunStore({ connectionString: url, ...(schema ? { schema } : {}) }),
+      () =>
+        new PostgresRunStore({ connectionString: url, auditKey, ...(schema ? { schema } : {}) }),
     );
     try {
       if (options.prepare !== false) await store.migrate();
@@ -75,6 +87,7 @@ export async function openRunStorage(
       variable: "SWITCHYARD_DATABASE_URL",
       store,
       records: metadataRecords(store),
+      auditLog: store.auditLog,
       close: () => store.close(),
     };
   }
@@ -92,6 +105,7 @@ export async function openRunStorage(
       delete: (runId) => records.delete(runId),
       describe: (runId) => records.pathOf(runId),
     },
+    auditLog: openAuditLog(env),
     close: async () => {},
   };
 }

@@ -15,7 +15,7 @@ import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { openAuditLog, stateKeyOf } from "./open-state-directory.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import {
   readServiceSettings,
   type ServiceSettings,
@@ -106,7 +106,7 @@ export async function resumeRun(
       allowEdits: options.allowEdits === true,
       runStore: directory.store,
       stateKey: stateKeyOf(io.env),
-      auditLog: openAuditLog(io.env),
+      auditLog: directory.auditLog,
     });
     writeRunHeader(io, {
       title: `switchyard resume ${runId} (${example.name}, ${saved.stepCount} ${saved.stepCount === 1 ? "step" : "steps"} so far)`,

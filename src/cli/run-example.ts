@@ -94,7 +94,8 @@ export async function runExample(
   let resolved: ResolvedServices | undefined;
   let progress: ProgressRenderer | undefined;
   let state: RunStorage | undefined;
-  let auditLog: ReturnType<typeof openAuditLog> | undefined;
+  /** The audit log opened here, when the run storage's is not used. */
+  let ownAuditLog: ReturnType<typeof openAuditLog> | undefined;
   try {
     const task = options.task ?? example.defaultTask;
     const settings = readServiceSettings(io.env);
@@ -119,7 +120,8 @@ export async function runExample(
         ? "never"
         : (mode as Exclude<ApprovalMode, "ask" | "browser">);
     state = noWait ? await openRunStorage(io.env) : undefined;
-    auditLog = openAuditLog(io.env);
+    // With --no-wait the storage's own log: in PostgreSQL, no second pool.
+    ownAuditLog = state ? undefined : openAuditLog(io.env);
     resolved = await resolveServices({
       settings,
       scenario: scenarioFor(example.name),
@@ -129,7 +131,7 @@ export async function runExample(
       allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
       stateKey,
-      auditLog,
+      auditLog: state?.auditLog ?? ownAuditLog,
     });
     // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
     const runId = newRunId();
@@ -180,7 +182,7 @@ export async function runExample(
     removeSignalHandlers();
     await resolved?.close();
     await state?.close().catch(() => {});
-    if (auditLog && "close" in auditLog) await auditLog.close().catch(() => {});
+    if (ownAuditLog && "close" in ownAuditLog) await ownAuditLog.close().catch(() => {});
   }
 }
 

@@ -11,7 +11,7 @@ import { createRunLogger } from "./create-run-logger.js";
 import type { ExampleDefinition } from "./example-definition.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { openAuditLog, stateKeyOf } from "./open-state-directory.js";
+import { stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
@@ -97,7 +97,7 @@ export async function workRuns(
           allowEdits: options.allowEdits === true,
           runStore: opened.store,
           stateKey: stateKeyOf(io.env),
-          auditLog: openAuditLog(io.env),
+          auditLog: opened.auditLog,
         });
         resolvedByExample.set(example.name, resolved);
       }

@@ -274,6 +274,55 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     }
   });
 
+  it("with SWITCHYARD_DATABASE_URL, run --no-wait and resume append to the run store's audit log and leave no connection open", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const schema = uniqueSchema("audit_pool");
+    // Every connection the commands open carries this name, so the server can count them.
+    const url = new URL(testDatabaseUrl());
+    url.searchParams.set("application_name", schema);
+    const env = {
+      ...simulatorVariables(simulators),
+      SWITCHYARD_STATE_DIR: directory,
+      SWITCHYARD_DATABASE_URL: url.href,
+      SWITCHYARD_DATABASE_SCHEMA: schema,
+      SWITCHYARD_AUDIT_KEY: "e".repeat(64),
+    };
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    const openConnections = async () => {
+      const { rows } = await admin.query<{ count: string }>(
+        "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = $1",
+        [schema],
+      );
+      return Number(rows[0]!.count);
+    };
+    try {
+      const { runId, interactionId } = await suspendedRun(env);
+      expect(await openConnections()).toBe(0);
+      simulators.messaging.answerInteraction(interactionId, "deny", "not today");
+      const resumed = await switchyard(["resume", runId, "--json"], env);
+      expect(resumed.code).toBe(0);
+      // The decision went through the store's pool, which the command ended: nothing is left open.
+      expect(await openConnections()).toBe(0);
+      const shown = await switchyard(["audit", "show", runId, "--json"], env);
+      expect(shown.code).toBe(0);
+      const report = JSON.parse(shown.stdout) as {
+        intact: boolean;
+        records: ApprovalAuditRecord[];
+      };
+      expect(report.intact).toBe(true);
+      expect(report.records).toEqual([
+        expect.objectContaining({ runId, outcome: "refused", note: "not today" }),
+      ]);
+      expect(await openConnections()).toBe(0);
+      expect(await auditLogExists(join(directory, "audit.jsonl"))).toBe(false);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+
   it("a SWITCHYARD_AUDIT_KEY too short to be safe is a usage error, before anything runs", async () => {
     const env = { ...(await environment()), SWITCHYARD_AUDIT_KEY: "short-key" };
     for (const argv of [
