@@ -42,12 +42,22 @@ export function checkAuditKey(key: unknown, owner: string): string | undefined {
   return key;
 }
 
-/** The entry that follows `last` (undefined for the first), hashed under `key` when given. */
+/**
+ * The entry that follows `last` (undefined for the first), hashed under
+ * `key` when given. A keyed chain appended to without its key is a
+ * `ConfigurationError` naming the log (`where`): the chain would lose it.
+ */
 export function nextEntry(
   last: { seq: number; hash: string } | undefined,
   record: ApprovalAuditRecord,
   key: string | undefined,
+  where: string,
 ): AuditLogEntry {
+  if (last && key === undefined && last.hash.startsWith("hmac-sha256:")) {
+    throw new ConfigurationError(
+      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
+    );
+  }
   const seq = (last?.seq ?? 0) + 1;
   const prev = last?.hash ?? auditLogGenesis;
   return { seq, prev, record, hash: entryHash(seq, prev, record, key) };
@@ -208,6 +218,8 @@ export function verifyAuditChain(
   let unkeyedLeading = 0;
   let seenKeyed = false;
   let lastKeyed: boolean | undefined;
+  /** The last entry, when it could be read. */
+  let last: AuditLogEntry | undefined;
   texts.forEach((text, index) => {
     const number = index + 1;
     const entry = parseAuditEntry(text);
@@ -215,8 +227,10 @@ export function verifyAuditChain(
       problems.push(`entry ${number}: ${entry.problem}`);
       prev = "";
       lastKeyed = undefined;
+      last = undefined;
       return;
     }
+    last = entry;
     records.push(entry.record);
     const keyed = entry.hash.startsWith("hmac-sha256:");
     if (keyed && key === undefined) {
@@ -264,7 +278,7 @@ export function verifyAuditChain(
   const head = checkHead(storedHead, {
     entries,
     prev,
-    texts,
+    last,
     key,
     problems,
     notes,
@@ -287,14 +301,15 @@ function checkHead(
   chain: {
     entries: number;
     prev: string;
-    texts: readonly string[];
+    /** The last entry, when there is one and it could be read. */
+    last: AuditLogEntry | undefined;
     key: string | undefined;
     problems: string[];
     notes: string[];
     headRequired: boolean;
   },
 ): AuditLogHead | undefined {
-  const { entries, prev, key, problems, notes } = chain;
+  const { entries, prev, last, key, problems, notes } = chain;
   if (stored === undefined) {
     if (entries === 0) return undefined;
     if (key !== undefined || chain.headRequired) {
@@ -330,13 +345,7 @@ function checkHead(
   }
   if (head.entries === entries && head.lastHash === prev) return head;
   // The writer stopped between appending an entry and moving the head: the entry is chained.
-  const last = entries > 0 ? parseAuditEntry(chain.texts[entries - 1] ?? "") : undefined;
-  if (
-    head.entries === entries - 1 &&
-    last !== undefined &&
-    !("problem" in last) &&
-    head.lastHash === last.prev
-  ) {
+  if (head.entries === entries - 1 && last !== undefined && head.lastHash === last.prev) {
     notes.push("the head is one entry behind: the writer stopped between the entry and its head");
     return head;
   }

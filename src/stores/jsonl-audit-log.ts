@@ -87,12 +87,7 @@ export class JsonlAuditLog implements AuditLog {
 
   async #append(record: ApprovalAuditRecord): Promise<void> {
     const last = lastEntry(await readText(this.path), this.path);
-    if (last && this.#key === undefined && last.hash.startsWith("hmac-sha256:")) {
-      throw new ConfigurationError(
-        `the audit log ${this.path} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
-      );
-    }
-    const entry = nextEntry(last, record, this.#key);
+    const entry = nextEntry(last, record, this.#key, `the audit log ${this.path}`);
     const handle = await open(this.path, "a", 0o600);
     try {
       await handle.write(`${JSON.stringify(entry)}\n`);

@@ -85,12 +85,7 @@ export class PostgresAuditLog implements AuditLog {
           `SELECT head FROM ${this.#head} FOR UPDATE`,
         );
         const last = await this.#lastEntry(client, rows[0]?.head ?? null);
-        if (last && this.#key === undefined && last.hash.startsWith("hmac-sha256:")) {
-          throw new ConfigurationError(
-            `${this.where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
-          );
-        }
-        const entry = nextEntry(last, record, this.#key);
+        const entry = nextEntry(last, record, this.#key, this.where);
         await client.query(`INSERT INTO ${this.#log} (seq, entry, run_id) VALUES ($1, $2, $3)`, [
           entry.seq,
           JSON.stringify(entry),
