@@ -55,9 +55,15 @@ export class PostgresAuditLog implements AuditLog {
   readonly #key: string | undefined;
   readonly #log: string;
   readonly #head: string;
+  readonly #prepare: (() => Promise<void>) | undefined;
   #ready: Promise<void> | undefined;
 
-  constructor(options: PostgresAuditLogOptions) {
+  /**
+   * @param prepare How the tables are made ready before each statement: a
+   * run store's own migration (`PostgresRunStore.auditLog`), so the schema
+   * is migrated once for both. @default migrates the schema on first use
+   */
+  constructor(options: PostgresAuditLogOptions, prepare?: () => Promise<void>) {
     const problems: string[] = [];
     const schema = checkPostgresPool(options, "PostgresAuditLog", problems);
     if (problems.length > 0) throw new ConfigurationError(problems);
@@ -65,6 +71,7 @@ export class PostgresAuditLog implements AuditLog {
     this.schema = schema;
     this.#log = `${quoteIdentifier(schema)}.audit_log`;
     this.#head = `${quoteIdentifier(schema)}.audit_head`;
+    this.#prepare = prepare;
     // A log nobody closes does not keep the process alive.
     const opened = openPostgresPool(options, "PostgresAuditLog", { max: 2, allowExitOnIdle: true });
     this.#ownsPool = opened.owned;
@@ -185,13 +192,16 @@ export class PostgresAuditLog implements AuditLog {
 
   /** Runs `body` on a client of its own once the tables are ready; a client that failed is destroyed. */
   async #withClient<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
-    this.#ready ??= withPoolClient(this.#pool, (client) => migrate(client, this.schema)).catch(
-      (error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      },
-    );
-    await this.#ready;
+    if (this.#prepare) await this.#prepare();
+    else {
+      this.#ready ??= withPoolClient(this.#pool, (client) => migrate(client, this.schema)).catch(
+        (error: unknown) => {
+          this.#ready = undefined;
+          throw error;
+        },
+      );
+      await this.#ready;
+    }
     return withPoolClient(this.#pool, body);
   }
 }

@@ -217,7 +217,10 @@ export class PostgresRunStore implements RunStore, RunQueue {
     // by pg_terminate_backend or a restart between two statements, or as
     // the pool hands it over), which would otherwise end the process.
     this.#pool.on("connect", (client) => client.on("error", this.#onClientError));
-    this.auditLog = new PostgresAuditLog({ pool: this.#pool, schema, auditKey });
+    // The log's tables are the store's: migrated once, by the store.
+    this.auditLog = new PostgresAuditLog({ pool: this.#pool, schema, auditKey }, () =>
+      this.migrate(),
+    );
   }
 
   readonly #onClientError = (error: Error): void => {

@@ -75,6 +75,38 @@ auditLogConformance({
 });
 
 describe("PostgresRunStore's audit log", () => {
+  it("is prepared by the store's own migration: the schema is migrated once for both", async () => {
+    const schema = uniqueSchema("store_audit_once");
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl(), max: 2 });
+    const store = new PostgresRunStore({ pool, schema });
+    let checkouts = 0;
+    pool.on("acquire", () => {
+      checkouts++;
+    });
+    try {
+      const decidedAt = new Date().toISOString();
+      await store.auditLog.append({
+        action: "delete_callbacks",
+        toolCallId: "call-1",
+        runId: "run_once",
+        fingerprint: "sha256:once",
+        outcome: "approved",
+        requestedAt: decidedAt,
+        decidedAt,
+      });
+      // The append migrated the schema (one checkout) and wrote (another); the store has nothing left to migrate.
+      await store.migrate();
+      expect(checkouts).toBe(2);
+      expect(await store.auditLog.read({ runId: "run_once" })).toEqual([
+        expect.objectContaining({ toolCallId: "call-1", outcome: "approved" }),
+      ]);
+    } finally {
+      await store.close();
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    }
+  });
+
   it("shares the store's pool and schema, keyed with its auditKey, and closes with it", async () => {
     const schema = uniqueSchema("store_audit");
     const auditKey = "e".repeat(40);
