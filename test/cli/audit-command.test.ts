@@ -323,6 +323,57 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     }
   });
 
+  it("show reads a log it cannot verify, and says why: keyed without the key, or altered", async () => {
+    const env = await environment();
+    const file = join(env.SWITCHYARD_STATE_DIR!, "audit.jsonl");
+    const decidedAt = new Date().toISOString();
+    const record = (runId: string, toolCallId: string): ApprovalAuditRecord => ({
+      action: "delete_callbacks",
+      toolCallId,
+      runId,
+      fingerprint: "sha256:shown",
+      outcome: "refused",
+      requestedAt: decidedAt,
+      decidedAt,
+    });
+    const log = new JsonlAuditLog({ path: file, auditKey: "f".repeat(64) });
+    await log.append(record("run_shown", "call-1"));
+    await log.append(record("run_other", "call-2"));
+    await log.append(record("run_shown", "call-3"));
+
+    const keyed = await switchyard(["audit", "show", "run_shown", "--json"], env);
+    expect(keyed.code).toBe(0);
+    expect(keyed.stderr).toContain("is keyed; set SWITCHYARD_AUDIT_KEY to check");
+    const keyedReport = JSON.parse(keyed.stdout) as {
+      intact?: boolean;
+      records: ApprovalAuditRecord[];
+    };
+    expect(keyedReport.intact).toBeUndefined();
+    expect(keyedReport.records.map((shown) => shown.toolCallId)).toEqual(["call-1", "call-3"]);
+
+    const withKey = { ...env, SWITCHYARD_AUDIT_KEY: "f".repeat(64) };
+    const verified = await switchyard(["audit", "show", "run_shown", "--json"], withKey);
+    expect(verified.stderr).toBe("");
+    expect(JSON.parse(verified.stdout)).toMatchObject({ intact: true });
+    expect(
+      (JSON.parse(verified.stdout) as { records: ApprovalAuditRecord[] }).records.map(
+        (shown) => shown.toolCallId,
+      ),
+    ).toEqual(["call-1", "call-3"]);
+
+    const saved = await readFile(file, "utf8");
+    await writeFile(file, saved.replace('"toolCallId":"call-3"', '"toolCallId":"call-9"'));
+    const altered = await switchyard(["audit", "show", "run_shown", "--json"], withKey);
+    expect(altered.code).toBe(0);
+    expect(altered.stderr).toContain("does not verify (1 problem(s)); run switchyard audit verify");
+    const alteredReport = JSON.parse(altered.stdout) as {
+      intact: boolean;
+      records: ApprovalAuditRecord[];
+    };
+    expect(alteredReport.intact).toBe(false);
+    expect(alteredReport.records.map((shown) => shown.toolCallId)).toEqual(["call-1", "call-9"]);
+  });
+
   it("a SWITCHYARD_AUDIT_KEY too short to be safe is a usage error, before anything runs", async () => {
     const env = { ...(await environment()), SWITCHYARD_AUDIT_KEY: "short-key" };
     for (const argv of [

@@ -104,31 +104,26 @@ function writeVerification(
 }
 
 async function showRun(io: CliIo, log: AuditLog, runId: string, json: boolean): Promise<number> {
-  let records: ApprovalAuditRecord[];
+  let verification: AuditLogVerification | undefined;
+  let warning: string | undefined;
   try {
-    records = await log.read({ runId });
-  } catch (error) {
-    throw new CommandError(
-      `switchyard audit show: ${escapeUntrustedText((error as Error).message)}; the log holds something Switchyard did not write (check it with switchyard audit verify)`,
-      exitCodes.notCompleted,
-      { cause: error },
-    );
-  }
-  let intact: boolean | undefined;
-  try {
-    const verification = await log.verify();
-    intact = verification.intact;
-    if (!intact && !(log instanceof JsonlAuditLog && !(await auditLogExists(log.path)))) {
-      io.stderr.write(
-        `warning: ${log.where} does not verify (${verification.problems.length} problem(s)); run switchyard audit verify\n`,
-      );
+    verification = await log.verify();
+    if (
+      !verification.intact &&
+      !(log instanceof JsonlAuditLog && !(await auditLogExists(log.path)))
+    ) {
+      warning = `${log.where} does not verify (${verification.problems.length} problem(s)); run switchyard audit verify`;
     }
   } catch (error) {
     if (!(error instanceof AuditKeyRequiredError)) throw error;
-    io.stderr.write(
-      `warning: ${log.where} is keyed; set SWITCHYARD_AUDIT_KEY to check that these records were not changed\n`,
-    );
+    warning = `${log.where} is keyed; set SWITCHYARD_AUDIT_KEY to check that these records were not changed`;
   }
+  const intact = verification?.intact;
+  // An intact log was read whole by verify: the run's records are among those, not read again.
+  const records = verification?.intact
+    ? verification.records.filter((record) => record.runId === runId)
+    : await readRun(log, runId);
+  if (warning) io.stderr.write(`warning: ${warning}\n`);
   if (json) {
     io.stdout.write(`${JSON.stringify({ file: log.where, runId, intact, records })}\n`);
   } else if (records.length === 0) {
@@ -139,6 +134,19 @@ async function showRun(io: CliIo, log: AuditLog, runId: string, json: boolean): 
     for (const record of records) io.stdout.write(`${describeDecision(record)}\n`);
   }
   return records.length > 0 ? exitCodes.completed : exitCodes.notCompleted;
+}
+
+/** The run's records, read from a log that could not be verified; an entry of an unknown shape is a command error. */
+async function readRun(log: AuditLog, runId: string): Promise<ApprovalAuditRecord[]> {
+  try {
+    return await log.read({ runId });
+  } catch (error) {
+    throw new CommandError(
+      `switchyard audit show: ${escapeUntrustedText((error as Error).message)}; the log holds something Switchyard did not write (check it with switchyard audit verify)`,
+      exitCodes.notCompleted,
+      { cause: error },
+    );
+  }
 }
 
 /** One line: when, what, the outcome, who decided, and the note; every value from the log escaped. */
