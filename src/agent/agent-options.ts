@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger } from "../internal/logger.js";
+import { missingMethods } from "../internal/missing-methods.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
@@ -234,9 +235,7 @@ export function resolveAgentOptions(
   if (approver !== undefined && typeof approver?.requestApproval !== "function") {
     problems.push("approver must have a requestApproval() method.");
   }
-  const missing = runStoreMethods.filter(
-    (method) => typeof (runStore as unknown as Record<string, unknown>)?.[method] !== "function",
-  );
+  const missing = missingMethods(runStore, runStoreMethods);
   if (runStore !== undefined && missing.length > 0) {
     problems.push(
       `runStore must implement every RunStore method (e.g. a FileRunStore); it lacks ${missing.map((method) => `${method}()`).join(", ")}. runStoreConformance() in switchyard-agents/testing checks a store of your own.`,
@@ -356,9 +355,7 @@ function resolveRunQueue(
     }
     return runQueue;
   }
-  const missing = runQueueMethods.filter(
-    (method) => typeof (runQueue as Record<string, unknown> | null)?.[method] !== "function",
-  );
+  const missing = missingMethods(runQueue, runQueueMethods);
   problems.push(
     `runQueue must implement every RunQueue method (e.g. a PostgresRunStore), or be false; it lacks ${missing.map((method) => `${method}()`).join(", ")}. runQueueConformance() in switchyard-agents/testing checks a queue of your own.`,
   );

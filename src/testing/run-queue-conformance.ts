@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { RunNotFoundError, RunNotResumableError } from "../agent/durable/durable-errors.js";
 import { type RunClaim, type RunQueue, runQueueMethods } from "../agent/durable/run-queue.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { missingMethods } from "../internal/missing-methods.js";
 import {
   assertConflict,
   type QueueUnderTest,
@@ -70,7 +71,7 @@ export function runQueueConformance(options: RunQueueConformanceOptions): void {
 
   describe(options.name ?? "RunQueue conformance", () => {
     test("implements every method of the RunQueue contract", async ({ queue }) => {
-      const missing = runQueueMethods.filter((method) => typeof queue[method] !== "function");
+      const missing = missingMethods(queue, runQueueMethods);
       assert.deepEqual(missing, [], `the queue lacks ${missing.join(", ")}`);
     });
 

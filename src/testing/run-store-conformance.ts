@@ -7,6 +7,7 @@ import {
 } from "../agent/durable/durable-errors.js";
 import { type RunStore, runStoreMethods } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { missingMethods } from "../internal/missing-methods.js";
 import { assertConflict, at, runState, startedState } from "./conformance-states.js";
 
 /** A test body as `it` takes it. */
@@ -59,7 +60,7 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
 
   describe(options.name ?? "RunStore conformance", () => {
     test("implements every method of the RunStore contract", async (store) => {
-      const missing = runStoreMethods.filter((method) => typeof store[method] !== "function");
+      const missing = missingMethods(store, runStoreMethods);
       assert.deepEqual(missing, [], `the store lacks ${missing.join(", ")}`);
     });
 

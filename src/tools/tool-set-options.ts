@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { missingMethods } from "../internal/missing-methods.js";
 import { attachSecrets, secretsOf } from "../internal/redact.js";
 import type { AnyTool, NeedsApproval, ToolApprovalRule, ToolTarget } from "./tool.js";
 
@@ -149,9 +150,7 @@ export function checkToolSetClient(
   if (typeof client !== "object" || client === null) {
     throw new ConfigurationError(`${setName} needs a client, e.g. ${example}`);
   }
-  const missing = methods.filter(
-    (method) => typeof (client as Record<string, unknown>)[method] !== "function",
-  );
+  const missing = missingMethods(client, methods);
   if (missing.length > 0) {
     throw new ConfigurationError(
       `${setName}: the client lacks the method(s) ${missing.join(", ")}; pass ${example}`,

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { missingMethods } from "../../internal/missing-methods.js";
 import type { RunState } from "./run-state.js";
 
 /** Options of {@link RunQueue.claim} and {@link RunQueue.claimNext}. */
@@ -216,9 +217,7 @@ export function isRunQueue(value: unknown): value is RunQueue {
   return (
     typeof value === "object" &&
     value !== null &&
-    runQueueMethods.every(
-      (method) => typeof (value as Record<string, unknown>)[method] === "function",
-    )
+    missingMethods(value, runQueueMethods).length === 0
   );
 }
 

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
+import { missingMethods } from "../../internal/missing-methods.js";
 import { redactText, secretsOf } from "../../internal/redact.js";
 import type { Agent } from "../agent.js";
 import { describeThrown } from "../describe-thrown.js";
@@ -237,9 +238,7 @@ export class RunWorker {
 
   constructor(options: RunWorkerOptions) {
     const problems: string[] = [];
-    const missing = runStoreMethods.filter(
-      (method) => typeof options?.runStore?.[method] !== "function",
-    );
+    const missing = missingMethods(options?.runStore, runStoreMethods);
     if (missing.length > 0) {
       problems.push(
         `runStore must be a RunStore (e.g. a PostgresRunStore from switchyard-agents/postgres); it lacks ${missing.map((method) => `${method}()`).join(", ")}.`,
@@ -247,10 +246,7 @@ export class RunWorker {
     }
     const queue = options?.runQueue ?? options?.runStore;
     if (!isRunQueue(queue)) {
-      const lacking = runQueueMethods.filter(
-        (method) =>
-          typeof (queue as unknown as Record<string, unknown> | undefined)?.[method] !== "function",
-      );
+      const lacking = missingMethods(queue, runQueueMethods);
       problems.push(
         options?.runQueue === undefined
           ? `A RunWorker needs a run queue to take due runs from: runStore is not one (it lacks ${lacking.map((method) => `${method}()`).join(", ")}); pass runQueue, or a store that is both (a PostgresRunStore or a FileRunStore).`
