@@ -120,6 +120,16 @@ function isoText(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/**
+ * SQL: the row's claim expired and is not being renewed by a holder in this
+ * process (`tokens`, the parameter holding their lease tokens): a claim
+ * another may take. `row` qualifies the columns (`runs.`) where the
+ * statement needs it.
+ */
+function lapsedLease(tokens: string, row = ""): string {
+  return `(${row}lease_expires_at <= now() AND ${row}lease_token <> ALL(${tokens}::bigint[]))`;
+}
+
 /** Statuses a worker may find due: waiting for answers, or abandoned mid-run. */
 const dueStatuses = "('suspended', 'running')";
 
@@ -685,7 +695,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
       `WITH gone AS (
          DELETE FROM ${this.#table} WHERE run_id = $1 AND state IS NOT NULL
             AND (lease_owner IS NULL OR lease_token = $2
-                 OR (lease_expires_at <= now() AND lease_token <> ALL($3::bigint[])))
+                 OR ${lapsedLease("$3")})
          RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
       () => [runId, claim?.token ?? null, this.#renewing.tokens()],
@@ -707,7 +717,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
       `SELECT lease_owner AS owner, lease_expires_at AS until, lease_expires_at > now() AS live
          FROM ${this.#table}
         WHERE run_id = $1 AND lease_owner IS NOT NULL
-          AND (lease_expires_at > now() OR lease_token = ANY($2::bigint[]))`,
+          AND NOT ${lapsedLease("$2")}`,
       () => [runId, this.#renewing.tokens()],
     );
     const holder = rows[0];
@@ -752,7 +762,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
          next_check_at = CASE WHEN runs.status IN ${dueStatuses}
                               THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
        WHERE runs.lease_owner IS NULL OR $4 OR runs.write_id = EXCLUDED.write_id
-          OR (runs.lease_expires_at <= now() AND runs.lease_token <> ALL($6::bigint[]))
+          OR ${lapsedLease("$6", "runs.")}
        RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
                      FROM previous), false) AS recovered,
@@ -796,8 +806,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     // A claim that expired is taken over, unless its holder is this
     // process's and still renewing it ($5): it outlived an outage, not its holder.
     const due = `state IS NOT NULL AND next_check_at <= now()
-            AND (lease_owner IS NULL
-                 OR (lease_expires_at <= now() AND lease_token <> ALL($5::bigint[])))`;
+            AND (lease_owner IS NULL OR ${lapsedLease("$5")})`;
     // The budget is split into shards, so that claims paying for checks
     // never queue on one row: min(16, floor(max(1, rate))) buckets (a rate
     // of 1 or less keeps one bucket of one check), each refilled at its
