@@ -50,6 +50,7 @@ import {
 } from "../agent/durable/run-store.js";
 import { runConcurrently } from "../agent/run-concurrently.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { checkLeaseMs } from "../internal/check-lease-ms.js";
 import { DueNotices } from "../internal/due-notices.js";
 import { attachClaimedState, forgetClaimedState } from "./claimed-states.js";
 import { claimWithLockFile, isHeldBy, isLive, readClaimHolder } from "./file-run-claim.js";
@@ -945,13 +946,6 @@ async function syncDirectory(directory: string): Promise<void> {
 
 function errorCode(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
-}
-
-function checkLeaseMs(leaseMs: number): number {
-  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-    throw new ConfigurationError("leaseMs must be a whole number of milliseconds, at least 100.");
-  }
-  return leaseMs;
 }
 
 function capitalize(text: string): string {

@@ -37,6 +37,7 @@ import {
   summarizeRunState,
 } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { checkLeaseMs, leaseMsProblem } from "../internal/check-lease-ms.js";
 import { DueNotices } from "../internal/due-notices.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
@@ -190,9 +191,8 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const problems: string[] = [];
     const schema = checkPostgresPool(options, "PostgresRunStore", problems);
     const leaseMs = options?.leaseMs ?? 60_000;
-    if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-      problems.push("leaseMs must be a whole number of milliseconds, at least 100.");
-    }
+    const leaseProblem = leaseMsProblem(leaseMs);
+    if (leaseProblem !== undefined) problems.push(leaseProblem);
     const poolSize = options?.poolSize ?? 10;
     if (!Number.isInteger(poolSize) || poolSize < 1) {
       problems.push("poolSize must be a whole number, at least 1.");
@@ -1006,11 +1006,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
   }
 
   #leaseOf(options: RunClaimOptions): number {
-    const leaseMs = options.leaseMs ?? this.#leaseMs;
-    if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-      throw new ConfigurationError("leaseMs must be a whole number of milliseconds, at least 100.");
-    }
-    return leaseMs;
+    return checkLeaseMs(options.leaseMs ?? this.#leaseMs);
   }
 
   /**

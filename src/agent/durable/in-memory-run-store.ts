@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { checkLeaseMs } from "../../internal/check-lease-ms.js";
 import { DueNotices } from "../../internal/due-notices.js";
 import {
   RunConflictError,
@@ -403,13 +404,6 @@ export class InMemoryRunStore implements RunStore, RunQueue {
     this.#checks = { tokens: tokens - 1, refilledAt: now };
     return true;
   }
-}
-
-function checkLeaseMs(leaseMs: number): number {
-  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-    throw new ConfigurationError("leaseMs must be a whole number of milliseconds, at least 100.");
-  }
-  return leaseMs;
 }
 
 /** The refusal of a claim another holder has, live. */
