@@ -11,6 +11,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { redactText } from "../internal/redact.js";
+import { connectionStringProblem, schemaProblem } from "../stores/postgres-pool.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { type Dbos, loadDbos } from "./load-dbos.js";
 import { RecordedModel } from "./recorded-model.js";
@@ -446,14 +447,8 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
       "dbosAgent keeps the runs in a PostgresRunStore on databaseUrl, and DBOS is their queue: leave runStore and runQueue out of the agent's options.",
     );
   }
-  if (
-    typeof options?.databaseUrl !== "string" ||
-    !/^postgres(ql)?:\/\//.test(options.databaseUrl)
-  ) {
-    problems.push(
-      "databaseUrl must be a PostgreSQL connection string, e.g. postgres://user:password@host:5432/database.",
-    );
-  }
+  const urlProblem = connectionStringProblem(options?.databaseUrl, "databaseUrl");
+  if (urlProblem !== undefined) problems.push(urlProblem);
   const name = options?.name ?? "switchyard";
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
     problems.push(
@@ -462,11 +457,8 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
   }
   for (const schemaOption of ["dbosSchema", "runStoreSchema"] as const) {
     const schema = options?.[schemaOption];
-    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-      problems.push(
-        `${schemaOption} must be a schema name of lower-case letters, digits and "_" (not starting with a digit); got ${JSON.stringify(schema)}.`,
-      );
-    }
+    const problem = schema === undefined ? undefined : schemaProblem(schema, schemaOption);
+    if (problem !== undefined) problems.push(problem);
   }
   const approvalWaitMs = options?.approvalWaitMs ?? 3_600_000;
   if (!Number.isInteger(approvalWaitMs) || approvalWaitMs < 1) {

@@ -27,18 +27,32 @@ export function checkPostgresPool(
       `${store} needs exactly one of pool (a pg.Pool) or connectionString (postgres://user:password@host:5432/database).`,
     );
   }
-  if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString)) {
-    problems.push(
-      "connectionString must be a postgres:// URL, e.g. postgres://host:5432/database (user and password go before the host: name:secret@host).",
-    );
+  if (connectionString !== undefined) {
+    const problem = connectionStringProblem(connectionString, "connectionString");
+    if (problem !== undefined) problems.push(problem);
   }
   const schema = options?.schema ?? "switchyard";
-  if (typeof schema !== "string" || !schemaNamePattern.test(schema)) {
-    problems.push(
-      `schema ${JSON.stringify(schema)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`,
-    );
-  }
+  const problem = schemaProblem(schema, "schema");
+  if (problem !== undefined) problems.push(problem);
   return schema;
+}
+
+/**
+ * What is wrong with a PostgreSQL connection string given as `option` (its
+ * name, for the message); `undefined` when it is a `postgres://` URL.
+ */
+export function connectionStringProblem(value: unknown, option: string): string | undefined {
+  if (typeof value === "string" && /^postgres(ql)?:\/\//.test(value)) return undefined;
+  return `${option} must be a postgres:// URL, e.g. postgres://host:5432/database (user and password go before the host: name:secret@host).`;
+}
+
+/**
+ * What is wrong with a schema name given as `option` (its name, for the
+ * message); `undefined` when it is one the stores can quote safely.
+ */
+export function schemaProblem(value: unknown, option: string): string | undefined {
+  if (typeof value === "string" && schemaNamePattern.test(value)) return undefined;
+  return `${option} ${JSON.stringify(value)} is not valid: use lower-case letters, digits and "_" (up to 63, not starting with a digit).`;
 }
 
 /**

@@ -100,7 +100,7 @@ it("rejects options it cannot use, naming each problem", async () => {
       },
     ),
   ).toThrow(
-    /leave runStore and runQueue out[\s\S]*databaseUrl must be a PostgreSQL connection string[\s\S]*name must be[\s\S]*dbosSchema must be[\s\S]*checksPerRound/,
+    /leave runStore and runQueue out[\s\S]*databaseUrl must be a postgres:\/\/ URL[\s\S]*name must be[\s\S]*dbosSchema "Upper; DROP" is not valid[\s\S]*checksPerRound/,
   );
   await expect(bed.durable.start("Anything.", { runId: "../escape" })).rejects.toThrow(
     /run id "..\/escape" is not valid/,
