@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { AuditLog } from "../agent/approval/audit-log.js";
 import { canonicalJson } from "../internal/canonical-json.js";
-import type { ConformanceTest } from "./run-store-conformance.js";
+import { type ConformanceTest, declareConformanceTest } from "./declare-conformance-test.js";
 
 /** One empty audit log made for one test, with what the suite needs to reach under it. */
 export interface AuditLogUnderTest {
@@ -54,14 +54,12 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
     auditKey: string | undefined,
     body: (made: AuditLogUnderTest) => Promise<void>,
   ) =>
-    it(name, async () => {
-      const made = await options.createLog({ auditKey });
-      try {
-        await body(made);
-      } finally {
-        await made.close();
-      }
-    });
+    declareConformanceTest(
+      it,
+      name,
+      { make: () => options.createLog({ auditKey }), free: (made) => made.close() },
+      body,
+    );
 
   describe(options.name ?? "AuditLog conformance", () => {
     test("appends chain in order, read back whole or by run", undefined, async ({ log }) => {

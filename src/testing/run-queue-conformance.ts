@@ -11,7 +11,7 @@ import {
   saveRunWhoseHolderDied,
   startedState,
 } from "./conformance-states.js";
-import type { ConformanceTest } from "./run-store-conformance.js";
+import { type ConformanceTest, declareConformanceTest } from "./declare-conformance-test.js";
 
 /** What {@link runQueueConformance} needs: your test framework's functions and your queue. */
 export interface RunQueueConformanceOptions {
@@ -59,15 +59,12 @@ export interface RunQueueConformanceOptions {
  */
 export function runQueueConformance(options: RunQueueConformanceOptions): void {
   const { describe, it } = options;
+  const subject = {
+    make: () => options.createQueue(),
+    free: (made: QueueUnderTest) => options.closeQueue?.(made),
+  };
   const test = (name: string, body: (under: QueueUnderTest) => Promise<void>) =>
-    it(name, async () => {
-      const made = await options.createQueue();
-      try {
-        await body(made);
-      } finally {
-        await options.closeQueue?.(made);
-      }
-    });
+    declareConformanceTest(it, name, subject, body);
 
   describe(options.name ?? "RunQueue conformance", () => {
     test("implements every method of the RunQueue contract", async ({ queue }) => {

@@ -9,9 +9,7 @@ import { type RunStore, runStoreMethods } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { missingMethods } from "../internal/missing-methods.js";
 import { assertConflict, at, runState, startedState } from "./conformance-states.js";
-
-/** A test body as `it` takes it. */
-export type ConformanceTest = () => Promise<void>;
+import { type ConformanceTest, declareConformanceTest } from "./declare-conformance-test.js";
 
 /** What {@link runStoreConformance} needs: your test framework's functions and your store. */
 export interface RunStoreConformanceOptions {
@@ -48,15 +46,12 @@ export interface RunStoreConformanceOptions {
  */
 export function runStoreConformance(options: RunStoreConformanceOptions): void {
   const { describe, it } = options;
+  const subject = {
+    make: () => options.createStore(),
+    free: (store: RunStore) => options.closeStore?.(store),
+  };
   const test = (name: string, body: (store: RunStore) => Promise<void>) =>
-    it(name, async () => {
-      const store = await options.createStore();
-      try {
-        await body(store);
-      } finally {
-        await options.closeStore?.(store);
-      }
-    });
+    declareConformanceTest(it, name, subject, body);
 
   describe(options.name ?? "RunStore conformance", () => {
     test("implements every method of the RunStore contract", async (store) => {
