@@ -61,7 +61,8 @@ export class PostgresAuditLog implements AuditLog {
   /**
    * @param prepare How the tables are made ready before each statement: a
    * run store's own migration (`PostgresRunStore.auditLog`), so the schema
-   * is migrated once for both. @default migrates the schema on first use
+   * is migrated once for both. Without it the log migrates the schema
+   * itself, on first use.
    */
   constructor(options: PostgresAuditLogOptions, prepare?: () => Promise<void>) {
     const problems: string[] = [];
