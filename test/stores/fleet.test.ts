@@ -90,6 +90,15 @@ function unexpectedEnd(worker: Worker, end: WorkerEnd): string | undefined {
   return `${worker.owner} ended on its own, unasked, with ${how}`;
 }
 
+/**
+ * Whether `worker` still runs and the test sent it no signal. A worker that
+ * killed itself has a signalCode and no exitCode, and was not "killed" by the test.
+ */
+function running(worker: Worker): boolean {
+  const { child } = worker;
+  return child.exitCode === null && child.signalCode === null && !child.killed;
+}
+
 /** Starts a worker process, dying for certain at `dieFirstAt` when given; resolves once it is ready. */
 async function startWorker(
   owner: string,
@@ -244,10 +253,7 @@ it("a fleet under kills, cut connections and a server restart runs each approved
         (point) =>
           !fleet.some(
             (worker) =>
-              worker.dying?.dying === point ||
-              (worker.plannedDeath === point &&
-                worker.child.exitCode === null &&
-                !worker.child.killed),
+              worker.dying?.dying === point || (worker.plannedDeath === point && running(worker)),
           ),
       );
     const launch = async (): Promise<void> => {
@@ -283,8 +289,7 @@ it("a fleet under kills, cut connections and a server restart runs each approved
       );
     };
     for (let index = 0; index < workerCount; index++) await launch();
-    const live = () =>
-      fleet.filter((worker) => worker.child.exitCode === null && !worker.child.killed);
+    const live = () => fleet.filter(running);
     // Faults, until every run ended: sessions cut in a loop; a worker killed
     // now and then, every other time only while it holds nothing (idle); and
     // the server restarted once a third of the runs ended.
