@@ -65,8 +65,10 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
   const started: RunProcess = {
     modelRequests: [],
     child,
+    // "close", not "exit": it comes after the last line of stdout was read, so
+    // what the process said just before it died is known once it has ended.
     exited: new Promise((resolve) =>
-      child.once("exit", (code, signal) => {
+      child.once("close", (code, signal) => {
         children.delete(child);
         resolve({ code, signal });
       }),
@@ -85,7 +87,7 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
       if (message.model !== undefined) started.modelRequests.push(message.model);
       if (message.dying !== undefined) started.dying = message.dying;
     });
-    child.once("exit", (code, signal) =>
+    void started.exited.then(({ code, signal }) =>
       reject(new Error(`the process exited before it was ready, with ${signal ?? code}`)),
     );
   });

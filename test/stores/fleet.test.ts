@@ -59,8 +59,44 @@ interface Worker {
   /** The point where it dies for certain, the first time it reaches it. */
   plannedDeath?: DeathPoint | undefined;
   killedByTest: boolean;
+  /** Sent SIGTERM by the test at the end: it finishes the runs in hand and exits 0. */
+  stoppedByTest: boolean;
   settled: Array<{ runId: string; status?: string; error?: string }>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<WorkerEnd>;
+}
+
+/** How a worker process ended. */
+interface WorkerEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** What is wrong with how `worker` ended, or undefined when its end is the one its fate calls for. */
+function unexpectedEnd(worker: Worker, end: WorkerEnd): string | undefined {
+  const how = end.signal ?? `exit code ${end.code}`;
+  if (worker.dying) {
+    return end.signal === "SIGKILL"
+      ? undefined
+      : `${worker.owner} said it was dying at ${worker.dying.dying} (SIGKILL) but ended with ${how}`;
+  }
+  if (worker.killedByTest) {
+    return end.signal === "SIGKILL"
+      ? undefined
+      : `${worker.owner}, killed by the test with SIGKILL, ended with ${how}`;
+  }
+  if (worker.stoppedByTest) {
+    return end.code === 0 ? undefined : `${worker.owner}, stopped with SIGTERM, ended with ${how}`;
+  }
+  return `${worker.owner} ended on its own, unasked, with ${how}`;
+}
+
+/**
+ * Whether `worker` still runs and the test sent it no signal. A worker that
+ * killed itself has a signalCode and no exitCode, and was not "killed" by the test.
+ */
+function running(worker: Worker): boolean {
+  const { child } = worker;
+  return child.exitCode === null && child.signalCode === null && !child.killed;
 }
 
 /** Starts a worker process, dying for certain at `dieFirstAt` when given; resolves once it is ready. */
@@ -94,9 +130,12 @@ async function startWorker(
     child,
     plannedDeath: dieFirstAt,
     killedByTest: false,
+    stoppedByTest: false,
     settled: [],
+    // "close", not "exit": it comes after the last line of stdout was read, so
+    // a worker that said it was dying just before it died is known to have said so.
     exited: new Promise((resolve) =>
-      child.once("exit", (code, signal) => resolve({ code, signal })),
+      child.once("close", (code, signal) => resolve({ code, signal })),
     ),
   };
   await new Promise<void>((resolve, reject) => {
@@ -107,7 +146,10 @@ async function startWorker(
         worker.dying = message as NonNullable<Worker["dying"]>;
       else worker.settled.push(message as Worker["settled"][number]);
     });
-    child.once("exit", (code, signal) =>
+    child.once("error", (error) =>
+      reject(new Error(`worker ${owner} could not be started: ${error.message}`)),
+    );
+    void worker.exited.then(({ code, signal }) =>
       reject(new Error(`worker ${owner} exited before it was ready, with ${signal ?? code}`)),
     );
   });
@@ -201,6 +243,8 @@ it("a fleet under kills, cut connections and a server restart runs each approved
     const fleet: Worker[] = [];
     const unexpectedExits: string[] = [];
     const heldByKilled = new Set<string>();
+    // What the test does on each worker's end (replace it, note its runs); awaited before the checks.
+    const endsHandled: Array<Promise<void>> = [];
     let started = 0;
     // Each point is tried for certain, not left to chance: a new worker is
     // told to die at a point no worker has died at yet and no live one is told.
@@ -209,10 +253,7 @@ it("a fleet under kills, cut connections and a server restart runs each approved
         (point) =>
           !fleet.some(
             (worker) =>
-              worker.dying?.dying === point ||
-              (worker.plannedDeath === point &&
-                worker.child.exitCode === null &&
-                !worker.child.killed),
+              worker.dying?.dying === point || (worker.plannedDeath === point && running(worker)),
           ),
       );
     const launch = async (): Promise<void> => {
@@ -222,25 +263,33 @@ it("a fleet under kills, cut connections and a server restart runs each approved
       try {
         worker = await startWorker(`worker-${started}`, schema, services, untriedPoint());
       } catch (error) {
-        // A worker that exits before it is ready is one that exited on its own.
-        if (!stopping) unexpectedExits.push((error as Error).message);
+        // A worker that exits before it is ready is one that exited on its own:
+        // the test signals no worker before it is ready, stopping or not.
+        unexpectedExits.push((error as Error).message);
         return;
       }
       fleet.push(worker);
-      void worker.exited.then(async ({ code, signal }) => {
-        if (stopping && signal === null && code === 0) return;
-        if (!worker.dying && !worker.killedByTest) {
-          unexpectedExits.push(`${worker.owner} exited with ${signal ?? code}`);
-          return;
-        }
-        // Every run it had in hand (several at once) lost its owner, not only the one it died on.
-        for (const runId of await heldBy(worker.owner)) heldByKilled.add(runId);
-        if (!stopping) await launch();
-      });
+      // Ready only once the test was stopping: it is stopped as the others are.
+      if (stopping) {
+        worker.stoppedByTest = true;
+        worker.child.kill("SIGTERM");
+      }
+      endsHandled.push(
+        worker.exited.then(async (end) => {
+          const unexpected = unexpectedEnd(worker, end);
+          if (unexpected) {
+            unexpectedExits.push(unexpected);
+            return;
+          }
+          if (worker.stoppedByTest) return;
+          // Every run it had in hand (several at once) lost its owner, not only the one it died on.
+          for (const runId of await heldBy(worker.owner)) heldByKilled.add(runId);
+          if (!stopping) await launch();
+        }),
+      );
     };
     for (let index = 0; index < workerCount; index++) await launch();
-    const live = () =>
-      fleet.filter((worker) => worker.child.exitCode === null && !worker.child.killed);
+    const live = () => fleet.filter(running);
     // Faults, until every run ended: sessions cut in a loop; a worker killed
     // now and then, every other time only while it holds nothing (idle); and
     // the server restarted once a third of the runs ended.
@@ -284,23 +333,28 @@ it("a fleet under kills, cut connections and a server restart runs each approved
     })();
 
     const deadline = Date.now() + 200_000;
-    while ((await count("status <> 'completed'")) > 0 && Date.now() < deadline) await sleep(100);
+    while (
+      unexpectedExits.length === 0 &&
+      (await count("status <> 'completed'")) > 0 &&
+      Date.now() < deadline
+    ) {
+      await sleep(100);
+    }
     faulting = false;
     await Promise.all([cutter, killer, restarter]);
+    // An unexpected exit first: it explains runs left unfinished by a fleet that shrank.
+    expect(unexpectedExits).toEqual([]);
     expect(await count("status <> 'completed'")).toBe(0);
 
+    // Every worker's end is awaited and explained: a worker stopped by SIGTERM
+    // exits 0, one killed (by itself, as planned, or by the test) ends by SIGKILL.
     stopping = true;
-    const remaining = live();
-    for (const worker of remaining) worker.child.kill("SIGTERM");
-    const ends = await Promise.all(
-      remaining.map(async (worker) => ({ worker, end: await worker.exited })),
-    );
-    // A worker stopped by SIGTERM exits 0; one that was just dying as planned is no exception.
-    expect(
-      ends
-        .filter(({ worker, end }) => !worker.dying && end.code !== 0)
-        .map(({ worker, end }) => `${worker.owner} exited with ${end.signal ?? end.code}`),
-    ).toEqual([]);
+    for (const worker of live()) {
+      worker.stoppedByTest = true;
+      worker.child.kill("SIGTERM");
+    }
+    // Replacements started before the stop add their own ends to the list.
+    for (let index = 0; index < endsHandled.length; index++) await endsHandled[index];
     expect(unexpectedExits).toEqual([]);
 
     // Every fault happened.
