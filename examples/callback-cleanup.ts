@@ -46,6 +46,8 @@ export const callbackCleanup: ExampleDefinition = {
       // ids lets the deletion run.
       approver: services.approver,
       approvalPolicy: {
+        // `switchyard run --allow-edits`: the person may change a deletion before approving it.
+        edits: services.allowEdits,
         rules: [
           // The question may offer "Approve this and up to 5 more like it": the
           // later rounds of a long cleanup (the list shows 50 at a time) run
@@ -55,6 +57,7 @@ export const callbackCleanup: ExampleDefinition = {
             tool: "delete_callbacks",
             decision: "ask",
             standing: { maxCalls: 5, forMs: 15 * 60_000 },
+            edits: services.allowEdits,
           },
           // Whoever approved what: someone is setting these up right now.
           {

@@ -83,38 +83,35 @@ export class DiscountApprover implements Approver {
     this.#person = person;
   }
 
-  /**
-   * Reads the person's answer to a question asked before the run suspended
-   * (`switchyard run --no-wait`, then `switchyard resume`). Only questions
-   * sent to the person can be pending: the policy answers at once.
-   */
-  async checkApproval(
-    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    if (!this.#person.checkApproval) {
-      // Fail closed: an answer that cannot be read approves nothing.
-      return {
-        outcome: "refused",
-        code: "pending_not_supported",
-        reason:
-          "The person's approver cannot read an earlier answer, so the discount was not applied.",
-        interactionId: pending.interactionId,
-      };
-    }
-    return this.#person.checkApproval(pending, context);
+  /** Asks the person about the actions the policy does not approve; the ticket is theirs. */
+  async ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string> {
+    const toPerson = actions.filter((action) => !approvedHere(action));
+    return toPerson.length === 0 ? "" : this.#person.ask(toPerson, context);
   }
 
-  async requestApproval(
-    action: ApprovalAction,
+  /**
+   * The policy's approvals, and the person's answers for the rest: waited
+   * for, or read after the run suspended (`switchyard run --no-wait`, then
+   * `switchyard resume`) from the ticket the run kept.
+   */
+  async read(
+    ticket: string,
+    actions: readonly ApprovalAction[],
     context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    const { percent } = action.arguments as { percent?: unknown };
-    if (
-      action.toolName === "apply_discount" &&
-      typeof percent === "number" &&
-      percent <= autoApprovedPercent
-    ) {
+  ): Promise<ApprovalDecision[]> {
+    const toPerson = actions.filter((action) => !approvedHere(action));
+    const answers = toPerson.length === 0 ? [] : await this.#person.read(ticket, toPerson, context);
+    return actions.map((action): ApprovalDecision => {
+      if (!approvedHere(action)) {
+        // Fail closed: a missing answer approves nothing.
+        return (
+          answers[toPerson.indexOf(action)] ?? {
+            outcome: "refused",
+            code: "invalid_decision",
+            reason: "The person's approver gave no answer, so the discount was not applied.",
+          }
+        );
+      }
       // An approval must carry the action's fingerprint: it approves exactly
       // these arguments, once.
       return {
@@ -122,9 +119,23 @@ export class DiscountApprover implements Approver {
         fingerprint: action.fingerprint,
         approvedBy: `policy: discounts up to ${autoApprovedPercent}%`,
       };
-    }
-    return this.#person.requestApproval(action, context);
+    });
   }
+
+  /** Whether the person's question is still open (a worker asks before resuming a run). */
+  async peek(ticket: string, approvalIds: readonly string[], context: { signal: AbortSignal }) {
+    return (await this.#person.peek?.(ticket, approvalIds, context)) ?? { pending: false };
+  }
+}
+
+/** Whether the application's policy approves the action without asking anyone. */
+function approvedHere(action: ApprovalAction): boolean {
+  const { percent } = action.arguments as { percent?: unknown };
+  return (
+    action.toolName === "apply_discount" &&
+    typeof percent === "number" &&
+    percent <= autoApprovedPercent
+  );
 }
 
 const instructions = `You handle customer-service adjustments to orders.
@@ -149,6 +160,8 @@ export const customTool: ExampleDefinition = {
       tools: [applyDiscountTool(services.orders)],
       instructions,
       approver: new DiscountApprover(services.approver),
+      // `switchyard run --allow-edits`: the person may change the call before approving it.
+      approvalPolicy: { edits: services.allowEdits },
       logger: services.logger,
       runStore: services.runStore,
       stateKey: services.stateKey,

@@ -34,6 +34,8 @@ export const docsEdit: ExampleDefinition = {
       tools: docsTools(services.docs),
       instructions,
       approver: services.approver,
+      // `switchyard run --allow-edits`: the person may change the call before approving it.
+      approvalPolicy: { edits: services.allowEdits },
       logger: services.logger,
       // Set for `switchyard run --no-wait` and `switchyard resume`: the run is saved as it goes.
       runStore: services.runStore,

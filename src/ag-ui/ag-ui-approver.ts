@@ -26,12 +26,12 @@ export interface AgUiAnswer {
 
 /**
  * The approver behind an AG-UI handler: it never waits. Asked about an
- * action in a durable run, it answers `pending`, and the run suspends
+ * action in a durable run, its answer reads `pending`, and the run suspends
  * into the run store; the handler ends the AG-UI run with an interrupt
  * named by the action's approval id (the agent's: the run's id, `.`, 128
  * random bits in base64url). When the client answers the interrupt, the handler checks the
  * answer against the stored run, records it here, and resumes the run,
- * whose `checkApproval` reads it. Outside a durable run (no run id, or
+ * whose `read` reads it. Outside a durable run (no run id, or
  * pending not allowed) it refuses: nobody could ever answer.
  *
  * Build the agent with the handler's approver (the factory of
@@ -40,35 +40,36 @@ export interface AgUiAnswer {
 export class AgUiApprover implements Approver {
   readonly #answers = new Map<string, AgUiAnswer>();
 
-  async requestApproval(
-    action: ApprovalAction,
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    if (context.allowPending !== true || context.runId === undefined) {
-      return {
-        outcome: "refused",
-        code: "pending_not_supported",
-        reason: `${action.toolName} needs a person's approval, which an AG-UI client gives only on a later request, and this run cannot wait for it (it is not durable, or its arguments hold a secret)`,
-      };
-    }
-    return {
-      outcome: "pending",
-      fingerprint: action.fingerprint,
-      interactionId: action.approvalId,
-    };
+  /** Asks nothing yet: the handler's interrupts are the question, named by the approval ids. */
+  async ask(): Promise<string> {
+    return "ag-ui-interrupt";
   }
 
-  async checkApproval(pending: {
-    fingerprint: string;
-    interactionId: string;
-    action: ApprovalAction;
-  }): Promise<ApprovalDecision> {
-    const { action } = pending;
+  /**
+   * The answers the handler recorded for these actions, by approval id;
+   * `pending` for those nobody answered yet.
+   */
+  async read(
+    _ticket: string,
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision[]> {
+    return actions.map((action) => this.#answerFor(action, context));
+  }
+
+  #answerFor(action: ApprovalAction, context: ApprovalContext): ApprovalDecision {
     // Answers are recorded by interrupt id, which is the approval's id: read back from the run's state.
     const interactionId = action.approvalId;
     const answer = this.#answers.get(interactionId);
     if (answer === undefined) {
-      return { outcome: "pending", fingerprint: pending.fingerprint, interactionId };
+      if (context.allowPending !== true || context.runId === undefined) {
+        return {
+          outcome: "refused",
+          code: "pending_not_supported",
+          reason: `${action.toolName} needs a person's approval, which an AG-UI client gives only on a later request, and this run cannot wait for it (it is not durable, or its arguments hold a secret)`,
+        };
+      }
+      return { outcome: "pending", interactionId };
     }
     const note = answer.note !== undefined ? { note: answer.note } : {};
     if (answer.decision !== "approve") {
@@ -97,7 +98,7 @@ export class AgUiApprover implements Approver {
       // An edit is its own action: the approval binds to what runs.
       fingerprint:
         edited === undefined
-          ? pending.fingerprint
+          ? action.fingerprint
           : actionFingerprint(action.toolName, edited, action.target),
       interactionId,
       approvedBy: answer.answeredBy,

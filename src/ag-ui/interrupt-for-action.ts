@@ -27,7 +27,15 @@ export function interruptForAction(action: ApprovalAction, interruptId: string):
       properties: {
         approved: { type: "boolean" },
         fingerprint: { const: action.fingerprint },
-        editedArgs: { type: "object", description: "Full replacement of the tool's arguments." },
+        // Offered only when the rule asking allows edits; the gate refuses any other edit.
+        ...(action.editable === true
+          ? {
+              editedArgs: {
+                type: "object",
+                description: "Full replacement of the tool's arguments.",
+              },
+            }
+          : {}),
         note: { type: "string", maxLength: 2000 },
         ...(action.standing ? { standing: { type: "boolean" } } : {}),
       },
@@ -43,7 +51,7 @@ export function interruptForAction(action: ApprovalAction, interruptId: string):
         ...(action.target ? { target: action.target } : {}),
         fingerprint: action.fingerprint,
         answers: {
-          edit: true,
+          edit: action.editable === true,
           perItem: true,
           standing: action.standing ?? false,
         },

@@ -232,8 +232,13 @@ export function resolveAgentOptions(
   if (typeof model?.complete !== "function" || typeof model?.stream !== "function") {
     problems.push("model must implement complete() and stream() (e.g. a ReasonerClient).");
   }
-  if (approver !== undefined && typeof approver?.requestApproval !== "function") {
-    problems.push("approver must have a requestApproval() method.");
+  if (
+    approver !== undefined &&
+    (typeof approver?.ask !== "function" || typeof approver.read !== "function")
+  ) {
+    problems.push(
+      "approver must have ask() and read() methods (an Approver); an approver written for an earlier version has requestApproval() instead: see the migration guide.",
+    );
   }
   const missing = missingMethods(runStore, runStoreMethods);
   if (runStore !== undefined && missing.length > 0) {

@@ -156,7 +156,7 @@ export class Agent<
    * Goes on with a saved run: a `RunState` (e.g. `result.state`), or a run
    * id to load from the `runStore`. First settles the calls of the step it
    * stopped in: reads each pending approval's answer with the approver's
-   * `checkApproval()` (nothing is asked again), runs the approved calls,
+   * `read()`, by the ticket the state kept (nothing is asked again), runs the approved calls,
    * tells the model about refused ones and about destructive calls whose
    * outcome is unknown, then continues the loop. When an answer is still
    * pending, it suspends again at once, sending nothing. Resume each state
@@ -166,7 +166,7 @@ export class Agent<
    * (unreadable state), `RunNotResumableError` (the run ended, is marked
    * running or claimed by another process without `takeOver`, the state
    * given is not the store's revision, or its store no longer holds it) or `ConfigurationError` (no run store
-   * for an id, an approver without `checkApproval()`, bad options).
+   * for an id, no approver for a run that waits for an answer, bad options).
    * Otherwise resolves like `run()`, possibly `suspended` again.
    */
   resume(
@@ -190,7 +190,7 @@ export class Agent<
 
   /**
    * Whether a suspended run would only suspend again if resumed now: every
-   * answer it waits for is still pending, as the approver's `peekApproval`
+   * answer it waits for is still pending, as the approver's `peek`
    * reads it (one read per question; nothing is decided or saved).
    * `RunWorker` asks this before resuming a run, so a run nobody answered
    * yet costs a read, not a resume. `pending: false` whenever a resume

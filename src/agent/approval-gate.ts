@@ -96,14 +96,14 @@ export interface PendingRecord {
 /** What the approval gate decided for one tool call. */
 export type ApprovalRecord = ApprovedRecord | RefusedRecord | ExpiredRecord | PendingRecord;
 
-/** What the gate needs to ask about one action. */
+/** What the gate needs to ask about the gated actions of one step. */
 export interface ApprovalGateOptions {
   /** `undefined` refuses every call (fail closed). */
   approver: Approver | undefined;
-  action: ApprovalAction;
+  /** One or more actions, in the order the model asked for them. */
+  actions: readonly ApprovalAction[];
   /** The run's signal: an abort stops the wait. */
   signal: AbortSignal;
-  /** Receives one audit line per decision. */
   logger: Logger;
   /** Durable runs set this to accept a `pending` answer; otherwise it is a refusal. */
   allowPending?: boolean;
@@ -111,9 +111,9 @@ export interface ApprovalGateOptions {
   /** The run's task, handed to the approver (`ApprovalContext.task`). */
   task?: string;
   /**
-   * Read the answer to a question asked earlier (a resumed run) with the
-   * approver's `checkApproval`, instead of asking again. `fingerprint` is the
-   * one recorded when the question was sent; it must equal the action's.
+   * Read the answers to a question asked earlier (a resumed run) by its
+   * ticket, instead of asking again. `fingerprint` is the one recorded when
+   * the question was sent; it must equal the (one) action's.
    */
   check?: { ticket: string; fingerprint: string };
 }
@@ -136,43 +136,31 @@ export function gateRefusal(
 }
 
 /**
- * Asks the approver about one action, failing closed: anything but an
- * `approved` decision carrying the action's exact fingerprint is a refusal,
- * including no approver, an approver that throws, a malformed answer, and an
- * abort while waiting. With `check`, reads an earlier question's answer
- * instead of asking (refused when the approver cannot, or when the recorded
- * fingerprint is not the action's). It writes no audit line and spends
- * nothing: the agent's settling step records, logs and emits the decision
- * once it is final, and the approval is spent in the start write of its
- * call.
+ * Asks the approver about the actions (or, with `check`, reads the answer
+ * to a question asked earlier) and judges each answer on its own, failing
+ * closed: anything but an `approved` decision carrying its action's exact
+ * fingerprint is a refusal, including no approver, an approver that throws,
+ * one that does not answer once per action, a malformed answer, and an
+ * abort while waiting. One record per action, in order. It writes no audit
+ * line and spends nothing: the agent's settling step records, logs and
+ * emits each decision once it is final, and the approval is spent in the
+ * start write of its call.
  */
-export async function askApprover(
-  options: ApprovalGateOptions & { allowPending?: false },
-): Promise<ApprovedRecord | RefusedRecord | ExpiredRecord>;
-export async function askApprover(options: ApprovalGateOptions): Promise<ApprovalRecord>;
-export async function askApprover(options: ApprovalGateOptions): Promise<ApprovalRecord> {
-  const { approver, action, signal } = options;
-  const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord =>
-    gateRefusal(action, code, reason, interactionId);
+export async function consultApprover(options: ApprovalGateOptions): Promise<ApprovalRecord[]> {
+  const { approver, actions, signal, check } = options;
+  const refuseAll = (code: RefusalCode, reason: string) =>
+    actions.map((action) => gateRefusal(action, code, reason));
   if (!approver) {
-    return refuse(
+    return refuseAll(
       "no_approver",
       "no approver is configured, so calls that need approval are refused",
     );
   }
-  if (signal.aborted) return refuse("aborted", "the run was aborted before approval was asked");
-
-  const { check } = options;
-  if (check && !sameFingerprint(check.fingerprint, action.fingerprint)) {
-    return refuse(
+  if (signal.aborted) return refuseAll("aborted", "the run was aborted before approval was asked");
+  if (check && !actions.every((action) => sameFingerprint(check.fingerprint, action.fingerprint))) {
+    return refuseAll(
       "fingerprint_mismatch",
       "the approval was asked for other arguments than this call now has (fingerprint mismatch)",
-    );
-  }
-  if (check && typeof approver.checkApproval !== "function") {
-    return refuse(
-      "pending_not_supported",
-      "the approver cannot read the answer to an approval asked earlier (it has no checkApproval)",
     );
   }
   const context = {
@@ -182,50 +170,59 @@ export async function askApprover(options: ApprovalGateOptions): Promise<Approva
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.task !== undefined ? { task: options.task } : {}),
   };
-  let decision: unknown;
+  let ticket = check?.ticket;
+  let decisions: unknown;
   try {
-    decision = await abortable(
-      check
-        ? (approver.checkApproval?.(
-            { fingerprint: check.fingerprint, interactionId: check.ticket, action },
-            context,
-          ) as Promise<unknown>)
-        : approver.requestApproval(action, context),
+    ticket ??= await abortable(approver.ask(actions, context), signal);
+    if (typeof ticket !== "string") {
+      return refuseAll(
+        "invalid_decision",
+        "the approver's ask gave no ticket to read the answers by",
+      );
+    }
+    decisions = await abortable(
+      approver.read(ticket, actions, context) as Promise<unknown>,
       signal,
     );
   } catch (error) {
-    if (signal.aborted) return refuse("aborted", "the run was aborted while waiting for approval");
-    return refuse("approver_error", `the approver failed: ${redactText(describeThrown(error))}`);
+    if (signal.aborted)
+      return refuseAll("aborted", "the run was aborted while waiting for approval");
+    return refuseAll("approver_error", `the approver failed: ${redactText(describeThrown(error))}`);
   }
-  if (signal.aborted) return refuse("aborted", "the run was aborted while waiting for approval");
-  return judgeDecision(decision, options);
+  if (signal.aborted) return refuseAll("aborted", "the run was aborted while waiting for approval");
+  if (!Array.isArray(decisions) || decisions.length !== actions.length) {
+    return refuseAll(
+      "invalid_decision",
+      `the approver was asked about ${actions.length} action(s) but did not give one answer for each`,
+    );
+  }
+  const read = ticket;
+  return actions.map((action, index) =>
+    judgeDecision(decisions[index], { action, allowPending: options.allowPending, ticket: read }),
+  );
 }
 
 /**
  * Reads an approver's answer about one action, failing closed: only an
  * `approved` decision with the action's exact fingerprint (or an edit bound
- * to its own), for the question `check` names when reading an earlier one,
- * approves; a `pending` one only when `allowPending`.
+ * to its own) approves; a `pending` one only when `allowPending`, kept
+ * with the question's ticket.
  */
 export function judgeDecision(
   decision: unknown,
-  options: Pick<ApprovalGateOptions, "action" | "check" | "allowPending">,
+  options: { action: ApprovalAction; allowPending?: boolean | undefined; ticket: string },
 ): ApprovalRecord {
-  const { action, check } = options;
+  const { action } = options;
   const refuse = (code: RefusalCode, reason: string, interactionId?: unknown): RefusedRecord =>
     gateRefusal(action, code, reason, interactionId);
   if (typeof decision !== "object" || decision === null) {
     return refuse("invalid_decision", "the approver gave no usable answer");
   }
-  // An answer read for a question is spent under that question's id, whether or not it names it.
-  if (check && (decision as Record<string, unknown>).interactionId === undefined) {
-    decision = { ...decision, interactionId: check.ticket };
-  }
   const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
   const source = decisionSource(decision as Record<string, unknown>);
 
   if (outcome === "approved" && "editedArguments" in (decision as object)) {
-    return approvedEdit(decision as Record<string, unknown>, action, source, check, refuse);
+    return approvedEdit(decision as Record<string, unknown>, action, source, refuse);
   }
   if (outcome === "approved") {
     if (!sameFingerprint(fingerprint, action.fingerprint)) {
@@ -233,15 +230,6 @@ export function judgeDecision(
         "fingerprint_mismatch",
         "the approval given was for a different action (fingerprint mismatch)",
         interactionId,
-      );
-    }
-    // An answer read for one question approves only that question: a late
-    // answer to an older question never approves the call asked about now.
-    if (check && interactionId !== undefined && interactionId !== check.ticket) {
-      return refuse(
-        "fingerprint_mismatch",
-        `the approval read belongs to another question (interaction "${String(interactionId)}", not "${check.ticket}"), so it does not approve this call`,
-        check.ticket,
       );
     }
     const extent = approvalExtent(decision as Record<string, unknown>, action);
@@ -299,18 +287,12 @@ export function judgeDecision(
         interactionId,
       );
     }
-    if (!sameFingerprint(fingerprint, action.fingerprint) || typeof interactionId !== "string") {
-      return refuse(
-        "invalid_decision",
-        "the approver's pending answer did not name this action and an interaction",
-      );
-    }
     return {
       outcome: "pending",
       fingerprint: action.fingerprint,
       approvalId: action.approvalId,
-      ticket: interactionId,
-      interactionId,
+      ticket: options.ticket,
+      ...(typeof interactionId === "string" ? { interactionId } : {}),
       ...(action.standing ? { standing: structuredClone(action.standing) } : {}),
     };
   }
@@ -379,15 +361,14 @@ function approvedEdit(
   decision: Record<string, unknown>,
   action: ApprovalAction,
   source: DecisionSource,
-  check: ApprovalGateOptions["check"],
   refuse: (code: RefusalCode, reason: string, interactionId?: unknown) => RefusedRecord,
 ): ApprovedRecord | RefusedRecord {
   const { fingerprint, interactionId, editedArguments, approvedBy, note } = decision;
-  if (check && interactionId !== undefined && interactionId !== check.ticket) {
+  if (action.editable !== true) {
     return refuse(
-      "fingerprint_mismatch",
-      "the approval read belongs to another question, so it does not approve this call",
-      check.ticket,
+      "invalid_edit",
+      "the person changed the action, and the rule that asked about it does not allow changes (its `edits`), so nothing was run",
+      interactionId,
     );
   }
   let expected: string;

@@ -48,6 +48,12 @@ export interface ApprovalAction {
    * @default 1
    */
   requiredApprovers?: number;
+  /**
+   * The rule asking lets the person change the arguments before approving
+   * (a rule's `edits`): offer it, and answer `editedArguments`. Absent: an
+   * edited approval is refused (`invalid_edit`).
+   */
+  editable?: boolean;
 }
 
 export interface ApprovalContext {
@@ -62,7 +68,7 @@ export interface ApprovalContext {
    * task asks. Untrusted text: escape it where it is shown.
    */
   task?: string;
-  /** When true the approver may answer `pending` instead of waiting (durable runs). */
+  /** When true `read` may answer `pending` instead of waiting (durable runs). */
   allowPending?: boolean;
 }
 
@@ -132,11 +138,14 @@ export interface ExpiredDecision extends DecisionSource {
   interactionId?: string;
 }
 
-/** The question is out; the answer will come later (durable runs only). */
+/**
+ * Nobody has answered yet; the answer will come later. Only from `read`
+ * with `context.allowPending` (durable runs): the run suspends, keeping the
+ * ticket, and reads again when it is resumed.
+ */
 export interface PendingDecision {
   outcome: "pending";
-  fingerprint: string;
-  interactionId: string;
+  interactionId?: string;
 }
 
 export type ApprovalDecision =
@@ -146,49 +155,54 @@ export type ApprovalDecision =
   | PendingDecision;
 
 /**
- * Asks a human before a destructive tool call runs. Anything but an
- * `approved` decision with the action's exact fingerprint is a refusal.
+ * Asks a person before destructive tool calls run, in three verbs: `ask`
+ * puts a question about a list of actions (one action is a batch of one)
+ * and hands back a ticket; `read` reads the answers to a ticket; `peek`
+ * says, reading only, whether they are still awaited. The agent keeps the
+ * ticket in the run's state and only the approver reads it; each action is
+ * named by the agent's `approvalId`. Anything but an `approved` decision
+ * with the action's exact fingerprint is a refusal.
  */
 export interface Approver {
-  requestApproval(action: ApprovalAction, context: ApprovalContext): Promise<ApprovalDecision>;
   /**
-   * Asks about several actions in one question: the calls of one model
-   * answer that need approval (parallel calls). Each action is shown whole
-   * and numbered, and the person may approve all, deny all, or choose.
-   * Returns one decision per action, in the order given, each judged by the
-   * gate on its own (its own fingerprint; an approval names its own
-   * `interactionId`, distinct from the others', since each is spent once).
-   * Approvers without it are asked one action at a time.
+   * Puts the question about `actions` (the calls of one model answer that
+   * need approval, in the order the model asked) to a person, and returns
+   * its ticket: any string this approver can later read the answers by,
+   * maybe in another process. It need not wait for the answer; an approver
+   * whose channel answers as it asks (a prompt, a form) may.
    */
-  requestApprovals?(
+  ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string>;
+  /**
+   * The answers to the question `ticket` names, one decision per action,
+   * in the order given: all or some of the actions asked under it (a
+   * resumed run reads each of its calls), matched by `approvalId`. Waits
+   * for the answer, unless `context.allowPending`: then a question nobody
+   * answered yet (or whose answer cannot be read now) is `pending`.
+   */
+  read(
+    ticket: string,
     actions: readonly ApprovalAction[],
     context: ApprovalContext,
   ): Promise<readonly ApprovalDecision[]>;
   /**
-   * Reads the outcome of an approval asked earlier (after a suspended run is
-   * resumed), without asking again. Approvers that cannot suspend omit it.
+   * Says whether the answers to the approvals `approvalIds` (all or some of
+   * those asked under `ticket`) are all still awaited, reading only (no
+   * decision, no audit record): what a worker asks before resuming a
+   * suspended run, so that a run nobody answered yet costs one read and no
+   * resume. `pending: false` means it has an outcome of some
+   * kind (or cannot be read as waiting); the run is then resumed and `read`
+   * reads the answer, through the approval gate. Rejects when the service
+   * cannot be reached: the run is checked again later. Approvers without it
+   * have their suspended runs resumed at each check.
    */
-  checkApproval?(
-    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision>;
-  /**
-   * Says whether a question asked earlier is still waiting for its answer,
-   * reading only (no decision, no audit record): what a worker asks before
-   * resuming a suspended run, so that a run nobody answered yet costs one
-   * read and no resume. `pending: false` means the question has an outcome
-   * of some kind (or cannot be read as waiting); the run is then resumed and
-   * `checkApproval` reads the answer, through the approval gate. Rejects
-   * when the service cannot be reached: the run is checked again later.
-   * Approvers without it have their suspended runs resumed at each check.
-   */
-  peekApproval?(
-    pending: { fingerprint: string; interactionId: string },
+  peek?(
+    ticket: string,
+    approvalIds: readonly string[],
     context: { signal: AbortSignal },
   ): Promise<ApprovalPeek>;
 }
 
-/** What {@link Approver.peekApproval} found about a question asked earlier. */
+/** What {@link Approver.peek} found about a question asked earlier. */
 export interface ApprovalPeek {
   /** True while the question is open and nobody has answered it. */
   pending: boolean;

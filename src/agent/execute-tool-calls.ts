@@ -1,9 +1,7 @@
 import { RequestSlots } from "../internal/http/request-slots.js";
 import { redactText } from "../internal/redact.js";
-import { decideBatch } from "./approval/batch-approval-gate.js";
 import { StepQuestion } from "./approval/step-question.js";
-import { askApprover } from "./approval-gate.js";
-import type { ApprovalAction } from "./approver.js";
+import { consultApprover } from "./approval-gate.js";
 import { describeThrown } from "./describe-thrown.js";
 import type { ToolCallEnvironment } from "./execute-tool-call.js";
 import { followSignal } from "./follow-signal.js";
@@ -74,37 +72,25 @@ export async function executeToolCalls(
 
 /**
  * The step's one question and tool slots, when its calls are asked
- * together: several calls and an approver that can ask about several
- * actions at once (`requestApprovals`). Other approvers are asked one
- * action at a time, as before.
+ * together: several calls, and an approver to ask.
  */
 function askedTogether(
   calls: number,
   environment: ToolCallEnvironment,
 ): { question: StepQuestion; slots: RequestSlots } | undefined {
   const { approver, signal, logger, journal } = environment;
-  if (calls < 2 || typeof approver?.requestApprovals !== "function") return undefined;
-  const batchApprover = approver as typeof approver &
-    Required<Pick<typeof approver, "requestApprovals">>;
-  const task = journal.task;
-  const runId = {
-    ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
-    ...(task !== undefined ? { task } : {}),
-  };
-  const question = new StepQuestion(calls, async (actions, allowPending) => {
-    if (actions.length === 1) {
-      const action = actions[0] as ApprovalAction;
-      return [await askApprover({ approver, action, signal, logger, allowPending, ...runId })];
-    }
-    return decideBatch({
-      approver: batchApprover,
+  if (calls < 2 || approver === undefined) return undefined;
+  const question = new StepQuestion(calls, (actions, allowPending) =>
+    consultApprover({
+      approver,
       actions,
       signal,
       logger,
       allowPending,
-      ...runId,
-    });
-  });
+      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      ...(journal.task !== undefined ? { task: journal.task } : {}),
+    }),
+  );
   return { question, slots: new RequestSlots(environment.toolConcurrency) };
 }
 

@@ -38,12 +38,8 @@ export function prepareRun(
     problems.push("suspendOnApproval must be true or false.");
   }
   const suspendOnApproval = options.suspendOnApproval === true;
-  if (suspendOnApproval && typeof approver?.checkApproval !== "function") {
-    problems.push(
-      approver
-        ? "suspendOnApproval needs an approver with checkApproval(), to read the answer when the run is resumed (e.g. a MessagingApprover)."
-        : "suspendOnApproval needs an approver; configure one in the agent options.",
-    );
+  if (suspendOnApproval && approver === undefined) {
+    problems.push("suspendOnApproval needs an approver; configure one in the agent options.");
   }
   if (options.runId !== undefined) {
     const problem = findRunIdProblem(options.runId);

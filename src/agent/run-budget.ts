@@ -9,7 +9,13 @@ import {
   publishApprovalDecision,
 } from "./approval/approval-audit-record.js";
 import { newApprovalId } from "./approval/approval-id.js";
-import { type ApprovedRecord, askApprover, type RefusedRecord } from "./approval-gate.js";
+import {
+  type ApprovalRecord,
+  type ApprovedRecord,
+  consultApprover,
+  type PendingRecord,
+  type RefusedRecord,
+} from "./approval-gate.js";
 import type { ApprovalAction, Approver } from "./approver.js";
 import type { RunBudgetState } from "./durable/run-state.js";
 import type { ModelToolCall } from "./model-message.js";
@@ -278,13 +284,14 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
   const { stepNumber } = next;
   context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
   const requestedAt = new Date();
-  const gated = await askApprover({
+  // Never pending: this question is waited for (allowPending unset).
+  const [gated] = (await consultApprover({
     approver: context.approver,
-    action,
+    actions: [action],
     signal: context.signal,
     logger: context.audit.logger,
     ...(context.runId !== undefined ? { runId: context.runId } : {}),
-  });
+  })) as [Exclude<ApprovalRecord, PendingRecord>];
   const decision = await publishApprovalDecision(
     context.audit,
     { toolName: action.toolName, toolCallId: action.toolCallId, runId: context.runId },

@@ -35,11 +35,11 @@ export interface RunOptions<
   /** This run's budget, instead of the agent's `budget`. See `RunBudget`. */
   budget?: RunBudget | undefined;
   /**
-   * Ask the approver with `allowPending`: when it answers `pending`, the
-   * run ends with status `suspended` and a state to `resume()` later (in
-   * this process or another), instead of waiting. The other calls of the
-   * same answer still run or are refused as usual. Needs an approver with
-   * `checkApproval()`. A call whose arguments hold a secret cannot be
+   * Read the approver's answers with `allowPending`: when it answers
+   * `pending`, the run ends with status `suspended` and a state to
+   * `resume()` later (in this process or another), keeping the question's
+   * ticket, instead of waiting. The other calls of the same answer still
+   * run or are refused as usual. A call whose arguments hold a secret cannot be
    * saved, so its approval is waited for as without this option.
    * @default false
    */
@@ -76,7 +76,7 @@ export interface ResumeOptions<
   /**
    * Whether new approval requests of the resumed run may suspend it again.
    * Answers still pending from before always suspend it again.
-   * @default true when the approver has `checkApproval()`
+   * @default true when the agent has an approver
    */
   suspendOnApproval?: boolean | undefined;
   /**

@@ -110,9 +110,17 @@ export async function withdrawQuestions(state: RunState, io: CliIo): Promise<str
 }
 
 async function withdrawalLines(state: RunState, io: CliIo): Promise<string[]> {
-  const questions = state.pendingCalls.filter(
-    (call) => call.phase === "awaiting_approval" && call.interactionId !== undefined,
-  );
+  // The calls of one step asked together wait on one question: it is withdrawn once.
+  const byInteraction = new Map<string, { interactionId: string; toolName: string }>();
+  for (const call of state.pendingCalls) {
+    if (call.phase !== "awaiting_approval" || call.interactionId === undefined) continue;
+    const seen = byInteraction.get(call.interactionId);
+    byInteraction.set(call.interactionId, {
+      interactionId: call.interactionId,
+      toolName: seen ? `${seen.toolName}, ${call.toolName}` : call.toolName,
+    });
+  }
+  const questions = [...byInteraction.values()];
   if (questions.length === 0) return [];
   const settings = readServiceSettings(io.env);
   if (!settings.messaging) {
@@ -129,7 +137,7 @@ async function withdrawalLines(state: RunState, io: CliIo): Promise<string[]> {
     questions.map(async (call) => {
       const about = `the question about ${call.toolName} (interaction ${call.interactionId})`;
       try {
-        const interaction = await client.getInteraction(call.interactionId!);
+        const interaction = await client.getInteraction(call.interactionId);
         if (interaction.state !== "pending") {
           return `${about} was already ${interaction.state}; nothing to withdraw.`;
         }
@@ -137,7 +145,7 @@ async function withdrawalLines(state: RunState, io: CliIo): Promise<string[]> {
           return `note: ${about} could not be withdrawn (the service did not say which message carries it); an answer to it runs nothing.`;
         }
         await client.cancelMessage(interaction.messageId);
-        const after = await client.getInteraction(call.interactionId!);
+        const after = await client.getInteraction(call.interactionId);
         return after.state === "canceled"
           ? `withdrew ${about}.`
           : `note: ${about} could not be withdrawn (it is ${after.state}); an answer to it runs nothing.`;

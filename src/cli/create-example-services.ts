@@ -25,8 +25,8 @@ export interface CreateExampleServicesOptions {
   /** How long the approver waits for the person's answer. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number | undefined;
   /**
-   * The approver offers "Approve with changes" and reads such answers
-   * (`MessagingApprover` `allowEdits`). @default false
+   * Handed to the examples as `services.allowEdits`: their policy lets the
+   * person change a call before approving it. @default false
    */
   allowEdits?: boolean | undefined;
   /** Handed to the examples as `services.runStore`, for durable runs. @default none */
@@ -97,9 +97,6 @@ export function createExampleServices(
           client: messagingClient,
           subscriptionLinkId: messaging.approverLinkId,
           timeoutMs: options.approvalTimeoutMs,
-          allowEdits: options.allowEdits,
-          // An example whose policy lets a question offer a standing approval gets it offered.
-          offerStanding: true,
           // A person at a terminal answers in seconds; notice it within one.
           maxPollIntervalMs: 1_000,
           logger,
@@ -122,6 +119,7 @@ export function createExampleServices(
     messaging: messagingClient,
     approver,
     approverLinkId: messaging.approverLinkId,
+    allowEdits: options.allowEdits === true,
     logger,
     ...(options.runStore ? { runStore: options.runStore } : {}),
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),

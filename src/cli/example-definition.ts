@@ -34,6 +34,12 @@ export interface ExampleServices {
   approver: Approver;
   /** The approver's active subscription link, for examples that build their own approver. */
   approverLinkId: string;
+  /**
+   * `switchyard run --allow-edits`: the person may change a call before
+   * approving it. Give it to the agent's policy (`approvalPolicy: { edits:
+   * services.allowEdits }`), which says what each question offers.
+   */
+  allowEdits: boolean;
   /** Silent unless `SWITCHYARD_LOG_LEVEL` is set; give it to the agent for audit lines. */
   logger: Logger;
   /**

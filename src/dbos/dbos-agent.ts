@@ -67,7 +67,7 @@ export interface DbosAgentOptions {
   checkSchedule?: string | false | undefined;
   /**
    * The most runs waiting for answers that one scheduled check reads (one
-   * `peekApproval` each); the next check the same process runs goes on
+   * `peek` each); the next check the same process runs goes on
    * where it stopped.
    * @default 100
    */
@@ -282,7 +282,7 @@ export class DbosAgent {
   /**
    * The scheduled check: reads the pending approvals of up to
    * `checksPerRound` runs waiting for answers (the approver's
-   * `peekApproval`, one read a run), and wakes each run with an answer.
+   * `peek`, one read a run), and wakes each run with an answer.
    * Resolves with the ids of the runs woken.
    */
   async checkApprovals(): Promise<string[]> {

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { newApprovalId } from "../agent/approval/approval-id.js";
+import { consultApprover } from "../agent/approval-gate.js";
 import type { ApprovalAction, Approver } from "../agent/approver.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
@@ -83,11 +84,14 @@ async function answer(
   const defaults = defaultContent(request);
   if (defaults === undefined) return { action: "decline" };
   const action = elicitationAction(answerers.serverName, request, defaults);
-  const decision = await answerers.approver.requestApproval(action, {
+  // Through the approval gate: anything but an approval of exactly this answer declines.
+  const [decision] = await consultApprover({
+    approver: answerers.approver,
+    actions: [action],
     signal,
     logger: componentLogger(undefined, "mcp-elicitation"),
   });
-  return decision.outcome === "approved" && decision.fingerprint === action.fingerprint
+  return decision?.outcome === "approved" && decision.edited === undefined
     ? { action: "accept", content: defaults }
     : { action: "decline" };
 }

@@ -113,10 +113,10 @@ export function createMcpServer(options: McpServerOptions): Server {
   if (
     options.approver !== undefined &&
     options.approver !== "elicitation" &&
-    typeof options.approver?.requestApproval !== "function"
+    (typeof options.approver?.ask !== "function" || typeof options.approver.read !== "function")
   ) {
     problems.push(
-      'approver must have a requestApproval() method (e.g. a MessagingApprover), or be "elicitation" to ask the MCP host\'s user.',
+      'approver must have ask() and read() methods (an Approver, e.g. a MessagingApprover), or be "elicitation" to ask the MCP host\'s user.',
     );
   }
   const given = options.secrets ?? [];

@@ -65,26 +65,47 @@ const requestedSchema = {
  * saying so.
  */
 export function elicitationApprover(server: Server, options: ElicitationApproverOptions): Approver {
+  // The answers asked for and not yet read, by approval id: the host answers as it is asked.
+  const answers = new Map<string, ApprovalDecision>();
   return {
-    async requestApproval(action, context) {
-      const unavailable = unavailableReason(server);
-      if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
-      // The question is the agent's approval: it is named by the approval's id.
-      const interactionId = action.approvalId;
-      const message = options.secrets.redactText(elicitationMessage(action));
-      const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
-      let answer: unknown;
-      try {
-        answer = await server.elicitInput(
-          { mode: "form", message, requestedSchema },
-          { signal: context.signal, timeout: options.timeoutMs },
+    async ask(actions, context) {
+      // One form at a time: a host shows one question, and each action is approved on its own.
+      for (const action of actions) answers.set(action.approvalId, await elicit(action, context));
+      return "mcp-elicitation";
+    },
+    async read(_ticket, actions) {
+      return actions.map((action) => {
+        const answer = answers.get(action.approvalId);
+        answers.delete(action.approvalId);
+        return (
+          answer ??
+          refused(
+            "approver_error",
+            "This MCP server did not ask its host's user about this call (it was asked in another process), so the call does not run.",
+          )
         );
-      } catch (error) {
-        return failedQuestion(error, context, options.timeoutMs, interactionId, source);
-      }
-      return judgeAnswer(answer, action, interactionId, source, options.secrets);
+      });
     },
   };
+
+  async function elicit(action: ApprovalAction, context: ApprovalContext) {
+    const unavailable = unavailableReason(server);
+    if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
+    // The question is the agent's approval: it is named by the approval's id.
+    const interactionId = action.approvalId;
+    const message = options.secrets.redactText(elicitationMessage(action));
+    const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
+    let answer: unknown;
+    try {
+      answer = await server.elicitInput(
+        { mode: "form", message, requestedSchema },
+        { signal: context.signal, timeout: options.timeoutMs },
+      );
+    } catch (error) {
+      return failedQuestion(error, context, options.timeoutMs, interactionId, source);
+    }
+    return judgeAnswer(answer, action, interactionId, source, options.secrets);
+  }
 }
 
 /** Why the connected client cannot be asked, or `undefined` when it can. */

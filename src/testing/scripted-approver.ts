@@ -17,17 +17,17 @@ export type ScriptedApproval =
   | "pending"
   | ((action: ApprovalAction, context: ApprovalContext) => unknown);
 
-/** What `checkApproval` is given: the question asked earlier and the action about to run. */
+/** What a second `read` of a question (a resumed run reading its answer) is given. */
 export interface ScriptedCheck {
-  pending: { fingerprint: string; interactionId: string; action: ApprovalAction };
+  /** The ticket the question was asked under, and the action about to run. */
+  pending: { ticket: string; action: ApprovalAction };
   context: ApprovalContext;
 }
 
 /**
- * One scripted answer to `checkApproval` (reading an earlier question's
- * answer in a resumed run): `approve` (binding to the fingerprint the
- * question was asked for), `deny`, `pending` (nobody answered yet), or a
- * function returning any value.
+ * One scripted answer to a resumed run's read of an earlier question:
+ * `approve` (binding to the action's fingerprint), `deny`, `pending`
+ * (nobody answered yet), or a function returning any value.
  */
 export type ScriptedCheckAnswer =
   | "approve"
@@ -36,10 +36,12 @@ export type ScriptedCheckAnswer =
   | ((check: ScriptedCheck) => unknown);
 
 /**
- * An `Approver` that answers from a script, one entry per request, and
- * records every request. Asked more often than scripted, it throws (which
- * the approval gate treats as a refusal). `checks` scripts `checkApproval`
- * the same way, for suspended runs that are resumed.
+ * An `Approver` that answers from a script, one entry per action asked
+ * about, and records every action asked. Asked more often than scripted,
+ * it throws (which the approval gate treats as a refusal). The first read
+ * of a question gives the scripted answers; a later read of it (a
+ * suspended run resumed, by this approver or another) gives the next
+ * `checks` answers, one per action read.
  *
  * @example
  * const approver = new ScriptedApprover(["deny", "approve"]);
@@ -47,12 +49,14 @@ export type ScriptedCheckAnswer =
  * const durable = new ScriptedApprover(["pending"], { checks: ["approve"] });
  */
 export class ScriptedApprover implements Approver {
-  /** Every request received, in order. */
+  /** Every action asked about, in order, with its context. */
   readonly requests: Array<{ action: ApprovalAction; context: ApprovalContext }> = [];
-  /** Every `checkApproval` call received, in order. */
+  /** Every later read of a question (a resumed run's), in order. */
   readonly checkRequests: ScriptedCheck[] = [];
   readonly #answers: readonly ScriptedApproval[];
   readonly #checks: readonly ScriptedCheckAnswer[];
+  /** The answers of questions asked and not read yet, by ticket. */
+  readonly #unread = new Map<string, Promise<unknown[]>>();
 
   constructor(
     answers: readonly ScriptedApproval[],
@@ -62,47 +66,57 @@ export class ScriptedApprover implements Approver {
     this.#checks = [...(options.checks ?? [])];
   }
 
-  async requestApproval(
-    action: ApprovalAction,
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    this.requests.push({ action, context });
-    const number = this.requests.length;
-    const answer = this.#answers[number - 1];
-    if (answer === undefined) {
-      throw new Error(
-        `ScriptedApprover: approval request ${number} came in, but the script has only ${this.#answers.length} answer(s).`,
-      );
-    }
-    if (typeof answer === "function") return (await answer(action, context)) as ApprovalDecision;
-    // A pending question is named by the agent's approval id: no id of the script's own.
-    return decision(answer, action.fingerprint, action.approvalId);
+  async ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string> {
+    const answers = actions.map((action) => {
+      this.requests.push({ action, context });
+      const number = this.requests.length;
+      const answer = this.#answers[number - 1];
+      if (answer === undefined) {
+        throw new Error(
+          `ScriptedApprover: approval request ${number} came in, but the script has only ${this.#answers.length} answer(s).`,
+        );
+      }
+      return typeof answer === "function"
+        ? answer(action, context)
+        : decision(answer, action.fingerprint);
+    });
+    // The agent's approval ids name the question: no id of the script's own.
+    const ticket = actions.map((action) => action.approvalId).join(" ");
+    const all = Promise.all(answers);
+    // Read at once by the gate; an abort in between must not leave the rejection unhandled.
+    all.catch(() => {});
+    this.#unread.set(ticket, all);
+    return ticket;
   }
 
-  async checkApproval(
-    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
+  async read(
+    ticket: string,
+    actions: readonly ApprovalAction[],
     context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    const check = { pending, context };
-    this.checkRequests.push(check);
-    const number = this.checkRequests.length;
-    const answer = this.#checks[number - 1];
-    if (answer === undefined) {
-      throw new Error(
-        `ScriptedApprover: approval check ${number} came in, but the script has only ${this.#checks.length} check answer(s).`,
-      );
-    }
-    if (typeof answer === "function") return (await answer(check)) as ApprovalDecision;
-    return decision(answer, pending.fingerprint, pending.interactionId);
+  ): Promise<ApprovalDecision[]> {
+    const unread = this.#unread.get(ticket);
+    this.#unread.delete(ticket);
+    if (unread) return (await unread) as ApprovalDecision[];
+    return Promise.all(
+      actions.map(async (action) => {
+        const check = { pending: { ticket, action }, context };
+        this.checkRequests.push(check);
+        const number = this.checkRequests.length;
+        const answer = this.#checks[number - 1];
+        if (answer === undefined) {
+          throw new Error(
+            `ScriptedApprover: approval check ${number} came in, but the script has only ${this.#checks.length} check answer(s).`,
+          );
+        }
+        if (typeof answer === "function") return (await answer(check)) as ApprovalDecision;
+        return decision(answer, action.fingerprint);
+      }),
+    );
   }
 }
 
-function decision(
-  answer: "approve" | "deny" | "pending",
-  fingerprint: string,
-  question: string,
-): ApprovalDecision {
+function decision(answer: "approve" | "deny" | "pending", fingerprint: string): ApprovalDecision {
   if (answer === "approve") return { outcome: "approved", fingerprint };
-  if (answer === "pending") return { outcome: "pending", fingerprint, interactionId: question };
+  if (answer === "pending") return { outcome: "pending" };
   return { outcome: "refused", code: "denied", reason: "the scripted approver said no" };
 }

@@ -63,7 +63,15 @@ export async function startAgUiServer(
   const runStore = new FileRunStore({ directory });
   const handler = createAgUiHandler({
     agent: ({ approver, runStore }) =>
-      new Agent({ model, tools: [tool], approver, runStore, ...options.agentOptions }),
+      new Agent({
+        model,
+        tools: [tool],
+        approver,
+        runStore,
+        // The person may change a call before approving it (the interrupt offers `editedArgs`).
+        approvalPolicy: { edits: true },
+        ...options.agentOptions,
+      }),
     runStore,
     ...(options.withoutAuthorize
       ? {}

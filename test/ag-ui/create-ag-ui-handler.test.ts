@@ -104,6 +104,22 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     expect(String(client.messages.at(-1)?.content)).toContain("invalid_edit");
   });
 
+  it("offers no edit when the rule asking allows none, and refuses an edited answer then", async () => {
+    server = await startAgUiServer(
+      [{ toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_a", "rec_b"] } }] }],
+      { agentOptions: { approvalPolicy: {} } },
+    );
+    const client = clientFor(server.url);
+    const first = await runClient(client, { message: "Delete rec_a and rec_b" });
+    const [interrupt] = first.interrupts;
+    expect(interrupt?.metadata).toMatchObject({ switchyard: { answers: { edit: false } } });
+    expect(interrupt?.responseSchema).not.toHaveProperty("properties.editedArgs");
+    await runClient(client, {
+      resume: [approve(interrupt!, { editedArgs: { ids: ["rec_b"] } })],
+    });
+    expect(server.runs).toEqual([]);
+  });
+
   it("offers a standing approval when the rule allows one: approved so, the next call like it runs without asking", async () => {
     server = await startAgUiServer(
       [

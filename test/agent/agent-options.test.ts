@@ -63,7 +63,7 @@ describe("Agent construction", () => {
     );
     expect(problems).toEqual([
       "model must implement complete() and stream() (e.g. a ReasonerClient).",
-      "approver must have a requestApproval() method.",
+      "approver must have ask() and read() methods (an Approver); an approver written for an earlier version has requestApproval() instead: see the migration guide.",
       "requestOptions.messages is set by the agent; remove it (tools go in the tools option).",
       "requestOptions.n must be 1 when given: the agent follows a single answer.",
     ]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { askApprover } from "../../src/agent/approval-gate.js";
+import { consultApprover } from "../../src/agent/approval-gate.js";
 import type { ApprovalAction } from "../../src/agent/approver.js";
 import { actionFingerprint } from "../../src/internal/canonical-json.js";
 import { silentLogger } from "../../src/internal/logger.js";
@@ -258,7 +258,7 @@ describe("the approval gate fails closed", () => {
   });
 });
 
-describe("askApprover", () => {
+describe("consultApprover", () => {
   const action: ApprovalAction = {
     approvalId: "run.approval-of-hold-callbacks",
     toolName: "hold_callbacks",
@@ -267,25 +267,33 @@ describe("askApprover", () => {
     fingerprint: actionFingerprint("hold_callbacks", { types: ["order"] }),
     description: { summary: "Hold order callbacks" },
   };
-  const base = { action, signal: new AbortController().signal, logger: silentLogger() };
+  const base = { actions: [action], signal: new AbortController().signal, logger: silentLogger() };
 
-  it("returns a pending answer only when the run allows it", async () => {
+  it("returns a pending answer, with the ticket it was asked under, only when the run allows it", async () => {
     const approver = new ScriptedApprover([
-      (asked) => ({ outcome: "pending", fingerprint: asked.fingerprint, interactionId: "i-1" }),
-      (asked) => ({ outcome: "pending", fingerprint: asked.fingerprint }),
+      () => ({ outcome: "pending", interactionId: "i-1" }),
+      () => ({ outcome: "pending", interactionId: "i-2" }),
     ]);
-    expect(await askApprover({ ...base, approver, allowPending: true })).toEqual({
-      outcome: "pending",
-      fingerprint: action.fingerprint,
-      approvalId: action.approvalId,
-      ticket: "i-1",
-      interactionId: "i-1",
-    });
+    expect(await consultApprover({ ...base, approver, allowPending: true })).toEqual([
+      {
+        outcome: "pending",
+        fingerprint: action.fingerprint,
+        approvalId: action.approvalId,
+        // The scripted approver's ticket names the question by the agent's approval id.
+        ticket: action.approvalId,
+        interactionId: "i-1",
+      },
+    ]);
     expect(approver.requests[0]?.context.allowPending).toBe(true);
-    expect(await askApprover({ ...base, approver, allowPending: true })).toMatchObject({
-      outcome: "refused",
-      code: "invalid_decision",
-    });
+    expect(await consultApprover({ ...base, approver })).toEqual([
+      expect.objectContaining({
+        outcome: "refused",
+        code: "pending_not_supported",
+        approvalId: action.approvalId,
+        interactionId: "i-2",
+      }),
+    ]);
+    expect(approver.requests[1]?.context.allowPending).toBe(false);
   });
 
   it("keeps an approver's own refusal code, and redacts its reason", async () => {
@@ -296,12 +304,14 @@ describe("askApprover", () => {
         reason: "nobody answered; token eyJabc.eyJdef.sig",
       }),
     ]);
-    expect(await askApprover({ ...base, approver })).toEqual({
-      outcome: "refused",
-      fingerprint: action.fingerprint,
-      code: "expired",
-      reason: "nobody answered; token [redacted]",
-      approvalId: action.approvalId,
-    });
+    expect(await consultApprover({ ...base, approver })).toEqual([
+      {
+        outcome: "refused",
+        fingerprint: action.fingerprint,
+        code: "expired",
+        reason: "nobody answered; token [redacted]",
+        approvalId: action.approvalId,
+      },
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ModelStreamEvent } from "../../src/agent/model.js";
 import { AbortedError } from "../../src/errors/transport-errors.js";
 import { ScriptedApprover, ScriptedModel, type ScriptedStep } from "../../src/testing/index.js";
+import { askOne, readOne } from "../helpers/approver-verbs.js";
 import { forever } from "./fixtures.js";
 
 const steps: ScriptedStep[] = [
@@ -92,17 +93,38 @@ describe("ScriptedApprover", () => {
       description: { summary: "s" },
     };
     const context = { signal: new AbortController().signal, logger: undefined as never };
-    expect(await approver.requestApproval(action, context)).toEqual({
+    expect((await askOne(approver, action, context)).decision).toEqual({
       outcome: "approved",
       fingerprint: "sha256:1",
     });
-    expect(await approver.requestApproval(action, context)).toMatchObject({
+    expect((await askOne(approver, action, context)).decision).toMatchObject({
       outcome: "refused",
       code: "denied",
     });
-    await expect(approver.requestApproval(action, context)).rejects.toThrow(
-      "approval request 3 came in",
-    );
+    await expect(askOne(approver, action, context)).rejects.toThrow("approval request 3 came in");
     expect(approver.requests).toHaveLength(3);
+  });
+
+  it("answers a later read of a question (a resumed run's) from its checks", async () => {
+    const approver = new ScriptedApprover(["pending"], { checks: ["approve"] });
+    const action = {
+      approvalId: "run.approval",
+      toolName: "t",
+      toolCallId: "c",
+      arguments: {},
+      fingerprint: "sha256:1",
+      description: { summary: "s" },
+    };
+    const context = { signal: new AbortController().signal, logger: undefined as never };
+    const { ticket, decision } = await askOne(approver, action, context);
+    expect(decision).toEqual({ outcome: "pending" });
+    expect(await readOne(approver, ticket, action, context)).toEqual({
+      outcome: "approved",
+      fingerprint: "sha256:1",
+    });
+    expect(approver.checkRequests).toEqual([{ pending: { ticket, action }, context }]);
+    await expect(readOne(approver, ticket, action, context)).rejects.toThrow(
+      "approval check 2 came in",
+    );
   });
 });

@@ -290,12 +290,24 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     };
     const admin = new pg.Client({ connectionString: testDatabaseUrl() });
     await admin.connect();
-    const openConnections = async () => {
+    const countConnections = async () => {
       const { rows } = await admin.query<{ count: string }>(
         "SELECT count(*) AS count FROM pg_stat_activity WHERE application_name = $1",
         [schema],
       );
       return Number(rows[0]!.count);
+    };
+    // A connection its pool ended leaves pg_stat_activity once its server process exits, which
+    // a loaded machine may delay a little; one left open stays there (a pool keeps an idle
+    // connection 10 s), so the count is read until it is 0 or 3 s have passed.
+    const openConnections = async () => {
+      const until = Date.now() + 3_000;
+      let count = await countConnections();
+      while (count > 0 && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        count = await countConnections();
+      }
+      return count;
     };
     try {
       const { runId, interactionId } = await suspendedRun(env);

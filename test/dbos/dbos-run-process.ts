@@ -65,10 +65,13 @@ const options = dbosTestAgentOptions(
   process.env.DBOS_TEST_AFTER_CALL_MS ? Number(process.env.DBOS_TEST_AFTER_CALL_MS) : undefined,
 );
 const approver = options.approver!;
-const requestApproval = approver.requestApproval.bind(approver);
-approver.requestApproval = (action, context) => {
-  die("asking", (action.arguments as { ids: string[] }).ids);
-  return requestApproval(action, context);
+const ask = approver.ask.bind(approver);
+approver.ask = (actions, context) => {
+  die(
+    "asking",
+    actions.flatMap((action) => (action.arguments as { ids: string[] }).ids),
+  );
+  return ask(actions, context);
 };
 
 const durable = dbosAgent(options, {

@@ -1,25 +1,29 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Approver } from "switchyard-agents";
+import type { ApprovalDecision, Approver } from "switchyard-agents";
 
 /** Your own record of questions, by the agent's approval id: a table a person answers in. */
 export type AnswerBook = Map<string, { question: string; answer?: "approve" | "deny" }>;
 
-/** An approver of your own: each question goes into `book`; the call runs once a person approves. */
+/** An approver of your own: each question goes into `book`; a call runs once a person approves it. */
 export function bookApprover(book: AnswerBook): Approver {
   return {
-    async requestApproval(action, { signal }) {
-      // The agent names the approval: one id per action, never reused, spent once.
-      book.set(action.approvalId, { question: action.description.summary });
-      let entry = book.get(action.approvalId);
-      while (entry?.answer === undefined) {
-        await sleep(20, undefined, { signal }); // an abort ends the wait: the gate refuses
-        entry = book.get(action.approvalId);
+    // Ask: write each question down. The agent names each approval; the ticket is yours.
+    async ask(actions) {
+      for (const { approvalId, description } of actions) {
+        book.set(approvalId, { question: description.summary });
       }
-      if (entry.answer === "deny") {
-        return { outcome: "refused", code: "denied", reason: "the person said no" };
-      }
-      // Only an approval with the action's exact fingerprint lets the call run.
-      return { outcome: "approved", fingerprint: action.fingerprint };
+      return "book";
     },
+    // Read: one answer per action, in order. An abort ends the wait, and the gate refuses.
+    read: (_ticket, actions, { signal }) =>
+      Promise.all(
+        actions.map(async ({ approvalId, fingerprint }): Promise<ApprovalDecision> => {
+          while (book.get(approvalId)?.answer === undefined) await sleep(20, undefined, { signal });
+          if (book.get(approvalId)?.answer === "deny") {
+            return { outcome: "refused", code: "denied", reason: "the person said no" };
+          }
+          return { outcome: "approved", fingerprint }; // this exact action, once
+        }),
+      ),
   };
 }

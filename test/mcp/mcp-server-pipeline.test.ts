@@ -8,6 +8,7 @@ import { actionFingerprint } from "../../src/internal/canonical-json.js";
 import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
 import { ScriptedApprover } from "../../src/testing/scripted-approver.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { decidingApprover } from "../helpers/approver-verbs.js";
 import { textOf } from "./mcp-test-kit.js";
 
 // No known key shape: only the registry knows it is a secret.
@@ -131,12 +132,10 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
 
   it("names each call's approval with an id of its own, minted by the agent: an approval never stands for another call", async () => {
     const asked: string[] = [];
-    const approving: Approver = {
-      requestApproval: async (action) => {
-        asked.push(action.approvalId);
-        return { outcome: "approved", fingerprint: action.fingerprint };
-      },
-    };
+    const approving = decidingApprover((action) => {
+      asked.push(action.approvalId);
+      return { outcome: "approved", fingerprint: action.fingerprint };
+    });
     const client = await host(approving);
     expect(textOf(await call(client, "delete_order", { id: "o-5" }))).toBe("deleted o-5");
     expect(textOf(await call(client, "delete_order", { id: "o-5" }))).toBe("deleted o-5");
@@ -147,15 +146,14 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
 
   it("runs a person's edit through the same pipeline: only the edit runs, once, and a rule that denies it holds", async () => {
     // Approves every question as changed to delete o-9, in one interaction.
-    const editing: Approver = {
-      requestApproval: async (action) => ({
-        outcome: "approved",
-        fingerprint: actionFingerprint(action.toolName, { id: "o-9" }, action.target),
-        interactionId: "interaction-edit",
-        editedArguments: { id: "o-9" },
-      }),
-    };
-    const client = await host(editing);
+    const editing = decidingApprover((action) => ({
+      outcome: "approved",
+      fingerprint: actionFingerprint(action.toolName, { id: "o-9" }, action.target),
+      interactionId: "interaction-edit",
+      editedArguments: { id: "o-9" },
+    }));
+    // The policy lets the person change a call before approving it.
+    const client = await host(editing, { approvalPolicy: { edits: true } });
     const edited = await call(client, "delete_order", { id: "o-1" });
     expect(textOf(edited)).toContain("deleted o-9");
     expect(JSON.parse(textOf(edited))).toMatchObject({
@@ -167,6 +165,7 @@ describe("createMcpServer runs each call through the agent's pipeline", () => {
 
     const guarded = await host(editing, {
       approvalPolicy: {
+        edits: true,
         rules: [
           {
             name: "keep o-9",

@@ -2,9 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { expect, it } from "vitest";
 import { z } from "zod";
-import type { ApprovalAction, Approver } from "../../src/agent/approver.js";
+import type { ApprovalAction } from "../../src/agent/approver.js";
 import { createMcpServer } from "../../src/mcp/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { decidingApprover } from "../helpers/approver-verbs.js";
 
 // A key of the application's own: nothing but the server's `secrets` option names it.
 const secret = "acct-key-Mcp4417Zq";
@@ -12,12 +13,10 @@ const secret = "acct-key-Mcp4417Zq";
 it("shows an approver of the application's own each action with the registered secrets removed, bound to the real call, and keeps them out of the progress it sends the host", async () => {
   const seen: ApprovalAction[] = [];
   const ran: unknown[] = [];
-  const approver: Approver = {
-    requestApproval: async (action) => {
-      seen.push(action);
-      return { outcome: "refused", code: "denied", reason: "not now" };
-    },
-  };
+  const approver = decidingApprover((action) => {
+    seen.push(action);
+    return { outcome: "refused", code: "denied", reason: "not now" };
+  });
   const forward = defineTool({
     name: "forward_report",
     description: "Sends the report to a partner endpoint.",

@@ -36,7 +36,6 @@ describe("the inbox page and standing approvals", () => {
       approver: new MessagingApprover({
         client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
         subscriptionLinkId: messaging.approverLinkId,
-        offerStanding: true,
         pollIntervalMs: 5,
         maxPollIntervalMs: 10,
       }),

@@ -210,8 +210,6 @@ describe("an agent with a FileRunStore", () => {
             toolCallId: "call_delete",
             toolName: "delete_callbacks",
             phase: "awaiting_approval",
-            // The scripted approver names its question by the agent's approval id.
-            interactionId: expect.stringMatching(/\.[\w-]{22}$/),
           },
         ],
       }),
@@ -278,7 +276,7 @@ describe("an agent with a FileRunStore", () => {
         checks: [
           async ({ pending }) => {
             await held;
-            return { outcome: "approved", fingerprint: pending.fingerprint };
+            return { outcome: "approved", fingerprint: pending.action.fingerprint };
           },
         ],
       }),

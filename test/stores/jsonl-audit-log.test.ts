@@ -267,33 +267,40 @@ describe("every approval decision is an audit record", () => {
       onApprovalDecided: (entry) => void hooked.push(entry),
     });
     await agent.run("tidy", { suspendOnApproval: false });
-    expect(executions).toEqual([{ ids: ["a"] }, { ids: ["trusted"] }]);
+    // The call a rule allows does not wait for the step's question: the order is not fixed.
+    expect(executions).toHaveLength(2);
+    expect(executions).toEqual(expect.arrayContaining([{ ids: ["a"] }, { ids: ["trusted"] }]));
 
     const verification = await verifyAuditLog(path);
     expect(verification.intact).toBe(true);
-    expect(verification.records).toEqual([
-      expect.objectContaining({
-        outcome: "approved",
-        decidedBy: "person",
-        approverLink: "sl_ops",
-        approvedBy: "Dana",
-        questionDigest: "sha256:abc",
-        interactionId: "int_1",
-      }),
-      expect.objectContaining({
-        outcome: "refused",
-        decidedBy: "person",
-        code: "denied",
-        note: "wrong host",
-      }),
-      expect.objectContaining({
-        outcome: "expired",
-        decidedBy: "expiry",
-        reason: "nobody answered",
-      }),
-      expect.objectContaining({ outcome: "approved", decidedBy: "policy", rule: "trusted id" }),
-    ]);
-    expect(verification.records[2]).not.toHaveProperty("code");
+    expect(verification.records).toHaveLength(4);
+    expect(verification.records).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          outcome: "approved",
+          decidedBy: "person",
+          approverLink: "sl_ops",
+          approvedBy: "Dana",
+          questionDigest: "sha256:abc",
+          interactionId: "int_1",
+        }),
+        expect.objectContaining({
+          outcome: "refused",
+          decidedBy: "person",
+          code: "denied",
+          note: "wrong host",
+        }),
+        expect.objectContaining({
+          outcome: "expired",
+          decidedBy: "expiry",
+          reason: "nobody answered",
+        }),
+        expect.objectContaining({ outcome: "approved", decidedBy: "policy", rule: "trusted id" }),
+      ]),
+    );
+    expect(verification.records.find((record) => record.outcome === "expired")).not.toHaveProperty(
+      "code",
+    );
     expect(hooked).toEqual(verification.records);
   });
 

@@ -225,7 +225,6 @@ describe("PostgresRunStore under database faults", () => {
       runStore: store,
     }).run("delete cb-1", { suspendOnApproval: true });
     const runId = suspended.runId ?? "";
-    const interactionId = suspended.state?.pendingCalls[0]?.interactionId ?? "";
     const approvalId = suspended.state?.pendingCalls[0]?.approvalId ?? "";
     expect(suspended.status).toBe("suspended");
 
@@ -241,7 +240,7 @@ describe("PostgresRunStore under database faults", () => {
           checks: [
             async ({ pending }) => {
               await server.stopServer();
-              return { outcome: "approved", fingerprint: pending.fingerprint, interactionId };
+              return { outcome: "approved", fingerprint: pending.action.fingerprint };
             },
           ],
         }),

@@ -53,6 +53,14 @@ function readsOf(interactionId: string): number {
   ).length;
 }
 
+/** Reads of each interaction's answer made by the run that asked it (a durable run's one read). */
+const readsWhenSuspended = new Map<string, number>();
+
+/** Reads of the interaction's answer since its run suspended: the workers' checks. */
+function checksOf(interactionId: string): number {
+  return readsOf(interactionId) - (readsWhenSuspended.get(interactionId) ?? 0);
+}
+
 /** Starts `count` runs that each suspend at one approval; returns their interactions, in order. */
 async function suspendRuns(store: PostgresRunStore, count: number): Promise<string[]> {
   const starter = buildFleetAgent(fleetServicesOf(orders, messaging), store, {
@@ -63,7 +71,9 @@ async function suspendRuns(store: PostgresRunStore, count: number): Promise<stri
   const interactions: string[] = [];
   for (let index = 0; index < count; index++) {
     const started = await starter.run("Delete the callback.", { suspendOnApproval: true });
-    interactions.push(started.state?.pendingCalls[0]?.interactionId ?? "");
+    const interactionId = started.state?.pendingCalls[0]?.interactionId ?? "";
+    readsWhenSuspended.set(interactionId, readsOf(interactionId));
+    interactions.push(interactionId);
   }
   return interactions;
 }
@@ -79,6 +89,7 @@ it("a recheck of a run nobody answered asks once and moves only its next check; 
   expect(started.status).toBe("suspended");
   const runId = started.runId ?? "";
   const interactionId = started.state?.pendingCalls[0]?.interactionId ?? "";
+  readsWhenSuspended.set(interactionId, readsOf(interactionId));
   const before = await rowOf(store, runId);
 
   const settled: RunWorkerOutcome[] = [];
@@ -97,7 +108,7 @@ it("a recheck of a run nobody answered asks once and moves only its next check; 
     expect(stillPending.length).toBe(settled.length);
     expect(settled.every((outcome) => outcome.result === undefined && !outcome.error)).toBe(true);
     // One read of the answer per recheck, and not a byte of the state rewritten.
-    expect(readsOf(interactionId)).toBeGreaterThanOrEqual(5);
+    expect(checksOf(interactionId)).toBeGreaterThanOrEqual(5);
     expect(await rowOf(store, runId)).toEqual(before);
 
     messaging.answerInteraction(interactionId, "approve");
@@ -150,7 +161,7 @@ it("the fleet keeps to its budget of approval checks with many runs due: the mes
   const services = fleetServicesOf(orders, messaging);
   const runCount = 40;
   const interactions = await suspendRuns(store, runCount);
-  const reads = () => interactions.reduce((total, id) => total + readsOf(id), 0);
+  const reads = () => interactions.reduce((total, id) => total + checksOf(id), 0);
   expect(reads()).toBe(0);
 
   // One check saved up, the next a thousand seconds later: however many
@@ -183,7 +194,7 @@ it("the fleet keeps to its budget of approval checks with many runs due: the mes
     await Promise.all(working);
   }
   expect(reads()).toBe(1);
-  expect(readsOf(interactions[0] ?? "")).toBe(1);
+  expect(checksOf(interactions[0] ?? "")).toBe(1);
   const { rows } = await admin.query(
     `SELECT count(*)::int AS due FROM "${store.schema}".runs
       WHERE status = 'suspended' AND next_check_at <= now()`,
@@ -228,7 +239,7 @@ it("a worker with several free slots fills them with one claim statement", async
   expect(settled.map((outcome) => outcome.stillPending !== undefined)).toEqual(
     Array.from({ length: runCount }, () => true),
   );
-  expect(interactions.map(readsOf)).toEqual(Array.from({ length: runCount }, () => 1));
+  expect(interactions.map(checksOf)).toEqual(Array.from({ length: runCount }, () => 1));
 }, 60_000);
 
 it("a worker takes due runs from the runQueue given, beside a store that is only a store", async () => {
@@ -260,7 +271,7 @@ it("a worker takes due runs from the runQueue given, beside a store that is only
   });
   await workUntil(worker, () => settled.length >= runCount, "every run checked");
   expect(handedOut[0]).toBe(runCount);
-  expect(interactions.map(readsOf)).toEqual([1, 1, 1]);
+  expect(interactions.map(checksOf)).toEqual([1, 1, 1]);
 }, 60_000);
 
 it("refuses a worker without a run queue, saying what to pass", () => {

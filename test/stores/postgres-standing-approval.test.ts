@@ -61,8 +61,7 @@ it("PostgreSQL: a standing approval read on resume covers the next call once, ea
     checks: [
       ({ pending }) => ({
         outcome: "approved",
-        fingerprint: pending.fingerprint,
-        interactionId: pending.interactionId,
+        fingerprint: pending.action.fingerprint,
         standing: { fingerprint: pending.action.standing?.fingerprint ?? "" },
       }),
     ],

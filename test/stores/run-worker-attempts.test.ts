@@ -1,7 +1,6 @@
 import { type AddressInfo, createServer } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import type { Approver } from "../../src/agent/approver.js";
 import { RunStateError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import type { RunClaim, RunQueue } from "../../src/agent/durable/run-queue.js";
 import type { RunStore } from "../../src/agent/durable/run-store.js";
@@ -16,6 +15,7 @@ import {
   changed,
   useTemporaryDirectories,
 } from "../agent/durable/durable-helpers.js";
+import { decidingApprover } from "../helpers/approver-verbs.js";
 import { usePostgresStores } from "../helpers/postgres-test-database.js";
 import { until, workUntil } from "../helpers/work-until.js";
 
@@ -71,14 +71,10 @@ for (const storage of ["file", "postgres"] as const) {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, true);
       const before = await store.load(runId);
-      // An approver that cannot read earlier answers: every resume of a run waiting for one throws.
-      const approver: Approver = {
-        requestApproval: () => Promise.reject(new Error("not asked in this test")),
-      };
+      // An agent with no approver to read the answer: every resume of a run waiting for one throws.
       const agent = new Agent({
         model: new ScriptedModel([]),
         tools: callbackTools().tools,
-        approver,
         runStore: store,
         stateKey,
       });
@@ -100,7 +96,7 @@ for (const storage of ["file", "postgres"] as const) {
       expect(after.revision).toBe(before.revision + 1);
       expect(after.error?.name).toBe("RunAttemptsExhausted");
       expect(after.error?.message).toMatch(
-        /^Gave up after 3 failed attempts to resume the run; the last: .*has no checkApproval\(\)/,
+        /^Gave up after 3 failed attempts to resume the run; the last: .*has no approver to read it/,
       );
       // Nothing the run recorded is lost: the question it waits for, with its fingerprint.
       expect(after.pendingCalls).toEqual(before.pendingCalls);
@@ -109,7 +105,7 @@ for (const storage of ["file", "postgres"] as const) {
 
       const schedule = await store.schedule(runId);
       expect(schedule?.attempts).toBe(3);
-      expect(schedule?.lastError).toMatch(/has no checkApproval\(\)/);
+      expect(schedule?.lastError).toMatch(/has no approver to read it/);
       expect(schedule?.nextCheckAt).toBeUndefined();
       expect(await store.claimNext()).toBeUndefined();
       const listed = await store.list({ status: "failed" });
@@ -148,7 +144,7 @@ for (const storage of ["file", "postgres"] as const) {
         state.revision += 1;
         const call = state.pendingCalls[0];
         if (call) call.phase = "started";
-        state.usedApprovals = [call?.interactionId ?? ""];
+        state.usedApprovals = [call?.approvalId ?? ""];
       });
       // Its claim is never renewed or released: it lapses after 300 ms.
       const dead = await store.claim(runId, { leaseMs: 300 });
@@ -172,13 +168,13 @@ for (const storage of ["file", "postgres"] as const) {
           phase: "finished",
           status: "outcome_unknown",
           fingerprint: abandoned.pendingCalls[0]?.fingerprint,
-          interactionId: abandoned.pendingCalls[0]?.interactionId,
+          approvalId: abandoned.pendingCalls[0]?.approvalId,
           content: expect.stringContaining(
             "Outcome unknown: the call to delete_callbacks had started",
           ),
         }),
       ]);
-      expect(after.usedApprovals).toEqual([abandoned.pendingCalls[0]?.interactionId]);
+      expect(after.usedApprovals).toEqual([abandoned.pendingCalls[0]?.approvalId]);
       const listed = await store.list({ status: "failed" });
       expect(listed.runs[0]?.outcomeUnknownCalls).toEqual([
         { toolCallId: "call_delete", toolName: "delete_callbacks", stepNumber: 1 },
@@ -299,14 +295,10 @@ for (const storage of ["file", "postgres"] as const) {
       const agent = new Agent({
         model: new ScriptedModel([]),
         tools,
-        approver: {
-          requestApproval: () => Promise.reject(new Error("not asked in this test")),
-          checkApproval: async ({ fingerprint, interactionId }) => ({
-            outcome: "approved",
-            fingerprint,
-            interactionId,
-          }),
-        },
+        approver: decidingApprover((action) => ({
+          outcome: "approved",
+          fingerprint: action.fingerprint,
+        })),
         runStore: store,
       });
       const settled: RunWorkerOutcome[] = [];
@@ -333,13 +325,10 @@ for (const storage of ["file", "postgres"] as const) {
     it("waits longer after each failure in a row, past recheckAfterMs, up to maxRetryAfterMs", async () => {
       const store = await stores[storage]();
       const runId = await suspendedRun(store, false);
-      const approver: Approver = {
-        requestApproval: () => Promise.reject(new Error("not asked in this test")),
-      };
+      // No approver to read the answer: every resume throws.
       const agent = new Agent({
         model: new ScriptedModel([]),
         tools: callbackTools().tools,
-        approver,
         runStore: store,
       });
       const settled: { attempts: number | undefined }[] = [];

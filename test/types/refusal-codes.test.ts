@@ -15,7 +15,8 @@ async function refusedWith(code: unknown): Promise<RefusedRecord | undefined> {
     execute: async () => "removed",
   });
   const approver = {
-    requestApproval: async () => ({ outcome: "refused", code, reason: "not today" }),
+    ask: async () => "question-1",
+    read: async () => [{ outcome: "refused", code, reason: "not today" }],
   } as unknown as Approver;
   const agent = new Agent({
     model: new ScriptedModel([
@@ -38,10 +39,11 @@ describe("refusal codes", () => {
     // @ts-expect-error "fingerprint_mismatched" is not a refusal code
     const misspelt: RefusalCode = "fingerprint_mismatched";
     const approver: Approver = {
+      ask: async () => "question-1",
       // @ts-expect-error an approver refuses with one of the codes only
-      requestApproval: async () => ({ outcome: "refused", code: "nope", reason: "no" }),
+      read: async () => [{ outcome: "refused", code: "nope", reason: "no" }],
     };
-    expect([known, misspelt, typeof approver.requestApproval]).toEqual([
+    expect([known, misspelt, typeof approver.read]).toEqual([
       "fingerprint_mismatch",
       "fingerprint_mismatched",
       "function",

@@ -22,6 +22,8 @@ export interface PolicyVerdict {
   required?: number;
   /** For `ask` by rules: the standing approval the question may offer, and the rule offering it. */
   standing?: { rule: string; offer: StandingApprovalOffer };
+  /** For `ask`: every rule asking lets the person change the call before approving it. */
+  edits?: true;
 }
 
 /**
@@ -52,11 +54,14 @@ function checkPolicyShape(
     );
     return {};
   }
-  const { rules, shadow } = policy as ApprovalPolicy;
+  const { rules, shadow, edits } = policy as ApprovalPolicy;
   if (shadow !== undefined && typeof shadow !== "boolean") {
     problems.push("approvalPolicy.shadow must be true or false.");
   }
-  if (rules === undefined) return { shadow: shadow === true };
+  if (edits !== undefined && typeof edits !== "boolean") {
+    problems.push("approvalPolicy.edits must be true or false.");
+  }
+  if (rules === undefined) return { shadow: shadow === true, edits: edits === true };
   if (!Array.isArray(rules)) {
     problems.push("approvalPolicy.rules must be an array of rules.");
     return {};
@@ -88,8 +93,14 @@ function checkPolicyShape(
     if (rule.required !== undefined && rule.required !== 1 && rule.required !== 2) {
       problems.push(`${at}.required must be 1 or 2: how many distinct approvers must approve.`);
     }
-    if ((rule.required !== undefined || rule.standing !== undefined) && rule.decision !== "ask") {
-      problems.push(`${at}: required and standing apply to "ask" rules only.`);
+    if (rule.edits !== undefined && typeof rule.edits !== "boolean") {
+      problems.push(`${at}.edits must be true or false.`);
+    }
+    if (
+      (rule.required !== undefined || rule.standing !== undefined || rule.edits === true) &&
+      rule.decision !== "ask"
+    ) {
+      problems.push(`${at}: required, standing and edits apply to "ask" rules only.`);
     }
     if (rule.standing !== undefined) checkStandingOffer(rule.standing, `${at}.standing`, problems);
     if (rule.when !== undefined && typeof rule.when !== "function") {
@@ -110,7 +121,7 @@ function checkPolicyShape(
       }
     }
   });
-  return { rules: Object.freeze([...rules]), shadow: shadow === true };
+  return { rules: Object.freeze([...rules]), shadow: shadow === true, edits: edits === true };
 }
 
 /**
@@ -264,10 +275,11 @@ async function matchTier(
     decision: "ask",
     ...named(first.rule),
     ...(required > 1 ? { required } : {}),
-    // A question two people must approve offers no standing approval.
+    // A question two people must approve offers no standing approval, and no edit.
     ...(offering?.standing && offering.name !== undefined && required === 1
       ? { standing: { rule: offering.name, offer: offering.standing } }
       : {}),
+    ...(required === 1 && asking.every(({ rule }) => rule.edits === true) ? { edits: true } : {}),
   };
 }
 

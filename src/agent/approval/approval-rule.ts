@@ -42,6 +42,15 @@ export interface ApprovalRule {
    * or a `deny` rule, always wins over it.
    */
   standing?: StandingApprovalOffer | undefined;
+  /**
+   * For `ask`: the person may change the call's arguments before approving
+   * it ("Approve with changes"); the changed call then runs instead, once
+   * the tool's schema and this policy accept it. Never offered when two
+   * approvers are required. An edit of a question whose rule does not allow
+   * edits is refused (`invalid_edit`).
+   * @default false
+   */
+  edits?: boolean | undefined;
 }
 
 /**
@@ -73,4 +82,11 @@ export interface ApprovalPolicy {
    * @default false
    */
   shadow?: boolean | undefined;
+  /**
+   * Whether the questions no rule of yours asks (those of the tools'
+   * options and defaults, `needsApproval`) let the person change the call
+   * before approving it, as a rule's `edits` does.
+   * @default false
+   */
+  edits?: boolean | undefined;
 }

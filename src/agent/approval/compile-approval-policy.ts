@@ -34,6 +34,8 @@ export interface CompiledRule {
   required?: 1 | 2 | undefined;
   /** For `ask` rules of the policy: the standing approval the question may offer. */
   standing?: StandingApprovalOffer | undefined;
+  /** For `ask` rules: the person may change the call before approving it. */
+  edits?: boolean | undefined;
 }
 
 /** The agent's approval policy with every declaration compiled into ordered, named rules. */
@@ -87,14 +89,17 @@ export function compileApprovalPolicy(
             },
       ...(rule.required !== undefined ? { required: rule.required } : {}),
       ...(rule.standing !== undefined ? { standing: rule.standing } : {}),
+      ...(rule.edits === true ? { edits: true } : {}),
     };
   });
+  // The questions of the tools' options and defaults allow edits when the policy says so.
+  const edits = policy.edits === true ? { edits: true } : {};
   const toolRules = new Map<string, readonly CompiledRule[]>();
   for (const tool of tools) {
     const compiled = [
       ...(tool.approvalRules ?? []).map((rule) => optionRule(tool, rule)),
       ...defaultRule(tool),
-    ];
+    ].map((rule) => ({ ...rule, ...edits }));
     toolRules.set(tool.name, Object.freeze(compiled));
   }
   return Object.freeze({

@@ -4,7 +4,7 @@ import type { AnyTool, ToolContext } from "../../tools/tool.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
-  askApprover,
+  consultApprover,
   type ExpiredRecord,
   type PendingRecord,
   type RefusedRecord,
@@ -145,6 +145,7 @@ export async function decideApproval(
   const asking = {
     ...(offered ? { standing: offered } : {}),
     ...(verdict.required !== undefined ? { requiredApprovers: verdict.required } : {}),
+    ...(verdict.edits ? { editable: true } : {}),
   };
   let askedAt = new Date();
   let asked = await askApproval(input, environment, { prior: input.prior, ...asking });
@@ -243,6 +244,7 @@ async function askApproval(
     prior: PendingToolCall | undefined;
     standing?: StandingScope;
     requiredApprovers?: number;
+    editable?: boolean;
   },
 ): Promise<ApprovalRecord> {
   const { tool, context } = input;
@@ -274,6 +276,7 @@ async function askApproval(
     ...(options.requiredApprovers !== undefined
       ? { requiredApprovers: options.requiredApprovers }
       : {}),
+    ...(options.editable ? { editable: true } : {}),
   };
   if (!check) {
     emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
@@ -284,20 +287,19 @@ async function askApproval(
     );
   }
   const allowPending = check !== undefined || (environment.suspendOnApproval && canSuspend);
-  // An earlier question's answer is read on its own, as is a question offering a standing
-  // approval or asking two approvers; any other new question joins the step's.
-  if (check || standing || (options.requiredApprovers ?? 1) > 1) environment.stepQuestion?.leave();
-  return (
-    environment.stepQuestion?.ask(action, allowPending) ??
-    askApprover({
-      approver: environment.approver,
-      action,
-      signal: environment.signal,
-      logger: environment.logger,
-      allowPending,
-      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
-      ...(journal.task !== undefined ? { task: journal.task } : {}),
-      ...(check ? { check } : {}),
-    })
-  );
+  // An earlier question's answer is read by its own ticket; a new question joins the step's.
+  if (check) environment.stepQuestion?.leave();
+  const together = environment.stepQuestion?.ask(action, allowPending);
+  if (together) return together;
+  const [record] = await consultApprover({
+    approver: environment.approver,
+    actions: [action],
+    signal: environment.signal,
+    logger: environment.logger,
+    allowPending,
+    ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+    ...(journal.task !== undefined ? { task: journal.task } : {}),
+    ...(check ? { check } : {}),
+  });
+  return record as ApprovalRecord;
 }

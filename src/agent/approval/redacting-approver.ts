@@ -3,32 +3,22 @@ import type { ApprovalAction, Approver } from "../approver.js";
 import { redactApprovalAction } from "../build-approval-action.js";
 
 /**
- * `approver` as an agent uses it: every action it is shown (asked about,
- * asked about together, or read back after a resume) first has the
- * agent's secrets removed ({@link redactApprovalAction}), so a secret the
- * model put in a call's arguments never reaches the person or the service
- * that carries the question. Its decisions are returned as they are (the
- * gate judges them against the real action), and everything else it has
- * (`peekApproval`, its own secrets) is passed through.
+ * `approver` as an agent uses it: every action it is shown (asked about, or
+ * read back after a resume) first has the agent's secrets removed
+ * ({@link redactApprovalAction}), so a secret the model put in a call's
+ * arguments never reaches the person or the service that carries the
+ * question. Its tickets and decisions are returned as they are (the gate
+ * judges them against the real action), and `peek` and its own secrets are
+ * passed through.
  */
 export function redactingApprover(approver: Approver, secrets: SecretRegistry): Approver {
-  const shown = (action: ApprovalAction) => redactApprovalAction(action, secrets);
+  const shown = (actions: readonly ApprovalAction[]) =>
+    actions.map((action) => redactApprovalAction(action, secrets));
   const wrapped: Approver = {
-    requestApproval: (action, context) => approver.requestApproval(shown(action), context),
-    ...(typeof approver.requestApprovals === "function"
-      ? {
-          requestApprovals: (actions, context) =>
-            approver.requestApprovals!(actions.map(shown), context),
-        }
-      : {}),
-    ...(typeof approver.checkApproval === "function"
-      ? {
-          checkApproval: (pending, context) =>
-            approver.checkApproval!({ ...pending, action: shown(pending.action) }, context),
-        }
-      : {}),
-    ...(typeof approver.peekApproval === "function"
-      ? { peekApproval: (pending, context) => approver.peekApproval!(pending, context) }
+    ask: (actions, context) => approver.ask(shown(actions), context),
+    read: (ticket, actions, context) => approver.read(ticket, shown(actions), context),
+    ...(typeof approver.peek === "function"
+      ? { peek: (ticket, approvalIds, context) => approver.peek!(ticket, approvalIds, context) }
       : {}),
   };
   attachSecrets(wrapped, secretsOf(approver));

@@ -43,9 +43,9 @@ export function checkResumable(
       { startNewRun: true },
     );
   }
-  if (awaiting.length > 0 && typeof options.approver?.checkApproval !== "function") {
+  if (awaiting.length > 0 && options.approver === undefined) {
     throw new ConfigurationError(
-      `Run "${runId}" waits for the answer to ${awaiting.length} approval request(s) (${awaiting.map((call) => call.toolName).join(", ")}), and ${options.approver ? "this agent's approver has no checkApproval() to read it" : "this agent has no approver"}. Resume it with an approver that supports durable runs, e.g. a MessagingApprover for the same messaging service.`,
+      `Run "${runId}" waits for the answer to ${awaiting.length} approval request(s) (${awaiting.map((call) => call.toolName).join(", ")}), and this agent has no approver to read it. Resume it with the approver that asked, e.g. a MessagingApprover for the same messaging service.`,
     );
   }
   if (state.pendingCalls.length === 0 && state.stepCount >= options.maxSteps) {

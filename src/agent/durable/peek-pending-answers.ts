@@ -3,7 +3,7 @@ import type { RunState } from "./run-state.js";
 
 /**
  * Whether every answer a suspended run waits for is still pending, read
- * with the approver's `peekApproval` (nothing decided, nothing saved): a
+ * with the approver's `peek` (nothing decided, nothing saved): a
  * worker then only moves the run's next check. `pending: false` whenever
  * a resume could do anything (the run is not suspended, a call of its step
  * is not waiting for an answer, the approver cannot peek, or some question
@@ -16,10 +16,11 @@ export async function peekPendingAnswers(
   approver: Approver | undefined,
   signal: AbortSignal,
 ): Promise<ApprovalPeek> {
-  if (state.status !== "suspended" || typeof approver?.peekApproval !== "function") {
+  if (state.status !== "suspended" || typeof approver?.peek !== "function") {
     return { pending: false };
   }
-  const questions: Array<{ fingerprint: string; interactionId: string }> = [];
+  // The calls of one step asked together share their question's ticket: it is read once.
+  const tickets = new Map<string, string[]>();
   for (const call of state.pendingCalls) {
     if (call.phase === "finished") continue;
     if (
@@ -29,12 +30,12 @@ export async function peekPendingAnswers(
     ) {
       return { pending: false };
     }
-    questions.push({ fingerprint: call.fingerprint, interactionId: call.ticket });
+    tickets.set(call.ticket, [...(tickets.get(call.ticket) ?? []), call.approvalId ?? ""]);
   }
-  if (questions.length === 0) return { pending: false };
+  if (tickets.size === 0) return { pending: false };
   let expiresAt: Date | undefined;
-  for (const question of questions) {
-    const peek = await approver.peekApproval(question, { signal });
+  for (const [ticket, approvalIds] of tickets) {
+    const peek = await approver.peek(ticket, approvalIds, { signal });
     if (peek?.pending !== true) return { pending: false };
     if (peek.expiresAt instanceof Date && (!expiresAt || peek.expiresAt < expiresAt)) {
       expiresAt = peek.expiresAt;

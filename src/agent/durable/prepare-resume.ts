@@ -45,13 +45,8 @@ export function checkResumeRequest(
       "claim must be a RunClaim from the agent's run queue (claim(), claimNext() or claimDue()).",
     );
   }
-  if (
-    options.suspendOnApproval === true &&
-    typeof settings.approver?.checkApproval !== "function"
-  ) {
-    problems.push(
-      "suspendOnApproval needs an approver with checkApproval(), to read the answer when the run is resumed.",
-    );
+  if (options.suspendOnApproval === true && settings.approver === undefined) {
+    problems.push("suspendOnApproval needs an approver; configure one in the agent options.");
   }
   if (typeof stateOrRunId === "string") {
     const problem = findRunIdProblem(stateOrRunId);
@@ -129,8 +124,7 @@ export async function openResumedRun(
       }),
       maxSteps,
       signal: options.signal ?? neverAborted,
-      suspendOnApproval:
-        options.suspendOnApproval ?? typeof settings.approver?.checkApproval === "function",
+      suspendOnApproval: options.suspendOnApproval ?? settings.approver !== undefined,
       // A claim the caller gave stays the caller's to release.
       claim: given ? undefined : claim,
     };

@@ -38,7 +38,7 @@ export interface RunWorkerOutcome {
   result?: RunResult;
   /**
    * The run was not resumed: every answer it waits for is still pending
-   * (the approver's `peekApproval` read them), so only its next check moved,
+   * (the approver's `peek` read them), so only its next check moved,
    * to this time. Its state was not touched.
    */
   stillPending?: { nextCheckAt: Date };
@@ -187,7 +187,7 @@ export interface RunWorkerStopOptions {
  * workers on any number of machines: takes due runs from the run queue
  * (`claimDue`, one statement filling its free slots), and renews its
  * claims while it works. A run whose every
- * answer is still pending, as the approver's `peekApproval` reads it, is
+ * answer is still pending, as the approver's `peek` reads it, is
  * not resumed: only its next check moves, on a wait that starts at
  * `firstRecheckAfterMs` and doubles up to `recheckAfterMs`. Any other run
  * (and every run taken over from a worker that stopped) is resumed with

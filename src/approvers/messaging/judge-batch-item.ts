@@ -51,28 +51,3 @@ export function judgeBatchItem(
     ...(note ? { note } : {}),
   };
 }
-
-/** An item of a batch question: the question's interaction id and the item's number in it. */
-export interface BatchItemId {
-  interactionId: string;
-  number: number;
-}
-
-const itemSeparator = "#item";
-
-/**
- * The ticket an item of a batch question's answer is read by: the
- * question's interaction id and the item's number, e.g. `int_7#item2`.
- */
-export function batchItemId(interactionId: string, number: number): string {
-  return `${interactionId}${itemSeparator}${number}`;
-}
-
-/** The question and number an item id names; undefined for the id of a question about one action. */
-export function parseBatchItemId(id: string): BatchItemId | undefined {
-  const at = id.lastIndexOf(itemSeparator);
-  if (at <= 0) return undefined;
-  const number = id.slice(at + itemSeparator.length);
-  if (!/^[1-9]\d*$/.test(number)) return undefined;
-  return { interactionId: id.slice(0, at), number: Number(number) };
-}

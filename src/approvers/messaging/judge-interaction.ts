@@ -3,11 +3,14 @@ import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { duplicateJsonKey } from "../../internal/duplicate-json-key.js";
 import { redactText } from "../../internal/redact.js";
+import { escapeUntrustedText } from "../../internal/untrusted-text.js";
 import { approvalOptions, editOption, standingOptionId } from "./approval-message-text.js";
 
 /** What the answer must belong to. */
 export interface ExpectedInteraction {
   interactionId: string;
+  /** The message the question was sent in, as the service named it when it took the question. */
+  messageId: string;
   /** The fingerprint of the action about to run. */
   fingerprint: string;
   /** The fingerprint this approver recorded when it created the interaction, when it did. */
@@ -37,8 +40,9 @@ const offeredOptionIds: ReadonlySet<string> = new Set(approvalOptions.map((optio
 /**
  * Reads an interaction as an approval decision, failing closed: only
  * `answered` with `option_id` exactly `approve`, on the interaction asked
- * about, whose fingerprint (as recorded here, and as carried in its
- * `metadata` when the service returns it) is the action's, approves.
+ * about, of the message the question was sent in, whose fingerprint (as
+ * recorded here, and as carried in its `metadata` when the service returns
+ * it) is the action's, approves.
  */
 export function judgeInteraction(
   interaction: Interaction,
@@ -50,6 +54,19 @@ export function judgeInteraction(
       outcome: "refused",
       code: "messaging_error",
       reason: `The messaging service answered with interaction "${interaction.interactionId}" when asked for "${expected.interactionId}", so no approval for ${tool} could be read and the action was not run.`,
+    };
+  }
+  // The service chose the interaction's id: an id it gave another question reads that
+  // question's answer, unless the message it answers for is the one this question was sent in.
+  if (interaction.messageId !== expected.messageId) {
+    const named =
+      interaction.messageId === undefined
+        ? "names no message"
+        : `belongs to message "${escapeUntrustedText(String(interaction.messageId)).slice(0, 100)}"`;
+    return {
+      outcome: "refused",
+      code: "messaging_error",
+      reason: `The messaging service's interaction "${escapeUntrustedText(expected.interactionId).slice(0, 100)}" ${named}, not to message "${escapeUntrustedText(expected.messageId).slice(0, 100)}" that asked about ${tool}, so its answer is another question's and the action was not run.`,
     };
   }
   const carried = carriedFingerprint(interaction);

@@ -56,20 +56,6 @@ export interface MessagingApproverOptions {
    */
   escalation?: { subscriptionLinkId: string; afterMs: number } | undefined;
   /**
-   * Offers a third answer, "Approve with changes" (`edit`): the approver
-   * replies with the whole new arguments as JSON in the answer's text. Needs
-   * a messaging service with `free_text`. The agent checks the edit with the
-   * tool's schema, and only the edited action runs. @default false
-   */
-  allowEdits?: boolean | undefined;
-  /**
-   * Offers "Approve this and up to N more like it" (`approve_standing`) when
-   * the agent's policy lets the question offer a standing approval
-   * (`ApprovalAction.standing`); the question states the scope first.
-   * @default false
-   */
-  offerStanding?: boolean | undefined;
-  /**
    * A second person's active consent link, asked together with
    * `subscriptionLinkId` about actions that need two approvers (a
    * `required: 2` rule): both must approve the same action, and either's
@@ -90,9 +76,7 @@ export interface ResolvedMessagingApproverOptions {
   messageExpiresInSeconds: number;
   pendingExpiresInSeconds: number;
   reminderBeforeExpiryMs: number | undefined;
-  allowEdits: boolean;
   escalation: { subscriptionLinkId: string; afterMs: number } | undefined;
-  offerStanding: boolean;
   secondSubscriptionLinkId: string | undefined;
 }
 
@@ -186,11 +170,13 @@ export function resolveMessagingApproverOptions(
           problems,
         );
   const { escalation } = options;
-  if (options.allowEdits !== undefined && typeof options.allowEdits !== "boolean") {
-    problems.push("allowEdits must be true or false");
-  }
-  if (options.offerStanding !== undefined && typeof options.offerStanding !== "boolean") {
-    problems.push("offerStanding must be true or false");
+  // What a question offers is the approval policy's to say, not the channel's.
+  for (const moved of ["allowEdits", "offerStanding"]) {
+    if (moved in options) {
+      problems.push(
+        `${moved} is no longer an approver option: the rule that asks says what its question offers (edits: true, standing: { ... } on an "ask" rule of the agent's approvalPolicy, or approvalPolicy.edits)`,
+      );
+    }
   }
   const { secondSubscriptionLinkId } = options;
   if (secondSubscriptionLinkId !== undefined) {
@@ -234,8 +220,6 @@ export function resolveMessagingApproverOptions(
     messageExpiresInSeconds,
     pendingExpiresInSeconds,
     reminderBeforeExpiryMs,
-    allowEdits: options.allowEdits === true,
-    offerStanding: options.offerStanding === true,
     secondSubscriptionLinkId,
     escalation:
       escalation === undefined

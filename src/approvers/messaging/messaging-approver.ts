@@ -1,4 +1,3 @@
-import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -26,14 +25,9 @@ import {
 } from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
-import { type BatchQuestionPlan, planBatchQuestions } from "./batch-question-text.js";
+import { planBatchQuestions } from "./batch-question-text.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
-import {
-  type BatchItemId,
-  batchItemId,
-  judgeBatchItem,
-  parseBatchItemId,
-} from "./judge-batch-item.js";
+import { judgeBatchItem } from "./judge-batch-item.js";
 import { deliveryFailedReason, judgeInteraction } from "./judge-interaction.js";
 import { cancelQuestion, readDeliveryFailure } from "./message-follow-up.js";
 import {
@@ -41,44 +35,41 @@ import {
   type ResolvedMessagingApproverOptions,
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
-import { combineTwoApprovals, isPairId, pairId, splitPairId } from "./two-approvers.js";
+import {
+  readTicket,
+  type SentQuestion,
+  type TicketItem,
+  type TicketQuestion,
+  writeTicket,
+} from "./messaging-ticket.js";
+import { combineTwoApprovals } from "./two-approvers.js";
 
-/**
- * What this approver recorded of a question it sent, by interaction id (or,
- * for an item of a batch question, by the item's id): the fingerprint it
- * asked about, its message and link, and for batch items the question's
- * text and the numbers it showed.
- */
-interface AskedRecord {
-  fingerprint: string;
-  messageId: string;
-  link: string;
-  questionText?: string;
-  offered?: readonly number[];
-}
-
-/** A question that is out: where it went and which action it asks about. */
-interface AskedQuestion {
-  messageId: string;
-  interactionId: string;
+/** An action in a question, with what the ticket recorded of it. */
+interface AskedItem {
+  action: ApprovalAction;
+  item: TicketItem;
 }
 
 /**
  * Asks a person, through the messaging service, before a destructive action
- * runs (docs/contract.md §4). One interaction per action, worded so a person can
- * judge it; only an answer `approve` to the interaction created for the
- * action's exact fingerprint approves, once. Everything else is a refusal
- * with a `code` and a `reason` the model can read: `denied`,
- * `canceled`, `delivery_failed`, `approver_unavailable`, `timeout`,
- * `unreadable_answer`, `messaging_error`, `fingerprint_mismatch`. A
- * question nobody answered in time (the service's expiry, or `timeoutMs`)
- * is `expired`, its own outcome. The agent spends an approval when its
- * call starts (an approval runs its action once; a second use is refused
- * as `already_used`). An abort cancels the question and throws `AbortedError`.
+ * runs (docs/contract.md §4), in the three verbs of an `Approver`. `ask`
+ * sends the question: one interaction for one action, worded so a person
+ * can judge it, or one numbered question for several (split where it would
+ * pass the message limit, never cut), with an action that needs two
+ * approvers or offers a standing approval asked on its own. It hands back a
+ * ticket (JSON naming each question's interaction and the approval ids it
+ * asks about), which works in a new process with a new approver. `read`
+ * waits up to `timeoutMs` for the answers (or, with `context.allowPending`,
+ * reads once); `peek` reads whether they are still awaited.
  *
- * Durable runs (`context.allowPending`) get a `pending` decision as soon as
- * the question is out, and later call `checkApproval` (possibly in another
- * process, with a new approver) to read the answer without asking again.
+ * Only an answer `approve` to the interaction asked about, for the action's
+ * exact fingerprint, approves. Everything else is a refusal with a `code`
+ * and a `reason` the model can read: `denied`, `canceled`,
+ * `delivery_failed`, `approver_unavailable`, `timeout`, `unreadable_answer`,
+ * `messaging_error`, `fingerprint_mismatch`. A question nobody answered in
+ * time (the service's expiry, or `timeoutMs`) is `expired`, its own
+ * outcome. The agent spends an approval when its call starts. An abort
+ * while waiting withdraws the question and throws `AbortedError`.
  *
  * @example
  * const approver = new MessagingApprover({
@@ -92,8 +83,6 @@ export class MessagingApprover implements Approver {
   readonly #readiness: ApproverReadiness;
   /** Readiness of `secondSubscriptionLinkId`, made when first needed. */
   #secondReadiness: ApproverReadiness | undefined;
-  /** Fingerprint and message of each interaction this approver created. */
-  readonly #asked = new Map<string, AskedRecord>();
   /** Every interaction id the service gave a question of this approver's. */
   readonly #interactionIds = new Set<string>();
 
@@ -105,229 +94,195 @@ export class MessagingApprover implements Approver {
   }
 
   /**
-   * Checks the approver can be reached (once, remembered on success), sends
-   * the question, and waits up to `timeoutMs` for the answer; with
-   * `context.allowPending` it returns `pending` right after sending.
+   * Checks the approver can be reached (once, remembered on success) and
+   * sends the questions about `actions`, all at once. A question that
+   * cannot be sent is kept in the ticket with its refusal, which `read`
+   * gives its actions.
    */
-  async requestApproval(
-    action: ApprovalAction,
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    const logger = this.#loggerFor(context);
-    const decide = (decision: ApprovalDecision) => this.#withSource(action, decision);
-    let asked: AskedQuestion | undefined;
-    try {
-      throwIfAborted(context.signal, action.toolName);
-      const readiness = await this.#readiness.check(context.signal);
-      if (!readiness.ready) return decide(refusal(readiness.code, readiness.reason));
-      if ((action.requiredApprovers ?? 1) > 1) {
-        return decide(await this.#askTwo(action, context, logger));
-      }
-      const sent = await this.#send(action, context, logger);
-      if ("outcome" in sent) return decide(sent);
-      asked = sent;
-      if (context.allowPending === true) {
-        return decide({
-          outcome: "pending",
-          fingerprint: action.fingerprint,
-          interactionId: sent.interactionId,
-        });
-      }
-      return decide(await this.#wait(action, sent, context, logger));
-    } catch (error) {
-      if (!(error instanceof AbortedError)) throw error;
-      await decide(
-        refusal(
-          "aborted",
-          `The run was aborted while asking for approval of "${action.toolName}", so the action was not run.`,
-          asked?.interactionId,
-        ),
-      );
-      throw error;
-    }
-  }
-
-  /**
-   * Reads the answer to a question asked earlier with `allowPending`
-   * without sending anything: the decision as `requestApproval` would give
-   * it, or `pending` again while nobody has answered.
-   *
-   * It works in a new process with a new approver. The answer is then bound
-   * to the action by the caller's record: `interactionId` was stored together
-   * with `fingerprint` in the run state (trusted storage) when the question
-   * was sent, and `fingerprint` must equal the fingerprint of the action
-   * about to run. When the service returns the interaction's
-   * `metadata.fingerprint`, it must match as well. It reads the same answer
-   * each time it is asked: the agent spends the approval once, when the call
-   * starts, in the run's store. When the service cannot be reached and the
-   * run may wait (`context.allowPending`), the decision is `pending` again:
-   * the run suspends with its question open, rather than refuse an action
-   * the person may have approved.
-   */
-  async checkApproval(
-    pending: { fingerprint: string; interactionId: string; action: ApprovalAction },
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision> {
-    const logger = this.#loggerFor(context);
-    const { action, interactionId } = pending;
-    const decide = (decision: ApprovalDecision) => this.#withSource(action, decision);
-    const tool = `"${action.toolName}"`;
-    try {
-      if (typeof interactionId !== "string" || interactionId.trim() === "") {
-        return decide(
-          refusal(
-            "messaging_error",
-            `The pending approval of ${tool} names no interaction, so its answer cannot be read; the action was not run.`,
-          ),
-        );
-      }
-      if (!sameFingerprint(pending.fingerprint, action.fingerprint)) {
-        return decide(
-          refusal(
-            "fingerprint_mismatch",
-            `The approval in interaction "${interactionId}" was asked for different arguments than this call of ${tool}, so it does not approve it; the action was not run.`,
-            interactionId,
-          ),
-        );
-      }
-      throwIfAborted(context.signal, action.toolName);
-      if (isPairId(interactionId)) {
-        return decide(await this.#checkTwo(action, interactionId, context, logger));
-      }
-      // An item of a batch question is read from the question's interaction.
-      const item = parseBatchItemId(interactionId);
-      let interaction: Interaction;
-      try {
-        interaction = await this.#options.client.getInteraction(
-          item?.interactionId ?? interactionId,
-          {
-            signal: context.signal,
-          },
-        );
-      } catch (error) {
-        throwIfAborted(context.signal, action.toolName, error);
-        if (context.allowPending === true) {
-          return decide(this.#stillPending(action, interactionId, error, logger));
-        }
-        return decide(
-          refusal(
-            "messaging_error",
-            `The answer to the approval request for ${tool} could not be read (${describeMessagingError(error)}), so the action was not run.`,
-            interactionId,
-          ),
-        );
-      }
-      return decide(
-        await this.#conclude(
-          action,
-          interaction,
-          interactionId,
-          this.#asked.get(interactionId)?.messageId ?? interaction.messageId,
-          logger,
-          item,
-        ),
-      );
-    } catch (error) {
-      if (!(error instanceof AbortedError)) throw error;
-      await decide(
-        refusal(
-          "aborted",
-          `The run was aborted while reading the approval of ${tool}, so the action was not run.`,
-          interactionId,
-        ),
-      );
-      throw error;
-    }
-  }
-
-  /**
-   * Asks about several actions in one question (the parallel calls of one
-   * step): each action numbered and whole, with "Approve all", "Deny all"
-   * and, where the service carries free text, "Approve only the numbers I
-   * write" (e.g. `1,3`). A question that would pass the message limit is
-   * split into several, never cut; an action too long to sit beside others
-   * is asked on its own. Each action gets its own decision, named by its
-   * own ticket (`<interaction id>#item<number>`), and its own audit record; an
-   * answer approves only the items it names, and only the question it
-   * answers. Waits for the answer, or with `context.allowPending` returns
-   * `pending` per item; `checkApproval` reads an item's answer later.
-   * Reminders and escalation apply to questions about one action only.
-   */
-  async requestApprovals(
-    actions: readonly ApprovalAction[],
-    context: ApprovalContext,
-  ): Promise<ApprovalDecision[]> {
+  async ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string> {
     const logger = this.#loggerFor(context);
     throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
     const readiness = await this.#readiness.check(context.signal);
     if (!readiness.ready) {
-      return actions.map((action) =>
-        this.#withSource(action, refusal(readiness.code, readiness.reason)),
-      );
+      const refused = { code: readiness.code, reason: readiness.reason };
+      return writeTicket([{ items: actions.map((action) => itemOf(action)), refused }]);
     }
-    const choice = readiness.features.includes("free_text");
-    const decisions = new Array<ApprovalDecision>(actions.length);
     // An action two people approve, or one offered a standing approval, is a question of its own.
     const alone = (action: ApprovalAction) =>
-      (action.requiredApprovers ?? 1) > 1 || this.#offersStanding(action);
+      actions.length === 1 || (action.requiredApprovers ?? 1) > 1 || this.#offersStanding(action);
     const together = actions.filter((action) => !alone(action));
-    // Where each action asked together sits among all the actions.
-    const places = actions.flatMap((action, index) => (alone(action) ? [] : [index]));
-    // Every question goes out at once: none waits for another's answer.
-    const askedAlone = actions.map(async (action, index) => {
-      if (alone(action)) decisions[index] = await this.requestApproval(action, context);
-    });
-    const askedTogether = (
-      together.length === 0 ? [] : planBatchQuestions(together, { choice })
-    ).map(async (plan) => {
-      const items = plan.numbers.map((number) => ({
-        number,
-        action: together[number - 1] as ApprovalAction,
-      }));
-      const answers =
-        plan.text === undefined
-          ? [await this.requestApproval(items[0]!.action, context)]
-          : await this.#askBatch(items, { ...plan, text: plan.text }, choice, context, logger);
-      items.forEach((item, index) => {
-        decisions[places[item.number - 1] as number] = answers[index] as ApprovalDecision;
-      });
-    });
-    await Promise.all([...askedAlone, ...askedTogether]);
-    return decisions;
+    const choice = readiness.features.includes("free_text");
+    const plans = together.length === 0 ? [] : planBatchQuestions(together, { choice });
+    const questions = await Promise.all([
+      ...actions.filter(alone).map((action) => this.#askOne(action, context, logger)),
+      ...plans.map((plan) => {
+        const items = plan.numbers.map((number) => ({
+          action: together[number - 1] as ApprovalAction,
+          item: itemOf(together[number - 1] as ApprovalAction, number),
+        }));
+        return plan.text === undefined
+          ? this.#askOne(items[0]!.action, context, logger)
+          : this.#askBatch(items, plan.text, choice, context, logger);
+      }),
+    ]);
+    return writeTicket(questions);
   }
 
-  /** Sends one batch question and waits for its answer (or, with `allowPending`, not). */
+  /**
+   * The answers to the questions `ticket` names, for `actions` (matched by
+   * approval id), each question read once: waited for up to `timeoutMs`
+   * (with the reminder and escalation, for a question about one action to
+   * one link), or with `context.allowPending` read once, `pending` while
+   * nobody answered. It works in a new process with a new approver: the
+   * ticket says which interaction holds each answer, and the answer must
+   * carry the fingerprint asked about. When the service cannot be reached
+   * and the run may wait, the decision is `pending` again, rather than
+   * refuse an action the person may have approved.
+   */
+  async read(
+    ticket: string,
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+  ): Promise<ApprovalDecision[]> {
+    const logger = this.#loggerFor(context);
+    const questions = readTicket(ticket);
+    const unasked = (action: ApprovalAction) =>
+      refusal(
+        "messaging_error",
+        `The approval of "${action.toolName}" was not asked under the ticket this run kept, so its answer cannot be read; the action was not run.`,
+      );
+    if (questions === undefined) return actions.map(unasked);
+    const decisions = new Map<string, ApprovalDecision>();
+    await Promise.all(
+      questions.map(async (question) => {
+        const asked = question.items.flatMap((item) => {
+          const action = actions.find((one) => one.approvalId === item.approvalId);
+          return action ? [{ action, item }] : [];
+        });
+        if (asked.length === 0) return;
+        const read = await this.#readQuestion(question, asked, context, logger);
+        asked.forEach(({ action }, index) => {
+          decisions.set(action.approvalId, this.#withSource(question, read[index]!));
+        });
+      }),
+    );
+    return actions.map((action) => decisions.get(action.approvalId) ?? unasked(action));
+  }
+
+  /**
+   * Reads whether the questions `ticket` names about `approvalIds` are
+   * still open (`GET /v1/interactions/{id}` once each), deciding nothing:
+   * `pending` while every one of them waits for its answer; anything else is left to
+   * `read`, which the agent's resume calls through the approval gate.
+   * `expiresAt` is the earliest `expires_at` the service sends. Rejects
+   * when an interaction cannot be read.
+   */
+  async peek(
+    ticket: string,
+    approvalIds: readonly string[],
+    context: { signal: AbortSignal },
+  ): Promise<ApprovalPeek> {
+    // Only the questions of the approvals still awaited: one answered earlier decided its own calls.
+    const questions = readTicket(ticket)?.filter((question) =>
+      question.items.some((item) => approvalIds.includes(item.approvalId)),
+    );
+    if (questions === undefined || questions.length === 0) return { pending: false };
+    let expiresAt: number | undefined;
+    for (const question of questions) {
+      if (question.sent === undefined) return { pending: false };
+      const interactions = await Promise.all(
+        question.sent.map((sent) =>
+          this.#options.client.getInteraction(sent.interactionId, { signal: context.signal }),
+        ),
+      );
+      // A question put to two links waits while one has not answered and the other approved.
+      const waiting = interactions.filter(
+        (interaction, index) =>
+          interaction.interactionId === question.sent![index]!.interactionId &&
+          interaction.state === "pending",
+      );
+      const approved = interactions.filter(
+        (interaction) =>
+          interaction.state === "answered" && interaction.answer?.optionId === "approve",
+      );
+      if (waiting.length === 0 || waiting.length + approved.length < interactions.length) {
+        return { pending: false };
+      }
+      for (const interaction of waiting) {
+        const at = expiresAtOf(interaction);
+        if (at !== undefined && (expiresAt === undefined || at < expiresAt)) expiresAt = at;
+      }
+    }
+    return {
+      pending: true,
+      ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
+    };
+  }
+
+  /** Sends the question about one action: to one link, or to two when it needs two approvers. */
+  async #askOne(
+    action: ApprovalAction,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<TicketQuestion> {
+    const items = [itemOf(action)];
+    const digest = textDigest(this.#questionText(action));
+    const required = action.requiredApprovers ?? 1;
+    if (required < 2) {
+      const sent = await this.#send(action, context, logger);
+      return "outcome" in sent
+        ? { items, refused: { code: sent.code, reason: sent.reason } }
+        : { items, sent: [sent], digest };
+    }
+    const second = this.#options.secondSubscriptionLinkId;
+    if (second === undefined || required > 2) {
+      const reason =
+        second === undefined
+          ? `"${action.toolName}" needs ${required} approvers, and this approver asks one link: give MessagingApprover a secondSubscriptionLinkId (another person's active consent link). The action was not run.`
+          : `"${action.toolName}" needs ${required} approvers, and this approver asks at most two. The action was not run.`;
+      return { items, refused: { code: "not_enough_approvers", reason } };
+    }
+    this.#secondReadiness ??= new ApproverReadiness(this.#options.client, second);
+    const readiness = await this.#secondReadiness.check(context.signal);
+    if (!readiness.ready)
+      return { items, refused: { code: readiness.code, reason: readiness.reason } };
+    const links = [this.#options.subscriptionLinkId, second];
+    const sent = await Promise.all(links.map((link) => this.#send(action, context, logger, link)));
+    const failed = sent.find((one): one is RefusedDecision => "outcome" in one);
+    if (failed === undefined) return { items, sent: sent as SentQuestion[], digest };
+    for (const one of sent) {
+      if (!("outcome" in one)) await cancelQuestion(this.#options.client, one.messageId, logger);
+    }
+    return { items, refused: { code: failed.code, reason: failed.reason } };
+  }
+
+  /** Sends one question about several actions, each numbered and whole. */
   async #askBatch(
-    items: ReadonlyArray<{ number: number; action: ApprovalAction }>,
-    plan: Required<BatchQuestionPlan>,
+    asked: readonly AskedItem[],
+    text: string,
     choice: boolean,
     context: ApprovalContext,
     logger: Logger,
-  ): Promise<ApprovalDecision[]> {
-    const { client, subscriptionLinkId, timeoutMs, pollIntervalMs, maxPollIntervalMs } =
-      this.#options;
-    const subject = `${items.length} actions (${[...new Set(items.map((item) => item.action.toolName))].join(", ")})`;
-    const decideEach = (decide: (item: (typeof items)[number]) => ApprovalDecision) =>
-      items.map((item) => this.#withSource(item.action, decide(item)));
+  ): Promise<TicketQuestion> {
+    const { client, subscriptionLinkId } = this.#options;
+    const items = asked.map(({ item }) => item);
+    const subject = subjectOf(asked);
     let accepted: AcceptedMessage;
     try {
       accepted = await client.sendMessage(
         {
           subscriptionLinkId,
           kind: "interaction",
-          text: plan.text,
+          text,
           options: [
             batchAnswer.approveAll,
             batchAnswer.denyAll,
             ...(choice ? [batchAnswer.approveSome] : []),
           ],
-          expiresInSeconds:
-            context.allowPending === true
-              ? this.#options.pendingExpiresInSeconds
-              : this.#options.messageExpiresInSeconds,
+          ...this.#expiresIn(context),
           metadata: redactValue({
-            [batchAnswer.metadataKey]: items.map(({ number, action }) => ({
-              number,
+            [batchAnswer.metadataKey]: asked.map(({ action, item }) => ({
+              number: item.number,
               tool: action.toolName,
               tool_call_id: action.toolCallId,
               fingerprint: action.fingerprint,
@@ -341,310 +296,115 @@ export class MessagingApprover implements Approver {
     } catch (error) {
       throwIfAborted(context.signal, subject, error);
       this.#readiness.forget();
-      return decideEach(() =>
-        refusal(
-          "messaging_error",
-          `The approval request for ${subject} could not be sent (${describeMessagingError(error)}), so no action of it was run.`,
-        ),
-      );
+      const reason = `The approval request for ${subject} could not be sent (${describeMessagingError(error)}), so no action of it was run.`;
+      return { items, refused: { code: "messaging_error", reason } };
     }
-    const { messageId, interactionId } = accepted;
-    if (interactionId === undefined) {
-      await cancelQuestion(client, messageId, logger);
-      return decideEach(() =>
-        refusal(
-          "messaging_error",
-          `The messaging service accepted the approval request for ${subject} (message "${messageId}") but gave no interaction id to read the answer from, so no action of it was run.`,
-        ),
-      );
-    }
-    const unusable = this.#unusableId(interactionId);
-    if (unusable !== undefined) {
-      await cancelQuestion(client, messageId, logger);
-      return decideEach(() =>
-        refusal(
-          "messaging_error",
-          unusableIdReason(subject, messageId, interactionId, unusable, "no action of it was"),
-        ),
-      );
-    }
-    for (const item of items) {
-      this.#asked.set(batchItemId(interactionId, item.number), {
-        fingerprint: item.action.fingerprint,
-        messageId,
-        link: subscriptionLinkId,
-        questionText: plan.text,
-        offered: plan.numbers,
-      });
-    }
-    const itemId = (item: (typeof items)[number]) => batchItemId(interactionId, item.number);
-    if (context.allowPending === true) {
-      return decideEach((item) => ({
-        outcome: "pending",
-        fingerprint: item.action.fingerprint,
-        interactionId: itemId(item),
-      }));
-    }
-    let outcome: InteractionOutcome;
-    try {
-      outcome = await client.waitForInteraction(interactionId, {
-        timeoutMs,
-        signal: context.signal,
-        ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-        ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
-      });
-    } catch (error) {
-      if (error instanceof AbortedError || context.signal.aborted) {
-        await cancelQuestion(client, messageId, logger);
-        await decideEach((item) =>
-          refusal(
-            "aborted",
-            `The run was aborted while asking for approval of "${item.action.toolName}", so the action was not run.`,
-            itemId(item),
-          ),
-        );
-        throw new AbortedError(
-          `Waiting for approval of ${subject} was aborted; the question was withdrawn`,
-          { cause: error },
-        );
-      }
-      return decideEach((item) =>
-        refusal(
-          "messaging_error",
-          `Waiting for the answer about ${subject} failed (${describeMessagingError(error)}), so the action was not run.`,
-          itemId(item),
-        ),
-      );
-    }
-    if (outcome.status === "timeout") {
-      const failure = await readDeliveryFailure(client, messageId, logger);
-      if (!failure) await cancelQuestion(client, messageId, logger);
-      return decideEach((item) =>
-        failure
-          ? refusal(
-              "delivery_failed",
-              deliveryFailedReason(item.action.toolName, failure.error),
-              itemId(item),
-            )
-          : {
-              outcome: "expired",
-              reason: `No answer to the approval request for ${subject} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
-              interactionId: itemId(item),
-            },
-      );
-    }
-    if (outcome.status === "error") {
-      await cancelQuestion(client, messageId, logger);
-      const { error } = outcome;
-      return decideEach((item) =>
-        refusal(
-          "messaging_error",
-          `The messaging service failed while waiting for the answer about ${subject} (${describeMessagingError(error)}), so the action was not run.`,
-          itemId(item),
-        ),
-      );
-    }
-    const { interaction } = outcome;
-    return Promise.all(
-      items.map(async (item) =>
-        this.#withSource(
-          item.action,
-          await this.#conclude(item.action, interaction, itemId(item), messageId, logger, {
-            interactionId,
-            number: item.number,
-          }),
-        ),
-      ),
-    );
+    const sent = await this.#taken(accepted, subject, "no action of it was", logger);
+    if ("outcome" in sent) return { items, refused: { code: sent.code, reason: sent.reason } };
+    return { items, sent: [{ ...sent, link: subscriptionLinkId }], digest: textDigest(text) };
   }
 
-  /**
-   * Reads whether the question is still open (`GET /v1/interactions/{id}`
-   * once; for an item of a batch question, its question's), deciding
-   * nothing: `pending` only for an interaction of that id in state
-   * `pending`; anything else is left to `checkApproval`, which the
-   * agent's resume calls through the approval gate. `expiresAt` is the
-   * interaction's `expires_at` when the service sends it. Rejects when the
-   * interaction cannot be read.
-   */
-  async peekApproval(
-    pending: { fingerprint: string; interactionId: string },
-    context: { signal: AbortSignal },
-  ): Promise<ApprovalPeek> {
-    const pair = splitPairId(pending.interactionId);
-    if (pair) return this.#peekTwo(pair, context);
-    // An item of a batch question is answered with its question.
-    const interactionId =
-      parseBatchItemId(pending.interactionId)?.interactionId ?? pending.interactionId;
-    const interaction = await this.#options.client.getInteraction(interactionId, {
-      signal: context.signal,
-    });
-    if (interaction.interactionId !== interactionId || interaction.state !== "pending") {
-      return { pending: false };
-    }
-    const expiresAt = expiresAtOf(interaction);
-    return {
-      pending: true,
-      ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
-    };
-  }
-
-  /**
-   * A question put to two links waits while one of them has not answered and
-   * the other approved (or has not answered either); any other answer ends
-   * the wait, so the run is resumed to read it.
-   */
-  async #peekTwo(pair: [string, string], context: { signal: AbortSignal }): Promise<ApprovalPeek> {
-    const interactions = await Promise.all(
-      pair.map((id) => this.#options.client.getInteraction(id, { signal: context.signal })),
-    );
-    const waiting = interactions.filter((interaction) => interaction.state === "pending");
-    const approved = interactions.filter(
-      (interaction) =>
-        interaction.state === "answered" && interaction.answer?.optionId === "approve",
-    );
-    if (waiting.length === 0 || waiting.length + approved.length < pair.length) {
-      return { pending: false };
-    }
-    const expiries = waiting.flatMap((interaction) => expiresAtOf(interaction) ?? []);
-    return {
-      pending: true,
-      ...(expiries.length > 0 ? { expiresAt: new Date(Math.min(...expiries)) } : {}),
-    };
-  }
-
-  async #send(
-    action: ApprovalAction,
+  /** One question's answers, in the order of `asked`. */
+  async #readQuestion(
+    question: TicketQuestion,
+    asked: readonly AskedItem[],
     context: ApprovalContext,
     logger: Logger,
-    subscriptionLinkId: string = this.#options.subscriptionLinkId,
-  ): Promise<AskedQuestion | RefusedDecision> {
-    const { client, messageExpiresInSeconds, pendingExpiresInSeconds } = this.#options;
-    const metadata = redactValue({
-      fingerprint: action.fingerprint,
-      tool: action.toolName,
-      tool_call_id: action.toolCallId,
-      ...(context.runId !== undefined ? { run_id: context.runId } : {}),
-      ...(context.task !== undefined ? { task: context.task } : {}),
-      // A channel that can shows the arguments ready to change ("Approve with changes").
-      ...(this.#editsAllowed(action) ? { [editAnswer.metadataKey]: action.arguments } : {}),
-      // The standing scope offered, so the answer is read against the scope the question stated.
-      ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
-    }) as Record<string, unknown>;
-    // What a change must meet, so the channel can check it where the person types it: the
-    // tool's own schema, whose property names (a `token` argument) are not secrets.
-    if (this.#editsAllowed(action) && action.parameters !== undefined) {
-      metadata[editAnswer.schemaMetadataKey] = action.parameters;
+  ): Promise<ApprovalDecision[]> {
+    const { refused, sent } = question;
+    if (refused !== undefined || sent === undefined || sent.length === 0) {
+      const code = refused?.code ?? "messaging_error";
+      const reason =
+        refused?.reason ?? "The approval request was not sent, so the action was not run.";
+      return asked.map(() => refusal(code, reason));
     }
-    let accepted: AcceptedMessage;
-    try {
-      accepted = await client.sendMessage(
-        {
-          subscriptionLinkId,
-          kind: "interaction",
-          text: this.#questionText(action),
-          options: [
-            ...approvalOptions,
-            ...(this.#editsAllowed(action) ? [editOption] : []),
-            ...(this.#offersStanding(action) && action.standing
-              ? [standingOption(action.standing)]
-              : []),
-          ],
-          // A suspended run's person may answer hours later, after this process is gone.
-          expiresInSeconds:
-            context.allowPending === true ? pendingExpiresInSeconds : messageExpiresInSeconds,
-          metadata,
-        },
-        { signal: context.signal },
-      );
-    } catch (error) {
-      throwIfAborted(context.signal, action.toolName, error);
-      // The link may have been revoked since the last check: look again next time.
-      this.#readiness.forget();
-      return refusal(
-        "messaging_error",
-        `The approval request for "${action.toolName}" could not be sent (${describeMessagingError(error)}), so the action was not run.`,
-      );
+    const first = sent[0] as SentQuestion;
+    if (sent.length === 2) {
+      const { action } = asked[0] as AskedItem;
+      return [await this.#readTwo(action, sent, context, logger)];
     }
-    if (accepted.interactionId === undefined) {
-      await cancelQuestion(this.#options.client, accepted.messageId, logger);
-      return refusal(
-        "messaging_error",
-        `The messaging service accepted the approval request for "${action.toolName}" (message "${accepted.messageId}") but gave no interaction id to read the answer from, so the action was not run.`,
-      );
-    }
-    const unusable = this.#unusableId(accepted.interactionId);
-    if (unusable !== undefined) {
-      await cancelQuestion(this.#options.client, accepted.messageId, logger);
-      return refusal(
-        "messaging_error",
-        unusableIdReason(
-          `"${action.toolName}"`,
-          accepted.messageId,
-          accepted.interactionId,
-          unusable,
-          "the action was",
+    // A question about several actions: each read by the number it was shown under.
+    const numbers = question.items.every((item) => item.number !== undefined)
+      ? question.items.map((item) => item.number as number)
+      : undefined;
+    const conclude = (interaction: Interaction) =>
+      Promise.all(
+        asked.map(({ action, item }) =>
+          this.#conclude(action, item, interaction, first, logger, numbers),
         ),
       );
+    if (context.allowPending === true) {
+      let interaction: Interaction;
+      try {
+        interaction = await this.#options.client.getInteraction(first.interactionId, {
+          signal: context.signal,
+        });
+      } catch (error) {
+        throwIfAborted(context.signal, subjectOf(asked), error);
+        logger.warn(
+          { interactionId: first.interactionId, error: describeMessagingError(error) },
+          "the answer could not be read; the approval stays pending",
+        );
+        return asked.map(() => ({ outcome: "pending", interactionId: first.interactionId }));
+      }
+      return conclude(interaction);
     }
-    this.#asked.set(accepted.interactionId, {
-      fingerprint: action.fingerprint,
-      messageId: accepted.messageId,
-      link: subscriptionLinkId,
-    });
-    logger.debug(
-      {
-        fingerprint: action.fingerprint,
-        messageId: accepted.messageId,
-        interactionId: accepted.interactionId,
-      },
-      "approval question sent",
-    );
-    return { messageId: accepted.messageId, interactionId: accepted.interactionId };
+    if (numbers === undefined) {
+      const { action, item } = asked[0] as AskedItem;
+      return [await this.#wait(action, item, first, context, logger)];
+    }
+    const subject = subjectOf(asked);
+    const outcome = await this.#waitFor(first, subject, this.#options.timeoutMs, context, logger);
+    if ("outcome" in outcome) return asked.map(() => outcome);
+    if (outcome.status === "timeout" || outcome.status === "error") {
+      return this.#unanswered(
+        outcome,
+        first,
+        asked.map(({ action }) => action),
+        logger,
+      );
+    }
+    return conclude(outcome.interaction);
   }
 
   /**
-   * Puts the same question to `subscriptionLinkId` and
-   * `secondSubscriptionLinkId` at once: both must approve it. The first
-   * answer that is not an approval withdraws the other question and
-   * refuses. With `allowPending` it answers `pending` for the pair
-   * (`<first interaction>+<second interaction>`) as soon as both are out.
+   * The answers of the two links a question went to, waited for at once
+   * (the first that is not an approval withdraws the other question and
+   * refuses) or, with `allowPending`, read once each.
    */
-  async #askTwo(
+  async #readTwo(
     action: ApprovalAction,
+    sent: readonly SentQuestion[],
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
-    const required = action.requiredApprovers ?? 1;
-    const second = this.#options.secondSubscriptionLinkId;
-    if (second === undefined || required > 2) {
-      return refusal(
-        "not_enough_approvers",
-        second === undefined
-          ? `"${action.toolName}" needs ${required} approvers, and this approver asks one link: give MessagingApprover a secondSubscriptionLinkId (another person's active consent link). The action was not run.`
-          : `"${action.toolName}" needs ${required} approvers, and this approver asks at most two. The action was not run.`,
-      );
-    }
-    this.#secondReadiness ??= new ApproverReadiness(this.#options.client, second);
-    const readiness = await this.#secondReadiness.check(context.signal);
-    if (!readiness.ready) return refusal(readiness.code, readiness.reason);
-    const links = [this.#options.subscriptionLinkId, second] as const;
-    const sent = await Promise.all(links.map((link) => this.#send(action, context, logger, link)));
-    const [first, other] = sent;
-    if (!first || !other || "outcome" in first || "outcome" in other) {
-      for (const one of sent) {
-        if (!("outcome" in one)) await cancelQuestion(this.#options.client, one.messageId, logger);
-      }
-      return sent.find((one): one is RefusedDecision => "outcome" in one) as RefusedDecision;
-    }
-    const id = pairId(first.interactionId, other.interactionId);
-    this.#asked.set(id, {
-      fingerprint: action.fingerprint,
-      messageId: first.messageId,
-      link: links.join("+"),
-    });
+    const item = itemOf(action);
+    const links = [sent[0]!.link, sent[1]!.link] as const;
+    const ids = [sent[0]!.interactionId, sent[1]!.interactionId] as const;
     if (context.allowPending === true) {
-      return { outcome: "pending", fingerprint: action.fingerprint, interactionId: id };
+      let unread: unknown;
+      const decisions = await Promise.all(
+        sent.map(async (one) => {
+          try {
+            const interaction = await this.#options.client.getInteraction(one.interactionId, {
+              signal: context.signal,
+            });
+            return await this.#conclude(action, item, interaction, one, logger);
+          } catch (error) {
+            throwIfAborted(context.signal, action.toolName, error);
+            unread = error;
+            return undefined;
+          }
+        }),
+      );
+      if (unread !== undefined) {
+        logger.warn(
+          { tool: action.toolName, error: describeMessagingError(unread) },
+          "an answer could not be read; the approval stays pending",
+        );
+        return { outcome: "pending", interactionId: ids.join(", ") };
+      }
+      return combineTwoApprovals(action, ids, links, decisions);
     }
     // Both waits run at once; an answer that is not an approval stops the other.
     const stop = new AbortController();
@@ -652,11 +412,12 @@ export class MessagingApprover implements Approver {
     context.signal.addEventListener("abort", onAbort, { once: true });
     try {
       const decisions = await Promise.all(
-        [first, other].map(async (asked) => {
+        sent.map(async (one) => {
           try {
             const decision = await this.#wait(
               action,
-              asked,
+              item,
+              one,
               { ...context, signal: stop.signal },
               logger,
               { alone: false },
@@ -670,162 +431,228 @@ export class MessagingApprover implements Approver {
           }
         }),
       );
-      return combineTwoApprovals(action, id, links, decisions);
+      return combineTwoApprovals(action, ids, links, decisions);
     } finally {
       context.signal.removeEventListener("abort", onAbort);
     }
   }
 
-  /** Reads both answers of a question put to two links (a suspended run), without asking again. */
-  async #checkTwo(
+  /**
+   * Sends the question about one action to `subscriptionLinkId`; with
+   * edits allowed it carries the arguments to change and their schema, and
+   * with a standing approval offered, the scope's fingerprint.
+   */
+  async #send(
     action: ApprovalAction,
-    interactionId: string,
     context: ApprovalContext,
     logger: Logger,
-  ): Promise<ApprovalDecision> {
-    const parts = splitPairId(interactionId);
-    const second = this.#options.secondSubscriptionLinkId;
-    if (!parts || second === undefined) {
+    subscriptionLinkId: string = this.#options.subscriptionLinkId,
+  ): Promise<SentQuestion | RefusedDecision> {
+    const edits = this.#editsAllowed(action);
+    const metadata = redactValue({
+      fingerprint: action.fingerprint,
+      tool: action.toolName,
+      tool_call_id: action.toolCallId,
+      ...(context.runId !== undefined ? { run_id: context.runId } : {}),
+      ...(context.task !== undefined ? { task: context.task } : {}),
+      // A channel that can shows the arguments ready to change ("Approve with changes").
+      ...(edits ? { [editAnswer.metadataKey]: action.arguments } : {}),
+      // The standing scope offered, so the answer is read against the scope the question stated.
+      ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
+    }) as Record<string, unknown>;
+    // What a change must meet, so the channel can check it where the person types it: the
+    // tool's own schema, whose property names (a `token` argument) are not secrets.
+    if (edits && action.parameters !== undefined) {
+      metadata[editAnswer.schemaMetadataKey] = action.parameters;
+    }
+    let accepted: AcceptedMessage;
+    try {
+      accepted = await this.#options.client.sendMessage(
+        {
+          subscriptionLinkId,
+          kind: "interaction",
+          text: this.#questionText(action),
+          options: [
+            ...approvalOptions,
+            ...(edits ? [editOption] : []),
+            ...(this.#offersStanding(action) && action.standing
+              ? [standingOption(action.standing)]
+              : []),
+          ],
+          ...this.#expiresIn(context),
+          metadata,
+        },
+        { signal: context.signal },
+      );
+    } catch (error) {
+      throwIfAborted(context.signal, action.toolName, error);
+      // The link may have been revoked since the last check: look again next time.
+      this.#readiness.forget();
       return refusal(
-        "not_enough_approvers",
-        `The approval of "${action.toolName}" was asked of two approvers, and this approver has no secondSubscriptionLinkId to read the second answer with, so the action was not run.`,
-        interactionId,
+        "messaging_error",
+        `The approval request for "${action.toolName}" could not be sent (${describeMessagingError(error)}), so the action was not run.`,
       );
     }
-    const links = [this.#options.subscriptionLinkId, second] as const;
-    let unread: unknown;
-    const decisions = await Promise.all(
-      parts.map(async (part, index) => {
-        let interaction: Interaction;
-        try {
-          interaction = await this.#options.client.getInteraction(part, {
-            signal: context.signal,
-          });
-        } catch (error) {
-          throwIfAborted(context.signal, action.toolName, error);
-          if (context.allowPending === true) unread = error;
-          return refusal(
-            "messaging_error",
-            `The answer of approver link ${links[index]} about "${action.toolName}" could not be read (${describeMessagingError(error)}), so the action was not run.`,
-            interactionId,
-          );
-        }
-        return this.#conclude(
-          action,
-          interaction,
-          part,
-          this.#asked.get(part)?.messageId ?? interaction.messageId,
-          logger,
-        );
-      }),
+    const sent = await this.#taken(accepted, `"${action.toolName}"`, "the action was", logger);
+    if ("outcome" in sent) return sent;
+    logger.debug(
+      {
+        fingerprint: action.fingerprint,
+        messageId: sent.messageId,
+        interactionId: sent.interactionId,
+      },
+      "approval question sent",
     );
-    if (unread !== undefined) return this.#stillPending(action, interactionId, unread, logger);
-    return combineTwoApprovals(action, interactionId, links, decisions);
+    return { ...sent, link: subscriptionLinkId };
   }
 
   /**
-   * A suspended run reads its answer and the service cannot be reached:
-   * the question stays open and so does the run (it suspends again and is
-   * checked later), rather than refuse an action the person may have approved.
+   * The message the service accepted, as a question whose answer can be
+   * read: refused (and withdrawn) when it has no interaction id, or one an
+   * earlier question of this approver was given, whose answer it would read.
    */
-  #stillPending(
-    action: ApprovalAction,
-    interactionId: string,
-    error: unknown,
+  async #taken(
+    accepted: AcceptedMessage,
+    subject: string,
+    notRun: string,
     logger: Logger,
-  ): ApprovalDecision {
-    logger.warn(
-      { interactionId, tool: action.toolName, error: describeMessagingError(error) },
-      "the answer could not be read; the approval stays pending",
+  ): Promise<{ messageId: string; interactionId: string } | RefusedDecision> {
+    const { messageId, interactionId } = accepted;
+    const why =
+      interactionId === undefined
+        ? "gave no interaction id to read the answer from"
+        : this.#interactionIds.has(interactionId)
+          ? `named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", which an earlier question was given, so its answer could be read as another question's`
+          : undefined;
+    if (why === undefined && interactionId !== undefined) {
+      this.#interactionIds.add(interactionId);
+      return { messageId, interactionId };
+    }
+    await cancelQuestion(this.#options.client, messageId, logger);
+    return refusal(
+      "messaging_error",
+      `The messaging service accepted the approval request for ${subject} (message "${messageId}") but ${why}; ${notRun} not run.`,
     );
-    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
   }
 
+  /**
+   * Waits for the answer to one question about one action: in stretches up
+   * to the reminder, up to the escalation (a new question to the escalation
+   * link, the first withdrawn), up to the end. A question put to two
+   * approvers is neither moved to a third nor reminded of.
+   */
   async #wait(
     action: ApprovalAction,
-    first: AskedQuestion,
+    item: TicketItem,
+    first: SentQuestion,
     context: ApprovalContext,
     logger: Logger,
     { alone = true }: { alone?: boolean } = {},
   ): Promise<ApprovalDecision> {
-    const { client, timeoutMs, pollIntervalMs, maxPollIntervalMs } = this.#options;
+    const { timeoutMs } = this.#options;
     const tool = `"${action.toolName}"`;
     let asked = first;
     let waited = 0;
-    let outcome: InteractionOutcome | undefined;
-    // Wait in stretches: up to the reminder, up to the escalation, up to the end.
-    // A question put to two approvers is neither moved to a third nor reminded of.
     const checkpoints = alone ? this.#checkpoints() : [];
     for (const checkpoint of [...checkpoints, { atMs: timeoutMs, kind: "end" as const }]) {
-      try {
-        outcome = await client.waitForInteraction(asked.interactionId, {
-          timeoutMs: Math.max(1, checkpoint.atMs - waited),
-          signal: context.signal,
-          ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-          ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
-        });
-      } catch (error) {
-        if (error instanceof AbortedError || context.signal.aborted) {
-          await cancelQuestion(this.#options.client, asked.messageId, logger);
-          throw new AbortedError(
-            `Waiting for approval of ${tool} was aborted; the question was withdrawn`,
-            { cause: error },
-          );
-        }
-        return refusal(
-          "messaging_error",
-          `Waiting for the answer about ${tool} failed (${describeMessagingError(error)}), so the action was not run.`,
-          asked.interactionId,
-        );
-      }
+      const outcome = await this.#waitFor(asked, tool, checkpoint.atMs - waited, context, logger);
+      if ("outcome" in outcome) return outcome;
       waited = checkpoint.atMs;
-      if (outcome.status !== "timeout" || checkpoint.kind === "end") break;
-      if (checkpoint.kind === "remind") {
+      if (outcome.status === "timeout" && checkpoint.kind === "remind") {
         await this.#remind(action, asked, timeoutMs - waited, logger);
         continue;
       }
-      const moved = await this.#escalate(action, asked, context, logger);
-      if ("outcome" in moved) return moved;
-      asked = moved;
+      if (outcome.status === "timeout" && checkpoint.kind === "escalate") {
+        const moved = await this.#escalate(action, asked, context, logger);
+        if ("outcome" in moved) return moved;
+        asked = moved;
+        continue;
+      }
+      if (outcome.status === "timeout" || outcome.status === "error") {
+        const [decision] = await this.#unanswered(outcome, asked, [action], logger);
+        return decision as ApprovalDecision;
+      }
+      return this.#conclude(action, item, outcome.interaction, asked, logger);
     }
-    const { messageId, interactionId } = asked;
-    if (outcome === undefined) throw new Error("unreachable: the wait always runs once");
-    if (outcome.status === "timeout") {
-      const failure = await readDeliveryFailure(this.#options.client, messageId, logger);
-      if (failure) {
-        return refusal(
+    throw new Error("unreachable: the last stretch always decides");
+  }
+
+  /** Waits up to `timeoutMs` for `sent`'s answer; an abort withdraws the question and throws `AbortedError`. */
+  async #waitFor(
+    sent: SentQuestion,
+    subject: string,
+    timeoutMs: number,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<InteractionOutcome | RefusedDecision> {
+    const { client, pollIntervalMs, maxPollIntervalMs } = this.#options;
+    try {
+      return await client.waitForInteraction(sent.interactionId, {
+        timeoutMs: Math.max(1, timeoutMs),
+        signal: context.signal,
+        ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+        ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof AbortedError || context.signal.aborted) {
+        await cancelQuestion(client, sent.messageId, logger);
+        throw new AbortedError(
+          `Waiting for approval of ${subject} was aborted; the question was withdrawn`,
+          { cause: error },
+        );
+      }
+      return refusal(
+        "messaging_error",
+        `Waiting for the answer about ${subject} failed (${describeMessagingError(error)}), so the action was not run.`,
+        sent.interactionId,
+      );
+    }
+  }
+
+  /**
+   * A wait that ended without an answer: an undeliverable question is
+   * refused as such; one nobody answered in time is withdrawn and expired
+   * (never a denial); a failing service refuses.
+   */
+  async #unanswered(
+    outcome: Extract<InteractionOutcome, { status: "timeout" | "error" }>,
+    sent: SentQuestion,
+    actions: readonly ApprovalAction[],
+    logger: Logger,
+  ): Promise<ApprovalDecision[]> {
+    const { client, timeoutMs } = this.#options;
+    const { interactionId, messageId } = sent;
+    const failure =
+      outcome.status === "timeout"
+        ? await readDeliveryFailure(client, messageId, logger)
+        : undefined;
+    if (failure) {
+      return actions.map((action) =>
+        refusal(
           "delivery_failed",
           deliveryFailedReason(action.toolName, failure.error),
           interactionId,
-        );
-      }
-      await cancelQuestion(this.#options.client, messageId, logger);
-      // Nobody answered in time: an expiry, never a denial.
-      return {
-        outcome: "expired",
-        reason: `No answer to the approval request for ${tool} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`,
-        interactionId,
-      };
-    }
-    if (outcome.status === "error") {
-      await cancelQuestion(this.#options.client, messageId, logger);
-      return refusal(
-        "messaging_error",
-        `The messaging service failed while waiting for the answer about ${tool} (${describeMessagingError(outcome.error)}), so the action was not run.`,
-        interactionId,
+        ),
       );
     }
-    return this.#conclude(action, outcome.interaction, interactionId, messageId, logger);
+    await cancelQuestion(client, messageId, logger);
+    const subject = subjectOf(actions.map((action) => ({ action })));
+    if (outcome.status === "error") {
+      const reason = `The messaging service failed while waiting for the answer about ${subject} (${describeMessagingError(outcome.error)}), so the action was not run.`;
+      return actions.map(() => refusal("messaging_error", reason, interactionId));
+    }
+    const reason = `No answer to the approval request for ${subject} came within ${formatDuration(timeoutMs)}; the request was withdrawn and the action was not run.`;
+    return actions.map(() => ({ outcome: "expired", reason, interactionId }));
   }
 
-  /** Whether questions about `action` offer a standing approval (the policy's scope, and `offerStanding`). */
+  /** Whether questions about `action` offer a standing approval: the rule asking offered one. */
   #offersStanding(action: ApprovalAction): boolean {
-    return this.#options.offerStanding && action.standing !== undefined;
+    return action.standing !== undefined;
   }
 
-  /** Whether questions about `action` offer an edit: never when two people must approve it. */
+  /** Whether questions about `action` offer an edit: the rule asking allows one, for one approver. */
   #editsAllowed(action: ApprovalAction): boolean {
-    return this.#options.allowEdits && (action.requiredApprovers ?? 1) < 2;
+    return action.editable === true && (action.requiredApprovers ?? 1) < 2;
   }
 
   /**
@@ -875,14 +702,13 @@ export class MessagingApprover implements Approver {
   /** A notification to the link the question is waiting on: it has not been answered yet. */
   async #remind(
     action: ApprovalAction,
-    asked: AskedQuestion,
+    asked: SentQuestion,
     leftMs: number,
     logger: Logger,
   ): Promise<void> {
-    const link = this.#asked.get(asked.interactionId)?.link ?? this.#options.subscriptionLinkId;
     try {
       await this.#options.client.sendMessage({
-        subscriptionLinkId: link,
+        subscriptionLinkId: asked.link,
         kind: "notification",
         text: `Reminder: the approval question about ${escapeUntrustedText(action.toolName)} is still waiting for your answer. It expires in ${formatDuration(leftMs)}; if nobody answers, the action is not run.`,
       });
@@ -902,10 +728,10 @@ export class MessagingApprover implements Approver {
    */
   async #escalate(
     action: ApprovalAction,
-    asked: AskedQuestion,
+    asked: SentQuestion,
     context: ApprovalContext,
     logger: Logger,
-  ): Promise<AskedQuestion | RefusedDecision> {
+  ): Promise<SentQuestion | RefusedDecision> {
     const escalation = this.#options.escalation!;
     await cancelQuestion(this.#options.client, asked.messageId, logger);
     logger.info(
@@ -916,43 +742,46 @@ export class MessagingApprover implements Approver {
   }
 
   /**
-   * The decision an interaction gives for `action`; with `item`, for the
-   * action of that number in a batch question (`interactionId` is then the
-   * item's id, and `item.interactionId` the question's).
+   * The decision an interaction gives for `action`; for an item of a
+   * question about several (`numbers`: every number it showed), the
+   * decision for that item.
    */
   async #conclude(
     action: ApprovalAction,
+    item: TicketItem,
     interaction: Interaction,
-    interactionId: string,
-    messageId: string | undefined,
+    sent: SentQuestion,
     logger: Logger,
-    item?: BatchItemId,
+    numbers?: readonly number[],
   ): Promise<ApprovalDecision> {
+    const { interactionId } = sent;
     const expected = {
-      interactionId: item?.interactionId ?? interactionId,
+      interactionId,
+      messageId: sent.messageId,
       fingerprint: action.fingerprint,
-      recordedFingerprint: this.#asked.get(interactionId)?.fingerprint,
+      recordedFingerprint: item.fingerprint,
       toolName: action.toolName,
       editsAllowed: this.#editsAllowed(action),
       standingFingerprint: this.#offersStanding(action) ? action.standing?.fingerprint : undefined,
     };
-    const verdict = item
-      ? judgeBatchItem(interaction, {
-          ...expected,
-          number: item.number,
-          offered: this.#asked.get(interactionId)?.offered,
-        })
-      : judgeInteraction(interaction, expected);
+    const verdict =
+      numbers !== undefined && item.number !== undefined
+        ? judgeBatchItem(interaction, { ...expected, number: item.number, offered: numbers })
+        : judgeInteraction(interaction, expected);
+    // The person who answered is the one behind the subscription link asked.
+    const answered = {
+      interactionId,
+      approverLink: sent.link,
+      approvedBy: `subscription link ${sent.link}`,
+    };
     switch (verdict.outcome) {
       case "approved":
-        // The person who answered is the one behind the subscription link asked.
         return {
           outcome: "approved",
           fingerprint: action.fingerprint,
-          interactionId,
-          approvedBy: `subscription link ${this.#asked.get(interactionId)?.link ?? this.#options.subscriptionLinkId}`,
+          ...answered,
           ...(verdict.note !== undefined ? { note: verdict.note } : {}),
-          ...(verdict.outcome === "approved" && "standing" in verdict && action.standing
+          ...(verdict.standing === true && action.standing
             ? { standing: { fingerprint: action.standing.fingerprint } }
             : {}),
         };
@@ -972,18 +801,14 @@ export class MessagingApprover implements Approver {
         return {
           outcome: "approved",
           fingerprint,
-          interactionId,
+          ...answered,
           editedArguments: verdict.arguments,
-          approvedBy: `subscription link ${this.#asked.get(interactionId)?.link ?? this.#options.subscriptionLinkId}`,
         };
       }
       case "pending":
-        return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+        return { outcome: "pending", interactionId };
       case "failed": {
-        const failure =
-          messageId === undefined
-            ? undefined
-            : await readDeliveryFailure(this.#options.client, messageId, logger);
+        const failure = await readDeliveryFailure(this.#options.client, sent.messageId, logger);
         return refusal(
           "delivery_failed",
           deliveryFailedReason(action.toolName, failure?.error),
@@ -995,42 +820,28 @@ export class MessagingApprover implements Approver {
     }
   }
 
-  /** The decision with where it came from (the link the question went to, the question's digest), for the agent's audit record. */
-  #withSource(action: ApprovalAction, given: ApprovalDecision): ApprovalDecision {
-    // A question went out: the decision names the link it went to and what it said.
-    // A batch item's question is known only to the process that sent it.
-    const asked =
-      given.outcome === "pending" || given.interactionId === undefined
-        ? undefined
-        : this.#asked.get(given.interactionId);
-    const questionText =
-      asked?.questionText ??
-      (given.interactionId !== undefined && parseBatchItemId(given.interactionId)
-        ? undefined
-        : this.#questionText(action));
-    const decision: ApprovalDecision =
-      given.outcome === "pending" || given.interactionId === undefined
-        ? given
-        : {
-            ...given,
-            approverLink: asked?.link ?? this.#options.subscriptionLinkId,
-            ...(questionText !== undefined ? { questionDigest: textDigest(questionText) } : {}),
-          };
-    return decision;
+  /**
+   * The decision with where it came from, for the agent's audit record:
+   * the link the question went to and the digest of its text, once a
+   * question went out.
+   */
+  #withSource(question: TicketQuestion, given: ApprovalDecision): ApprovalDecision {
+    if (given.outcome === "pending" || given.interactionId === undefined) return given;
+    const links = question.sent?.map((sent) => sent.link) ?? [];
+    return {
+      ...given,
+      approverLink: given.approverLink ?? (links.join(" and ") || this.#options.subscriptionLinkId),
+      ...(question.digest !== undefined ? { questionDigest: question.digest } : {}),
+    };
   }
 
-  /**
-   * Why the interaction id a question came back with cannot name its
-   * answer, or undefined when it can (and it is then taken): an id given to
-   * an earlier question would read that question's answer.
-   */
-  #unusableId(interactionId: string): string | undefined {
-    if (holdsIdSeparator(interactionId)) {
-      return 'which holds "#" or "+" (the separators of the tickets answers are read by)';
-    }
-    if (this.#interactionIds.has(interactionId)) return "which an earlier question was given";
-    this.#interactionIds.add(interactionId);
-    return undefined;
+  /** How long the question stays open: a suspended run's person may answer hours later. */
+  #expiresIn(context: ApprovalContext): { expiresInSeconds?: number } {
+    const seconds =
+      context.allowPending === true
+        ? this.#options.pendingExpiresInSeconds
+        : this.#options.messageExpiresInSeconds;
+    return seconds !== undefined ? { expiresInSeconds: seconds } : {};
   }
 
   #loggerFor(context: ApprovalContext): Logger {
@@ -1038,25 +849,20 @@ export class MessagingApprover implements Approver {
   }
 }
 
-/**
- * Whether an interaction id holds `#` or `+`, the separators of the tickets
- * this approver reads answers by (`<id>#item<n>` for an item of a batch
- * question, `<first>+<second>` for a question put to two links; approvals
- * are spent under the agent's approval ids): read back, such an id would
- * name another question's answer, so it is refused.
- */
-function holdsIdSeparator(interactionId: string): boolean {
-  return /[#+]/.test(interactionId);
+/** An action as a ticket records it: its approval id, its fingerprint and its number in the question. */
+function itemOf(action: ApprovalAction, number?: number): TicketItem {
+  return {
+    approvalId: action.approvalId,
+    fingerprint: action.fingerprint,
+    ...(number !== undefined ? { number } : {}),
+  };
 }
 
-function unusableIdReason(
-  subject: string,
-  messageId: string,
-  interactionId: string,
-  why: string,
-  notRun: string,
-): string {
-  return `The messaging service accepted the approval request for ${subject} (message "${messageId}") but named its interaction "${escapeUntrustedText(interactionId).slice(0, 100)}", ${why}, so its answer could be read as another question's; ${notRun} not run.`;
+/** The actions of a question in words, e.g. `3 actions (delete_callbacks, send_message)`. */
+function subjectOf(asked: ReadonlyArray<{ action: ApprovalAction }>): string {
+  if (asked.length === 1) return `"${asked[0]!.action.toolName}"`;
+  const tools = [...new Set(asked.map(({ action }) => action.toolName))];
+  return `${asked.length} actions (${tools.join(", ")})`;
 }
 
 /** An interaction's `expires_at` in milliseconds, when the service sent a readable one. */

@@ -1,25 +1,6 @@
 import type { ApprovalAction, ApprovalDecision } from "../../agent/approver.js";
 import { refusal } from "./approval-refusal.js";
 
-const pairSeparator = "+";
-
-/** The id a decision about a question put to two links carries: both interactions, first link first. */
-export function pairId(first: string, second: string): string {
-  return `${first}${pairSeparator}${second}`;
-}
-
-/** Whether `interactionId` names the two interactions of a question put to two links. */
-export function isPairId(interactionId: string): boolean {
-  return splitPairId(interactionId) !== undefined;
-}
-
-/** The two interactions of a pair id, or `undefined` when it is not one. */
-export function splitPairId(interactionId: string): [string, string] | undefined {
-  const parts = interactionId.split(pairSeparator);
-  const [first, second] = parts;
-  return parts.length === 2 && first && second ? [first, second] : undefined;
-}
-
 /**
  * One decision from the answers of two approver links to the same question:
  * approved only when both approved this action's fingerprint (each named in
@@ -31,10 +12,12 @@ export function splitPairId(interactionId: string): [string, string] | undefined
  */
 export function combineTwoApprovals(
   action: ApprovalAction,
-  interactionId: string,
+  pair: readonly [string, string],
   links: readonly [string, string],
   decisions: ReadonlyArray<ApprovalDecision | undefined>,
 ): ApprovalDecision {
+  // For people reading the record: both interactions, first link first.
+  const interactionId = `${pair[0]}, ${pair[1]}`;
   const refused = decisions.find((decision) => decision?.outcome === "refused");
   if (refused?.outcome === "refused") {
     return {
@@ -47,13 +30,11 @@ export function combineTwoApprovals(
     return { outcome: "expired", reason: expired.reason, interactionId };
   }
   if (decisions.some((decision) => decision?.outcome === "pending")) {
-    return { outcome: "pending", fingerprint: action.fingerprint, interactionId };
+    return { outcome: "pending", interactionId };
   }
   const approved = decisions.filter((decision) => decision?.outcome === "approved");
-  const pair = splitPairId(interactionId);
   if (
     // Two questions named by one interaction are one person's answer read twice.
-    !pair ||
     pair[0] === pair[1] ||
     approved.length !== 2 ||
     approved.some(

@@ -1,5 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { askOne } from "../../helpers/approver-verbs.js";
 import {
   answered,
   base,
@@ -23,7 +24,7 @@ afterEach(() => {
 });
 
 async function refusal(approver = makeApprover()) {
-  const decision = await approver.requestApproval(deleteCallbacksAction(), makeContext());
+  const decision = (await askOne(approver, deleteCallbacksAction(), makeContext())).decision;
   if (decision.outcome !== "refused")
     throw new Error(`expected a refusal, got ${decision.outcome}`);
   return decision;
@@ -101,11 +102,10 @@ describe("MessagingApprover readiness", () => {
       .get(interactionPath)
       .reply(200, answered("approve", { fingerprint: action.fingerprint }));
     const approver = makeApprover();
-    const first = await approver.requestApproval(action, makeContext());
-    const second = await approver.requestApproval(
-      deleteCallbacksAction({ callback_ids: ["other"] }),
-      makeContext(),
-    );
+    const first = (await askOne(approver, action, makeContext())).decision;
+    const second = (
+      await askOne(approver, deleteCallbacksAction({ callback_ids: ["other"] }), makeContext())
+    ).decision;
     expect(readiness.isDone()).toBe(true);
     expect(first.outcome).toBe("approved");
     // The fake service names the second question as the first: its answer is not read for it.
@@ -120,8 +120,8 @@ describe("MessagingApprover readiness", () => {
     nockSend();
     nock(base).get(interactionPath).reply(200, answered("approve"));
     const approver = makeApprover();
-    expect((await approver.requestApproval(action, makeContext())).outcome).toBe("refused");
-    expect(await approver.requestApproval(action, makeContext())).toMatchObject({
+    expect((await askOne(approver, action, makeContext())).decision.outcome).toBe("refused");
+    expect((await askOne(approver, action, makeContext())).decision).toMatchObject({
       outcome: "approved",
       fingerprint: action.fingerprint,
     });

@@ -1,6 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
+import { askOne } from "../../helpers/approver-verbs.js";
 import {
   answered,
   base,
@@ -32,7 +33,8 @@ describe("MessagingApprover and the audit trail", () => {
     nockReady();
     nockSend(sent);
     nock(base).get(interactionPath).reply(200, answered("approve"));
-    const decision = await makeApprover({ logger }).requestApproval(
+    const { decision } = await askOne(
+      makeApprover({ logger }),
       action,
       makeContext({ runId: "run_3" }),
     );

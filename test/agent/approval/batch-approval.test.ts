@@ -2,12 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
-import type {
-  ApprovalAction,
-  ApprovalContext,
-  ApprovalDecision,
-  Approver,
-} from "../../../src/agent/approver.js";
+import type { ApprovalAction, ApprovalDecision, Approver } from "../../../src/agent/approver.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { sleep, toolMessages } from "../fixtures.js";
@@ -51,21 +46,18 @@ const parallelDeletions = (ids: string[]) =>
     { text: "done" },
   ]);
 
-/** An approver asked about batches only, answering each with `answer`. */
+/** An approver answering each question with `answer`, recording the actions of every `ask`. */
 function batchApprover(
   answer: (actions: readonly ApprovalAction[]) => unknown[],
-): Approver & { batches: ApprovalAction[][]; singles: ApprovalAction[] } {
-  const batches: ApprovalAction[][] = [];
-  const singles: ApprovalAction[] = [];
+): Approver & { asks: ApprovalAction[][] } {
+  const asks: ApprovalAction[][] = [];
   return {
-    batches,
-    singles,
-    async requestApproval(action: ApprovalAction): Promise<ApprovalDecision> {
-      singles.push(action);
-      return { outcome: "refused", code: "denied", reason: "asked alone" };
+    asks,
+    async ask(actions: readonly ApprovalAction[]) {
+      asks.push([...actions]);
+      return `question-${asks.length}`;
     },
-    async requestApprovals(actions: readonly ApprovalAction[], _context: ApprovalContext) {
-      batches.push([...actions]);
+    async read(_ticket: string, actions: readonly ApprovalAction[]) {
       return answer(actions) as ApprovalDecision[];
     },
   };
@@ -109,9 +101,8 @@ describe("one question for the parallel calls of a step", () => {
 
     const result = await agent.run("delete a, b and c");
 
-    expect(approver.batches).toHaveLength(1);
-    expect(approver.singles).toEqual([]);
-    const asked = approver.batches[0]!;
+    expect(approver.asks).toHaveLength(1);
+    const asked = approver.asks[0]!;
     expect(asked.map((action) => action.arguments)).toEqual([
       { id: "a" },
       { id: "b" },
@@ -138,7 +129,7 @@ describe("one question for the parallel calls of a step", () => {
     expect(toolMessages(model.requests[1]!.messages)[1]?.content).toContain("not this");
   });
 
-  it("keeps asking approvers without requestApprovals one action at a time", async () => {
+  it("gives each item of the step's question its own scripted answer", async () => {
     const { tool, deleted } = deleteTool();
     const approver = new ScriptedApprover(["approve", "deny", "approve"]);
     const agent = new Agent({ model: parallelDeletions(["a", "b", "c"]), tools: [tool], approver });
@@ -165,7 +156,7 @@ describe("one question for the parallel calls of a step", () => {
 
     await agent.run("delete four");
 
-    expect(approver.batches.map((batch) => batch.length)).toEqual([4]);
+    expect(approver.asks.map((batch) => batch.length)).toEqual([4]);
     expect(deleted.sort()).toEqual(["a", "b", "c", "d"]);
     expect(mostAtOnce()).toBe(1);
   });
@@ -185,14 +176,14 @@ describe("one question for the parallel calls of a step", () => {
     ]);
     const result = await new Agent({ model, tools: [tool, read], approver }).run("go");
 
-    expect(approver.batches.map((batch) => batch.map((action) => action.toolName))).toEqual([
+    expect(approver.asks.map((batch) => batch.map((action) => action.toolName))).toEqual([
       ["delete_thing", "delete_thing"],
     ]);
     expect(result.steps[0]!.toolCalls.every((call) => call.status === "succeeded")).toBe(true);
     expect(deleted.sort()).toEqual(["a", "b"]);
   });
 
-  it("asks a lone gated call of a step on its own", async () => {
+  it("asks a lone gated call of a step as a question of one", async () => {
     const { tool } = deleteTool();
     const approver = batchApprover((actions) => actions.map(approve));
     const model = new ScriptedModel([
@@ -206,18 +197,18 @@ describe("one question for the parallel calls of a step", () => {
     ]);
     await new Agent({ model, tools: [tool, read], approver }).run("go");
 
-    expect(approver.batches).toEqual([]);
-    expect(approver.singles.map((action) => action.arguments)).toEqual([{ id: "a" }]);
+    expect(approver.asks.map((batch) => batch.map((action) => action.arguments))).toEqual([
+      [{ id: "a" }],
+    ]);
   });
 
-  it("refuses items approved under one shared interaction id", async () => {
+  it("runs items approved under one shared interaction id (the ticket binds, not the id)", async () => {
     const approver = batchApprover((actions) =>
       actions.map((action) => ({ ...approve(action, 1), interactionId: "i_1" })),
     );
-    expect(await deleteAandB(approver)).toEqual({
-      deleted: [],
-      codes: ["invalid_decision", "invalid_decision"],
-    });
+    const { deleted, codes } = await deleteAandB(approver);
+    expect(deleted.sort()).toEqual(["a", "b"]);
+    expect(codes).toEqual(["approved", "approved"]);
   });
 
   it("refuses an approval given for another item of the question", async () => {
@@ -252,7 +243,7 @@ describe("one question for the parallel calls of a step", () => {
     });
   });
 
-  it("asks a call two approvers must approve on its own, beside the step's question", async () => {
+  it("asks a call two approvers must approve in the step's question, saying so: the approver decides how to ask it", async () => {
     const { tool } = deleteTool();
     const approver = batchApprover((actions) => actions.map(approve));
     await new Agent({
@@ -272,9 +263,13 @@ describe("one question for the parallel calls of a step", () => {
       },
     }).run("go");
 
-    expect(approver.batches.map((batch) => batch.map((action) => action.arguments))).toEqual([
-      [{ id: "a" }, { id: "c" }],
+    expect(approver.asks).toHaveLength(1);
+    expect(
+      approver.asks[0]?.map((action) => [action.arguments, action.requiredApprovers ?? 1]),
+    ).toEqual([
+      [{ id: "a" }, 1],
+      [{ id: "b" }, 2],
+      [{ id: "c" }, 1],
     ]);
-    expect(approver.singles.map((action) => action.arguments)).toEqual([{ id: "b" }]);
   });
 });

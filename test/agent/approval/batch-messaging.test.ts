@@ -162,17 +162,18 @@ describe("one question for parallel calls, through the messaging service", () =>
     ]);
     const told = toolMessages(model.requests[1]!.messages);
     expect(told[1]?.content).toContain("keep the second for now");
-    // One record per item, each under its own id, all naming the one question's text.
+    // One record per item, each under its own approval id, all naming the one question and its text.
     expect(decisions).toHaveLength(3);
     expect(
       decisions.map((record) => [record.toolCallId, record.outcome, record.interactionId]),
     ).toEqual(
       expect.arrayContaining([
-        ["call_1", "approved", `${question!.interaction_id}#item1`],
-        ["call_2", "refused", `${question!.interaction_id}#item2`],
-        ["call_3", "approved", `${question!.interaction_id}#item3`],
+        ["call_1", "approved", question!.interaction_id],
+        ["call_2", "refused", question!.interaction_id],
+        ["call_3", "approved", question!.interaction_id],
       ]),
     );
+    expect(new Set(decisions.map((record) => record.approvalId)).size).toBe(3);
     expect(new Set(decisions.map((record) => record.questionDigest))).toEqual(
       new Set([textDigest(question!.text)]),
     );
@@ -253,11 +254,11 @@ describe("one question for parallel calls, through the messaging service", () =>
     expect(suspended.status).toBe("suspended");
     const [question] = messaging.interactions();
     expect(messaging.interactions()).toHaveLength(1);
-    expect(suspended.state?.pendingCalls.map((call) => call.interactionId)).toEqual([
-      `${question!.interaction_id}#item1`,
-      `${question!.interaction_id}#item2`,
-      `${question!.interaction_id}#item3`,
-    ]);
+    // Each call keeps the one question's ticket, under its own approval id.
+    const pendingCalls = suspended.state?.pendingCalls ?? [];
+    expect(pendingCalls).toHaveLength(3);
+    expect(new Set(pendingCalls.map((call) => call.ticket)).size).toBe(1);
+    expect(new Set(pendingCalls.map((call) => call.approvalId)).size).toBe(3);
 
     messaging.answerInteraction(question!.interaction_id, "approve_some", "2");
     const resumedModel = new ScriptedModel([{ text: "deleted the second" }]);
@@ -297,10 +298,11 @@ describe("one question for parallel calls, through the messaging service", () =>
       description: { summary: `Delete callback ${id}.` },
       ...(requiredApprovers ? { requiredApprovers } : {}),
     });
-    const asking = approver.requestApprovals([action("a", 2), action("b"), action("c")], {
-      signal: new AbortController().signal,
-      logger: silentLogger(),
-    });
+    const actions = [action("a", 2), action("b"), action("c")];
+    const context = { signal: new AbortController().signal, logger: silentLogger() };
+    const asking = approver
+      .ask(actions, context)
+      .then((ticket) => approver.read(ticket, actions, context));
     // Two questions to the two people about a, and one question about b and c: all out unanswered.
     const questions = await questionsOf(messaging, 3);
     const batch = questions.find((question) => question.metadata.items !== undefined)!;

@@ -48,12 +48,12 @@ async function deleteTwoAnswering(optionId: string, text: string) {
     { text: "done" },
   ]);
   const agent = new Agent({
+    approvalPolicy: { edits: true },
     model,
     tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
     approver: new MessagingApprover({
       client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
       subscriptionLinkId: messaging.approverLinkId,
-      allowEdits: true,
       pollIntervalMs: 5,
       maxPollIntervalMs: 10,
     }),
@@ -144,12 +144,12 @@ describe("the gate binds an edit to what the person approved", () => {
     ]);
     const tools = orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token }));
     const agent = new Agent({
+      approvalPolicy: { edits: true },
       model,
       tools,
       approver: new MessagingApprover({
         client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
         subscriptionLinkId: messaging.approverLinkId,
-        allowEdits: true,
         pollIntervalMs: 5,
         maxPollIntervalMs: 10,
       }),
@@ -192,12 +192,12 @@ describe("the gate binds an edit to what the person approved", () => {
       { text: "done" },
     ]);
     const agent = new Agent({
+      approvalPolicy: { edits: true },
       model,
       tools,
       approver: new MessagingApprover({
         client: new MessagingClient({ baseUrl: messaging.url, token: messaging.token }),
         subscriptionLinkId: messaging.approverLinkId,
-        allowEdits: true,
         pollIntervalMs: 5,
         maxPollIntervalMs: 10,
       }),
@@ -220,6 +220,7 @@ describe("the gate binds an edit to what the person approved", () => {
   it("refuses an edit whose fingerprint is not that of the edited arguments", async () => {
     const { tools, deletions: ran } = callbackTools();
     const agent = new Agent({
+      approvalPolicy: { edits: true },
       model: new ScriptedModel([
         { toolCalls: [{ name: "delete_callbacks", arguments: { ids: ["cb-1", "cb-2"] } }] },
         { text: "done" },
@@ -266,6 +267,7 @@ describe("an edit is held to every rule the model's call is held to", () => {
       model,
       tools,
       approvalPolicy: {
+        edits: true,
         rules: [
           {
             name: "never cb-3",
@@ -302,6 +304,7 @@ describe("an edit is held to every rule the model's call is held to", () => {
       model,
       tools,
       approvalPolicy: {
+        edits: true,
         rules: [
           {
             name: "two people for cb-3",
@@ -335,6 +338,7 @@ describe("an edit is held to every rule the model's call is held to", () => {
       },
     });
     const agent = new Agent({
+      approvalPolicy: { edits: true },
       model: new ScriptedModel([
         { toolCalls: [{ name: "refund_order", arguments: { id: "o-1", notify: false } }] },
         { text: "done" },
@@ -363,6 +367,7 @@ describe("an edit is held to every rule the model's call is held to", () => {
       },
     });
     const agent = new Agent({
+      approvalPolicy: { edits: true },
       model: new ScriptedModel([
         {
           toolCalls: [

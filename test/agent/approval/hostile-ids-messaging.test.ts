@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalPolicy } from "../../../src/agent/approval/approval-policy.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
+import { writeTicket } from "../../../src/approvers/messaging/messaging-ticket.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
 import { OrderClient } from "../../../src/clients/orders/order-client.js";
 import { actionFingerprint } from "../../../src/internal/canonical-json.js";
@@ -15,6 +16,7 @@ import {
 } from "../../../src/simulators/index.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
+import { readOne } from "../../helpers/approver-verbs.js";
 
 // A messaging service that names the questions it was sent with ids of its
 // choosing: an answer to one question must never approve an action another
@@ -93,6 +95,10 @@ function makeAgent(
   });
 }
 
+const twoPeople: ApprovalPolicy = {
+  rules: [{ name: "two people", tool: "delete_callback", decision: "ask", required: 2 }],
+};
+
 const deleting = (ids: readonly string[]) =>
   new ScriptedModel([
     {
@@ -127,25 +133,31 @@ describe("interaction ids a messaging service chooses", () => {
     return link.subscriptionLinkId;
   }
 
-  /** A run asking about `callbackId` alone, its question named `renamed`, resumed in a new process when it suspends. */
-  async function askRenamed(callbackId: string, renamed: string, second?: string) {
-    const options = { fetch: renamingFetch(() => renamed), ...(second ? { second } : {}) };
-    const asked = await makeAgent(deleting([callbackId]), options).run("delete one", {
+  /**
+   * A run asking about `callbackId` alone, its questions named `renamed` in
+   * turn, resumed in a new process when it suspends.
+   */
+  async function askRenamed(
+    callbackId: string,
+    renamed: readonly string[],
+    options: { second?: string; policy?: ApprovalPolicy } = {},
+  ) {
+    const names = [...renamed];
+    const fetch = renamingFetch((id) => names.shift() ?? id);
+    const asked = await makeAgent(deleting([callbackId]), { ...options, fetch }).run("delete one", {
       suspendOnApproval: true,
     });
     const result =
       asked.status === "suspended"
-        ? await makeAgent(new ScriptedModel([{ text: "done" }]), second ? { second } : {}).resume(
-            asked.state!,
-          )
+        ? await makeAgent(new ScriptedModel([{ text: "done" }]), options).resume(asked.state!)
         : asked;
     return result.steps.flatMap((step) => step.toolCalls)[0];
   }
 
-  it("a question about one action named as an item of an approved batch question is refused, and nothing runs", async () => {
+  it("a question about one action named as an approved batch question, read in a new process, is refused, and nothing runs", async () => {
     const [first, second, third] = orders.callbacks().map((callback) => callback.id);
     const batch = await approvedBatch([first!, second!]);
-    const record = await askRenamed(third!, `${batch}#item1`);
+    const record = await askRenamed(third!, [batch]);
     expect(deletedIds()).toEqual([]);
     expect(record).toMatchObject({
       status: "refused",
@@ -153,11 +165,14 @@ describe("interaction ids a messaging service chooses", () => {
     });
   });
 
-  it("a question about one action named as two approved questions (a pair id) is refused, and nothing runs", async () => {
+  it("a question to two approvers whose questions are named as two approved questions is refused, and nothing runs", async () => {
     const ids = orders.callbacks().map((callback) => callback.id);
     const one = await approvedBatch(ids.slice(0, 2));
     const other = await approvedBatch(ids.slice(2, 4));
-    const record = await askRenamed(ids[4]!, `${one}+${other}`, await secondLink());
+    const record = await askRenamed(ids[4]!, [one, other], {
+      second: await secondLink(),
+      policy: twoPeople,
+    });
     expect(deletedIds()).toEqual([]);
     expect(record).toMatchObject({
       status: "refused",
@@ -170,9 +185,7 @@ describe("interaction ids a messaging service chooses", () => {
     let firstId: string | undefined;
     const running = makeAgent(deleting([orders.callbacks()[0]!.id]), {
       second,
-      policy: {
-        rules: [{ name: "two people", tool: "delete_callback", decision: "ask", required: 2 }],
-      },
+      policy: twoPeople,
       fetch: renamingFetch((id) => {
         firstId ??= id;
         return firstId;
@@ -193,7 +206,7 @@ describe("interaction ids a messaging service chooses", () => {
     });
   });
 
-  it("a pair id naming one interaction twice, read in a new process, is not two approvals", async () => {
+  it("a ticket naming one interaction for both approvers, read in a new process, is not two approvals", async () => {
     const second = await secondLink();
     const [question] = await Promise.all([
       new MessagingClient({ baseUrl: messaging.url, token: messaging.token }).sendMessage({
@@ -221,14 +234,22 @@ describe("interaction ids a messaging service chooses", () => {
       subscriptionLinkId: messaging.approverLinkId,
       secondSubscriptionLinkId: second,
     });
-    const decision = await reader.checkApproval(
+    // A ticket whose two questions are one interaction: the one answer is one person's.
+    const sent = { interactionId: question!.interactionId!, messageId: question!.messageId };
+    const ticket = writeTicket([
       {
-        fingerprint: action.fingerprint,
-        interactionId: `${question!.interactionId}+${question!.interactionId}`,
-        action,
+        items: [{ approvalId: action.approvalId, fingerprint: action.fingerprint }],
+        sent: [
+          { ...sent, link: messaging.approverLinkId },
+          { ...sent, link: second },
+        ],
       },
-      { signal: new AbortController().signal, logger: silentLogger() },
-    );
+    ]);
+    const decision = await readOne(reader, ticket, action, {
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+      allowPending: true,
+    });
     expect(decision).toMatchObject({ outcome: "refused", code: "not_enough_approvers" });
   });
 

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { AbortedError, ConfigurationError } from "../../../src/errors/index.js";
 import { textDigest } from "../../../src/internal/canonical-json.js";
+import { askOne } from "../../helpers/approver-verbs.js";
 import {
   answered,
   base,
@@ -29,7 +30,7 @@ afterEach(() => {
   nock.cleanAll();
 });
 
-describe("MessagingApprover.requestApproval", () => {
+describe("MessagingApprover: one action asked, its answer read", () => {
   it("approves only after the person answers approve, sending one interaction for the action", async () => {
     const action = deleteCallbacksAction();
     const sent: Record<string, unknown>[] = [];
@@ -41,7 +42,8 @@ describe("MessagingApprover.requestApproval", () => {
       .get(interactionPath)
       .reply(200, answered("approve", { fingerprint: action.fingerprint }));
 
-    const decision = await makeApprover().requestApproval(action, makeContext({ runId: "run_7" }));
+    const decision = (await askOne(makeApprover(), action, makeContext({ runId: "run_7" })))
+      .decision;
 
     expect(decision).toEqual({
       outcome: "approved",
@@ -99,7 +101,8 @@ describe("MessagingApprover.requestApproval", () => {
     nockReady();
     nockSend();
     nock(base).get(interactionPath).reply(200, reply);
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toMatchObject({ outcome: "refused", code, interactionId });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toMatch(reason);
@@ -117,7 +120,8 @@ describe("MessagingApprover.requestApproval", () => {
         state: "failed",
         error: { code: "recipient_blocked", message: "the subscriber blocked the bot" },
       });
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toMatchObject({ outcome: "refused", code: "delivery_failed" });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain("recipient_blocked: the subscriber blocked the bot");
@@ -131,7 +135,7 @@ describe("MessagingApprover.requestApproval", () => {
     nock(base)
       .get(interactionPath)
       .reply(200, answered("approve", { fingerprint: other.fingerprint }));
-    const decision = await makeApprover().requestApproval(action, makeContext());
+    const decision = (await askOne(makeApprover(), action, makeContext())).decision;
     expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
   });
 
@@ -139,7 +143,8 @@ describe("MessagingApprover.requestApproval", () => {
     nockReady();
     nockSend();
     nock(base).get(interactionPath).reply(200, interaction("expired"));
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toEqual({
       outcome: "expired",
       reason: expect.stringMatching(/expired before anyone answered/),
@@ -155,7 +160,8 @@ describe("MessagingApprover.requestApproval", () => {
     nock(base)
       .get(interactionPath)
       .reply(200, answered("approve", { text: "fine, but only these two" }));
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toMatchObject({ outcome: "approved", note: "fine, but only these two" });
   });
 
@@ -170,7 +176,8 @@ describe("MessagingApprover.requestApproval", () => {
       .post(cancelPath)
       .reply(200, { message_id: messageId, state: "canceled" });
 
-    const decision = await makeApprover({ timeoutMs: 80 }).requestApproval(
+    const { decision } = await askOne(
+      makeApprover({ timeoutMs: 80 }),
       deleteCallbacksAction(),
       makeContext(),
     );
@@ -189,7 +196,8 @@ describe("MessagingApprover.requestApproval", () => {
     nock(base)
       .get(messagePath)
       .reply(200, { message_id: messageId, state: "failed", error: "chat not found" });
-    const decision = await makeApprover({ timeoutMs: 50 }).requestApproval(
+    const { decision } = await askOne(
+      makeApprover({ timeoutMs: 50 }),
       deleteCallbacksAction(),
       makeContext(),
     );
@@ -208,7 +216,8 @@ describe("MessagingApprover.requestApproval", () => {
     const cancel = nock(base)
       .post(cancelPath)
       .reply(200, { message_id: messageId, state: "canceled" });
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain("503");
@@ -218,7 +227,8 @@ describe("MessagingApprover.requestApproval", () => {
   it("refuses when the question cannot be sent, without a token in the reason", async () => {
     nockReady();
     nock(base).post("/v1/messages").reply(500, "upstream down");
-    const decision = await makeApprover().requestApproval(deleteCallbacksAction(), makeContext());
+    const decision = (await askOne(makeApprover(), deleteCallbacksAction(), makeContext()))
+      .decision;
     expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain("could not be sent");
@@ -240,10 +250,11 @@ describe("MessagingApprover.requestApproval", () => {
       .post(cancelPath)
       .reply(200, { message_id: messageId, state: "canceled" });
     await expect(
-      makeApprover().requestApproval(
+      askOne(
+        makeApprover(),
         deleteCallbacksAction(),
         makeContext({ signal: controller.signal }),
-      ),
+      ).then(({ decision }) => decision),
     ).rejects.toBeInstanceOf(AbortedError);
     expect(cancel.isDone()).toBe(true);
   });
@@ -252,10 +263,11 @@ describe("MessagingApprover.requestApproval", () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
-      makeApprover().requestApproval(
+      askOne(
+        makeApprover(),
         deleteCallbacksAction(),
         makeContext({ signal: controller.signal }),
-      ),
+      ).then(({ decision }) => decision),
     ).rejects.toBeInstanceOf(AbortedError);
     expect(nock.pendingMocks()).toEqual([]);
   });
@@ -288,18 +300,19 @@ describe("MessagingApprover options", () => {
     nockReady();
     nockSend(sent);
     nock(base).get(interactionPath).reply(200, answered("approve"));
-    await makeApprover({ timeoutMs: 600_000 }).requestApproval(
-      deleteCallbacksAction(),
-      makeContext(),
-    );
+    await askOne(makeApprover({ timeoutMs: 600_000 }), deleteCallbacksAction(), makeContext());
     nockReady();
     nockSend(sent);
     nock(base).get(interactionPath).reply(200, answered("approve"));
-    await new MessagingApprover({
-      client: makeClient(),
-      subscriptionLinkId: linkId,
-      messageExpiresInSeconds: 3600,
-    }).requestApproval(deleteCallbacksAction(), makeContext());
+    await askOne(
+      new MessagingApprover({
+        client: makeClient(),
+        subscriptionLinkId: linkId,
+        messageExpiresInSeconds: 3600,
+      }),
+      deleteCallbacksAction(),
+      makeContext(),
+    );
     expect(sent.map((body) => body.expires_in_s)).toEqual([600, 3600]);
   });
 
@@ -307,8 +320,8 @@ describe("MessagingApprover options", () => {
     const sent: Record<string, unknown>[] = [];
     nockReady();
     nockSend(sent);
-    await makeApprover({ timeoutMs: 600_000 }).requestApproval(
-      deleteCallbacksAction(),
+    await makeApprover({ timeoutMs: 600_000 }).ask(
+      [deleteCallbacksAction()],
       makeContext({ allowPending: true }),
     );
     nockReady();
@@ -317,7 +330,7 @@ describe("MessagingApprover options", () => {
       client: makeClient(),
       subscriptionLinkId: linkId,
       pendingExpiresInSeconds: 7200,
-    }).requestApproval(deleteCallbacksAction(), makeContext({ allowPending: true }));
+    }).ask([deleteCallbacksAction()], makeContext({ allowPending: true }));
     expect(sent.map((body) => body.expires_in_s)).toEqual([86_400, 7200]);
   });
 });

@@ -7,6 +7,7 @@ import type { ApprovalAction, Approver } from "../../../src/agent/approver.js";
 import { actionFingerprint } from "../../../src/internal/canonical-json.js";
 import { ScriptedApprover, ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
+import { decidingApprover } from "../../helpers/approver-verbs.js";
 import { callbackTools } from "../durable/durable-helpers.js";
 import { capturingLogger } from "../fixtures.js";
 
@@ -78,6 +79,7 @@ describe("one decision, one record: a call's last audit record says what happene
       calls: [{ arguments: { ids: ["cb-1"] } }],
       approver: editing({ ids: ["cb-3"] }),
       approvalPolicy: {
+        edits: true,
         rules: [
           {
             name: "never cb-3",
@@ -154,7 +156,9 @@ describe("one decision, one record: a call's last audit record says what happene
       },
     });
     await agent.run("tidy");
-    expect(log.map((record) => [record.toolCallId, record.outcome, record.decidedBy])).toEqual([
+    // A refusal or a rule's allowance is recorded at once, an approval when its call starts.
+    const byCall = [...log].sort((a, b) => a.toolCallId.localeCompare(b.toolCallId));
+    expect(byCall.map((record) => [record.toolCallId, record.outcome, record.decidedBy])).toEqual([
       ["call_a", "approved", "person"],
       ["call_b", "refused", "person"],
       ["call_c", "approved", "policy"],
@@ -186,10 +190,7 @@ describe("one decision, one record: a call's last audit record says what happene
       fingerprint: action.fingerprint,
       interactionId: `interaction-${action.toolCallId}`,
     });
-    const approver: Approver = {
-      requestApproval: async (action) => approve(action),
-      requestApprovals: async (actions) => actions.map(approve),
-    };
+    const approver = decidingApprover(approve);
     const agent = new Agent({
       model: new ScriptedModel([
         {

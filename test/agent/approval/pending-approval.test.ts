@@ -1,6 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalAction } from "../../../src/agent/approver.js";
+import { readOne } from "../../helpers/approver-verbs.js";
 import {
   answered,
   base,
@@ -25,29 +26,43 @@ afterEach(() => {
   nock.cleanAll();
 });
 
-function pendingOf(action: ApprovalAction) {
-  return { fingerprint: action.fingerprint, interactionId, action };
+/** Asks about `action` as a durable run does, and gives the ticket it keeps. */
+async function askedTicket(action: ApprovalAction, sent: Record<string, unknown>[] = []) {
+  nockReady();
+  nockSend(sent);
+  return makeApprover().ask([action], makeContext({ allowPending: true, runId: "run_1" }));
+}
+
+/** A durable run's read of `action` by its ticket, with a fresh approver (a resumed run's). */
+function readLater(ticket: string, action: ApprovalAction) {
+  return readOne(makeApprover(), ticket, action, makeContext({ allowPending: true }));
+}
+
+/** `GET` of the interaction answering `reply`, counting the reads. */
+function interactionReads(reply: Record<string, unknown>) {
+  const reads = { count: 0 };
+  nock(base)
+    .persist()
+    .get(interactionPath)
+    .reply(200, () => {
+      reads.count += 1;
+      return reply;
+    });
+  return reads;
 }
 
 describe("MessagingApprover in durable mode", () => {
-  it("returns pending as soon as the question is out, without reading the answer", async () => {
+  it("asks without reading, and a read reads the answer once: pending while nobody answered", async () => {
     const action = deleteCallbacksAction();
-    nockReady();
     const sent: Record<string, unknown>[] = [];
-    nockSend(sent);
-    const reads = nock(base).get(interactionPath).reply(200, interaction("pending"));
-    const decision = await makeApprover().requestApproval(
-      action,
-      makeContext({ allowPending: true, runId: "run_1" }),
-    );
-    expect(decision).toEqual({
-      outcome: "pending",
-      fingerprint: action.fingerprint,
-      interactionId,
-    });
-    expect(reads.isDone()).toBe(false);
+    const reads = interactionReads(interaction("pending"));
+    const ticket = await askedTicket(action, sent);
+    expect(reads.count).toBe(0);
     // The person may answer long after this process is gone: a day, not the wait timeout.
     expect(sent[0]?.expires_in_s).toBe(86_400);
+
+    expect(await readLater(ticket, action)).toEqual({ outcome: "pending", interactionId });
+    expect(reads.count).toBe(1);
   });
 
   it("reads an approval with a fresh approver, without sending anything, the same each time", async () => {
@@ -55,108 +70,131 @@ describe("MessagingApprover in durable mode", () => {
     // when its call starts (a worker that read it and died before leaves it
     // unspent, even for a later resume in this same process).
     const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
     const send = nock(base).post("/v1/messages").reply(200, {});
-    nock(base)
-      .get(interactionPath)
-      .twice()
-      .reply(200, answered("approve", { fingerprint: action.fingerprint }));
-    const approver = makeApprover();
+    interactionReads(answered("approve", { fingerprint: action.fingerprint }));
     const approved = {
       outcome: "approved",
       fingerprint: action.fingerprint,
       interactionId,
       approvedBy: `subscription link ${linkId}`,
-      approverLink: expect.any(String),
+      approverLink: linkId,
       questionDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     };
-    expect(await approver.checkApproval(pendingOf(action), makeContext())).toEqual(approved);
-    expect(await approver.checkApproval(pendingOf(action), makeContext())).toEqual(approved);
+    expect(await readLater(ticket, action)).toEqual(approved);
+    expect(await readLater(ticket, action)).toEqual(approved);
     expect(send.isDone()).toBe(false);
   });
 
   it("trusts the recorded fingerprint when the service returns no metadata", async () => {
     const action = deleteCallbacksAction();
-    nock(base).get(interactionPath).reply(200, answered("approve"));
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
-    expect(decision.outcome).toBe("approved");
-  });
-
-  it("answers pending again while nobody has answered", async () => {
-    const action = deleteCallbacksAction();
-    nock(base).get(interactionPath).reply(200, interaction("pending"));
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
-    expect(decision).toEqual({
-      outcome: "pending",
-      fingerprint: action.fingerprint,
-      interactionId,
-    });
+    const ticket = await askedTicket(action);
+    interactionReads(answered("approve"));
+    expect((await readLater(ticket, action)).outcome).toBe("approved");
   });
 
   it("refuses a denial read later", async () => {
     const action = deleteCallbacksAction();
-    nock(base)
-      .get(interactionPath)
-      .reply(200, answered("deny", { text: "wrong account" }));
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
+    const ticket = await askedTicket(action);
+    interactionReads(answered("deny", { text: "wrong account" }));
+    const decision = await readLater(ticket, action);
     expect(decision).toMatchObject({ outcome: "refused", code: "denied", interactionId });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain("wrong account");
   });
 
-  it("reads a failed delivery through the message named by the interaction", async () => {
+  it("reads a failed delivery through the message the question was sent in", async () => {
     const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
+    interactionReads(interaction("failed"));
     nock(base)
-      .get(interactionPath)
-      .reply(200, interaction("failed"))
       .get(messagePath)
       .reply(200, { message_id: messageId, state: "failed", error: { message: "bot removed" } });
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
+    const decision = await readLater(ticket, action);
     expect(decision).toMatchObject({ outcome: "refused", code: "delivery_failed" });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain("bot removed");
   });
 
-  it("refuses when the call to run now has other arguments than the recorded approval", async () => {
+  it("refuses when the call to run now has other arguments than the ones asked about", async () => {
     const asked = deleteCallbacksAction();
     const now = deleteCallbacksAction({ callback_ids: ["changed"] });
-    const reads = nock(base).get(interactionPath).reply(200, answered("approve"));
-    const decision = await makeApprover().checkApproval(
-      { fingerprint: asked.fingerprint, interactionId, action: now },
-      makeContext(),
-    );
+    expect(now.approvalId).toBe(asked.approvalId);
+    const ticket = await askedTicket(asked);
+    interactionReads(answered("approve"));
+    const decision = await readLater(ticket, now);
     expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
-    expect(reads.isDone()).toBe(false);
   });
 
   it("refuses when the interaction's metadata names other arguments", async () => {
     const action = deleteCallbacksAction();
     const other = deleteCallbacksAction({ callback_ids: ["other"] });
+    const ticket = await askedTicket(action);
+    interactionReads(answered("approve", { fingerprint: other.fingerprint }));
+    const decision = await readLater(ticket, action);
+    expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
+  });
+
+  it.each([
+    ["of another message", { message_id: "m_of_another_question" }],
+    ["naming no message", { message_id: undefined }],
+  ])("refuses an approval read from an interaction %s", async (_name, naming) => {
+    const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
+    interactionReads({ ...answered("approve", { fingerprint: action.fingerprint }), ...naming });
+    const decision = await readLater(ticket, action);
+    expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error", interactionId });
+    if (decision.outcome !== "refused") throw new Error("unreachable");
+    expect(decision.reason).toContain(`not to message "${messageId}"`);
+  });
+
+  it("refuses an action the ticket did not ask about, without reading any answer", async () => {
+    const asked = deleteCallbacksAction();
+    const other = { ...deleteCallbacksAction(), approvalId: "run.approval-of-another-call" };
+    const ticket = await askedTicket(asked);
+    const reads = interactionReads(answered("approve", { fingerprint: asked.fingerprint }));
+    const decision = await readLater(ticket, other);
+    expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
+    if (decision.outcome !== "refused") throw new Error("unreachable");
+    expect(decision.reason).toContain("was not asked under the ticket");
+    expect(reads.count).toBe(0);
+  });
+
+  it("refuses a ticket it did not write", async () => {
+    const action = deleteCallbacksAction();
+    const reads = interactionReads(answered("approve", { fingerprint: action.fingerprint }));
+    for (const ticket of ["", interactionId, JSON.stringify({ questions: [{ items: "all" }] })]) {
+      expect(await readLater(ticket, action)).toMatchObject({
+        outcome: "refused",
+        code: "messaging_error",
+      });
+    }
+    expect(reads.count).toBe(0);
+  });
+
+  it("stays pending when the answer cannot be read, rather than refuse what the person may have approved", async () => {
+    const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
+    nock(base).get(interactionPath).reply(500, "boom");
+    expect(await readLater(ticket, action)).toEqual({ outcome: "pending", interactionId });
+  });
+
+  it("peeks without deciding: pending while open, with its expiry; not pending once answered", async () => {
+    const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
+    const signal = new AbortController().signal;
     nock(base)
       .get(interactionPath)
-      .reply(200, answered("approve", { fingerprint: other.fingerprint }));
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
-    expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
-  });
-
-  it("binds to what this approver asked: an approval of its question for other arguments does not carry over", async () => {
-    const asked = deleteCallbacksAction();
-    const other = deleteCallbacksAction({ callback_ids: ["other"] });
-    nockReady();
-    nockSend();
-    nock(base).get(interactionPath).reply(200, answered("approve"));
-    const approver = makeApprover();
-    await approver.requestApproval(asked, makeContext({ allowPending: true }));
-    const decision = await approver.checkApproval(
-      { fingerprint: other.fingerprint, interactionId, action: other },
-      makeContext(),
-    );
-    expect(decision).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
-  });
-
-  it("refuses with messaging_error when the answer cannot be read", async () => {
-    const action = deleteCallbacksAction();
-    nock(base).get(interactionPath).reply(500, "boom");
-    const decision = await makeApprover().checkApproval(pendingOf(action), makeContext());
-    expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
+      .reply(200, interaction("pending", { expires_at: "2030-01-01T00:00:00Z" }))
+      .get(interactionPath)
+      .reply(200, answered("deny"));
+    expect(await makeApprover().peek(ticket, [action.approvalId], { signal })).toEqual({
+      pending: true,
+      expiresAt: new Date("2030-01-01T00:00:00Z"),
+    });
+    expect(await makeApprover().peek(ticket, [action.approvalId], { signal })).toEqual({
+      pending: false,
+    });
+    expect(nock.pendingMocks()).toEqual([]);
   });
 });

@@ -44,15 +44,15 @@ function agentWith(model: ScriptedModel, ran: unknown[]): Agent {
       subscriptionLinkId: messaging.approverLinkId,
       pollIntervalMs: 5,
       maxPollIntervalMs: 10,
-      allowEdits: true,
-      offerStanding: true,
     }),
     approvalPolicy: {
+      edits: true,
       rules: [
         {
           name: "forwards",
           tool: "forward_report",
           decision: "ask",
+          edits: true,
           standing: {
             maxCalls: 2,
             forMs: 600_000,

@@ -4,6 +4,7 @@ import { MessagingClient } from "../../../src/clients/messaging/messaging-client
 import { ConfigurationError } from "../../../src/errors/index.js";
 import { silentLogger } from "../../../src/internal/logger.js";
 import { type MessagingSimulator, startMessagingSimulator } from "../../../src/simulators/index.js";
+import { askOne } from "../../helpers/approver-verbs.js";
 import { deleteCallbacksAction } from "./approval-test-helpers.js";
 
 let messaging: MessagingSimulator;
@@ -45,7 +46,7 @@ describe("MessagingApprover: escalation and reminders, against the simulator", (
       escalation: { subscriptionLinkId: second.subscriptionLinkId, afterMs: 100 },
     });
     const action = deleteCallbacksAction();
-    const deciding = approver.requestApproval(action, context());
+    const deciding = askOne(approver, action, context()).then(({ decision }) => decision);
 
     const escalated = await untilInteraction((link) => link === second.subscriptionLinkId);
     const first = messaging
@@ -80,7 +81,7 @@ describe("MessagingApprover: escalation and reminders, against the simulator", (
       pollIntervalMs: 5,
       maxPollIntervalMs: 10,
     });
-    const decision = await approver.requestApproval(deleteCallbacksAction(), context());
+    const { decision } = await askOne(approver, deleteCallbacksAction(), context());
     expect(decision.outcome).toBe("expired");
     const sent = messaging.messages();
     expect(sent.map((message) => message.kind)).toEqual(["interaction", "notification"]);

@@ -88,7 +88,7 @@ describe("MessagingApprover: standing approvals, against the simulators", () => 
     const agent = new Agent({
       model,
       tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
-      approver: approver({ offerStanding: true }),
+      approver: approver(),
       approvalPolicy: standingPolicy,
     });
     const running = agent.run("delete four callbacks");
@@ -131,13 +131,15 @@ describe("MessagingApprover: standing approvals, against the simulators", () => 
     expect(records[3]).toMatchObject({ status: "refused", approval: { code: "denied" } });
   });
 
-  it("offers no standing answer unless offerStanding is set, and reads approve_standing then as unreadable", async () => {
+  it("offers no standing answer when the rule asking offers none, and reads approve_standing then as unreadable", async () => {
     const { model } = deletingOneByOne(1);
     const agent = new Agent({
       model,
       tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
       approver: approver(),
-      approvalPolicy: standingPolicy,
+      approvalPolicy: {
+        rules: [{ name: "deletions", tool: "delete_callbacks", decision: "ask" }],
+      },
     });
     const running = agent.run("delete one callback");
     const question = await nextInteraction(new Set());
@@ -175,8 +177,11 @@ describe("MessagingApprover: two approvers, against the simulators", () => {
     const agent = new Agent({
       model,
       tools: orderTools(new OrderClient({ baseUrl: orders.url, token: orders.token })),
-      approver: approver({ secondSubscriptionLinkId: second, allowEdits }),
-      approvalPolicy: twoPeople,
+      approver: approver({ secondSubscriptionLinkId: second }),
+      // Even a rule that allows edits offers none when two people must approve.
+      approvalPolicy: allowEdits
+        ? { rules: [{ ...twoPeople.rules![0]!, edits: true }] }
+        : twoPeople,
     });
     const running = agent.run("delete one callback");
     const seen = new Set<string>();
@@ -201,10 +206,17 @@ describe("MessagingApprover: two approvers, against the simulators", () => {
       expect(question.options.map((option) => option.id)).toEqual(["approve", "deny"]);
     }
     expect(questions[0]?.text).toBe(questions[1]?.text);
+    // For people reading the record: both questions, the first link's first.
+    const [mine, theirs] = [messaging.approverLinkId, second].map(
+      (link) =>
+        questions.find(
+          (question) => messaging.message(question.message_id)?.subscription_link_id === link,
+        )!,
+    );
     expect(record?.approval).toMatchObject({
       outcome: "approved",
       approvers: [messaging.approverLinkId, second],
-      interactionId: `${questions[0]?.interaction_id}+${questions[1]?.interaction_id}`,
+      interactionId: `${mine?.interaction_id}, ${theirs?.interaction_id}`,
       note: "checked with finance",
     });
   });
@@ -251,22 +263,20 @@ describe("MessagingApprover: two approvers, against the simulators", () => {
     ]).run("delete one callback", { suspendOnApproval: true });
     expect(suspended.status).toBe("suspended");
     const [first, other] = messaging.interactions();
-    const pending = {
-      fingerprint: suspended.state!.pendingCalls[0]!.fingerprint!,
-      interactionId: suspended.state!.pendingCalls[0]!.interactionId!,
-    };
+    const ticket = suspended.state!.pendingCalls[0]!.ticket!;
+    const approvalIds = [suspended.state!.pendingCalls[0]!.approvalId!];
     const peeking = approver({ secondSubscriptionLinkId: second });
     const signal = new AbortController().signal;
-    expect(await peeking.peekApproval(pending, { signal })).toMatchObject({ pending: true });
+    expect(await peeking.peek(ticket, approvalIds, { signal })).toMatchObject({ pending: true });
     messaging.answerInteraction(first!.interaction_id, "approve");
     // One approval and one question open: still waiting for the second person.
-    expect(await peeking.peekApproval(pending, { signal })).toMatchObject({ pending: true });
+    expect(await peeking.peek(ticket, approvalIds, { signal })).toMatchObject({ pending: true });
     // One answer is not enough: still waiting.
     const waiting = await makeAgent([]).resume(suspended.state!);
     expect(waiting.status).toBe("suspended");
     expect(deletedIds()).toEqual([]);
     messaging.answerInteraction(other!.interaction_id, "approve");
-    expect(await peeking.peekApproval(pending, { signal })).toEqual({ pending: false });
+    expect(await peeking.peek(ticket, approvalIds, { signal })).toEqual({ pending: false });
     const done = await makeAgent([{ text: "done" }]).resume(waiting.state!);
     expect(done.status).toBe("completed");
     expect(deletedIds()).toEqual(ids);

@@ -340,8 +340,7 @@ describe("standing approvals in a saved run", () => {
         checks: [
           ({ pending }) => ({
             outcome: "approved",
-            fingerprint: pending.fingerprint,
-            interactionId: pending.interactionId,
+            fingerprint: pending.action.fingerprint,
             standing: { fingerprint: pending.action.standing?.fingerprint ?? "" },
           }),
         ],
@@ -385,15 +384,13 @@ describe("standing approvals in a saved run", () => {
             (pending.action.arguments as { ids: string[] }).ids[0] === "cb-1"
               ? {
                   outcome: "approved",
-                  fingerprint: pending.fingerprint,
-                  interactionId: pending.interactionId,
+                  fingerprint: pending.action.fingerprint,
                   standing: { fingerprint: pending.action.standing?.fingerprint ?? "" },
                 }
               : {
                   outcome: "refused",
                   code: "denied",
                   reason: "no",
-                  interactionId: pending.interactionId,
                 },
           "deny",
         ],

@@ -40,18 +40,16 @@ function stallingApprover(
   runId: string,
   taken: { claim?: RunClaim | undefined },
 ): Approver {
-  const approve = (fingerprint: string, interactionId: string) => ({
-    outcome: "approved" as const,
-    fingerprint,
-    interactionId,
-  });
   return {
-    requestApproval: async () => {
+    ask: async () => {
       throw new Error("a resumed run reads its answer; it never asks again");
     },
-    checkApproval: async ({ fingerprint, interactionId }) => {
+    read: async (_ticket, actions) => {
       taken.claim = await store.claim(runId, { takeOver: true, owner: "worker-b" });
-      return approve(fingerprint, interactionId);
+      return actions.map((action) => ({
+        outcome: "approved" as const,
+        fingerprint: action.fingerprint,
+      }));
     },
   };
 }

@@ -59,15 +59,15 @@ describe("an approval runs its call once, however often a state is resumed", () 
     });
   });
 
-  it("with a FileRunStore: an answer read without an interaction id is spent under the question's, so the run's file put back does not run it again", async () => {
+  it("with a FileRunStore: an answer naming no interaction is spent under the agent's approval id, so the run's file put back does not run it again", async () => {
     const directory = await makeDirectory();
     const { runId, state } = await suspend(directory);
     const file = new FileRunStore({ directory }).pathOf(runId);
     const suspendedText = await readFile(file, "utf8");
-    // A checkApproval written by hand that names no interaction in its approval.
+    // A resumed run's read whose approval names no interaction.
     const approveUnnamed = (check: ScriptedCheck) => ({
       outcome: "approved",
-      fingerprint: check.pending.fingerprint,
+      fingerprint: check.pending.action.fingerprint,
     });
     const resumeWith = async () => {
       const { tools, deletions } = callbackTools();

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import type { Approver } from "../../../src/agent/approver.js";
 import { RunNotResumableError } from "../../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../../src/agent/durable/run-state.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
@@ -75,7 +74,6 @@ describe("a pending approval suspends the run", () => {
         fingerprint: deleteFingerprint,
         approvalId: expect.stringMatching(/^run_[\w.-]+\.[\w-]{22}$/),
         ticket: expect.stringMatching(/\.[\w-]{22}$/),
-        interactionId: expect.stringMatching(/\.[\w-]{22}$/),
       },
     ]);
     // No tool message yet: the conversation ends with the assistant message asking for both calls.
@@ -86,22 +84,12 @@ describe("a pending approval suspends the run", () => {
     ]);
   });
 
-  it("refuses suspendOnApproval without an approver able to read answers later", async () => {
+  it("refuses suspendOnApproval without an approver", async () => {
     const { tools } = callbackTools();
-    const waitOnly: Approver = {
-      requestApproval: async (action) => ({
-        outcome: "approved",
-        fingerprint: action.fingerprint,
-      }),
-    };
-    const agent = new Agent({ model: new ScriptedModel([]), tools, approver: waitOnly });
-    await expect(agent.run("go", { suspendOnApproval: true })).rejects.toThrow(
-      /suspendOnApproval needs an approver with checkApproval\(\)/,
-    );
     const noApprover = new Agent({ model: new ScriptedModel([]), tools });
-    await expect(noApprover.run("go", { suspendOnApproval: true })).rejects.toBeInstanceOf(
-      ConfigurationError,
-    );
+    const attempt = noApprover.run("go", { suspendOnApproval: true });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(attempt).rejects.toThrow(/suspendOnApproval needs an approver/);
   });
 
   it("streams a pending approval, the waiting call and a suspended finish, with no step-finish", async () => {
@@ -123,7 +111,6 @@ describe("a pending approval suspends the run", () => {
           fingerprint: deleteFingerprint,
           approvalId: expect.stringMatching(/\.[\w-]{22}$/),
           ticket: expect.stringMatching(/\.[\w-]{22}$/),
-          interactionId: expect.stringMatching(/\.[\w-]{22}$/),
         },
       }),
     );
@@ -148,9 +135,13 @@ describe("resume", () => {
     expect(resumed.deletions).toEqual([["cb-1", "cb-2"]]);
     expect(resumed.approver.requests).toHaveLength(0);
     expect(resumed.approver.checkRequests).toHaveLength(1);
+    // The answer is read by the ticket the question was asked under, for the same action.
     expect(resumed.approver.checkRequests[0]?.pending).toMatchObject({
-      fingerprint: deleteFingerprint,
-      interactionId: stateOf(result).pendingCalls[1]?.approvalId,
+      ticket: stateOf(result).pendingCalls[1]?.ticket,
+      action: {
+        fingerprint: deleteFingerprint,
+        approvalId: stateOf(result).pendingCalls[1]?.approvalId,
+      },
     });
 
     const sent = resumed.model.requests[0]?.messages ?? [];
@@ -196,7 +187,11 @@ describe("resume", () => {
     expect(resumed.deletions).toEqual([]);
     const state = stateOf(again);
     expect(state.pendingCalls.map((call) => call.phase)).toEqual(["finished", "awaiting_approval"]);
-    expect(state.pendingCalls[1]?.interactionId).toBe(stateOf(result).pendingCalls[1]?.approvalId);
+    // It keeps the question's ticket and approval id, to read the answer by later.
+    expect(state.pendingCalls[1]).toMatchObject({
+      ticket: stateOf(result).pendingCalls[1]?.ticket,
+      approvalId: stateOf(result).pendingCalls[1]?.approvalId,
+    });
     expect(state.messages).toEqual(stateOf(result).messages);
 
     const later = resumingAgent(["approve"]);
@@ -219,20 +214,16 @@ describe("resume", () => {
     }).run("delete both", { suspendOnApproval: true });
     const [firstId, secondId] = stateOf(first).pendingCalls.map((call) => call.approvalId);
     expect(firstId).not.toBe(secondId);
-    expect(stateOf(first).pendingCalls.map((call) => call.interactionId)).toEqual([
-      firstId,
-      secondId,
-    ]);
+    // One question for the step: both calls keep its one ticket.
+    const tickets = stateOf(first).pendingCalls.map((call) => call.ticket);
+    expect(tickets[0]).toBeTruthy();
+    expect(tickets[1]).toBe(tickets[0]);
 
-    const byInteraction: ScriptedCheckAnswer = ({ pending }) =>
-      pending.interactionId === firstId
-        ? { outcome: "approved", fingerprint: pending.fingerprint }
-        : {
-            outcome: "pending",
-            fingerprint: pending.fingerprint,
-            interactionId: pending.interactionId,
-          };
-    const second = resumingAgent([byInteraction, byInteraction]);
+    const byApproval: ScriptedCheckAnswer = ({ pending }) =>
+      pending.action.approvalId === firstId
+        ? { outcome: "approved", fingerprint: pending.action.fingerprint }
+        : { outcome: "pending" };
+    const second = resumingAgent([byApproval, byApproval]);
     const partly = await second.agent.resume(stateOf(first));
     expect(partly.status).toBe("suspended");
     expect(second.deletions).toEqual([["cb-1"]]);
@@ -390,17 +381,14 @@ describe("resume", () => {
     );
   });
 
-  it("needs an approver with checkApproval to read a pending answer", async () => {
+  it("needs an approver to read a pending answer", async () => {
     const { result } = await suspendedRun();
     const { tools } = callbackTools();
-    const waitOnly: Approver = {
-      requestApproval: async () => ({ outcome: "refused", code: "denied", reason: "no" }),
-    };
     const model = new ScriptedModel([]);
-    const agent = new Agent({ model, tools, approver: waitOnly });
+    const agent = new Agent({ model, tools });
     const attempt = agent.resume(stateOf(result));
     await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(attempt).rejects.toThrow(/has no checkApproval\(\) to read it/);
+    await expect(attempt).rejects.toThrow(/this agent has no approver to read it/);
     expect(model.requests).toHaveLength(0);
   });
 

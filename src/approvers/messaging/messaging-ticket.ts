@@ -1,0 +1,76 @@
+import { isRefusalCode, type RefusalCode } from "../../agent/refusal-code.js";
+import { buildOnFirstUse } from "../../internal/build-on-first-use.js";
+import { loadZod } from "../../internal/load-zod.js";
+
+/** A question as the messaging service took it: its interaction, its message and the link it went to. */
+export interface SentQuestion {
+  interactionId: string;
+  messageId: string;
+  link: string;
+}
+
+/** One question of a ticket, and the actions it asks about. */
+export interface TicketQuestion {
+  /**
+   * The actions it asks about, by the agent's approval id, with the
+   * fingerprint asked about; in a question about several, each with the
+   * number it was shown under.
+   */
+  items: TicketItem[];
+  /** Where it went: one interaction, or two for a question put to two links (the first link first). */
+  sent?: SentQuestion[];
+  /** `sha256:` + hex digest of the question's text, as sent. */
+  digest?: string;
+  /** Why it was not asked: the refusal each of its actions gets. */
+  refused?: { code: RefusalCode; reason: string };
+}
+
+/** An action asked about in a question. */
+export interface TicketItem {
+  approvalId: string;
+  fingerprint: string;
+  number?: number;
+}
+
+const ticketSchema = buildOnFirstUse(() => {
+  const { z } = loadZod();
+  const sent = z.object({ interactionId: z.string(), messageId: z.string(), link: z.string() });
+  return z.object({
+    questions: z.array(
+      z.object({
+        items: z.array(
+          z.object({
+            approvalId: z.string(),
+            fingerprint: z.string(),
+            number: z.number().int().positive().optional(),
+          }),
+        ),
+        sent: z.array(sent).min(1).max(2).optional(),
+        digest: z.string().optional(),
+        refused: z
+          .object({ code: z.string().refine(isRefusalCode), reason: z.string() })
+          .optional(),
+      }),
+    ),
+  });
+});
+
+/**
+ * The ticket `MessagingApprover.ask` hands back: every question it put, as
+ * JSON. The agent keeps it in the run's state; only the approver reads it.
+ */
+export function writeTicket(questions: readonly TicketQuestion[]): string {
+  return JSON.stringify({ questions });
+}
+
+/** The questions a ticket names, or `undefined` when it is not one of `writeTicket`'s. */
+export function readTicket(ticket: string): TicketQuestion[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(ticket);
+  } catch {
+    return undefined;
+  }
+  const read = ticketSchema().safeParse(parsed);
+  return read.success ? (read.data.questions as TicketQuestion[]) : undefined;
+}
