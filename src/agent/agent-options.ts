@@ -12,9 +12,9 @@ import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-po
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
+import { InMemoryRunStore } from "./durable/in-memory-run-store.js";
 import { isRunQueue, type RunQueue, runQueueMethods } from "./durable/run-queue.js";
 import { type RunStore, runStoreMethods } from "./durable/run-store.js";
-import { StartedCalls } from "./durable/started-calls.js";
 import {
   type AgentLoopOptions,
   type LoopSettings,
@@ -111,10 +111,14 @@ export interface AgentOptions<
   requestOptions?: AgentRequestOptions | undefined;
   /**
    * Keeps every run's state (e.g. a `FileRunStore`): suspended runs can be
-   * resumed by id, and each approved destructive call is recorded as started
-   * before it runs and finished after, so a crash never makes it run twice.
-   * Without one, only `suspendOnApproval` runs have a state, returned in
-   * the result.
+   * resumed by id, and each destructive call is recorded as started before
+   * it runs and finished after, so a crash never makes it run twice.
+   * Without one, the agent keeps its runs in an `InMemoryRunStore` of its
+   * own, as long as it lives (not a run queue: nothing claims its runs): a
+   * suspended run is kept there, to resume by id (its state is also in the
+   * result, to resume elsewhere); of a run that ended it keeps the approvals
+   * it spent, and, for a run that went on from a state, the calls it started.
+   * @default a new InMemoryRunStore
    */
   runStore?: RunStore | undefined;
   /**
@@ -168,15 +172,15 @@ export interface AgentSettings extends LoopSettings {
   toolTimeoutMs: number;
   logger: Logger;
   requestOptions: AgentRequestOptions;
-  runStore: RunStore | undefined;
+  runStore: RunStore;
+  /** `runStore` when it is the agent's own in-memory store (none was given). */
+  ownRunStore: InMemoryRunStore | undefined;
   /** Where runs are claimed; `undefined`: they are not. */
   runQueue: RunQueue | undefined;
   /** Every secret this agent knows of, applied at each boundary. */
   secrets: SecretRegistry;
   maxToolResultChars: number;
   stateKey: string | undefined;
-  /** This agent's record of the calls its runs without a store started and the approvals they spent. */
-  startedCalls: StartedCalls;
 }
 
 /** The shortest `stateKey` accepted. */
@@ -221,7 +225,9 @@ export function resolveAgentOptions(
       problems.push(`Unknown option "${key}"; known options: ${[...knownOptions].join(", ")}.`);
     }
   }
-  const { model, approver, instructions, requestOptions = {}, runStore } = options;
+  const { model, approver, instructions, requestOptions = {} } = options;
+  const ownRunStore = options.runStore === undefined ? new InMemoryRunStore() : undefined;
+  const runStore = options.runStore ?? (ownRunStore as InMemoryRunStore);
   const { auditLog, onApprovalDecided } = options;
   if (auditLog !== undefined && typeof auditLog?.append !== "function") {
     problems.push("auditLog must have an append(record) method (e.g. a JsonlAuditLog).");
@@ -241,12 +247,12 @@ export function resolveAgentOptions(
     );
   }
   const missing = missingMethods(runStore, runStoreMethods);
-  if (runStore !== undefined && missing.length > 0) {
+  if (missing.length > 0) {
     problems.push(
       `runStore must implement every RunStore method (e.g. a FileRunStore); it lacks ${missing.map((method) => `${method}()`).join(", ")}. runStoreConformance() in switchyard-agents/testing checks a store of your own.`,
     );
   }
-  const runQueue = resolveRunQueue(options.runQueue, runStore, problems);
+  const runQueue = resolveRunQueue(options.runQueue, options.runStore, runStore, problems);
   if (instructions !== undefined && typeof instructions !== "string") {
     problems.push("instructions must be a string.");
   }
@@ -332,28 +338,33 @@ export function resolveAgentOptions(
     logger: componentLogger(options.logger, "agent", secrets),
     requestOptions: { ...requestOptions },
     runStore,
+    ownRunStore,
     runQueue,
     ...loop,
     secrets,
     maxToolResultChars,
     stateKey,
-    startedCalls: new StartedCalls(),
   };
 }
 
 /**
  * The queue the agent claims its runs in: `runQueue` when given (checked),
- * none for `false`, else the store when it is also a queue.
+ * none for `false`, else the `runStore` given when it is also a queue (the
+ * agent's own in-memory store is not).
  */
 function resolveRunQueue(
   runQueue: unknown,
-  runStore: RunStore | undefined,
+  given: RunStore | undefined,
+  runStore: RunStore,
   problems: string[],
 ): RunQueue | undefined {
   if (runQueue === false) return undefined;
-  if (runQueue === undefined) return isRunQueue(runStore) ? runStore : undefined;
+  // The agent's own store is not its queue: its runs are never handed out to
+  // a worker, so a new run need not be claimed (a claim and its renewal per run).
+  if (runQueue === undefined)
+    return given !== undefined && isRunQueue(runStore) ? runStore : undefined;
   if (isRunQueue(runQueue)) {
-    if (runStore === undefined) {
+    if (given === undefined) {
       problems.push(
         "runQueue needs a runStore: the queue hands out runs, the store keeps their states (pass both, or a FileRunStore as runStore, which is both).",
       );

@@ -1,4 +1,3 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
 import { attachSecrets } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -32,10 +31,11 @@ const ignoreEvents: AgentEventSink = () => {};
  * Options are checked here, once: a bad option is a ConfigurationError naming
  * each problem, and the tools' definitions are computed once for every run.
  *
- * Durable runs (`suspendOnApproval`, a `runStore`) have an id and a saved
- * state: a run waiting for a human's approval ends `suspended` and goes on
- * with `resume()`, possibly in another process with a new `Agent` built with
- * the same tools and approver.
+ * Every run has an id, and goes through the agent's run store (its own,
+ * in memory, when it was given none): a run waiting for a human's approval
+ * ends `suspended` with a saved state and goes on with `resume()`, possibly
+ * in another process with a new `Agent` built with the same tools and
+ * approver.
  *
  * @example
  * const agent = new Agent({
@@ -225,13 +225,6 @@ export class Agent<
    */
   failRun(claim: RunClaim, error: { name: string; message: string }): Promise<RunState> {
     const { runStore, secrets, stateKey, tools } = this.#settings;
-    if (!runStore) {
-      return Promise.reject(
-        new ConfigurationError(
-          "failRun() needs a runStore in the agent options: the store holding the run.",
-        ),
-      );
-    }
     return endRunFailed({
       store: runStore,
       claim,
@@ -284,23 +277,40 @@ export class Agent<
   ): Promise<RunResult<unknown>> {
     const { claim, ...loop } = prepared;
     const stopRenewing = keepClaimRenewed(claim);
+    let status: RunResult<unknown>["status"] | undefined;
     try {
-      if (!settings.tracing) return await runLoop({ settings, mode, emit, ...loop });
+      if (!settings.tracing) {
+        const result = await runLoop({ settings, mode, emit, ...loop });
+        status = result.status;
+        return result;
+      }
       let traced: TracedRun;
       try {
         traced = await traceRun(settings.tracing, settings, loop.journal.runId);
       } catch (error) {
         return endBeforeStart(settings, loop.journal.messages, error as Error, emit);
       }
-      return await runLoop({
+      const result = await runLoop({
         ...loop,
         settings: traced.settings,
         mode,
         emit: traced.observe(emit),
       });
+      status = result.status;
+      return result;
     } finally {
       stopRenewing();
       await claim?.release().catch(() => {});
+      // The agent's own memory keeps a run while it may go on (suspended).
+      // Of one that ended it keeps the approvals spent, and the calls it
+      // started only when it went on from a state: a copy of that state
+      // could be resumed again, and must find them started. A run that never
+      // suspended gave out no state to resume.
+      const own = settings.ownRunStore;
+      if (own && status !== "suspended" && loop.journal.stored) {
+        if (loop.journal.resumed) own.forget(loop.journal.runId);
+        else await own.delete(loop.journal.runId).catch(() => {});
+      }
     }
   }
 }

@@ -366,11 +366,12 @@ async function startCall(
   // A policy rule's approval was never asked for, so it has no id and nothing is spent.
   const spent = approval?.approvalId;
   const spends = spent !== undefined;
-  // Only a durable run keeps the start record (and needs the fingerprint it
-  // holds); an approval is spent by any run.
-  if (!((tool.readOnly !== true && environment.journal.durable) || spends))
-    return { started: true };
-  const fingerprint = approval?.fingerprint ?? fingerprintOf(tool, args);
+  // A call that may change something, or spends an approval, runs only
+  // once its start is recorded; a read-only call without one just runs.
+  if (tool.readOnly === true && !spends) return { started: true };
+  const fingerprint =
+    approval?.fingerprint ??
+    (environment.journal.matchesStartsByContent ? fingerprintOf(tool, args) : undefined);
   const started = await environment.journal.startCall(base.toolCallId, {
     fingerprint,
     arguments: args,

@@ -24,8 +24,9 @@ export interface PreparedRun {
 
 /**
  * Checks a new run's input and options and builds its journal; throws one
- * ConfigurationError listing every problem. A run is durable (has an id and
- * a state) with `suspendOnApproval`, a given `runId` or a run store.
+ * ConfigurationError listing every problem. Every run has an id (`runId`,
+ * or a new one) and goes to the agent's run store (its own in-memory one
+ * when it was given none).
  */
 export function prepareRun(
   settings: AgentSettings,
@@ -33,7 +34,7 @@ export function prepareRun(
   options: RunOptions,
 ): PreparedRun {
   const problems = checkCommonOptions(options);
-  const { approver, runStore } = settings;
+  const { approver } = settings;
   if (options.suspendOnApproval !== undefined && typeof options.suspendOnApproval !== "boolean") {
     problems.push("suspendOnApproval must be true or false.");
   }
@@ -57,16 +58,16 @@ export function prepareRun(
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const messages = startConversation(input, settings.instructions);
-  const durable = suspendOnApproval || runStore !== undefined || options.runId !== undefined;
   const maxSteps = options.maxSteps ?? settings.maxSteps;
   return {
     journal: new RunJournal({
-      runId: durable ? (options.runId ?? newRunId()) : undefined,
-      store: runStore,
+      runId: options.runId ?? newRunId(),
+      store: settings.runStore,
+      inProcess: settings.ownRunStore !== undefined,
+      endState: suspendOnApproval || options.runId !== undefined,
       maxSteps,
       secrets: settings.secrets,
       stateKey: settings.stateKey,
-      startedCalls: settings.startedCalls,
       messages,
       metadata,
       budget: startRunBudget(options.budget ?? settings.budget, undefined),
@@ -89,7 +90,6 @@ export async function claimNewRun(
 ): Promise<void> {
   const { runStore: store, runQueue: queue } = settings;
   const runId = prepared.journal.runId;
-  if (!store || runId === undefined) return;
   const claim = await queue?.claim(runId);
   try {
     if (idWasGiven) await checkRunIdFree(store.load.bind(store), runId);

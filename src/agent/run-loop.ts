@@ -92,14 +92,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     let finalStatus = status;
     let finalError = error === undefined ? undefined : settings.secrets.redactError(error);
     let state: RunState | undefined;
-    if (journal.durable) {
-      try {
-        state = await journal.save(status, error);
-      } catch (storeError) {
-        finalStatus = "failed";
-        finalError = settings.secrets.redactError(storeError as Error);
-        state = journal.snapshot();
-      }
+    try {
+      state = await journal.save(status, error);
+    } catch (storeError) {
+      finalStatus = "failed";
+      finalError = settings.secrets.redactError(storeError as Error);
+      state = journal.snapshot();
     }
     const unknown = journal.outcomeUnknownCalls();
     const result: RunResult<unknown> = {
@@ -108,7 +106,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       messages: [...messages],
       steps,
       usage: { ...journal.usage },
-      ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
+      runId: journal.runId,
       ...(unknown.length > 0 ? { outcomeUnknownCalls: unknown } : {}),
       ...(state ? { state } : {}),
     };
@@ -216,14 +214,12 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     return saveRunning();
   };
 
-  /** Saves a persistent run between steps; the result when that fails. */
+  /** Saves the run between steps; the result when that fails. */
   const saveRunning = async (): Promise<RunResult<unknown> | undefined> => {
-    if (journal.persistent) {
-      try {
-        await journal.saveBetweenSteps();
-      } catch (error) {
-        return finish("failed", error as Error);
-      }
+    try {
+      await journal.saveBetweenSteps();
+    } catch (error) {
+      return finish("failed", error as Error);
     }
     return undefined;
   };
@@ -241,7 +237,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
   try {
     // A resumed run is saved running with its first write (a call's start,
     // a step's end): the store holds it, claimed, already.
-    if (journal.persistent && !journal.resumed) await journal.save("running");
+    if (!journal.resumed) await journal.save("running");
     const open = journal.unfinishedCalls();
     if (open) {
       const ended = await settleStep({

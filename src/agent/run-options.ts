@@ -45,14 +45,14 @@ export interface RunOptions<
    */
   suspendOnApproval?: boolean | undefined;
   /**
-   * The run's id (1 to 128 letters, digits, `_`, `.`, `-`). Giving one makes
-   * the run durable; with a run store it must not be taken already.
-   * @default a new id (`run_<UTC time>_<8 hex>`) when the run is durable (`suspendOnApproval` or a `runStore`)
+   * The run's id (1 to 128 letters, digits, `_`, `.`, `-`); it must not be
+   * taken already in the agent's run store.
+   * @default a new id (`run_<UTC time>_<8 hex>`)
    */
   runId?: string | undefined;
   /**
    * Labels of the caller's own (a ticket id, who started the run), saved
-   * with a durable run's state (redacted like the rest of it) and kept when
+   * with the run's state (redacted like the rest of it) and kept when
    * it is resumed: `result.state.metadata`. String values only.
    */
   metadata?: Record<string, string> | undefined;

@@ -139,7 +139,7 @@ export type RunResult<Output = string> = RunOutcome & {
    */
   steps: RunStep[];
   usage: RunUsage;
-  /** The run's id, when it is durable (a run store, `suspendOnApproval`, or a resume). */
+  /** The run's id (every run has one); absent only when the run could not start. */
   runId?: string;
   /**
    * Calls of the run whose outcome is unknown: each had started when an
@@ -151,9 +151,13 @@ export type RunResult<Output = string> = RunOutcome & {
    */
   outcomeUnknownCalls?: OutcomeUnknownCall[];
   /**
-   * The run's saved state (redacted), when it is durable; pass it to
-   * `agent.resume()` to go on with a `suspended` run. When a save failed
-   * (status `failed`, `RunStoreError`), it is the state that could not be saved.
+   * The run's saved state (redacted). Pass it to `agent.resume()` to go on
+   * with a `suspended` run. When a save failed (status `failed`,
+   * `RunStoreError`), it is the state that could not be saved. Always there
+   * with a `runStore` and for a suspended run; an agent without a
+   * `runStore` builds the state of a run that ended only for a run started
+   * with `suspendOnApproval` or a `runId`, or resumed (an ended run cannot
+   * be resumed, and building the state is most of a short run's own cost).
    */
   state?: RunState;
 };

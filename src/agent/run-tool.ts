@@ -55,8 +55,14 @@ export async function runTool(
         controller,
         logger,
         base.toolCallId,
-        // Made when the tool reads it: a digest per call is dear on the hot path.
-        () => environment.journal.idempotencyKey(base.toolCallId, fingerprintOf(tool, args)),
+        // Made when the tool reads it: a digest per call is dear on the hot
+        // path; the call's start record already holds its fingerprint.
+        () =>
+          environment.journal.idempotencyKey(
+            base.toolCallId,
+            environment.journal.pendingCall(base.toolCallId)?.fingerprint ??
+              fingerprintOf(tool, args),
+          ),
       );
       Promise.resolve(tool.execute(args, context)).then(resolve, reject);
     });

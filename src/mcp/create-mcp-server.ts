@@ -9,8 +9,10 @@ import { collectTools, positiveInteger } from "../agent/agent-options.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
 import type { Approver } from "../agent/approver.js";
+import { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
+import { newRunId } from "../agent/durable/run-id.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
-import { StartedCalls } from "../agent/durable/started-calls.js";
+import type { ModelToolCall } from "../agent/model-message.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { runToolCall } from "../agent/run-tool-call.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -153,9 +155,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       : givenApprover === undefined
         ? undefined
         : redactingApprover(givenApprover, secrets);
-  // The server's record of spent approvals, shared by its calls as an
-  // agent's is by its runs: one approval lets one call run.
-  const startedCalls = new StartedCalls();
+  // Each call is a run of one call in the server's own memory, as an agent
+  // without a store keeps its runs: one approval lets one call run.
+  const runStore = new InMemoryRunStore();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
@@ -175,39 +177,41 @@ export function createMcpServer(options: McpServerOptions): Server {
               params: { progressToken, progress: step, message },
             } satisfies ServerNotification),
           );
+    const toolCall: ModelToolCall = {
+      id: `mcp-${String(extra.requestId)}`,
+      type: "function",
+      function: { name, arguments: JSON.stringify(request.params.arguments ?? {}) },
+    };
+    const journal = new RunJournal({
+      runId: newRunId(),
+      store: runStore,
+      inProcess: true,
+      maxSteps: 1,
+      messages: [],
+    });
+    journal.openStep({ role: "assistant", content: null, tool_calls: [toolCall] });
     try {
-      const record = await runToolCall(
-        {
-          id: `mcp-${String(extra.requestId)}`,
-          type: "function",
-          function: { name, arguments: JSON.stringify(request.params.arguments ?? {}) },
-        },
-        {
-          tools,
-          approver,
-          approvalPolicy,
-          onApprovalExpired: "tell-model",
-          audit: { log: undefined, onApprovalDecided: undefined, secrets, logger },
-          signal: extra.signal,
-          logger,
-          toolTimeoutMs,
-          toolConcurrency: 1,
-          stepNumber: 1,
-          emit: (event) => progress?.(event),
-          journal: new RunJournal({
-            runId: undefined,
-            store: undefined,
-            maxSteps: 1,
-            messages: [],
-            startedCalls,
-          }),
-          suspendOnApproval: false,
-          secrets,
-          maxToolResultChars,
-        },
-      );
+      const record = await runToolCall(toolCall, {
+        tools,
+        approver,
+        approvalPolicy,
+        onApprovalExpired: "tell-model",
+        audit: { log: undefined, onApprovalDecided: undefined, secrets, logger },
+        signal: extra.signal,
+        logger,
+        toolTimeoutMs,
+        toolConcurrency: 1,
+        stepNumber: 1,
+        emit: (event) => progress?.(event),
+        journal,
+        suspendOnApproval: false,
+        secrets,
+        maxToolResultChars,
+      });
       return callToolResult(record);
     } finally {
+      // The call ended: its run is forgotten, its approval stays spent.
+      await runStore.delete(journal.runId).catch(() => {});
       progress?.("end");
     }
   });

@@ -66,7 +66,7 @@ describe("the approval gate fails closed", () => {
       fingerprint: actionFingerprint("delete_callbacks", deleteCall.arguments),
       code: "denied",
       reason: "the scripted approver said no",
-      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
+      approvalId: expect.stringMatching(/^run_\w+\.[\w-]{22}$/),
     });
     expect(JSON.parse(told)).toEqual({
       error: "approval_refused",
@@ -135,7 +135,7 @@ describe("the approval gate fails closed", () => {
     ]);
     expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({
       outcome: "approved",
-      approvalId: expect.stringMatching(/^run\.[\w-]{22}$/),
+      approvalId: expect.stringMatching(/^run_\w+\.[\w-]{22}$/),
     });
   });
 

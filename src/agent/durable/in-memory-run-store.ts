@@ -72,8 +72,8 @@ export class InMemoryRunStore implements RunStore, RunQueue {
   readonly #runs = new Map<string, { state: RunState; savedAt: number }>();
   /** The approval id to the run and call that spent it. */
   readonly #approvals = new Map<string, { runId: string; toolCallId: string }>();
-  /** `<runId>\nid\n<toolCallId>` and `<runId>\ncontent\n<contentKey>` to the call that started. */
-  readonly #calls = new Map<string, { toolCallId: string; content?: string }>();
+  /** Each run's start records: `id\n<toolCallId>` and `content\n<contentKey>` to the call that started. */
+  readonly #calls = new Map<string, Map<string, { toolCallId: string; content?: string }>>();
   readonly #holders = new Map<string, Holder>();
   readonly #due = new Map<string, Due>();
   readonly #notices = new DueNotices();
@@ -140,9 +140,7 @@ export class InMemoryRunStore implements RunStore, RunQueue {
     const existed = this.#runs.delete(runId);
     this.#holders.delete(runId);
     this.#due.delete(runId);
-    for (const key of this.#calls.keys()) {
-      if (key.startsWith(`${runId}\n`)) this.#calls.delete(key);
-    }
+    this.#calls.delete(runId);
     return existed;
   }
 
@@ -161,17 +159,21 @@ export class InMemoryRunStore implements RunStore, RunQueue {
     const approvalKey = approval;
     const spentBy = approvalKey === undefined ? undefined : this.#approvals.get(approvalKey);
     if (spentBy) return { outcome: "already_used", ...spentBy };
+    let calls = this.#calls.get(runId);
     const earlier =
-      this.#calls.get(`${runId}\nid\n${start.toolCallId}`) ??
-      this.#calls.get(`${runId}\ncontent\n${start.contentKey}`);
+      calls?.get(`id\n${start.toolCallId}`) ?? calls?.get(`content\n${start.contentKey}`);
     if (earlier) return { outcome: "already_started", ...earlier };
     if (approvalKey !== undefined) {
       this.#approvals.set(approvalKey, { runId, toolCallId: start.toolCallId });
     }
     const record = { toolCallId: start.toolCallId };
-    this.#calls.set(`${runId}\nid\n${start.toolCallId}`, record);
-    this.#calls.set(`${runId}\ncontent\n${start.contentKey}`, record);
-    this.#write(state, { ...options, finishedCall: undefined, release: false });
+    if (!calls) {
+      calls = new Map();
+      this.#calls.set(runId, calls);
+    }
+    calls.set(`id\n${start.toolCallId}`, record);
+    calls.set(`content\n${start.contentKey}`, record);
+    this.#keep(state, options.claim, false);
     return { outcome: "started" };
   }
 
@@ -182,8 +184,21 @@ export class InMemoryRunStore implements RunStore, RunQueue {
 
   /** Keeps the tool message of a call `startCall` recorded; see {@link RunStore.recordFinish}. */
   async recordFinish(runId: string, toolCallId: string, content: string): Promise<void> {
-    const record = this.#calls.get(`${runId}\nid\n${toolCallId}`);
+    const record = this.#calls.get(runId)?.get(`id\n${toolCallId}`);
     if (record) record.content = content;
+  }
+
+  /**
+   * Forgets the run's state, claim and schedule, but keeps its start
+   * records and the approvals it spent: what an agent does with a run of its
+   * own store once the run ended, so its memory holds no conversation it
+   * cannot go on with, and a copy of the run's state resumed later still
+   * finds each call it started (it is never run again).
+   */
+  forget(runId: string): void {
+    this.#runs.delete(runId);
+    this.#holders.delete(runId);
+    this.#due.delete(runId);
   }
 
   /** Makes this process the run's only worker until released; see {@link RunQueue.claim}. */
@@ -295,16 +310,21 @@ export class InMemoryRunStore implements RunStore, RunQueue {
   #write(state: RunState, options: RunSaveOptions): void {
     const { finishedCall } = options;
     if (finishedCall) {
-      const record = this.#calls.get(`${state.runId}\nid\n${finishedCall.toolCallId}`);
+      const record = this.#calls.get(state.runId)?.get(`id\n${finishedCall.toolCallId}`);
       if (record) record.content = finishedCall.content;
     }
     this.#fence(state, options, "save");
+    this.#keep(state, options.claim, options.release === true);
+  }
+
+  /** Writes a state `#fence` let through; `release`: the save ends the claim. */
+  #keep(state: RunState, claim: RunClaim | undefined, release: boolean): void {
     if (state.seal !== undefined) this.#sealed = true;
     const isNew = !this.#runs.has(state.runId);
     this.#runs.set(state.runId, { state, savedAt: Date.now() });
-    const holder = options.claim && this.#holders.get(state.runId);
+    const holder = claim && this.#holders.get(state.runId);
     if (holder) holder.state = undefined;
-    if (options.release && options.claim && holder) {
+    if (release && claim && holder) {
       this.#holders.delete(state.runId);
       this.#schedule(state.runId, { keepAttempts: state.status === "failed" });
     } else if (isNew && state.status === "suspended") {

@@ -51,11 +51,6 @@ export function checkResumeRequest(
   if (typeof stateOrRunId === "string") {
     const problem = findRunIdProblem(stateOrRunId);
     if (problem) problems.push(`${problem}.`);
-    else if (!settings.runStore) {
-      problems.push(
-        `Resuming run "${stateOrRunId}" by id needs a runStore in the agent options; pass the saved RunState instead, or configure the store it was saved in.`,
-      );
-    }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
   if (typeof stateOrRunId === "string") return { runId: stateOrRunId, given: undefined, options };
@@ -69,12 +64,13 @@ export function checkResumeRequest(
 
 /**
  * Claims the run (when the agent has a run queue), reads its state from the store,
- * checks it can go on here, and prepares the loop. With a store the run
- * always goes on from the stored state: a state given must have the stored
- * revision (an older or newer one could run again a call the other
- * records), and a state given that says it was stored (revision above 0)
- * is refused when the store no longer holds the run. The claim is released
- * if anything fails.
+ * checks it can go on here, and prepares the loop. The run goes on from
+ * the stored state: a state given must have the stored revision (an older
+ * or newer one could run again a call the other records), and a state
+ * given that says it was stored (revision above 0) is refused when the
+ * store no longer holds the run; but a state given that the agent's own
+ * in-memory store does not hold (it was saved by another agent) is taken
+ * as it is, and kept there. The claim is released if anything fails.
  */
 export async function openResumedRun(
   settings: AgentSettings,
@@ -93,31 +89,43 @@ export async function openResumedRun(
   const takeOver = options.takeOver === true || claim?.recovered === true;
   try {
     let state = request.given;
-    if (store) {
-      // A claim that carries the run's state spares loading it again.
-      const claimed = claim?.state?.runId === runId ? claim.state : undefined;
-      const stored =
-        claimed ?? (await loadIfPresent(store.load.bind(store), runId, state !== undefined));
-      if (state) checkGivenAgainstStored(runId, state, stored);
-      state = stored ?? state;
+    // A claim that carries the run's state spares loading it again.
+    const claimed = claim?.state?.runId === runId ? claim.state : undefined;
+    const stored =
+      claimed ??
+      (await loadIfPresent(
+        store.load.bind(store),
+        runId,
+        state !== undefined || settings.ownRunStore !== undefined,
+      ));
+    // A state given that the agent's own in-memory store does not hold was
+    // saved elsewhere (another process's agent): it goes on from the state.
+    const fromGiven = settings.ownRunStore !== undefined && stored === undefined;
+    if (state && !fromGiven) checkGivenAgainstStored(runId, state, stored);
+    state = stored ?? state;
+    if (!state) {
+      throw new ConfigurationError(
+        `Run "${runId}" is not in this agent's memory (it has no runStore, and the run ended or was started by another agent); pass the saved RunState instead, or configure the store it was saved in.`,
+      );
     }
-    if (!state) throw new RunNotFoundError(runId, "the run store");
     if (settings.stateKey !== undefined) {
-      const source = store ? `run "${runId}" in the run store` : "the state given";
+      const source = fromGiven ? "the state given" : `run "${runId}" in the run store`;
       checkRunStateSeal(state, settings.stateKey, source);
       await checkStateIsLatest(state, store, source);
     }
     checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
+    if (fromGiven) await store.save(state, { expectedRevision: 0, claim });
     const maxSteps = options.maxSteps ?? state.maxSteps;
     return {
       journal: new RunJournal({
         runId,
         store,
+        inProcess: settings.ownRunStore !== undefined,
+        endState: true,
         claim,
         maxSteps,
         secrets: settings.secrets,
         stateKey: settings.stateKey,
-        startedCalls: settings.startedCalls,
         messages: [...state.messages],
         resumeFrom: state,
         budget: startRunBudget(options.budget, state.budget),

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
 const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
@@ -16,11 +16,20 @@ export function findRunIdProblem(value: unknown): string | undefined {
   return `run id ${JSON.stringify(value) ?? String(value)} is not valid: use 1 to 128 letters, digits, "_", "." or "-", starting with a letter or digit (no "..")`;
 }
 
+/** The last second a run id was made in, and its stamp: most runs of a process share one. */
+let lastStamp = { second: Number.NaN, text: "" };
+
 /** A new run id, sortable by creation time: `run_20250512T093000Z_1a2b3c4d`. */
 export function newRunId(now: Date = new Date()): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-  return `run_${stamp}_${randomBytes(4).toString("hex")}`;
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastStamp.second) {
+    const text = now
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace(/\.\d+Z$/, "Z");
+    lastStamp = { second, text };
+  }
+  // A random UUID's first 8 hex digits: drawn from a pool of entropy, where
+  // `randomBytes` asks the system for 4 bytes each time.
+  return `run_${lastStamp.text}_${randomUUID().slice(0, 8)}`;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { SecretRegistry } from "../../internal/redact.js";
 import {
   type StandingApproval,
@@ -17,7 +17,7 @@ import type {
 import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-calls.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
 import { RunStoreError } from "./durable-errors.js";
-import { redactRunState } from "./redact-run-state.js";
+import { redactMessages, redactRunState } from "./redact-run-state.js";
 import type { RunClaim } from "./run-queue.js";
 import {
   type FinishedCallRecord,
@@ -33,7 +33,6 @@ import {
 } from "./run-state.js";
 import type { CallStart, CallStartOutcome, FinishedCall, RunStore } from "./run-store.js";
 import { sealRunState } from "./seal-run-state.js";
-import { StartedCalls } from "./started-calls.js";
 
 /** What {@link RunJournal.startCall} decided: only `started` lets the call run. */
 export type CallStartDecision =
@@ -58,10 +57,29 @@ function markCallStarted(
 
 /** Where a run starts from: nothing (a new run) or a saved state. */
 export interface RunJournalOptions {
-  /** The run's id; `undefined` for a run that is not durable (nothing is saved or returned). */
-  runId: string | undefined;
-  /** Receives every save; without one the state lives in memory and is returned at the end. */
-  store: RunStore | undefined;
+  /** The run's id. */
+  runId: string;
+  /** Receives every call's start and the saves of the run (the agent's `runStore`, or its in-memory one). */
+  store: RunStore;
+  /**
+   * The store keeps its states in this process only, for the run's own use
+   * (the agent's own `InMemoryRunStore`): no state of it leaves the process
+   * but the one the run ends with. The journal then writes to it only what
+   * is read back there: the state of a suspended run; every approval spent
+   * (in a start write, with the working state, not redacted: it never
+   * leaves the process); and, for a run that went on from a state, each
+   * call's start and end (see {@link RunJournal.matchesStartsByContent}).
+   * @default false
+   */
+  inProcess?: boolean | undefined;
+  /**
+   * With `inProcess`: `save` builds the state the run ends with even so,
+   * for the result (a run started with `suspendOnApproval` or a `runId`, or
+   * resumed: one the caller means to keep). Building it is most of a short
+   * run's own cost, so other runs of such a store end without one.
+   * @default false
+   */
+  endState?: boolean | undefined;
   maxSteps: number;
   messages: ModelMessage[];
   /** The claim this process holds on the run; every save is fenced by it. */
@@ -74,11 +92,6 @@ export interface RunJournalOptions {
   secrets?: SecretRegistry | undefined;
   /** Seals every state saved or returned (`AgentOptions.stateKey`). */
   stateKey?: string | undefined;
-  /**
-   * The agent's own record of started calls and spent approvals, for runs
-   * without a store. @default a record of this run alone
-   */
-  startedCalls?: StartedCalls | undefined;
   /** From a saved state; a new run starts empty. */
   resumeFrom?: Pick<
     RunState,
@@ -105,7 +118,7 @@ export interface RunJournalOptions {
  * time, each with the newest state.
  */
 export class RunJournal {
-  readonly runId: string | undefined;
+  readonly runId: string;
   readonly messages: ModelMessage[];
   readonly usage: RunUsage;
   readonly maxSteps: number;
@@ -113,7 +126,11 @@ export class RunJournal {
   readonly budget: RunBudgetState | undefined;
   /** Model calls made so far; the open step, when there is one, is the last. */
   stepCount: number;
-  readonly #store: RunStore | undefined;
+  readonly #store: RunStore;
+  /** See {@link RunJournalOptions.inProcess}. */
+  readonly #inProcess: boolean;
+  /** See {@link RunJournalOptions.endState}. */
+  readonly #endState: boolean;
   /** Set once the run is claimed; saves carry it so a store can refuse a stale holder's. */
   claim: RunClaim | undefined;
   readonly #createdAt: string;
@@ -122,9 +139,6 @@ export class RunJournal {
   /** {@link task}, once read (`null` until then). */
   #task: string | undefined | null = null;
   readonly #stateKey: string | undefined;
-  readonly #startedCalls: StartedCalls;
-  /** The run's id, or for a run without one a random id made when first needed: what idempotency keys derive from. */
-  #runKey: string | undefined;
   /** The approvals (by id) that let a call of this run run, kept in its state. */
   readonly #usedApprovals: Set<string>;
   /** Every call that ended, oldest first, with its approval (`RunState.finishedCalls`). */
@@ -137,12 +151,17 @@ export class RunJournal {
   #revision: number;
   /** The revision the run went on from (0: a new run, or a state never stored). */
   readonly #resumedRevision: number;
+  /** True once the store holds something of the run: it went on from a state there, or a write took effect. */
+  #stored: boolean;
   /** The open step's calls, by id, in the order the model asked for them. */
   #calls = new Map<string, PendingToolCall>();
   #status: RunStateStatus = "running";
   #queue: Promise<unknown> = Promise.resolve();
   #storeError: RunStoreError | undefined;
   #error: Error | undefined;
+  /** Each message of the conversation redacted, with the secrets it was redacted with. */
+  #redacted: WeakMap<ModelMessage, ModelMessage> | undefined;
+  #redactedWith: string | undefined;
   /** What the last save that took effect held. */
   #lastSaved: SavedShape | undefined;
   /**
@@ -154,14 +173,14 @@ export class RunJournal {
 
   constructor(options: RunJournalOptions) {
     this.runId = options.runId;
-    this.#store = options.runId === undefined ? undefined : options.store;
+    this.#store = options.store;
+    this.#inProcess = options.inProcess === true;
+    this.#endState = options.endState === true;
     this.maxSteps = options.maxSteps;
     this.budget = options.budget;
     this.messages = options.messages;
     this.#secrets = options.secrets ?? new SecretRegistry();
     this.#stateKey = options.stateKey;
-    this.#startedCalls = options.startedCalls ?? new StartedCalls();
-    this.#runKey = options.runId;
     const from = options.resumeFrom;
     this.#usedApprovals = new Set(from?.usedApprovals ?? []);
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
@@ -170,6 +189,7 @@ export class RunJournal {
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
     this.#resumedRevision = this.#revision;
+    this.#stored = this.#revision > 0;
     this.claim = options.claim;
     const metadata = from ? from.metadata : options.metadata;
     this.#metadata = metadata ? { ...metadata } : undefined;
@@ -198,17 +218,24 @@ export class RunJournal {
 
   /** True when the run goes on from a state its store holds (a resumed run). */
   get resumed(): boolean {
-    return this.#store !== undefined && this.#resumedRevision > 0;
+    return this.#resumedRevision > 0;
   }
 
-  /** True when the run is durable: it has an id and its state is kept. */
-  get durable(): boolean {
-    return this.runId !== undefined;
+  /** True once the store holds something of the run (its state, a call's start). */
+  get stored(): boolean {
+    return this.#stored;
   }
 
-  /** True when the run's state goes to a store as it changes. */
-  get persistent(): boolean {
-    return this.#store !== undefined;
+  /**
+   * True when a call's start record may be read back by its content (a step
+   * asked of the model again): the store outlives this process's run (any
+   * store but one in this process), or the run went on from a state, a copy
+   * of which could be resumed again. A new run in a store in this process
+   * gave out no state its calls could run again from: its starts spend
+   * approvals and are recorded by id, and need no fingerprint of the call.
+   */
+  get matchesStartsByContent(): boolean {
+    return !this.#inProcess || this.resumed;
   }
 
   /** The first save that failed, if any; the run must stop, as later saves may fail too. */
@@ -301,8 +328,8 @@ export class RunJournal {
    * The one home of "an approval runs its action once" and "a call that may
    * change something runs at most once": marks the call `started` and spends
    * its approval in one write, the store's `startCall` (fenced by the claim
-   * that holds the run), or without a store the agent's own record
-   * ({@link StartedCalls}). Only `started` lets the call run. A worker that
+   * that holds the run; the agent's in-memory store when it was given none).
+   * Only `started` lets the call run. A worker that
    * dies before this write leaves the approval unspent for the next owner of
    * the run; after it, the call is finished or of unknown outcome.
    * `already_used`: the approval was spent by another run or call, or this
@@ -338,18 +365,26 @@ export class RunJournal {
     const start: CallStart = {
       toolCallId,
       fingerprint: starting.fingerprint ?? "",
-      contentKey: this.#contentKey(toolCallId, starting.fingerprint),
+      contentKey: this.matchesStartsByContent
+        ? this.#contentKey(toolCallId, starting.fingerprint)
+        : `call\n${toolCallId}`,
       ...(approval ? { approval } : {}),
     };
     const store = this.#store;
     const runId = this.runId;
-    if (!store || runId === undefined || !call) {
-      const decided = this.#startedCalls.start(runId, start);
-      if (decided.outcome !== "started") return decided;
-      if (approval) this.#usedApprovals.add(approval);
-      if (granted) this.#standingApprovals.push(granted);
-      if (call) markCallStarted(call, starting);
-      return decided;
+    if (!call) {
+      const message = `Call "${toolCallId}" is not a call of run "${runId}"'s open step; its start is not recorded.`;
+      return {
+        outcome: "not_recorded",
+        error: new RunStoreError({ operation: "startCall", runId, message }),
+      };
+    }
+    if (!approval && !this.matchesStartsByContent) {
+      // Nothing would read this record back: the run gave out no state a
+      // copy of could start the call again (see matchesStartsByContent), and
+      // the call spends no approval. It is started in the run's state alone.
+      markCallStarted(call, starting);
+      return { outcome: "started" };
     }
     const writing = this.#queue.then(async () => {
       // Changed only here, inside the queue, so no other save writes the call
@@ -364,13 +399,15 @@ export class RunJournal {
         if (granted) this.#standingApprovals.splice(this.#standingApprovals.indexOf(granted), 1);
       };
       try {
-        const state = this.#snapshotAt(this.#revision + 1);
+        const state = this.#startStateAt(this.#revision + 1);
         const decided = await store.startCall(state, start, {
           expectedRevision: this.#revision,
           claim: this.claim,
         });
-        if (decided.outcome === "started") this.#revision = state.revision;
-        else undo();
+        if (decided.outcome === "started") {
+          this.#revision = state.revision;
+          this.#stored = true;
+        } else undo();
         return decided;
       } catch (error) {
         undo();
@@ -430,9 +467,8 @@ export class RunJournal {
    * write twice.
    */
   idempotencyKey(toolCallId: string, fingerprint: string | undefined): string {
-    this.#runKey ??= randomUUID();
     const digest = createHash("sha256")
-      .update(`${this.#runKey}\n${this.#contentKey(toolCallId, fingerprint)}`)
+      .update(`${this.runId}\n${this.#contentKey(toolCallId, fingerprint)}`)
       .digest("hex");
     return `switchyard-${digest.slice(0, 40)}`;
   }
@@ -466,7 +502,7 @@ export class RunJournal {
           : {}),
       });
     } else {
-      if (this.durable) this.#finishedCalls.push(finishedCallRecord(record, this.stepCount));
+      this.#finishedCalls.push(finishedCallRecord(record, this.stepCount));
       Object.assign(call, {
         phase: "finished",
         status: record.status satisfies FinishedCallStatus,
@@ -479,12 +515,13 @@ export class RunJournal {
       });
     }
     if (!wasStarted && record.status !== "awaiting_approval" && !deniedByPerson) return;
-    if (wasStarted && this.runId !== undefined && call.content !== undefined && !this.#store) {
-      this.#startedCalls.finish(
-        this.runId,
-        record.toolCallId,
-        this.#secrets.redactText(call.content),
-      );
+    if (this.#inProcess) {
+      // Only the start record is read back in this process, and only when
+      // matched by content; the state is saved if the run suspends.
+      if (wasStarted && call.content !== undefined && this.matchesStartsByContent) {
+        await this.#recordFinish(record.toolCallId, this.#secrets.redactText(call.content));
+      }
+      return;
     }
     try {
       // The call's end is recorded by the same write as the state.
@@ -539,23 +576,30 @@ export class RunJournal {
   }
 
   /**
-   * Saves the state with this status (when the run is durable and has a
-   * store) and returns it. Rejects with `RunStoreError` when the save fails.
+   * Saves the state with this status and returns it; rejects with
+   * `RunStoreError` when the save fails. A store in this process keeps
+   * only a suspended run's state (nothing reads back a running or ended
+   * one there): other saves return the state only with `endState` when
+   * the run ended, else `undefined`.
    */
-  async save(status: RunStateStatus, error?: Error): Promise<RunState> {
+  async save(status: RunStateStatus, error?: Error): Promise<RunState | undefined> {
     this.#status = status;
     this.#error = error;
+    if (this.#inProcess && status !== "suspended") {
+      return this.#endState && status !== "running" ? this.snapshot() : undefined;
+    }
     // A run that ended lets its claim go with its last save (one write).
     return this.#persist({ release: status !== "running" && status !== "suspended" });
   }
 
   /**
-   * Saves a running run between steps, unless the store already holds all
+   * Saves a running run between steps (not into a store in this process), unless the store already holds all
    * of it: the step just closed was saved with every call ended, and
    * nothing was added since (a resume from that state closes the step the
    * same way). Rejects with `RunStoreError` when the save fails.
    */
   async saveBetweenSteps(): Promise<void> {
+    if (this.#inProcess) return;
     const closed = this.#closedAfterSave;
     if (
       closed !== undefined &&
@@ -575,9 +619,88 @@ export class RunJournal {
     return JSON.stringify([this.usage, this.budget]);
   }
 
+  /**
+   * Records a started call's end in the store; a failure is kept in
+   * `storeError` (the call ran: its start record stays, of unknown outcome).
+   */
+  async #recordFinish(toolCallId: string, content: string): Promise<void> {
+    try {
+      await this.#store.recordFinish(this.runId, toolCallId, content);
+    } catch (thrown) {
+      this.#storeError ??=
+        thrown instanceof RunStoreError
+          ? thrown
+          : new RunStoreError(
+              {
+                operation: "recordFinish",
+                runId: this.runId,
+                message: `Could not record that call "${toolCallId}" of run "${this.runId}" finished: ${this.#secrets.redactText(describeThrown(thrown))}`,
+              },
+              { cause: thrown },
+            );
+    }
+  }
+
+  /**
+   * The state a call's start writes: redacted and sealed, as every save;
+   * for a store in this process (and no `stateKey`, whose store refuses an
+   * unsealed state) the working state as it stands, which no one outside
+   * the process reads: redacting the whole state at each call's start is
+   * most of a short run's cost.
+   */
+  #startStateAt(revision: number): RunState {
+    if (!this.#inProcess || this.#stateKey !== undefined) return this.#snapshotAt(revision);
+    return {
+      format: runStateFormat,
+      version: runStateVersion,
+      runId: this.runId,
+      revision,
+      status: this.#status,
+      ...(this.#metadata ? { metadata: this.#metadata } : {}),
+      createdAt: this.#createdAt,
+      updatedAt: new Date().toISOString(),
+      maxSteps: this.maxSteps,
+      stepCount: this.stepCount,
+      usage: { ...this.usage },
+      ...(this.budget ? { budget: this.budget } : {}),
+      messages: [...this.messages],
+      pendingCalls: [...this.#calls.values()],
+      ...(this.#usedApprovals.size > 0 ? { usedApprovals: [...this.#usedApprovals] } : {}),
+      ...(this.#finishedCalls.length > 0 ? { finishedCalls: [...this.#finishedCalls] } : {}),
+      ...(this.#standingApprovals.length > 0 ? { standingApprovals: this.#standingApprovals } : {}),
+      ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
+    };
+  }
+
   /** The state as it stands, redacted; the same shape `save` writes. */
   snapshot(): RunState {
     return this.#snapshotAt(this.#revision);
+  }
+
+  /**
+   * The conversation with the agent's secrets removed, each message redacted
+   * once: messages are never changed once in the conversation, and every
+   * save would otherwise redact the whole of it again. Redacted again when
+   * the secrets known change.
+   */
+  #redactedMessages(): ModelMessage[] {
+    const known = this.#secrets.values();
+    const knownKey = known.join("\u0000");
+    // Made at the first snapshot: a weak map per run is dear to the garbage
+    // collector, and most runs of an agent without a store take none.
+    if (!this.#redacted || knownKey !== this.#redactedWith) {
+      this.#redacted = new WeakMap();
+      this.#redactedWith = knownKey;
+    }
+    const redactedOf = this.#redacted;
+    return this.messages.map((message) => {
+      let redacted = redactedOf.get(message);
+      if (!redacted) {
+        redacted = redactMessages([message], known)[0] as ModelMessage;
+        redactedOf.set(message, redacted);
+      }
+      return redacted;
+    });
   }
 
   #snapshotAt(revision: number): RunState {
@@ -585,7 +708,7 @@ export class RunJournal {
       {
         format: runStateFormat,
         version: runStateVersion,
-        runId: this.runId ?? "",
+        runId: this.runId,
         revision,
         status: this.#status,
         ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}),
@@ -595,7 +718,7 @@ export class RunJournal {
         stepCount: this.stepCount,
         usage: { ...this.usage },
         ...(this.budget ? { budget: structuredClone(this.budget) } : {}),
-        messages: this.messages,
+        messages: [],
         pendingCalls: [...this.#calls.values()],
         ...(this.#error
           ? {
@@ -614,9 +737,8 @@ export class RunJournal {
       },
       this.#secrets,
     );
-    return this.#stateKey !== undefined && this.runId !== undefined
-      ? sealRunState(state, this.#stateKey)
-      : state;
+    state.messages = this.#redactedMessages();
+    return this.#stateKey !== undefined ? sealRunState(state, this.#stateKey) : state;
   }
 
   #persist(
@@ -624,7 +746,6 @@ export class RunJournal {
   ): Promise<RunState> {
     const store = this.#store;
     const saving = this.#queue.then(async () => {
-      if (!store) return this.snapshot();
       const state = this.#snapshotAt(this.#revision + 1);
       const saved = this.#savedShape();
       try {
@@ -635,6 +756,7 @@ export class RunJournal {
           ...(options.release && this.claim ? { release: true } : {}),
         });
         this.#revision = state.revision;
+        this.#stored = true;
         this.#lastSaved = saved;
       } catch (error) {
         throw error instanceof RunStoreError

@@ -392,9 +392,11 @@ describe("resume", () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it("needs a run store to resume by id", async () => {
+  it("needs the run's store to resume by id a run it does not hold", async () => {
     const resumed = resumingAgent([]);
-    await expect(resumed.agent.resume("run_1")).rejects.toThrow(/needs a runStore/);
+    await expect(resumed.agent.resume("run_1")).rejects.toThrow(
+      /Run "run_1" is not in this agent's memory .*pass the saved RunState instead, or configure the store it was saved in/,
+    );
   });
 
   it("streams the resumed step: the answer read, the call's result, then the next model call", async () => {
