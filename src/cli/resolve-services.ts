@@ -38,7 +38,7 @@ export interface ResolveServicesOptions {
   answer: AnswerMode;
   logger: Logger;
   approvalTimeoutMs?: number | undefined;
-  /** The approver offers "Approve with changes" and reads such answers. @default false */
+  /** Handed to the examples as `services.allowEdits`: their policy lets the person change a call before approving it. @default false */
   allowEdits?: boolean | undefined;
   /** Given to the examples, for durable runs. */
   runStore?: RunStore | undefined;

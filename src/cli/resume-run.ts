@@ -37,8 +37,9 @@ export interface ResumeRunOptions {
   /** Resume a run marked running whose process is gone (`--take-over`). @default false */
   takeOver?: boolean | undefined;
   /**
-   * Read an approval with changes (`--allow-edits`), as a run started with
-   * `allowEdits` may get, and offer it in the questions it asks. @default false
+   * The examples' policy allows edits (`--allow-edits`): an approval with
+   * changes, as a run started with `--allow-edits` may get, is read, and
+   * the questions it asks offer one. @default false
    */
   allowEdits?: boolean | undefined;
   /** @default the process's streams and environment */

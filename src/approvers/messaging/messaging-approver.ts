@@ -226,10 +226,11 @@ export class MessagingApprover implements Approver {
     logger: Logger,
   ): Promise<TicketQuestion> {
     const items = [itemOf(action)];
-    const digest = textDigest(this.#questionText(action));
+    const text = this.#questionText(action);
+    const digest = textDigest(text);
     const required = action.requiredApprovers ?? 1;
     if (required < 2) {
-      const sent = await this.#send(action, context, logger);
+      const sent = await this.#send(action, text, context, logger);
       return "outcome" in sent
         ? { items, refused: { code: sent.code, reason: sent.reason } }
         : { items, sent: [sent], digest };
@@ -247,7 +248,9 @@ export class MessagingApprover implements Approver {
     if (!readiness.ready)
       return { items, refused: { code: readiness.code, reason: readiness.reason } };
     const links = [this.#options.subscriptionLinkId, second];
-    const sent = await Promise.all(links.map((link) => this.#send(action, context, logger, link)));
+    const sent = await Promise.all(
+      links.map((link) => this.#send(action, text, context, logger, link)),
+    );
     const failed = sent.find((one): one is RefusedDecision => "outcome" in one);
     if (failed === undefined) return { items, sent: sent as SentQuestion[], digest };
     for (const one of sent) {
@@ -320,8 +323,8 @@ export class MessagingApprover implements Approver {
     }
     const first = sent[0] as SentQuestion;
     if (sent.length === 2) {
-      const { action } = asked[0] as AskedItem;
-      return [await this.#readTwo(action, sent, context, logger)];
+      const { action, item } = asked[0] as AskedItem;
+      return [await this.#readTwo(action, item, sent, context, logger)];
     }
     // A question about several actions: each read by the number it was shown under.
     const numbers = question.items.every((item) => item.number !== undefined)
@@ -334,17 +337,8 @@ export class MessagingApprover implements Approver {
         ),
       );
     if (context.allowPending === true) {
-      let interaction: Interaction;
-      try {
-        interaction = await this.#options.client.getInteraction(first.interactionId, {
-          signal: context.signal,
-        });
-      } catch (error) {
-        throwIfAborted(context.signal, subjectOf(asked), error);
-        logger.warn(
-          { interactionId: first.interactionId, error: describeMessagingError(error) },
-          "the answer could not be read; the approval stays pending",
-        );
+      const interaction = await this.#readOnce(first, subjectOf(asked), context, logger);
+      if (interaction === undefined) {
         return asked.map(() => ({ outcome: "pending", interactionId: first.interactionId }));
       }
       return conclude(interaction);
@@ -374,36 +368,25 @@ export class MessagingApprover implements Approver {
    */
   async #readTwo(
     action: ApprovalAction,
+    item: TicketItem,
     sent: readonly SentQuestion[],
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
-    const item = itemOf(action);
     const links = [sent[0]!.link, sent[1]!.link] as const;
     const ids = [sent[0]!.interactionId, sent[1]!.interactionId] as const;
     if (context.allowPending === true) {
-      let unread: unknown;
-      const decisions = await Promise.all(
-        sent.map(async (one) => {
-          try {
-            const interaction = await this.#options.client.getInteraction(one.interactionId, {
-              signal: context.signal,
-            });
-            return await this.#conclude(action, item, interaction, one, logger);
-          } catch (error) {
-            throwIfAborted(context.signal, action.toolName, error);
-            unread = error;
-            return undefined;
-          }
-        }),
+      const interactions = await Promise.all(
+        sent.map((one) => this.#readOnce(one, action.toolName, context, logger)),
       );
-      if (unread !== undefined) {
-        logger.warn(
-          { tool: action.toolName, error: describeMessagingError(unread) },
-          "an answer could not be read; the approval stays pending",
-        );
+      if (interactions.includes(undefined)) {
         return { outcome: "pending", interactionId: ids.join(", ") };
       }
+      const decisions = await Promise.all(
+        interactions.map((interaction, index) =>
+          this.#conclude(action, item, interaction as Interaction, sent[index]!, logger),
+        ),
+      );
       return combineTwoApprovals(action, ids, links, decisions);
     }
     // Both waits run at once; an answer that is not an approval stops the other.
@@ -438,12 +421,39 @@ export class MessagingApprover implements Approver {
   }
 
   /**
-   * Sends the question about one action to `subscriptionLinkId`; with
+   * One read of a question's interaction (a run that may wait); `undefined`
+   * when the service cannot be reached: the approval stays pending, and the
+   * run is checked again later, rather than refuse an action the person may
+   * have approved.
+   */
+  async #readOnce(
+    sent: SentQuestion,
+    subject: string,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<Interaction | undefined> {
+    try {
+      return await this.#options.client.getInteraction(sent.interactionId, {
+        signal: context.signal,
+      });
+    } catch (error) {
+      throwIfAborted(context.signal, subject, error);
+      logger.warn(
+        { interactionId: sent.interactionId, error: describeMessagingError(error) },
+        "the answer could not be read; the approval stays pending",
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * Sends the question about one action (its `text`) to `subscriptionLinkId`; with
    * edits allowed it carries the arguments to change and their schema, and
    * with a standing approval offered, the scope's fingerprint.
    */
   async #send(
     action: ApprovalAction,
+    text: string,
     context: ApprovalContext,
     logger: Logger,
     subscriptionLinkId: string = this.#options.subscriptionLinkId,
@@ -471,7 +481,7 @@ export class MessagingApprover implements Approver {
         {
           subscriptionLinkId,
           kind: "interaction",
-          text: this.#questionText(action),
+          text,
           options: [
             ...approvalOptions,
             ...(edits ? [editOption] : []),
@@ -738,7 +748,13 @@ export class MessagingApprover implements Approver {
       { interactionId: asked.interactionId, to: escalation.subscriptionLinkId },
       "no answer from the first approver; asking the escalation link",
     );
-    return this.#send(action, context, logger, escalation.subscriptionLinkId);
+    return this.#send(
+      action,
+      this.#questionText(action),
+      context,
+      logger,
+      escalation.subscriptionLinkId,
+    );
   }
 
   /**
