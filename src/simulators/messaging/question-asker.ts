@@ -8,7 +8,10 @@ import { readBatchItems } from "../../clients/messaging/batch-answer.js";
  */
 export interface QuestionAsker {
   asked: boolean;
-  /** The run's id; absent when the run is not saved (an agent without a run store). */
+  /**
+   * The run's id; absent when the question names no run (every run of an
+   * agent has one: only a question sent to the service by other means lacks it).
+   */
   runId?: string;
   tool?: string;
   toolCallId?: string;

@@ -314,8 +314,8 @@ function formatRemaining(milliseconds: number): string {
 /**
  * Which run asks, for which tool call and task, from the metadata the
  * sender put on the question ({@link readQuestionAsker}), each escaped; a
- * run without an id is one no store keeps ("not saved"). Nothing for a
- * question that names no asker.
+ * question naming no run id (never an agent's: every run has one) is shown
+ * as "not saved". Nothing for a question that names no asker.
  */
 function renderAsker(metadata: Record<string, unknown>): string {
   const asker = readQuestionAsker(metadata);
