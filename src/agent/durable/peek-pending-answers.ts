@@ -26,11 +26,12 @@ export async function peekPendingAnswers(
     if (
       call.phase !== "awaiting_approval" ||
       call.ticket === undefined ||
+      call.approvalId === undefined ||
       call.fingerprint === undefined
     ) {
       return { pending: false };
     }
-    tickets.set(call.ticket, [...(tickets.get(call.ticket) ?? []), call.approvalId ?? ""]);
+    tickets.set(call.ticket, [...(tickets.get(call.ticket) ?? []), call.approvalId]);
   }
   if (tickets.size === 0) return { pending: false };
   let expiresAt: Date | undefined;
