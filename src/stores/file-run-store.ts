@@ -40,6 +40,9 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type CallStart,
   type CallStartOutcome,
+  checkInteractionBinding,
+  type InteractionBinding,
+  type InteractionBindingOutcome,
   type RunDeleteOptions,
   type RunList,
   type RunListOptions,
@@ -816,6 +819,44 @@ export class FileRunStore implements RunStore, RunQueue {
     // there tells by its state (a state without the list spent nothing).
     if (!state) return true;
     return state.usedApprovals?.includes(approval) === true;
+  }
+
+  /**
+   * Binds the interaction to its question, once: under the binding's own
+   * lock, reads `interaction-bindings/<sha256 of the link and interaction
+   * id>.json` and writes it when there is none (a temporary file renamed
+   * into place). A file that cannot be read names a question of unknown
+   * origin: the interaction stays taken. See {@link RunStore.bindInteraction}.
+   */
+  async bindInteraction(binding: InteractionBinding): Promise<InteractionBindingOutcome> {
+    checkInteractionBinding(binding);
+    const directory = join(this.directory, "interaction-bindings");
+    const key = JSON.stringify([binding.approverLink, binding.interactionId]);
+    const file = join(directory, `${createHash("sha256").update(key).digest("hex")}.json`);
+    const what = { operation: "bindInteraction", runId: binding.runId };
+    await mkdir(directory, { recursive: true, mode: 0o700 }).catch(() => {});
+    return withLockFile(`${file}.lock`, what, async () => {
+      const found = await readRecord(file, "bindInteraction", binding.runId);
+      if (found !== undefined) {
+        if (found.question === binding.question) return { outcome: "bound" };
+        return {
+          outcome: "taken",
+          ...(typeof found.runId === "string" ? { runId: found.runId } : {}),
+        };
+      }
+      try {
+        await replaceDurably(file, { ...binding, boundAt: new Date().toISOString() });
+      } catch (error) {
+        throw new RunStoreError(
+          {
+            ...what,
+            message: `Could not record which question an interaction of run "${binding.runId}" holds (${file}): ${describeThrown(error)}`,
+          },
+          { cause: error },
+        );
+      }
+      return { outcome: "bound" };
+    });
   }
 
   #usedApprovalFile(approval: string): string {

@@ -175,6 +175,18 @@ export const postgresMigrations: readonly string[] = [
     spent_at     timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // Which question each interaction of an approver link holds, bound once:
+  // an answer read from an interaction never approves another question.
+  `
+  CREATE TABLE {schema}.interaction_bindings (
+    approver_link  text NOT NULL,
+    interaction_id text NOT NULL,
+    question       text NOT NULL,
+    run_id         text,
+    bound_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (approver_link, interaction_id)
+  );
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

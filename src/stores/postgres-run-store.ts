@@ -28,6 +28,9 @@ import type { RunState } from "../agent/durable/run-state.js";
 import {
   type CallStart,
   type CallStartOutcome,
+  checkInteractionBinding,
+  type InteractionBinding,
+  type InteractionBindingOutcome,
   type RunDeleteOptions,
   type RunList,
   type RunListOptions,
@@ -992,6 +995,45 @@ export class PostgresRunStore implements RunStore, RunQueue {
       [approvalId],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Binds the interaction to its question, once: one statement inserts the
+   * binding's row unless its key (link, interaction id) holds one, and
+   * answers the row that holds the key. A bind of the same key committed
+   * while the statement ran is not visible to it: the statement is sent
+   * again and sees it. See {@link RunStore.bindInteraction}.
+   */
+  async bindInteraction(binding: InteractionBinding): Promise<InteractionBindingOutcome> {
+    checkInteractionBinding(binding);
+    const table = `${quoteIdentifier(this.schema)}.interaction_bindings`;
+    const { approverLink, interactionId, question, runId } = binding;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const { rows } = await this.#query<{ question: string; run_id: string | null }>(
+        "bindInteraction",
+        runId,
+        `WITH bound AS (
+           INSERT INTO ${table} (approver_link, interaction_id, question, run_id)
+           VALUES ($1, $2, $3, $4)
+           ON CONFLICT (approver_link, interaction_id) DO NOTHING
+           RETURNING question, run_id)
+         SELECT question, run_id FROM bound
+         UNION ALL
+         SELECT question, run_id FROM ${table}
+          WHERE approver_link = $1 AND interaction_id = $2
+         LIMIT 1`,
+        [approverLink, interactionId, question, runId],
+      );
+      const [held] = rows;
+      if (held === undefined) continue;
+      if (held.question === question) return { outcome: "bound" };
+      return { outcome: "taken", ...(held.run_id !== null ? { runId: held.run_id } : {}) };
+    }
+    throw new RunStoreError({
+      operation: "bindInteraction",
+      runId,
+      message: `Run store bindInteraction of run "${runId}" failed (PostgreSQL, schema "${this.schema}"): the binding neither took effect nor could be read after 3 attempts`,
+    });
   }
 
   async recordFinish(runId: string, toolCallId: string, content: string): Promise<void> {

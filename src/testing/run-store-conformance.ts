@@ -34,7 +34,8 @@ export interface RunStoreConformanceOptions {
  * approval's spending as one write fenced by the revision (at most once,
  * by id and by content; each approval id spent once), a call's end
  * kept even when its save is refused, and listing by status with keyset
- * paging. Every method of the contract is required. Assertions use
+ * paging; an interaction bound to one question, once, atomically. Every
+ * method of the contract is required. Assertions use
  * `node:assert`, so any framework runs it. A store that is also a run
  * queue runs `runQueueConformance` too.
  *
@@ -304,6 +305,74 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
           toolCallId: "call_2",
           content: '{"deleted":2}',
         });
+      });
+    });
+
+    describe("binding an interaction to its question (an answer approves one question, ever)", () => {
+      const binding = {
+        approverLink: "sl_approver",
+        interactionId: "i_1",
+        question: "sha256:question-of-run-a",
+        runId: "run-a",
+      };
+      test("binds an interaction once: the same question again is bound, another question is taken, in any run", async (store) => {
+        assert.deepEqual(await store.bindInteraction(binding), { outcome: "bound" });
+        assert.deepEqual(await store.bindInteraction(binding), { outcome: "bound" });
+        const other = { ...binding, question: "sha256:question-of-run-b", runId: "run-b" };
+        assert.deepEqual(await store.bindInteraction(other), { outcome: "taken", runId: "run-a" });
+        const sameRun = { ...binding, question: "sha256:another-question-of-run-a" };
+        assert.deepEqual(await store.bindInteraction(sameRun), {
+          outcome: "taken",
+          runId: "run-a",
+        });
+        // The first question keeps it.
+        assert.deepEqual(await store.bindInteraction(binding), { outcome: "bound" });
+      });
+      test("keeps each link's interactions apart, and the binding outlives the run's delete", async (store) => {
+        await store.save(runState("run-a", { revision: 1, status: "suspended" }));
+        assert.deepEqual(await store.bindInteraction(binding), { outcome: "bound" });
+        const otherQuestion = { question: "sha256:question-of-run-b", runId: "run-b" };
+        for (const elsewhere of [
+          { ...binding, ...otherQuestion, approverLink: "sl_second" },
+          { ...binding, ...otherQuestion, interactionId: "i_2" },
+        ]) {
+          assert.deepEqual(await store.bindInteraction(elsewhere), { outcome: "bound" });
+        }
+        await store.delete("run-a");
+        assert.deepEqual(await store.bindInteraction({ ...binding, ...otherQuestion }), {
+          outcome: "taken",
+          runId: "run-a",
+        });
+      });
+      test("of many questions binding one interaction at once, exactly one is bound; the others are told whose it is", async (store) => {
+        const runIds = ["run-a", "run-b", "run-c", "run-d", "run-e", "run-f"];
+        const outcomes = await Promise.all(
+          runIds.map((runId) =>
+            store.bindInteraction({ ...binding, runId, question: `sha256:question-of-${runId}` }),
+          ),
+        );
+        const bound = runIds.filter((_, index) => outcomes[index]?.outcome === "bound");
+        assert.equal(bound.length, 1, JSON.stringify(outcomes));
+        for (const [index, runId] of runIds.entries()) {
+          if (runId === bound[0]) continue;
+          assert.deepEqual(outcomes[index], { outcome: "taken", runId: bound[0] });
+        }
+      });
+      test("refuses a binding that does not name a link, an interaction, a question and a run", async (store) => {
+        for (const field of ["approverLink", "interactionId", "question", "runId"]) {
+          await assert.rejects(
+            store.bindInteraction({ ...binding, [field]: "" }),
+            (error: unknown) => {
+              assert.ok(
+                error instanceof ConfigurationError,
+                `expected a ConfigurationError, got ${error}`,
+              );
+              assert.ok(error.message.includes(field), error.message);
+              return true;
+            },
+          );
+        }
+        assert.deepEqual(await store.bindInteraction(binding), { outcome: "bound" });
       });
     });
 

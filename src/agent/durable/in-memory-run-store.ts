@@ -25,6 +25,9 @@ import type { RunState } from "./run-state.js";
 import {
   type CallStart,
   type CallStartOutcome,
+  checkInteractionBinding,
+  type InteractionBinding,
+  type InteractionBindingOutcome,
   type RunDeleteOptions,
   type RunList,
   type RunListOptions,
@@ -72,6 +75,8 @@ export class InMemoryRunStore implements RunStore, RunQueue {
   readonly #runs = new Map<string, { state: RunState; savedAt: number }>();
   /** The approval id to the run and call that spent it. */
   readonly #approvals = new Map<string, { runId: string; toolCallId: string }>();
+  /** `[approver link, interaction id]` as JSON, to the question it holds and the run that asked it. */
+  readonly #bindings = new Map<string, { question: string; runId: string }>();
   /** Each run's start records: `id\n<toolCallId>` and `content\n<contentKey>` to the call that started. */
   readonly #calls = new Map<string, Map<string, { toolCallId: string; content?: string }>>();
   readonly #holders = new Map<string, Holder>();
@@ -180,6 +185,20 @@ export class InMemoryRunStore implements RunStore, RunQueue {
   /** True when `startCall` spent the approval; see {@link RunStore.isApprovalUsed}. */
   async isApprovalUsed(approvalId: string): Promise<boolean> {
     return this.#approvals.has(approvalId);
+  }
+
+  /** Binds the interaction to its question, once; see {@link RunStore.bindInteraction}. */
+  async bindInteraction(binding: InteractionBinding): Promise<InteractionBindingOutcome> {
+    checkInteractionBinding(binding);
+    const key = JSON.stringify([binding.approverLink, binding.interactionId]);
+    const held = this.#bindings.get(key);
+    if (held === undefined) {
+      this.#bindings.set(key, { question: binding.question, runId: binding.runId });
+      return { outcome: "bound" };
+    }
+    return held.question === binding.question
+      ? { outcome: "bound" }
+      : { outcome: "taken", runId: held.runId };
   }
 
   /** Keeps the tool message of a call `startCall` recorded; see {@link RunStore.recordFinish}. */

@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { RunStateError } from "./durable-errors.js";
 import type { RunClaim } from "./run-queue.js";
 import {
@@ -178,6 +179,20 @@ export interface RunStore {
    * (the agent records it with the save after the call, `finishedCall`).
    */
   recordFinish(runId: string, toolCallId: string, content: string): Promise<void>;
+  /**
+   * Records, once and for good, which question an interaction of an
+   * approver link was created for: an approver whose service names its
+   * questions (a messaging service's interaction ids) binds each one it is
+   * given, so that an answer read from an interaction never approves
+   * another question, in any run or process. Resolves `bound` when the
+   * interaction was bound to no question (it now is, to this one) or to
+   * this one already; `taken` when it is bound to another question
+   * (nothing is written). Atomic: of two binds of one interaction to two
+   * questions at once, in any processes, exactly one is `bound`. Bindings
+   * outlive `delete`, as spent approvals do. Rejects with `RunStoreError`
+   * when it cannot read or write.
+   */
+  bindInteraction(binding: InteractionBinding): Promise<InteractionBindingOutcome>;
 }
 
 /**
@@ -193,6 +208,7 @@ export const runStoreMethods = [
   "startCall",
   "isApprovalUsed",
   "recordFinish",
+  "bindInteraction",
 ] as const satisfies ReadonlyArray<keyof RunStore>;
 
 /** What {@link RunStore.startCall} records besides the state. */
@@ -231,6 +247,50 @@ export type CallStartOutcome =
       /** Its tool message, when the store recorded how it ended. */
       content?: string;
     };
+
+/** An interaction and the question it holds, as {@link RunStore.bindInteraction} records it. */
+export interface InteractionBinding {
+  /** The approver's link the question went to (a messaging subscription link id). */
+  approverLink: string;
+  /** The service's id of the interaction that holds the question. */
+  interactionId: string;
+  /**
+   * Names the question, as the approver chooses: equal for every read of
+   * one question, different for any other (the messaging approver gives a
+   * digest of the approval ids it asks about).
+   */
+  question: string;
+  /** The run that asked the question. */
+  runId: string;
+}
+
+/** What {@link RunStore.bindInteraction} found; only `bound` lets the interaction's answer count. */
+export type InteractionBindingOutcome =
+  | { outcome: "bound" }
+  | {
+      /** The interaction holds another question: its answer approves nothing here. */
+      outcome: "taken";
+      /** The run whose question it holds, when the store knows. */
+      runId?: string;
+    };
+
+/**
+ * Throws a ConfigurationError unless `binding` names an interaction, a
+ * link, a question and a run, each a non-empty string: what every store's
+ * `bindInteraction` checks first.
+ */
+export function checkInteractionBinding(binding: InteractionBinding): void {
+  const fields = ["approverLink", "interactionId", "question", "runId"] as const;
+  const wrong = fields.filter((field) => {
+    const value = (binding as unknown as Partial<Record<string, unknown>> | null)?.[field];
+    return typeof value !== "string" || value === "";
+  });
+  if (wrong.length > 0) {
+    throw new ConfigurationError(
+      `bindInteraction needs ${wrong.join(", ")} as non-empty strings: the approver link, the service's interaction id, the question's name and the run asking.`,
+    );
+  }
+}
 
 /** The summary of one state, as `list` gives it. */
 export function summarizeRunState(state: RunState): RunSummary {
