@@ -4,7 +4,7 @@ import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
 import type { StandingCoverage, StandingScope } from "./approval/standing-approval.js";
-import type { ApprovalAction, Approver, DecisionSource } from "./approver.js";
+import type { ApprovalAction, ApprovalContext, Approver, DecisionSource } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 import { isRefusalCode, type RefusalCode } from "./refusal-code.js";
 
@@ -110,6 +110,8 @@ export interface ApprovalGateOptions {
   runId?: string;
   /** The run's task, handed to the approver (`ApprovalContext.task`). */
   task?: string;
+  /** Binds an interaction to its question in the run store, handed to the approver (`ApprovalContext.bindInteraction`). */
+  bindInteraction?: ApprovalContext["bindInteraction"];
   /**
    * Read the answers to a question asked earlier (a resumed run) by its
    * ticket, instead of asking again. `fingerprint` is the one recorded when
@@ -169,6 +171,7 @@ export async function consultApprover(options: ApprovalGateOptions): Promise<App
     allowPending: options.allowPending === true,
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.task !== undefined ? { task: options.task } : {}),
+    ...(options.bindInteraction !== undefined ? { bindInteraction: options.bindInteraction } : {}),
   };
   let ticket = check?.ticket;
   let decisions: unknown;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ActionDescription, ToolTarget } from "../tools/tool.js";
 import type { StandingScope } from "./approval/standing-approval.js";
+import type { InteractionBinding, InteractionBindingOutcome } from "./durable/run-store.js";
 import type { RefusalCode } from "./refusal-code.js";
 
 /** A tool call waiting at the approval gate. */
@@ -70,6 +71,18 @@ export interface ApprovalContext {
   task?: string;
   /** When true `read` may answer `pending` instead of waiting (durable runs). */
   allowPending?: boolean;
+  /**
+   * Records, in the agent's run store, which question an interaction of an
+   * approver link holds, once and for good (`RunStore.bindInteraction`, for
+   * the run asking). An approver whose service names its questions (a
+   * messaging service's interaction ids) binds each interaction it is
+   * given, and takes no answer from one that `taken` says holds another
+   * question: the same interaction read for another question, in any run
+   * or process, approves nothing. Absent outside an agent's run.
+   */
+  bindInteraction?: (
+    binding: Omit<InteractionBinding, "runId">,
+  ) => Promise<InteractionBindingOutcome>;
 }
 
 /** Where a decision came from, for the audit trail (the approver fills in what it knows). */

@@ -78,7 +78,7 @@ function askedTogether(
   calls: number,
   environment: ToolCallEnvironment,
 ): { question: StepQuestion; slots: RequestSlots } | undefined {
-  const { approver, signal, logger, journal } = environment;
+  const { approver, signal, logger, journal, bindInteraction } = environment;
   if (calls < 2 || approver === undefined) return undefined;
   const question = new StepQuestion(calls, (actions, allowPending) =>
     consultApprover({
@@ -89,6 +89,7 @@ function askedTogether(
       allowPending,
       ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
       ...(journal.task !== undefined ? { task: journal.task } : {}),
+      ...(bindInteraction !== undefined ? { bindInteraction } : {}),
     }),
   );
   return { question, slots: new RequestSlots(environment.toolConcurrency) };

@@ -16,7 +16,7 @@ import {
   type PendingRecord,
   type RefusedRecord,
 } from "./approval-gate.js";
-import type { ApprovalAction, Approver } from "./approver.js";
+import type { ApprovalAction, ApprovalContext, Approver } from "./approver.js";
 import type { RunBudgetState } from "./durable/run-state.js";
 import type { ModelToolCall } from "./model-message.js";
 import type { RunUsage, ToolCallRecord } from "./run-result.js";
@@ -179,6 +179,8 @@ export interface BudgetContext {
   usage: RunUsage;
   runId: string | undefined;
   approver: Approver | undefined;
+  /** Binds an interaction to its question in the run store, for the approver (`ApprovalContext.bindInteraction`). */
+  bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
   audit: ApprovalAuditSinks;
   signal: AbortSignal;
   /** The run's events: a question to extend the budget is an `approval-request` and its `approval-result`. */
@@ -291,6 +293,7 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
     signal: context.signal,
     logger: context.audit.logger,
     ...(context.runId !== undefined ? { runId: context.runId } : {}),
+    ...(context.bindInteraction !== undefined ? { bindInteraction: context.bindInteraction } : {}),
   })) as [Exclude<ApprovalRecord, PendingRecord>];
   const decision = await publishApprovalDecision(
     context.audit,

@@ -5,6 +5,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { AgentSettings } from "./agent-options.js";
 import { ApprovalExpiredError } from "./approval/approval-expiry.js";
+import type { ApprovalContext } from "./approver.js";
 import { callModel, type ModelCallMode } from "./call-model.js";
 import { describeThrown } from "./describe-thrown.js";
 import type { RunJournal } from "./durable/run-journal.js";
@@ -120,12 +121,17 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     return result;
   };
 
+  // Which question each interaction of an approver holds, kept in the run store under this run.
+  const bindInteraction: ApprovalContext["bindInteraction"] = (binding) =>
+    settings.runStore.bindInteraction({ ...binding, runId: journal.runId });
+
   /** Settles a step's tool calls; returns the result when the run ends with it. */
   const settleStep = async (step: StepInput): Promise<RunResult<unknown> | undefined> => {
     const executed = await executeToolCalls(step.calls, {
       tools: step.tools ?? settings.tools,
       onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
+      bindInteraction,
       approvalPolicy: settings.approvalPolicy,
       onApprovalExpired: settings.onApprovalExpired,
       audit,
@@ -229,6 +235,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     usage: journal.usage,
     runId: journal.runId,
     approver: settings.approver,
+    bindInteraction,
     audit,
     signal,
     emit,

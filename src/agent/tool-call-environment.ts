@@ -7,7 +7,7 @@ import type { ApprovalAuditSinks } from "./approval/approval-audit-record.js";
 import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import type { StepQuestionSeat } from "./approval/step-question.js";
-import type { Approver } from "./approver.js";
+import type { ApprovalContext, Approver } from "./approver.js";
 import type { RunJournal } from "./durable/run-journal.js";
 import type { ToolCallRecord } from "./run-result.js";
 
@@ -15,6 +15,8 @@ import type { ToolCallRecord } from "./run-result.js";
 export interface ToolCallEnvironment {
   tools: ReadonlyMap<string, AnyTool>;
   approver: Approver | undefined;
+  /** Binds an interaction to its question in the run store, for the approver (`ApprovalContext.bindInteraction`). */
+  bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
   /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
   approvalPolicy: CompiledApprovalPolicy;
   /** What happens when nobody answers a question before it expires. */

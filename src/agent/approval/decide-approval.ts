@@ -299,6 +299,9 @@ async function askApproval(
     allowPending,
     ...(journal.runId !== undefined ? { runId: journal.runId } : {}),
     ...(journal.task !== undefined ? { task: journal.task } : {}),
+    ...(environment.bindInteraction !== undefined
+      ? { bindInteraction: environment.bindInteraction }
+      : {}),
     ...(check ? { check } : {}),
   });
   return record as ApprovalRecord;

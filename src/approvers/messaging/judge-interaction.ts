@@ -1,6 +1,7 @@
 import { sameFingerprint } from "../../agent/approval/fingerprint-check.js";
 import type { RefusalCode } from "../../agent/refusal-code.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
+import { textDigest } from "../../internal/canonical-json.js";
 import { duplicateJsonKey } from "../../internal/duplicate-json-key.js";
 import { redactText } from "../../internal/redact.js";
 import { escapeUntrustedText } from "../../internal/untrusted-text.js";
@@ -15,6 +16,8 @@ export interface ExpectedInteraction {
   fingerprint: string;
   /** The fingerprint this approver recorded when it created the interaction, when it did. */
   recordedFingerprint: string | undefined;
+  /** `sha256:` digest of the question's text as sent, as the ticket recorded it, when it did. */
+  questionDigest?: string | undefined;
   toolName: string;
   /** The question offered `edit` (the approver allows edits). */
   editsAllowed?: boolean;
@@ -42,7 +45,8 @@ const offeredOptionIds: ReadonlySet<string> = new Set(approvalOptions.map((optio
  * `answered` with `option_id` exactly `approve`, on the interaction asked
  * about, of the message the question was sent in, whose fingerprint (as
  * recorded here, and as carried in its `metadata` when the service returns
- * it) is the action's, approves.
+ * it) is the action's, approves; a service that echoes the question (its
+ * text, or the digest in its `metadata`) must echo the one sent.
  */
 export function judgeInteraction(
   interaction: Interaction,
@@ -67,6 +71,18 @@ export function judgeInteraction(
       outcome: "refused",
       code: "messaging_error",
       reason: `The messaging service's interaction "${escapeUntrustedText(expected.interactionId).slice(0, 100)}" ${named}, not to message "${escapeUntrustedText(expected.messageId).slice(0, 100)}" that asked about ${tool}, so its answer is another question's and the action was not run.`,
+    };
+  }
+  // The contract's read does not echo the question; a service that does (its text, or the
+  // digest this approver put in the metadata) must echo the question this ticket sent.
+  if (
+    expected.questionDigest !== undefined &&
+    echoedQuestionDigests(interaction).some((digest) => digest !== expected.questionDigest)
+  ) {
+    return {
+      outcome: "refused",
+      code: "messaging_error",
+      reason: `The messaging service's interaction "${escapeUntrustedText(expected.interactionId).slice(0, 100)}" carries another question than the one sent about ${tool} (its text is not the text asked), so its answer is not to the question the person was shown about this action, and the action was not run.`,
     };
   }
   const carried = carriedFingerprint(interaction);
@@ -173,6 +189,33 @@ function judgeAnswer(
     code: "unreadable_answer",
     reason: `The answer to the approval request for ${tool} chose ${given} (only ${[...offeredOptionIds].join(" or ")} count), so it was not read as an approval and the action was not run.`,
   };
+}
+
+/**
+ * The metadata key under which a question carries the digest of its own
+ * text, for a service that echoes the metadata in its interaction reads.
+ */
+export const questionDigestKey = "question_digest";
+
+/**
+ * The digests of the question an interaction read echoes, when the service
+ * echoes any: its `text` (the question as the service holds it), and the
+ * digest the question carried in its `metadata`. Anything there but a
+ * string counts as another question's.
+ */
+function echoedQuestionDigests(interaction: Interaction): string[] {
+  const digests: string[] = [];
+  const { text, metadata } = interaction;
+  if (text !== undefined && text !== null) {
+    digests.push(typeof text === "string" ? textDigest(text) : "");
+  }
+  if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
+    const carried = (metadata as Record<string, unknown>)[questionDigestKey];
+    if (carried !== undefined && carried !== null) {
+      digests.push(typeof carried === "string" ? carried : "");
+    }
+  }
+  return digests;
 }
 
 function carriedFingerprint(interaction: Interaction): { present: boolean; value?: unknown } {

@@ -28,7 +28,7 @@ import { ApproverReadiness } from "./approver-readiness.js";
 import { planBatchQuestions } from "./batch-question-text.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
 import { judgeBatchItem } from "./judge-batch-item.js";
-import { deliveryFailedReason, judgeInteraction } from "./judge-interaction.js";
+import { deliveryFailedReason, judgeInteraction, questionDigestKey } from "./judge-interaction.js";
 import { cancelQuestion, readDeliveryFailure } from "./message-follow-up.js";
 import {
   type MessagingApproverOptions,
@@ -36,6 +36,7 @@ import {
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
 import {
+  questionName,
   readTicket,
   type SentQuestion,
   type TicketItem,
@@ -63,7 +64,10 @@ interface AskedItem {
  * reads once); `peek` reads whether they are still awaited.
  *
  * Only an answer `approve` to the interaction asked about, for the action's
- * exact fingerprint, approves. Everything else is a refusal with a `code`
+ * exact fingerprint, approves. Each interaction the service hands out is
+ * bound to its question in the agent's run store (`RunStore.bindInteraction`):
+ * one that holds another question, of any run in any process, approves
+ * nothing here. Everything else is a refusal with a `code`
  * and a `reason` the model can read: `denied`, `canceled`,
  * `delivery_failed`, `approver_unavailable`, `timeout`, `unreadable_answer`,
  * `messaging_error`, `fingerprint_mismatch`. A question nobody answered in
@@ -292,6 +296,7 @@ export class MessagingApprover implements Approver {
             })),
             ...(context.runId !== undefined ? { run_id: context.runId } : {}),
             ...(context.task !== undefined ? { task: context.task } : {}),
+            [questionDigestKey]: textDigest(text),
           }) as Record<string, unknown>,
         },
         { signal: context.signal },
@@ -302,7 +307,11 @@ export class MessagingApprover implements Approver {
       const reason = `The approval request for ${subject} could not be sent (${describeMessagingError(error)}), so no action of it was run.`;
       return { items, refused: { code: "messaging_error", reason } };
     }
-    const sent = await this.#taken(accepted, subject, "no action of it was", logger);
+    const sent = await this.#taken(accepted, subject, "no action of it was", logger, {
+      link: subscriptionLinkId,
+      question: questionName(items),
+      context,
+    });
     if ("outcome" in sent) return { items, refused: { code: sent.code, reason: sent.reason } };
     return { items, sent: [{ ...sent, link: subscriptionLinkId }], digest: textDigest(text) };
   }
@@ -321,10 +330,13 @@ export class MessagingApprover implements Approver {
         refused?.reason ?? "The approval request was not sent, so the action was not run.";
       return asked.map(() => refusal(code, reason));
     }
+    const unbound = await this.#bindOnRead(question, sent, asked, context, logger);
+    if (unbound !== undefined) return unbound;
+    const { digest } = question;
     const first = sent[0] as SentQuestion;
     if (sent.length === 2) {
       const { action, item } = asked[0] as AskedItem;
-      return [await this.#readTwo(action, item, sent, context, logger)];
+      return [await this.#readTwo(action, item, sent, digest, context, logger)];
     }
     // A question about several actions: each read by the number it was shown under.
     const numbers = question.items.every((item) => item.number !== undefined)
@@ -333,7 +345,7 @@ export class MessagingApprover implements Approver {
     const conclude = (interaction: Interaction) =>
       Promise.all(
         asked.map(({ action, item }) =>
-          this.#conclude(action, item, interaction, first, logger, numbers),
+          this.#conclude(action, item, interaction, first, logger, { numbers, digest }),
         ),
       );
     if (context.allowPending === true) {
@@ -345,7 +357,7 @@ export class MessagingApprover implements Approver {
     }
     if (numbers === undefined) {
       const { action, item } = asked[0] as AskedItem;
-      return [await this.#wait(action, item, first, context, logger)];
+      return [await this.#wait(action, item, first, context, logger, { digest })];
     }
     const subject = subjectOf(asked);
     const outcome = await this.#waitFor(first, subject, this.#options.timeoutMs, context, logger);
@@ -370,6 +382,7 @@ export class MessagingApprover implements Approver {
     action: ApprovalAction,
     item: TicketItem,
     sent: readonly SentQuestion[],
+    digest: string | undefined,
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
@@ -384,7 +397,9 @@ export class MessagingApprover implements Approver {
       }
       const decisions = await Promise.all(
         interactions.map((interaction, index) =>
-          this.#conclude(action, item, interaction as Interaction, sent[index]!, logger),
+          this.#conclude(action, item, interaction as Interaction, sent[index]!, logger, {
+            digest,
+          }),
         ),
       );
       return combineTwoApprovals(action, ids, links, decisions);
@@ -403,7 +418,7 @@ export class MessagingApprover implements Approver {
               one,
               { ...context, signal: stop.signal },
               logger,
-              { alone: false },
+              { alone: false, digest },
             );
             if (decision.outcome !== "approved") stop.abort();
             return decision;
@@ -418,6 +433,72 @@ export class MessagingApprover implements Approver {
     } finally {
       context.signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Binds `sent`'s interaction to `question` in the agent's run store:
+   * `bound`; `taken` when it holds another question there (or the store
+   * answers anything else); `unbound` when there is no store to bind in
+   * (asked outside an agent's run); `failed` when the store could not say
+   * (logged).
+   */
+  async #bind(
+    sent: SentQuestion,
+    question: string,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<"bound" | "taken" | "unbound" | "failed"> {
+    const { link, interactionId } = sent;
+    if (context.bindInteraction === undefined) return "unbound";
+    try {
+      const bound = await context.bindInteraction({ approverLink: link, interactionId, question });
+      if (bound?.outcome === "bound") return "bound";
+      logger.warn(
+        { interactionId, link, heldByRun: bound?.runId },
+        "the messaging service gave this question an interaction that holds another question; its answer is not read as this one's",
+      );
+      return "taken";
+    } catch (error) {
+      logger.warn(
+        { interactionId, link, error: describeMessagingError(error) },
+        "which question the interaction holds could not be recorded in the run store",
+      );
+      return "failed";
+    }
+  }
+
+  /**
+   * Binds each interaction of `question` that the ticket does not say was
+   * bound when it was asked (by an earlier version, or when the run store
+   * could not be written then), before its answer is read: refusals for
+   * `asked` when one holds another question; while the store cannot say,
+   * pending for a run that may wait, refusals otherwise.
+   */
+  async #bindOnRead(
+    question: TicketQuestion,
+    sent: readonly SentQuestion[],
+    asked: readonly AskedItem[],
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision[] | undefined> {
+    const subject = subjectOf(asked);
+    for (const one of sent) {
+      if (one.bound === true) continue;
+      const bound = await this.#bind(one, questionName(question.items), context, logger);
+      const interaction = escapeUntrustedText(one.interactionId).slice(0, 100);
+      if (bound === "taken") {
+        const reason = `The messaging service's interaction "${interaction}" of link "${one.link}" holds another question than the one asked about ${subject}: its answer is that question's, so it approves nothing here and the action was not run.`;
+        return asked.map(() => refusal("messaging_error", reason, one.interactionId));
+      }
+      if (bound === "failed" && context.allowPending === true) {
+        return asked.map(() => ({ outcome: "pending", interactionId: one.interactionId }));
+      }
+      if (bound === "failed") {
+        const reason = `Which question the messaging service's interaction "${interaction}" holds could not be checked in the run store, so its answer about ${subject} was not read and the action was not run.`;
+        return asked.map(() => refusal("messaging_error", reason, one.interactionId));
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -469,6 +550,8 @@ export class MessagingApprover implements Approver {
       ...(edits ? { [editAnswer.metadataKey]: action.arguments } : {}),
       // The standing scope offered, so the answer is read against the scope the question stated.
       ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
+      // For a service that echoes the metadata: the read checks the question is this one.
+      [questionDigestKey]: textDigest(text),
     }) as Record<string, unknown>;
     // What a change must meet, so the channel can check it where the person types it: the
     // tool's own schema, whose property names (a `token` argument) are not secrets.
@@ -503,7 +586,11 @@ export class MessagingApprover implements Approver {
         `The approval request for "${action.toolName}" could not be sent (${describeMessagingError(error)}), so the action was not run.`,
       );
     }
-    const sent = await this.#taken(accepted, `"${action.toolName}"`, "the action was", logger);
+    const sent = await this.#taken(accepted, `"${action.toolName}"`, "the action was", logger, {
+      link: subscriptionLinkId,
+      question: questionName([action]),
+      context,
+    });
     if ("outcome" in sent) return sent;
     logger.debug(
       {
@@ -519,14 +606,18 @@ export class MessagingApprover implements Approver {
   /**
    * The message the service accepted, as a question whose answer can be
    * read: refused (and withdrawn) when it has no interaction id, or one an
-   * earlier question of this approver was given, whose answer it would read.
+   * earlier question of this approver was given, whose answer it would read;
+   * refused (and left alone: it is another question's) when the run store
+   * binds its interaction to another question. Bound to `binding.question`
+   * when the agent gives a run store; a bind that fails is left to the read.
    */
   async #taken(
     accepted: AcceptedMessage,
     subject: string,
     notRun: string,
     logger: Logger,
-  ): Promise<{ messageId: string; interactionId: string } | RefusedDecision> {
+    binding: { link: string; question: string; context: ApprovalContext },
+  ): Promise<Omit<SentQuestion, "link"> | RefusedDecision> {
     const { messageId, interactionId } = accepted;
     const why =
       interactionId === undefined
@@ -536,7 +627,15 @@ export class MessagingApprover implements Approver {
           : undefined;
     if (why === undefined && interactionId !== undefined) {
       this.#interactionIds.add(interactionId);
-      return { messageId, interactionId };
+      const sent = { messageId, interactionId, link: binding.link };
+      const bound = await this.#bind(sent, binding.question, binding.context, logger);
+      if (bound === "taken") {
+        return refusal(
+          "messaging_error",
+          `The messaging service accepted the approval request for ${subject} (message "${escapeUntrustedText(messageId).slice(0, 100)}") under interaction "${escapeUntrustedText(interactionId).slice(0, 100)}" of link "${binding.link}", which already holds another question: an answer to it is that question's, so ${notRun} not run.`,
+        );
+      }
+      return { messageId, interactionId, ...(bound === "bound" ? { bound: true as const } : {}) };
     }
     await cancelQuestion(this.#options.client, messageId, logger);
     return refusal(
@@ -557,7 +656,7 @@ export class MessagingApprover implements Approver {
     first: SentQuestion,
     context: ApprovalContext,
     logger: Logger,
-    { alone = true }: { alone?: boolean } = {},
+    { alone = true, digest }: { alone?: boolean; digest?: string | undefined } = {},
   ): Promise<ApprovalDecision> {
     const { timeoutMs } = this.#options;
     const tool = `"${action.toolName}"`;
@@ -582,7 +681,7 @@ export class MessagingApprover implements Approver {
         const [decision] = await this.#unanswered(outcome, asked, [action], logger);
         return decision as ApprovalDecision;
       }
-      return this.#conclude(action, item, outcome.interaction, asked, logger);
+      return this.#conclude(action, item, outcome.interaction, asked, logger, { digest });
     }
     throw new Error("unreachable: the last stretch always decides");
   }
@@ -760,7 +859,8 @@ export class MessagingApprover implements Approver {
   /**
    * The decision an interaction gives for `action`; for an item of a
    * question about several (`numbers`: every number it showed), the
-   * decision for that item.
+   * decision for that item. `digest`: the question's, as the ticket
+   * recorded it, for a service that echoes the question.
    */
   async #conclude(
     action: ApprovalAction,
@@ -768,7 +868,10 @@ export class MessagingApprover implements Approver {
     interaction: Interaction,
     sent: SentQuestion,
     logger: Logger,
-    numbers?: readonly number[],
+    {
+      numbers,
+      digest,
+    }: { numbers?: readonly number[] | undefined; digest?: string | undefined } = {},
   ): Promise<ApprovalDecision> {
     const { interactionId } = sent;
     const expected = {
@@ -776,6 +879,7 @@ export class MessagingApprover implements Approver {
       messageId: sent.messageId,
       fingerprint: action.fingerprint,
       recordedFingerprint: item.fingerprint,
+      questionDigest: digest,
       toolName: action.toolName,
       editsAllowed: this.#editsAllowed(action),
       standingFingerprint: this.#offersStanding(action) ? action.standing?.fingerprint : undefined,

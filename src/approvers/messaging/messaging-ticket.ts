@@ -1,5 +1,6 @@
 import { isRefusalCode, type RefusalCode } from "../../agent/refusal-code.js";
 import { buildOnFirstUse } from "../../internal/build-on-first-use.js";
+import { textDigest } from "../../internal/canonical-json.js";
 import { loadZod } from "../../internal/load-zod.js";
 
 /** A question as the messaging service took it: its interaction, its message and the link it went to. */
@@ -7,6 +8,12 @@ export interface SentQuestion {
   interactionId: string;
   messageId: string;
   link: string;
+  /**
+   * The run store recorded, when the question was asked, that the
+   * interaction holds this question (`RunStore.bindInteraction`); absent,
+   * the answer's read binds it first.
+   */
+  bound?: true;
 }
 
 /** One question of a ticket, and the actions it asks about. */
@@ -34,7 +41,12 @@ export interface TicketItem {
 
 const ticketSchema = buildOnFirstUse(() => {
   const { z } = loadZod();
-  const sent = z.object({ interactionId: z.string(), messageId: z.string(), link: z.string() });
+  const sent = z.object({
+    interactionId: z.string(),
+    messageId: z.string(),
+    link: z.string(),
+    bound: z.literal(true).optional(),
+  });
   return z.object({
     questions: z.array(
       z.object({
@@ -54,6 +66,15 @@ const ticketSchema = buildOnFirstUse(() => {
     ),
   });
 });
+
+/**
+ * The name a question goes by in the run store's bindings of interactions
+ * (`RunStore.bindInteraction`): a digest of the approval ids it asks about,
+ * which the agent mints and never reuses, so no two questions share it.
+ */
+export function questionName(items: ReadonlyArray<{ approvalId: string }>): string {
+  return textDigest(JSON.stringify(items.map((item) => item.approvalId)));
+}
 
 /**
  * The ticket `MessagingApprover.ask` hands back: every question it put, as

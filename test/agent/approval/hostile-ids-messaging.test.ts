@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalPolicy } from "../../../src/agent/approval/approval-policy.js";
+import { InMemoryRunStore } from "../../../src/agent/durable/in-memory-run-store.js";
+import type { RunStore } from "../../../src/agent/durable/run-store.js";
 import { MessagingApprover } from "../../../src/approvers/messaging/messaging-approver.js";
 import { writeTicket } from "../../../src/approvers/messaging/messaging-ticket.js";
 import { MessagingClient } from "../../../src/clients/messaging/messaging-client.js";
@@ -14,9 +16,11 @@ import {
   startMessagingSimulator,
   startOrdersSimulator,
 } from "../../../src/simulators/index.js";
+import { FileRunStore } from "../../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { readOne } from "../../helpers/approver-verbs.js";
+import { useTemporaryDirectories } from "../durable/durable-helpers.js";
 
 // A messaging service that names the questions it was sent with ids of its
 // choosing: an answer to one question must never approve an action another
@@ -73,7 +77,12 @@ function deleteCallbackTool() {
 
 function makeAgent(
   model: ScriptedModel,
-  options: { fetch?: typeof globalThis.fetch; second?: string; policy?: ApprovalPolicy } = {},
+  options: {
+    fetch?: typeof globalThis.fetch;
+    second?: string;
+    policy?: ApprovalPolicy;
+    runStore?: RunStore;
+  } = {},
 ) {
   return new Agent({
     model,
@@ -92,6 +101,7 @@ function makeAgent(
       maxPollIntervalMs: 10,
     }),
     ...(options.policy ? { approvalPolicy: options.policy } : {}),
+    ...(options.runStore ? { runStore: options.runStore } : {}),
   });
 }
 
@@ -294,5 +304,204 @@ describe("interaction ids a messaging service chooses", () => {
     expect(result.status).toBe("budget_exhausted");
     expect(result.error?.message).toContain("the extension was not approved (messaging_error");
     expect(deletedIds()).toEqual(callbackIds.slice(0, 1));
+  });
+});
+
+/** A fetch that names every question sent as `named()` says (its interaction and message ids), while it says any. */
+function namingFetch(
+  named: () => { interactionId: string; messageId: string } | undefined,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const ids = named();
+    if (init?.method !== "POST" || url.pathname !== "/v1/messages" || !response.ok || !ids) {
+      return response;
+    }
+    const body = (await response.json()) as Record<string, unknown>;
+    if (body.interaction_id === undefined) return Response.json(body, { status: response.status });
+    return Response.json(
+      { ...body, interaction_id: ids.interactionId, message_id: ids.messageId },
+      { status: response.status },
+    );
+  };
+}
+
+/**
+ * A fetch whose interaction reads echo the question the interaction was
+ * created with (its text, and its metadata when `metadata`), as some
+ * services do; `echoOf` picks which question's, by the interaction asked.
+ */
+function echoingFetch(
+  options: { metadata?: boolean; echoOf?: (interactionId: string) => string } = {},
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const [, version, collection, id] = url.pathname.split("/");
+    if (init?.method !== undefined && init.method !== "GET") return response;
+    if (version !== "v1" || collection !== "interactions" || id === undefined || !response.ok) {
+      return response;
+    }
+    const body = (await response.json()) as Record<string, unknown>;
+    const echoed = options.echoOf?.(decodeURIComponent(id)) ?? decodeURIComponent(id);
+    const question = messaging.interaction(echoed);
+    return Response.json(
+      {
+        ...body,
+        text: question?.text,
+        ...(options.metadata ? { metadata: question?.metadata } : {}),
+      },
+      { status: response.status },
+    );
+  };
+}
+
+describe("an interaction answers one question, ever", () => {
+  const makeDirectory = useTemporaryDirectories();
+
+  /** Run 1 asks about `callbackId` and suspends; the person approves its question. */
+  async function approvedFirstRun(callbackId: string, runStore: RunStore) {
+    const asked = await makeAgent(deleting([callbackId]), { runStore }).run("delete one", {
+      suspendOnApproval: true,
+    });
+    expect(asked.status).toBe("suspended");
+    const interactionId = asked.state?.pendingCalls[0]?.interactionId ?? "";
+    const question = messaging.interaction(interactionId);
+    messaging.answerInteraction(interactionId, "approve");
+    return { runId: asked.runId ?? "", interactionId, messageId: question?.message_id ?? "" };
+  }
+
+  /**
+   * Run 2 asks about `callbackId` through a service that names its question
+   * as run 1's (interaction and message id), with `asking` as its store; a
+   * run that suspends is resumed by a fresh agent on `resuming`.
+   */
+  async function secondRunNamedAsFirst(
+    callbackId: string,
+    first: { interactionId: string; messageId: string },
+    stores: { asking: RunStore; resuming: RunStore },
+  ) {
+    const fetch = namingFetch(() => first);
+    const asked = await makeAgent(deleting([callbackId]), { fetch, runStore: stores.asking }).run(
+      "delete one",
+      { suspendOnApproval: true },
+    );
+    const result =
+      asked.status === "suspended"
+        ? await makeAgent(new ScriptedModel([{ text: "done" }]), {
+            runStore: stores.resuming,
+          }).resume(asked.runId ?? "")
+        : asked;
+    return result.steps.flatMap((step) => step.toolCalls)[0];
+  }
+
+  /** The refusal of a question whose interaction holds another question, as asked (`when: "asked"`) or read. */
+  const namesTheInteraction = (interactionId: string, when: "asked" | "read" = "asked") =>
+    expect.objectContaining({
+      status: "refused",
+      approval: expect.objectContaining({
+        outcome: "refused",
+        code: "messaging_error",
+        reason: expect.stringContaining(
+          when === "asked"
+            ? `under interaction "${interactionId}" of link "${messaging.approverLinkId}", which already holds another question: an answer to it is that question's`
+            : `interaction "${interactionId}" of link "${messaging.approverLinkId}" holds another question than the one asked about "delete_callback": its answer is that question's, so it approves nothing here`,
+        ),
+      }),
+    });
+
+  it("a second run's question named as the first run's, resumed by a fresh agent on the same state directory, deletes nothing; the first run's approval still runs its own call", async () => {
+    const directory = await makeDirectory();
+    const store = () => new FileRunStore({ directory });
+    const [mine, theirs] = orders.callbacks().map((callback) => callback.id);
+    const first = await approvedFirstRun(mine!, store());
+
+    const record = await secondRunNamedAsFirst(theirs!, first, {
+      asking: store(),
+      resuming: store(),
+    });
+    expect(deletedIds()).toEqual([]);
+    expect(record).toEqual(namesTheInteraction(first.interactionId));
+
+    // Exactly one question holds the answer: the one the person was shown.
+    const resumed = await makeAgent(new ScriptedModel([{ text: "done" }]), {
+      runStore: store(),
+    }).resume(first.runId);
+    expect(resumed.steps[0]?.toolCalls[0]?.status).toBe("succeeded");
+    expect(deletedIds()).toEqual([mine]);
+  });
+
+  it("two agents of one process sharing a run store: the second run's question named as the first's approves nothing", async () => {
+    const runStore = new InMemoryRunStore();
+    const [mine, theirs] = orders.callbacks().map((callback) => callback.id);
+    const first = await approvedFirstRun(mine!, runStore);
+    const record = await secondRunNamedAsFirst(theirs!, first, {
+      asking: runStore,
+      resuming: runStore,
+    });
+    expect(deletedIds()).toEqual([]);
+    expect(record).toEqual(namesTheInteraction(first.interactionId));
+  });
+
+  it("a question asked while the store could not record its interaction is bound when its answer is read: another question's answer approves nothing", async () => {
+    const directory = await makeDirectory();
+    const [mine, theirs] = orders.callbacks().map((callback) => callback.id);
+    const first = await approvedFirstRun(mine!, new FileRunStore({ directory }));
+    // The store of the process asking fails to record bindings (its disk is full, say).
+    const failing = new Proxy(new FileRunStore({ directory }), {
+      get(target, property) {
+        if (property === "bindInteraction") {
+          return () => Promise.reject(new Error("ENOSPC: no space left on device"));
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const record = await secondRunNamedAsFirst(theirs!, first, {
+      asking: failing,
+      resuming: new FileRunStore({ directory }),
+    });
+    expect(deletedIds()).toEqual([]);
+    expect(record).toEqual(namesTheInteraction(first.interactionId, "read"));
+  });
+
+  it("a service that echoes the question in its interaction reads: the answer counts only when it echoes the question sent", async () => {
+    // Each run in an agent of its own, with its own store: only the echo tells the questions apart.
+    const [mine, theirs] = orders.callbacks().map((callback) => callback.id);
+    let firstId: string | undefined;
+    const asking = makeAgent(deleting([mine!]), {
+      fetch: echoingFetch({ metadata: true }),
+    }).run("delete one");
+    while (firstId === undefined) {
+      firstId = messaging.interactions()[0]?.interaction_id;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    messaging.answerInteraction(firstId, "approve");
+    const approved = await asking;
+    expect(approved.steps[0]?.toolCalls[0]?.status).toBe("succeeded");
+    expect(deletedIds()).toEqual([mine]);
+
+    // The second question reads the first one's interaction, which echoes the first question.
+    const first = {
+      interactionId: firstId,
+      messageId: messaging.interaction(firstId)?.message_id ?? "",
+    };
+    const named = namingFetch(() => first);
+    const echoing = echoingFetch();
+    const result = await makeAgent(deleting([theirs!]), {
+      fetch: (input, init) => (init?.method === "POST" ? named(input, init) : echoing(input, init)),
+    }).run("delete one");
+    expect(deletedIds()).toEqual([mine]);
+    expect(result.steps[0]?.toolCalls[0]).toMatchObject({
+      status: "refused",
+      approval: {
+        outcome: "refused",
+        code: "messaging_error",
+        reason: expect.stringContaining(
+          `interaction "${firstId}" carries another question than the one sent`,
+        ),
+      },
+    });
   });
 });
