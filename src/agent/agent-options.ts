@@ -229,12 +229,7 @@ export function resolveAgentOptions(
   const ownRunStore = options.runStore === undefined ? new InMemoryRunStore() : undefined;
   const runStore = options.runStore ?? (ownRunStore as InMemoryRunStore);
   const { auditLog, onApprovalDecided } = options;
-  if (auditLog !== undefined && typeof auditLog?.append !== "function") {
-    problems.push("auditLog must have an append(record) method (e.g. a JsonlAuditLog).");
-  }
-  if (onApprovalDecided !== undefined && typeof onApprovalDecided !== "function") {
-    problems.push("onApprovalDecided must be a function that receives each audit record.");
-  }
+  checkAuditOptions(options, problems);
   if (typeof model?.complete !== "function" || typeof model?.stream !== "function") {
     problems.push("model must implement complete() and stream() (e.g. a ReasonerClient).");
   }
@@ -376,6 +371,20 @@ function resolveRunQueue(
     `runQueue must implement every RunQueue method (e.g. a PostgresRunStore), or be false; it lacks ${missing.map((method) => `${method}()`).join(", ")}. runQueueConformance() in switchyard-agents/testing checks a queue of your own.`,
   );
   return undefined;
+}
+
+/** Adds a problem for an `auditLog` without `append` or an `onApprovalDecided` that is not a function. */
+export function checkAuditOptions(
+  options: Pick<AgentOptions, "auditLog" | "onApprovalDecided">,
+  problems: string[],
+): void {
+  const { auditLog, onApprovalDecided } = options;
+  if (auditLog !== undefined && typeof auditLog?.append !== "function") {
+    problems.push("auditLog must have an append(record) method (e.g. a JsonlAuditLog).");
+  }
+  if (onApprovalDecided !== undefined && typeof onApprovalDecided !== "function") {
+    problems.push("onApprovalDecided must be a function that receives each audit record.");
+  }
 }
 
 /** Checks a value that must be a positive integer when given; returns it or the default. */

@@ -2,8 +2,9 @@ import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
 import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactText } from "../internal/redact.js";
-import type { AnyTool } from "../tools/tool.js";
+import type { AnyTool, ToolContext } from "../tools/tool.js";
 import { fingerprintOf } from "./approval/fingerprint-check.js";
+import { askToolApproval } from "./ask-tool-approval.js";
 import { describeThrown } from "./describe-thrown.js";
 import { ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import { neverAborted } from "./never-aborted.js";
@@ -63,6 +64,7 @@ export async function runTool(
             environment.journal.pendingCall(base.toolCallId)?.fingerprint ??
               fingerprintOf(tool, args),
           ),
+        askApprovalOf(environment, base.toolCallId, controller, logger),
       );
       Promise.resolve(tool.execute(args, context)).then(resolve, reject);
     });
@@ -104,4 +106,23 @@ export async function runTool(
     clearTimeout(timer);
     if (onRunAbort) runSignal.removeEventListener("abort", onRunAbort);
   }
+}
+
+/** The tool's way to ask the run's approver mid-call; none when the run has no approver. */
+function askApprovalOf(
+  environment: ToolCallEnvironment,
+  toolCallId: string,
+  source: { readonly signal: AbortSignal },
+  logger: () => Logger,
+): ToolContext["askApproval"] {
+  const { approver } = environment;
+  if (approver === undefined) return undefined;
+  return (request) =>
+    askToolApproval(request, {
+      approver,
+      signal: source.signal,
+      logger: logger(),
+      toolCallId,
+      runId: environment.journal.runId,
+    });
 }

@@ -3,7 +3,7 @@ import type { ToolContext } from "../tools/tool.js";
 
 /**
  * A `ToolContext` whose `signal`, `logger` and `idempotencyKey` are made on
- * first use. Its
+ * first use, with `askApproval` when given. Its
  * properties are own, enumerable and writable, as a plain object's are.
  */
 export function toolContext(
@@ -11,6 +11,7 @@ export function toolContext(
   logger: () => Logger,
   toolCallId: string,
   makeIdempotencyKey?: () => string,
+  askApproval?: ToolContext["askApproval"],
 ): ToolContext {
   let signal: AbortSignal | undefined;
   let replacedLogger: Logger | undefined;
@@ -29,6 +30,7 @@ export function toolContext(
       replacedLogger = value;
     },
     toolCallId,
+    ...(askApproval !== undefined ? { askApproval } : {}),
   };
   if (makeIdempotencyKey) {
     // Defined, not spread: spreading an accessor calls it, which made the

@@ -330,7 +330,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "mcp",
     usage:
-      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask|elicit]",
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask|elicit [--elicitation-timeout DURATION]]",
     summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
     options: [
       {
@@ -365,6 +365,12 @@ export const commandSpecs: readonly CommandSpec[] = [
         valueName: [...approvalModes, "elicit"].join("|"),
         description:
           "How approval requests are answered: by you in a browser, on the messaging simulator's inbox page whose address is printed to stderr; always approve or deny; asked at this terminal (only with --http: over stdio the terminal carries MCP); or elicit: the MCP host asks its user (elicitation, over stdio only; a host that does not support it gets each gated call refused). Default: deny over stdio; over HTTP, ask on a terminal, deny otherwise.",
+      },
+      {
+        name: "elicitation-timeout",
+        type: "string",
+        valueName: "DURATION",
+        description: `With --approve elicit: how long the host's user has to answer each approval question (${durationForms}); then the call does not run. The host's own request timeout must be longer, or reset on progress (the server sends progress every 15 seconds while the person reads, when the host asked for it). Default: 10m.`,
       },
       helpOption,
     ],

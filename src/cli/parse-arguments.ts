@@ -96,6 +96,8 @@ export interface McpArguments {
   allowedHosts?: string[];
   /** A mode of the messaging simulator, or `elicit`: ask the MCP host's user through the client. */
   approve?: ApprovalMode | "elicit";
+  /** `--elicitation-timeout`, in milliseconds: how long the host's user has to answer (with `--approve elicit`). */
+  elicitationTimeoutMs?: number;
   help: boolean;
 }
 
@@ -556,12 +558,21 @@ function readMcpValues(values: FlagValues, help: boolean): McpArguments {
   }
   const allowedOrigins = readMcpList(values, "allowed-origins", http);
   const allowedHosts = readMcpList(values, "allowed-hosts", http);
+  const timeoutText = values["elicitation-timeout"] as string | undefined;
+  if (timeoutText !== undefined && approve !== "elicit") {
+    throw usageError(
+      "--elicitation-timeout is how long the MCP host's user has to answer an approval question, which only --approve elicit asks: add --approve elicit, or leave --elicitation-timeout out.",
+    );
+  }
+  const elicitationTimeoutMs =
+    timeoutText === undefined ? undefined : parseDuration(timeoutText, "--elicitation-timeout");
   return {
     ...(tools !== undefined ? { tools } : {}),
     ...(http !== undefined ? { http } : {}),
     ...(allowedOrigins !== undefined ? { allowedOrigins } : {}),
     ...(allowedHosts !== undefined ? { allowedHosts } : {}),
     ...(approve !== undefined ? { approve } : {}),
+    ...(elicitationTimeoutMs !== undefined ? { elicitationTimeoutMs } : {}),
     help,
   };
 }

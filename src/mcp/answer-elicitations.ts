@@ -1,11 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { newApprovalId } from "../agent/approval/approval-id.js";
-import { consultApprover } from "../agent/approval-gate.js";
-import type { ApprovalAction, Approver } from "../agent/approver.js";
+import type { Approver } from "../agent/approver.js";
+import { askToolApproval, type ToolApprovalRequest } from "../agent/ask-tool-approval.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { actionFingerprint } from "../internal/canonical-json.js";
-import { componentLogger } from "../internal/logger.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
+import type { ToolContext } from "../tools/tool.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
 /**
@@ -25,16 +24,47 @@ export interface ElicitationAnswerers {
   /** The server, as `McpToolsOptions.serverName` names it. */
   serverName: string;
   onElicitation: McpElicitationHandler | undefined;
+  /** `McpToolsOptions.approver`; without it, the approver of the agent whose call is in progress. */
   approver: Approver | undefined;
+}
+
+/** A tool call of an agent in progress on a client: whom its server's questions can reach. */
+interface CallInProgress {
+  askApproval: ToolContext["askApproval"];
+  logger: Logger;
+}
+
+/** The agents' tool calls in progress on each client, earliest first. */
+const callsInProgress = new WeakMap<Client, Set<CallInProgress>>();
+
+/**
+ * Notes that an agent's call is in progress on the client until the
+ * returned function is called: an elicitation request the client receives
+ * meanwhile is put to that agent's approver (`context.askApproval`), and
+ * a decline for want of one is logged to the call's logger.
+ */
+export function callInProgress(client: Client, context: ToolContext): () => void {
+  let calls = callsInProgress.get(client);
+  if (calls === undefined) {
+    calls = new Set();
+    callsInProgress.set(client, calls);
+  }
+  const call: CallInProgress = { askApproval: context.askApproval, logger: context.logger };
+  calls.add(call);
+  return () => {
+    calls.delete(call);
+  };
 }
 
 /**
  * Has the client answer the server's elicitation requests through a person:
- * `onElicitation` when given, else the approver (see below), else every
- * request is declined. The approver can only say yes or no, so it is asked
- * only for a form whose every required field has a default (approve accepts
- * with the defaults, anything else declines); any other request is
- * declined without asking.
+ * `onElicitation` when given, else an approver (see below): `approver` when
+ * given, else the approver of the agent whose call to the server is in
+ * progress (the earliest, when several are); else every request is
+ * declined, and the decline logged with its reason. An approver can only
+ * say yes or no, so it is asked only for a form whose every required field
+ * has a default (approve accepts with the defaults, anything else
+ * declines); any other request is declined without asking.
  *
  * A client that did not declare the `elicitation` capability is never asked
  * by a conforming server: nothing is registered, and an `onElicitation`
@@ -58,7 +88,7 @@ export function answerElicitations(client: Client, answerers: ElicitationAnswere
   }
   try {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      answer(request.params, extra.signal, answerers),
+      answer(request.params, extra.signal, answerers, callsInProgress.get(client)),
     );
   } catch (error) {
     if (asked) {
@@ -74,24 +104,51 @@ async function answer(
   request: ElicitRequest["params"],
   signal: AbortSignal,
   answerers: ElicitationAnswerers,
+  calls: ReadonlySet<CallInProgress> | undefined,
 ): Promise<ElicitResult> {
   if (answerers.onElicitation) {
     return answerers.onElicitation(request, { server: answerers.serverName, signal });
   }
-  if (answerers.approver === undefined || !("requestedSchema" in request)) {
+  const [call] = calls ?? [];
+  const logger = call?.logger ?? componentLogger(undefined, "mcp-elicitation");
+  const { approver } = answerers;
+  const ask: ToolContext["askApproval"] =
+    approver === undefined
+      ? call?.askApproval
+      : (question) =>
+          askToolApproval(question, {
+            approver,
+            signal,
+            logger,
+            toolCallId: `elicitation-${answerers.serverName}`,
+          });
+  const declined = (reason: string): ElicitResult => {
+    logger.warn(
+      { server: answerers.serverName },
+      `declined the elicitation request of MCP server "${answerers.serverName}": ${reason}`,
+    );
     return { action: "decline" };
+  };
+  if (ask === undefined) {
+    return declined(
+      call === undefined
+        ? "no agent's call to the server was in progress, so there was nobody to ask (give mcpTools onElicitation or approver)"
+        : "the agent has no approver, so nobody could be asked (give the Agent an approver, or mcpTools onElicitation)",
+    );
+  }
+  if (!("requestedSchema" in request)) {
+    return declined(
+      "it asks the person to open a link, which an approver cannot do (give mcpTools onElicitation)",
+    );
   }
   const defaults = defaultContent(request);
-  if (defaults === undefined) return { action: "decline" };
-  const action = elicitationAction(answerers.serverName, request, defaults);
+  if (defaults === undefined) {
+    return declined(
+      "its form has a required field without a default, which an approver, who can only approve or deny, cannot fill in (give mcpTools onElicitation)",
+    );
+  }
   // Through the approval gate: anything but an approval of exactly this answer declines.
-  const [decision] = await consultApprover({
-    approver: answerers.approver,
-    actions: [action],
-    signal,
-    logger: componentLogger(undefined, "mcp-elicitation"),
-  });
-  return decision?.outcome === "approved" && decision.edited === undefined
+  return (await ask(elicitationQuestion(answerers.serverName, request, defaults)))
     ? { action: "accept", content: defaults }
     : { action: "decline" };
 }
@@ -113,19 +170,14 @@ function defaultContent(request: FormRequest): FormContent | undefined {
 }
 
 /** The question put to the approver: the server's message and what accepting would send. */
-function elicitationAction(
+function elicitationQuestion(
   serverName: string,
   request: FormRequest,
   content: FormContent,
-): ApprovalAction {
-  const toolName = "mcp_elicitation";
-  const args = { server: serverName, message: request.message, answer: content };
+): ToolApprovalRequest {
   return {
-    approvalId: newApprovalId(undefined),
-    toolName,
-    toolCallId: `elicitation-${serverName}`,
-    arguments: args,
-    fingerprint: actionFingerprint(toolName, args),
+    toolName: "mcp_elicitation",
+    arguments: { server: serverName, message: request.message, answer: content },
     description: {
       summary:
         "An MCP server asks you the question below. Approve to accept it with the answer shown; deny to decline.",

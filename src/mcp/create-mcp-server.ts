@@ -5,7 +5,11 @@ import type {
   ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent } from "../agent/agent-events.js";
-import { collectTools, positiveInteger } from "../agent/agent-options.js";
+import { checkAuditOptions, collectTools, positiveInteger } from "../agent/agent-options.js";
+import type {
+  ApprovalAuditLog,
+  ApprovalAuditRecord,
+} from "../agent/approval/approval-audit-record.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
 import type { Approver } from "../agent/approver.js";
@@ -43,10 +47,33 @@ export interface McpServerOptions {
   approver: Approver | "elicitation" | undefined;
   /**
    * With `approver: "elicitation"`, how long the host's user has to answer,
-   * in milliseconds; then the call does not run.
+   * in milliseconds; then the call does not run (`expired`). The host's
+   * own request timeout must be longer, or reset on progress (see
+   * `progressIntervalMs`): otherwise the host gives up first.
    * @default 600000 (10 minutes)
    */
   elicitationTimeoutMs?: number | undefined;
+  /**
+   * How often, in milliseconds, a host that sent a progress token with its
+   * call hears that a person is still being asked (`notifications/progress`),
+   * so a host that resets its request timeout on progress (the SDK client's
+   * `resetTimeoutOnProgress`) keeps waiting. Keep it below the host's timeout.
+   * @default 15000
+   */
+  progressIntervalMs?: number | undefined;
+  /**
+   * Where the audit record of every approval decision over MCP (a person's
+   * answer, a policy rule, an expiry, a refusal by the gate) is appended,
+   * as an agent's `auditLog`, e.g. `new JsonlAuditLog({ path: "audit.jsonl" })`.
+   * An approved call runs only once its record is appended. Each call is a
+   * run of its own: its record's `runId` is logged with the decision.
+   */
+  auditLog?: ApprovalAuditLog | undefined;
+  /**
+   * Called with the audit record of every approval decision over MCP, as an
+   * agent's `onApprovalDecided`. What it throws is logged; the decision stands.
+   */
+  onApprovalDecided?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
   /**
    * Decides, before anyone is asked, whether a call runs, is refused or asks
    * the approver, as an agent's `approvalPolicy` does.
@@ -73,8 +100,8 @@ export interface McpServerOptions {
   logger?: Logger | undefined;
 }
 
-/** How often a host that asked for progress hears that a person is still being asked. */
-const approvalProgressIntervalMs = 15_000;
+/** How long the host's user has to answer an elicitation, unless `elicitationTimeoutMs` says otherwise: 10 minutes. */
+export const defaultElicitationTimeoutMs = 600_000;
 
 /**
  * An MCP server (the SDK's `Server`) offering the tools, to connect to any
@@ -87,7 +114,11 @@ const approvalProgressIntervalMs = 15_000;
  * `maxToolResultChars`. A refusal, invalid arguments or a failure is a tool error
  * (`isError`) whose text says why; an object result also comes as
  * `structuredContent`. A host that sends a progress token hears when a
- * person is asked, and every 15 s while they have not answered.
+ * person is asked, and every `progressIntervalMs` while they have not
+ * answered. With `"elicitation"`, the question travels with the call it is
+ * about (on its response stream over Streamable HTTP), so a host that
+ * never opens the optional GET stream is still asked. Every approval
+ * decision goes to `auditLog` and `onApprovalDecided`.
  *
  * @throws ConfigurationError listing every problem with the tools or options.
  *
@@ -108,10 +139,17 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
   const elicitationTimeoutMs = positiveInteger(
     options.elicitationTimeoutMs,
-    600_000,
+    defaultElicitationTimeoutMs,
     "elicitationTimeoutMs",
     problems,
   );
+  const progressIntervalMs = positiveInteger(
+    options.progressIntervalMs,
+    15_000,
+    "progressIntervalMs",
+    problems,
+  );
+  checkAuditOptions(options, problems);
   if (
     options.approver !== undefined &&
     options.approver !== "elicitation" &&
@@ -149,12 +187,15 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
   // An approver of the application's own is shown each action with the registered
   // secrets removed, as an agent shows it (the fingerprint stays the real call's).
-  const approver =
-    givenApprover === "elicitation"
-      ? elicitationApprover(server, { secrets, timeoutMs: elicitationTimeoutMs })
-      : givenApprover === undefined
-        ? undefined
-        : redactingApprover(givenApprover, secrets);
+  const ownApprover =
+    givenApprover === undefined || givenApprover === "elicitation"
+      ? undefined
+      : redactingApprover(givenApprover, secrets);
+  const audit = {
+    log: options.auditLog,
+    onApprovalDecided: options.onApprovalDecided,
+    secrets,
+  };
   // Each call is a run of one call in the server's own memory, as an agent
   // without a store keeps its runs: one approval lets one call run.
   const runStore = new InMemoryRunStore();
@@ -171,7 +212,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const progress =
       progressToken === undefined
         ? undefined
-        : approvalProgress(secrets, (message, step) =>
+        : approvalProgress(secrets, progressIntervalMs, (message, step) =>
             extra.sendNotification({
               method: "notifications/progress",
               params: { progressToken, progress: step, message },
@@ -190,15 +231,26 @@ export function createMcpServer(options: McpServerOptions): Server {
       messages: [],
     });
     journal.openStep({ role: "assistant", content: null, tool_calls: [toolCall] });
+    // Each decision's log line names the run its audit record is under (switchyard audit show).
+    const callLogger = logger.child({ runId: journal.runId });
+    // The host's user is asked on the stream of the call the question is about.
+    const approver =
+      givenApprover === "elicitation"
+        ? elicitationApprover(server, {
+            secrets,
+            timeoutMs: elicitationTimeoutMs,
+            relatedRequestId: extra.requestId,
+          })
+        : ownApprover;
     try {
       const record = await runToolCall(toolCall, {
         tools,
         approver,
         approvalPolicy,
         onApprovalExpired: "tell-model",
-        audit: { log: undefined, onApprovalDecided: undefined, secrets, logger },
+        audit: { ...audit, logger: callLogger },
         signal: extra.signal,
-        logger,
+        logger: callLogger,
         toolTimeoutMs,
         toolConcurrency: 1,
         stepNumber: 1,
@@ -240,11 +292,12 @@ function callToolResult(record: ToolCallRecord): CallToolResult {
 
 /**
  * Progress notifications while a person is asked: one when the question
- * goes out, then one every {@link approvalProgressIntervalMs} until the
- * answer, so a host that resets its timeout on progress keeps waiting.
+ * goes out, then one every `intervalMs` until the answer, so a host that
+ * resets its timeout on progress keeps waiting.
  */
 function approvalProgress(
   secrets: SecretRegistry,
+  intervalMs: number,
   send: (message: string, step: number) => Promise<void>,
 ): (event: AgentEvent<unknown> | "end") => void {
   let timer: NodeJS.Timeout | undefined;
@@ -265,10 +318,7 @@ function approvalProgress(
     if (event.type !== "approval-request") return;
     const summary = escapeUntrustedText(secrets.redactText(event.action.description.summary));
     notify(`Waiting for a person to approve: ${summary}`);
-    timer = setInterval(
-      () => notify("Still waiting for the person's answer."),
-      approvalProgressIntervalMs,
-    );
+    timer = setInterval(() => notify("Still waiting for the person's answer."), intervalMs);
     timer.unref();
   };
 }

@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -27,6 +27,12 @@ export interface ElicitationApproverOptions {
   secrets: SecretRegistry;
   /** How long the host's user has to answer, in milliseconds; then the call does not run. */
   timeoutMs: number;
+  /**
+   * The id of the host's `tools/call` the question is about: the question
+   * travels with it (over Streamable HTTP, on that call's response stream),
+   * so a host that never opens the optional GET stream is still asked.
+   */
+  relatedRequestId?: RequestId | undefined;
 }
 
 /** The longest note the person may write with their answer. */
@@ -99,7 +105,13 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
     try {
       answer = await server.elicitInput(
         { mode: "form", message, requestedSchema },
-        { signal: context.signal, timeout: options.timeoutMs },
+        {
+          signal: context.signal,
+          timeout: options.timeoutMs,
+          ...(options.relatedRequestId !== undefined
+            ? { relatedRequestId: options.relatedRequestId }
+            : {}),
+        },
       );
     } catch (error) {
       return failedQuestion(error, context, options.timeoutMs, interactionId, source);

@@ -8,7 +8,11 @@ import type { JsonSchema } from "../tools/json-schema.js";
 import type { ActionDescription, AnyTool, NeedsApproval, Tool } from "../tools/tool.js";
 import { findToolNameProblem } from "../tools/tool-name.js";
 import { needsApprovalRule } from "../tools/tool-set-options.js";
-import { answerElicitations, type McpElicitationHandler } from "./answer-elicitations.js";
+import {
+  answerElicitations,
+  callInProgress,
+  type McpElicitationHandler,
+} from "./answer-elicitations.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
 type ResultSchemas = Pick<
@@ -74,8 +78,9 @@ export interface McpToolsOptions {
    * Answers the server's elicitation requests (`elicitation/create`, the
    * server asking the user something mid-call) through a person, e.g. your
    * application's own form; never the model. Needs a client that declares
-   * the `elicitation` capability. Without it (and without `approver`), every
-   * elicitation request is declined.
+   * the `elicitation` capability. Without it, the agent's approver is asked
+   * (see `approver`); with neither, every elicitation request is declined
+   * and the decline logged with its reason.
    *
    * @example
    * onElicitation: async (request) => (await askUser(request.message))
@@ -84,10 +89,13 @@ export interface McpToolsOptions {
    */
   onElicitation?: McpElicitationHandler | undefined;
   /**
-   * The agent's approver, asked when there is no `onElicitation`: it can
-   * only say yes or no, so it is asked about a form whose every required
-   * field has a default (approve accepts with the defaults; anything else
+   * Asked about the server's elicitation requests when there is no
+   * `onElicitation`, instead of the approver of the agent whose call is in
+   * progress (which is asked without this option). An approver can only
+   * say yes or no, so it is asked about a form whose every required field
+   * has a default (approve accepts with the defaults; anything else
    * declines), and every other elicitation request is declined.
+   * @default the approver of the agent whose call to the server is in progress
    */
   approver?: Approver | undefined;
   /**
@@ -125,8 +133,10 @@ export interface McpToolsOptions {
  * `maxTools` tools, each page's cursor a new one.
  *
  * A server that asks the user something mid-call (elicitation) is answered
- * by a person (`onElicitation`, or the `approver`), never by the model;
- * with neither, it is declined.
+ * by a person, never by the model: `onElicitation`, else the `approver`
+ * option, else the approver of the agent whose call to the server is in
+ * progress (the one it was given; nothing else to wire). With none, it is
+ * declined, and the agent's logger says why.
  *
  * @throws ConfigurationError naming every tool whose name or schema cannot
  * be used (pick the others with `include`), an unknown name in `include` or
@@ -332,14 +342,23 @@ function mcpTool(
         },
       };
     },
-    async execute(call, { signal }) {
-      // Not callTool: it checks structuredContent against the server's outputSchema, patterns and all.
-      const result = (await client.request(
-        { method: "tools/call", params: { name: call.tool, arguments: call.arguments } },
-        settings.schemas.CallToolResultSchema,
-        { signal, ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}) },
-      )) as CallToolResult;
-      return toolResultForModel(result, subject);
+    async execute(call, context) {
+      // What the server asks meanwhile goes to this call's agent's approver.
+      const done = callInProgress(client, context);
+      try {
+        // Not callTool: it checks structuredContent against the server's outputSchema, patterns and all.
+        const result = (await client.request(
+          { method: "tools/call", params: { name: call.tool, arguments: call.arguments } },
+          settings.schemas.CallToolResultSchema,
+          {
+            signal: context.signal,
+            ...(settings.timeoutMs !== undefined ? { timeout: settings.timeoutMs } : {}),
+          },
+        )) as CallToolResult;
+        return toolResultForModel(result, subject);
+      } finally {
+        done();
+      }
     },
     needsApproval: !readOnly,
     readOnly,

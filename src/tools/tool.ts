@@ -17,6 +17,23 @@ export interface ToolContext {
    * Absent where no agent runs the call.
    */
   idempotencyKey?: string;
+  /**
+   * Asks the person behind the run's approver to approve something the
+   * tool must answer for them mid-call, besides the call itself (e.g. an
+   * MCP server's question, answered by `mcpTools`): they are shown
+   * `description` (untrusted text in its details, as for a call), and it
+   * resolves `true` only when they approved exactly these arguments;
+   * anything else (a denial, an edit, no answer in time, an abort) is
+   * `false`. Absent when the run has no approver (nobody can be asked) or
+   * no agent runs the call.
+   */
+  askApproval?: (request: {
+    /** Names what is asked about, as a tool name does, e.g. `mcp_elicitation`. */
+    toolName: string;
+    /** What approving lets happen; the approval binds to it. */
+    arguments: unknown;
+    description: ActionDescription;
+  }) => Promise<boolean>;
 }
 
 /** Whether a call needs a human's approval before it runs. */

@@ -10,38 +10,20 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createMcpServer, serveMcpOverHttp } from "../../src/mcp/index.js";
-import { defineTool } from "../../src/tools/define-tool.js";
-import { textOf } from "./mcp-test-kit.js";
+import { deleteOrderTool, textOf } from "./mcp-test-kit.js";
 
 const secret = "elicitation-secret-value-7731";
 /** What the tool was really run with. */
-let ran: string[] = [];
+const ran: string[] = [];
 const clients: Client[] = [];
 
 afterEach(async () => {
-  ran = [];
+  ran.length = 0;
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-const tools = [
-  defineTool({
-    name: "delete_order",
-    description: "Deletes an order.",
-    parameters: z.object({ id: z.string(), reason: z.string().optional() }),
-    needsApproval: true,
-    target: { service: "orders", account: "acme", environment: "production" },
-    describeAction: ({ id }) => ({
-      summary: "Delete one order: it is gone for good.",
-      details: [{ label: "order", value: id }],
-    }),
-    execute: ({ id }) => {
-      ran.push(id);
-      return `deleted ${id}`;
-    },
-  }),
-];
+const tools = [deleteOrderTool(ran)];
 
 /** The questions the host was asked, and how its user answers each (in order). */
 interface Host {

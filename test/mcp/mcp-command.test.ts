@@ -1,19 +1,28 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
-import { finished, repositoryRoot, spawnScript } from "../cli/spawn-switchyard.js";
+import { finished, repositoryRoot, runSwitchyard, spawnScript } from "../cli/spawn-switchyard.js";
 import { secretsOf, textOf } from "./mcp-test-kit.js";
 
 const answers: AnswerChoice[] = [];
 let simulators: Simulators;
 let client: Client;
 let stderr = "";
+/** The state directory of the commands started here: their audit log is in it. */
+const stateDirectory = mkdtempSync(join(tmpdir(), "switchyard-mcp-command-"));
 
 beforeAll(async () => {
   simulators = await startSimulators({
@@ -37,6 +46,7 @@ beforeAll(async () => {
       SWITCHYARD_MESSAGING_URL: simulators.messaging.url,
       SWITCHYARD_MESSAGING_TOKEN: simulators.messaging.token ?? "",
       SWITCHYARD_APPROVER_LINK: simulators.messaging.approverLinkId,
+      SWITCHYARD_STATE_DIR: stateDirectory,
     },
     stderr: "pipe",
   });
@@ -50,7 +60,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await simulators?.close();
+  rmSync(stateDirectory, { recursive: true, force: true });
 });
+
+/** The run ids the command named on stderr for each approval decision, in order. */
+function decidedRuns(output: string): string[] {
+  return [
+    ...output.matchAll(/^Approval \S+(?: \(\S+\))? for \S+: switchyard audit show (\S+)$/gm),
+  ].map((match) => match[1]!);
+}
 
 describe("switchyard mcp over stdio, as a host starts it", () => {
   it("lists the order tools with their annotations, and says on stderr what it serves", async () => {
@@ -91,6 +109,23 @@ describe("switchyard mcp over stdio, as a host starts it", () => {
       for (const secret of secretsOf(simulators)) expect(textOf(result)).not.toContain(secret);
     }
     for (const secret of secretsOf(simulators)) expect(stderr).not.toContain(secret);
+  });
+
+  it("leaves each decision in the audit trail, which switchyard audit verify and show read", async () => {
+    // The calls above: one approved deletion and one denied, each a run of its own.
+    expect(stderr).toContain(`appended to the audit log ${join(stateDirectory, "audit.jsonl")}`);
+    const runs = decidedRuns(stderr);
+    expect(runs).toHaveLength(2);
+    const env = { SWITCHYARD_STATE_DIR: stateDirectory };
+    const verified = await runSwitchyard(["audit", "verify"], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain("2 decision(s)");
+    const approved = await runSwitchyard(["audit", "show", runs[0]!], env);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout.trim().split("\n")).toHaveLength(1);
+    expect(approved.stdout).toMatch(/delete_callbacks {2}approved {2}by person/);
+    const denied = await runSwitchyard(["audit", "show", runs[1]!], env);
+    expect(denied.stdout).toMatch(/delete_callbacks {2}refused \(denied\) {2}by person/);
   });
 });
 
@@ -275,50 +310,52 @@ describe("switchyard mcp --http", () => {
   });
 });
 
+/** `switchyard mcp --approve elicit` started by a host over stdio, whose user answers with `answer`. */
+async function elicitingHost(
+  flags: readonly string[],
+  answer: (message: string) => Promise<ElicitResult> | ElicitResult,
+): Promise<{ host: Client; output: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--tools", "orders", ...flags],
+    cwd: repositoryRoot,
+    env: {
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(
+          (entry): entry is [string, string] =>
+            !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
+        ),
+      ),
+      SWITCHYARD_ORDERS_URL: simulators.orders.url,
+      SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+      SWITCHYARD_STATE_DIR: stateDirectory,
+    },
+    stderr: "pipe",
+  });
+  let output = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const host = new Client(
+    { name: "elicit-host", version: "1.0.0" },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  host.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
+  await host.connect(transport);
+  return { host, output: () => output };
+}
+
 describe("switchyard mcp --approve elicit over stdio", () => {
   it("asks the host's user through elicitation and runs the call once they approve", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        "src/cli/main.ts",
-        "mcp",
-        "--tools",
-        "orders",
-        "--approve",
-        "elicit",
-      ],
-      cwd: repositoryRoot,
-      env: {
-        ...Object.fromEntries(
-          Object.entries(process.env).filter(
-            (entry): entry is [string, string] =>
-              !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
-          ),
-        ),
-        SWITCHYARD_ORDERS_URL: simulators.orders.url,
-        SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
-      },
-      stderr: "pipe",
-    });
-    let output = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
-    const host = new Client(
-      { name: "elicit-host", version: "1.0.0" },
-      { capabilities: { elicitation: { form: {} } } },
-    );
     const messages: string[] = [];
     const decisions = ["approve", "deny"];
-    host.setRequestHandler(ElicitRequestSchema, (request) => {
-      messages.push(request.params.message);
+    const { host, output } = await elicitingHost(["--approve", "elicit"], (message) => {
+      messages.push(message);
       return { action: "accept", content: { decision: decisions.shift() ?? "deny" } };
     });
-    await host.connect(transport);
     try {
-      expect(output).toContain("asked of the MCP host's user");
+      expect(output()).toContain("asked of the MCP host's user");
+      expect(output()).toContain("who has 10 minutes to answer each");
       const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
       const deletions = () =>
         simulators.orders.requests.filter((request) => request.method === "DELETE").length;
@@ -337,9 +374,47 @@ describe("switchyard mcp --approve elicit over stdio", () => {
       expect(messages).toHaveLength(2);
       expect(messages[0]).toContain('Tool: "delete_callbacks"');
       expect(messages[0]).toContain(callbacks[0]!);
+      expect(decidedRuns(output())).toHaveLength(2);
     } finally {
       await host.close();
     }
+  });
+
+  it("waits --elicitation-timeout for the host's user, then does not run the call", async () => {
+    const { host, output } = await elicitingHost(
+      ["--approve", "elicit", "--elicitation-timeout", "2s"],
+      // The host's user never answers.
+      () => new Promise<ElicitResult>(() => {}),
+    );
+    try {
+      expect(output()).toContain("who has 2 seconds to answer each");
+      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+      const deletions = () =>
+        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
+      const before = deletions();
+      const expired = (await host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks.at(-1)!] },
+      })) as CallToolResult;
+      expect(expired.isError).toBe(true);
+      expect(JSON.parse(textOf(expired))).toMatchObject({ error: "approval_expired" });
+      expect(textOf(expired)).toContain("within 2 seconds");
+      expect(deletions()).toBe(before);
+      expect(output()).toMatch(
+        /^Approval expired for delete_callbacks: switchyard audit show \S+$/m,
+      );
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("refuses --elicitation-timeout without --approve elicit, and one that is not a duration", async () => {
+    const alone = await runSwitchyard(["mcp", "--elicitation-timeout", "5m"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("only --approve elicit asks: add --approve elicit");
+    const wrong = await runSwitchyard(["mcp", "--approve", "elicit", "--elicitation-timeout", "5"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--elicitation-timeout needs a duration above zero");
   });
 
   it("refuses --approve elicit over HTTP, whose requests stand alone", async () => {

@@ -1,6 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { Agent } from "../../src/agent/agent.js";
 import type { Simulators } from "../../src/simulators/start-simulators.js";
+import { defineTool } from "../../src/tools/define-tool.js";
 
 /**
  * Every secret the simulators hold: their bearer tokens and API key, and
@@ -33,4 +35,23 @@ export function toolMessages(result: Awaited<ReturnType<Agent["run"]>>): unknown
         return message.content;
       }
     });
+}
+
+/** A gated tool that deletes an order in production; each id it really ran with is pushed to `ran`. */
+export function deleteOrderTool(ran: string[]) {
+  return defineTool({
+    name: "delete_order",
+    description: "Deletes an order.",
+    parameters: z.object({ id: z.string(), reason: z.string().optional() }),
+    needsApproval: true,
+    target: { service: "orders", account: "acme", environment: "production" },
+    describeAction: ({ id }) => ({
+      summary: "Delete one order: it is gone for good.",
+      details: [{ label: "order", value: id }],
+    }),
+    execute: ({ id }) => {
+      ran.push(id);
+      return `deleted ${id}`;
+    },
+  });
 }

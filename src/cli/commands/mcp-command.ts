@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createMcpServer } from "../../mcp/create-mcp-server.js";
+import type { ApprovalAuditRecord } from "../../agent/approval/approval-audit-record.js";
+import { formatDuration } from "../../approvers/messaging/approval-refusal.js";
+import { createMcpServer, defaultElicitationTimeoutMs } from "../../mcp/create-mcp-server.js";
 import {
   type McpHttpEndpoint,
   minimumMcpTokenLength,
@@ -28,6 +30,7 @@ import { createRunLogger } from "../create-run-logger.js";
 import type { ExampleServices } from "../example-definition.js";
 import { exitCodes } from "../exit-codes.js";
 import { commandHelp } from "../help-text.js";
+import { openAuditLog } from "../open-state-directory.js";
 import type { McpArguments } from "../parse-arguments.js";
 import { readPackageVersion } from "../read-package-version.js";
 import { readServiceSettings } from "../read-service-settings.js";
@@ -84,6 +87,7 @@ export async function mcpCommand(
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
   let endpoint: McpHttpEndpoint | undefined;
+  let auditLog: ReturnType<typeof openAuditLog> | undefined;
   const stopped = untilStopped();
   try {
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
@@ -92,7 +96,9 @@ export async function mcpCommand(
       answerer ??
       (mode === "browser" ? "never" : (mode as Exclude<ApprovalMode, "ask" | "browser">));
     const logger = createRunLogger(io.env, io.stderr);
-    resolved = await resolveServices({ settings, scenario: "auto", answer, logger });
+    // The same trail as the runs of switchyard run, resume and worker (switchyard audit reads it).
+    auditLog = openAuditLog(io.env);
+    resolved = await resolveServices({ settings, scenario: "auto", answer, logger, auditLog });
     const services = resolved.services;
     const sets = args.tools ?? mcpToolSetNames;
     const tools = sets.flatMap((set): AnyTool[] => toolSets[set](services));
@@ -100,9 +106,17 @@ export async function mcpCommand(
       createMcpServer({
         tools,
         approver: elicit ? "elicitation" : services.approver,
+        ...(args.elicitationTimeoutMs !== undefined
+          ? { elicitationTimeoutMs: args.elicitationTimeoutMs }
+          : {}),
         name: "switchyard",
         version: readPackageVersion(),
         logger,
+        auditLog,
+        // One line per decision on stderr, naming the run its audit record is under.
+        onApprovalDecided: (record) => {
+          io.stderr.write(`${decisionLine(record)}\n`);
+        },
       });
     const origins = (["orders", "docs", "messaging"] as const)
       .map((service) => {
@@ -111,7 +125,7 @@ export async function mcpCommand(
       })
       .join(", ");
     const approvals = elicit
-      ? "asked of the MCP host's user, through the host (elicitation, --approve elicit)"
+      ? `asked of the MCP host's user, through the host (elicitation, --approve elicit), who has ${formatDuration(args.elicitationTimeoutMs ?? defaultElicitationTimeoutMs)} to answer each`
       : settings.messaging
         ? `the person behind SWITCHYARD_APPROVER_LINK ${services.approverLinkId}`
         : mode === "ask"
@@ -122,6 +136,7 @@ export async function mcpCommand(
     const header = [
       `switchyard mcp: ${tools.length} tools (${sets.join(", ")}); services: ${origins}.`,
       `Approvals: ${approvals}.`,
+      `Each approval decision is appended to the audit log ${auditLog.where}, and named here with its run (each call is a run of its own).`,
     ];
     if (!overHttp) {
       io.stderr.write(`${[...header, "Serving MCP over stdio."].join("\n")}\n`);
@@ -158,7 +173,14 @@ export async function mcpCommand(
     answerer?.close();
     await endpoint?.close();
     await resolved?.close();
+    if (auditLog && "close" in auditLog) await auditLog.close().catch(() => {});
   }
+}
+
+/** What stderr says of a decision: its outcome, the tool, and how to read its audit record. */
+function decisionLine(record: ApprovalAuditRecord): string {
+  const code = record.code === undefined ? "" : ` (${record.code})`;
+  return `Approval ${record.outcome}${code} for ${record.action}: switchyard audit show ${record.runId ?? ""}`;
 }
 
 /** `SWITCHYARD_MCP_TOKEN`, or `undefined` when unset or blank; a short one is a usage error naming it. */
