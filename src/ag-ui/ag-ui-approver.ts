@@ -27,7 +27,7 @@ export interface AgUiAnswer {
 }
 
 /** Options of {@link AgUiApprover}. */
-export interface AgUiApproverOptions {
+interface AgUiApproverOptions {
   /**
    * How long an interrupt can be answered, in milliseconds (a whole number,
    * at least 1000): each interrupt carries its `expiresAt`, an answer after

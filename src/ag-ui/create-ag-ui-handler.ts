@@ -44,7 +44,7 @@ export interface AgUiAgentContext {
 }
 
 /** What `authorize` is told about the request it names the person behind. */
-export interface AgUiAuthorizeContext {
+interface AgUiAuthorizeContext {
   /** The thread the request is for. */
   threadId: string;
   /** Who started the thread, as `authorize` named them then; absent for a new thread. */
@@ -54,7 +54,7 @@ export interface AgUiAuthorizeContext {
 }
 
 /** A run that ended without finishing, or a request that failed on the server, as `onError` is told. */
-export interface AgUiRunFailure {
+interface AgUiRunFailure {
   /** The `code` of the RUN_ERROR the client got (see `docs/errors.md`). */
   code: string;
   /** The words the client got. */
