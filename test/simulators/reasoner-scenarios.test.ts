@@ -526,7 +526,9 @@ describe("auto, echo-tool and every scenario's ending", () => {
     expect((await next("What did I ask you before?")).content).toContain(cleanupTask);
     const newHost = await next("Remove the callbacks of callbacks.legacy-erp.example too.");
     expect(onlyCall(newHost)).toEqual({ name: "list_callbacks", args: { message_type: "all" } });
-    expect((await ask("Hi there", [], all)).content).toMatch(/^Hello! I can remove the callbacks/);
+    expect((await ask("Hi there", [], all)).content).toMatch(
+      /^Hello! I am the Switchyard reasoner simulator/,
+    );
   });
 
   it("echo-tool calls the named tool with {} and then answers done", async () => {

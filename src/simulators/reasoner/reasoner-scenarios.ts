@@ -64,7 +64,7 @@ function smallTalk(text: string, userTexts: readonly string[]): ScriptedAnswer |
     return say(
       userTexts.length > 1
         ? "Hello again! What should I do next?"
-        : "Hello! I can remove the callbacks that point at a host, edit a docs page, summarise orders or give an order a discount. What should I do?",
+        : "Hello! I am the Switchyard reasoner simulator, a scripted model: I can remove the callbacks that point at a host, edit a docs page, summarise orders or give an order a discount. What should I do?",
     );
   }
   if (/\b(thanks|thank you|cheers)\b/.test(words)) return say("You are welcome.");
