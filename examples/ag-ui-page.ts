@@ -1,9 +1,12 @@
 /**
- * The one page of the ag-ui-app example: an AG-UI client in plain browser
- * JavaScript. It posts a RunAgentInput to `/agent`, reads the events as they
+ * The one page of the ag-ui-app example: a chat over AG-UI in plain browser
+ * JavaScript. Each message posts a RunAgentInput to `/agent` on the same
+ * thread (the server keeps the conversation), reads the events as they
  * stream, shows each approval question (as text: nothing from the agent or
- * a service is read as HTML), and answers it with a `resume` entry naming
- * the fingerprint of the action it showed.
+ * a service is read as HTML) with when it expires, and answers it with a
+ * `resume` entry naming the fingerprint of the action it showed. While a
+ * question is open the thread takes no new message: answer it first. A
+ * refusal or failure shows its code and words.
  */
 export const agUiPage = `<!doctype html>
 <html lang="en">
@@ -16,28 +19,33 @@ export const agUiPage = `<!doctype html>
   textarea { width: 100%; min-height: 4rem; font: inherit; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f4f4f4; padding: .5rem; }
   .interrupt { border: 2px solid #c60; padding: .5rem 1rem; margin: 1rem 0; }
+  #chat { list-style: none; padding: 0; }
+  #chat li { margin: .5rem 0; padding: .5rem .75rem; border-radius: .5rem; white-space: pre-wrap; }
+  #chat li.user { background: #e8f0fe; margin-left: 4rem; }
+  #chat li.assistant { background: #f4f4f4; margin-right: 4rem; }
   #log li { color: #555; }
 </style>
 </head>
 <body>
 <h1>Switchyard over AG-UI</h1>
+<ol id="chat" aria-label="Conversation"></ol>
+<section id="questions" aria-label="Approval questions"></section>
 <form id="task">
-  <label for="message">Task</label>
+  <label for="message">Message</label>
   <textarea id="message" name="message">Remove every callback that points at the retired host hooks.old-warehouse.example. Leave all other callbacks alone.</textarea>
-  <button type="submit">Run</button>
+  <button type="submit">Send</button>
 </form>
 <p id="status" role="status">Idle.</p>
-<section id="questions" aria-label="Approval questions"></section>
-<h2>Answer</h2>
-<pre id="answer"></pre>
-<h2>Events</h2>
-<ol id="log"></ol>
+<details><summary>Events</summary><ol id="log"></ol></details>
 <script type="module">
+// One thread per page: the server holds its conversation and owns it to the person who started it.
 const threadId = crypto.randomUUID();
 const status = document.getElementById("status");
-const answer = document.getElementById("answer");
+const chat = document.getElementById("chat");
 const log = document.getElementById("log");
 const questions = document.getElementById("questions");
+const send = document.querySelector("#task button");
+let reply;
 
 function note(text) {
   const item = document.createElement("li");
@@ -45,8 +53,17 @@ function note(text) {
   log.append(item);
 }
 
+function say(role, text) {
+  const item = document.createElement("li");
+  item.className = role;
+  item.textContent = text;
+  chat.append(item);
+  return item;
+}
+
 async function run(input) {
   status.textContent = "Running…";
+  send.disabled = true;
   const response = await fetch("/agent", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -54,6 +71,7 @@ async function run(input) {
   });
   if (!response.ok) {
     status.textContent = "The server refused the request: " + (await response.text());
+    send.disabled = false;
     return;
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -68,13 +86,15 @@ async function run(input) {
       if (block.startsWith("data: ")) handle(JSON.parse(block.slice(6)));
     }
   }
+  send.disabled = pending.size > 0;
 }
 
 function handle(event) {
   note(event.type + (event.toolCallName ? " " + event.toolCallName : ""));
-  if (event.type === "TEXT_MESSAGE_START") answer.textContent = "";
-  if (event.type === "TEXT_MESSAGE_CONTENT") answer.textContent += event.delta;
-  if (event.type === "RUN_ERROR") status.textContent = "Refused: " + event.message;
+  if (event.type === "TEXT_MESSAGE_START") reply = say("assistant", "");
+  if (event.type === "TEXT_MESSAGE_CONTENT") reply.textContent += event.delta;
+  // Every refusal and failure has a code (see the docs' list) and words for a person.
+  if (event.type === "RUN_ERROR") status.textContent = "Not done (" + event.code + "): " + event.message;
   if (event.type === "RUN_FINISHED") {
     if (event.outcome && event.outcome.type === "interrupt") {
       status.textContent = "Waiting for your answer.";
@@ -97,11 +117,13 @@ function ask(interrupt) {
   const args = document.createElement("pre");
   args.className = "arguments";
   args.textContent = JSON.stringify(action.arguments, null, 2);
+  const expires = document.createElement("p");
+  expires.textContent = interrupt.expiresAt ? "Answer before " + new Date(interrupt.expiresAt).toLocaleString() + "." : "";
   const approve = document.createElement("button");
   approve.textContent = "Approve";
   const deny = document.createElement("button");
   deny.textContent = "Deny";
-  article.append(question, args, approve, deny);
+  article.append(question, args, expires, approve, deny);
   questions.append(article);
   pending.set(interrupt.id, { article, approved: undefined, fingerprint: action.fingerprint });
   approve.addEventListener("click", () => decide(interrupt.id, true));
@@ -126,7 +148,12 @@ function decide(id, approved) {
 
 document.getElementById("task").addEventListener("submit", (event) => {
   event.preventDefault();
-  const content = document.getElementById("message").value;
+  const box = document.getElementById("message");
+  const content = box.value;
+  if (content.trim() === "") return;
+  say("user", content);
+  box.value = "";
+  // Only the new message goes: the server keeps the thread and never takes history from a client.
   run({ messages: [{ id: crypto.randomUUID(), role: "user", content }] }).catch(
     (error) => (status.textContent = String(error)),
   );

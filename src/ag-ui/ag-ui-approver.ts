@@ -4,7 +4,9 @@ import type {
   ApprovalDecision,
   Approver,
 } from "../agent/approver.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
+import { readAgUiTicket, ticketExpired, writeAgUiTicket } from "./ag-ui-ticket.js";
 
 /**
  * A person's answer to one interrupt, as the AG-UI handler checked it
@@ -24,6 +26,19 @@ export interface AgUiAnswer {
   standing?: boolean | undefined;
 }
 
+/** Options of {@link AgUiApprover}. */
+interface AgUiApproverOptions {
+  /**
+   * How long an interrupt can be answered, in milliseconds (a whole number,
+   * at least 1000): each interrupt carries its `expiresAt`, an answer after
+   * it is refused (`interrupt_expired`) and the call ends `expired`, as on
+   * every other channel (the agent's `onApprovalExpired` says what the run
+   * does next).
+   * @default 86_400_000 (24 hours)
+   */
+  timeoutMs?: number | undefined;
+}
+
 /**
  * The approver behind an AG-UI handler: it never waits. Asked about an
  * action in a durable run, its answer reads `pending`, and the run suspends
@@ -39,10 +54,31 @@ export interface AgUiAnswer {
  */
 export class AgUiApprover implements Approver {
   readonly #answers = new Map<string, AgUiAnswer>();
+  readonly #timeoutMs: number;
 
-  /** Asks nothing yet: the handler's interrupts are the question, named by the approval ids. */
-  async ask(): Promise<string> {
-    return "ag-ui-interrupt";
+  constructor(options: AgUiApproverOptions = {}) {
+    const { timeoutMs = 86_400_000 } = options;
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1_000) {
+      throw new ConfigurationError(
+        `AgUiApprover: timeoutMs must be a whole number of milliseconds, at least 1000 (e.g. 3_600_000 for an hour); got ${String(timeoutMs)}.`,
+      );
+    }
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Asks nothing yet: the handler's interrupts are the question, named by
+   * the approval ids. The ticket keeps when they expire and which offered
+   * an edit, so the handler refuses an answer they did not allow before
+   * anything is spent.
+   */
+  async ask(actions: readonly ApprovalAction[]): Promise<string> {
+    return writeAgUiTicket({
+      expiresAt: new Date(Date.now() + this.#timeoutMs).toISOString(),
+      edits: actions
+        .filter((action) => action.editable === true)
+        .map((action) => action.approvalId),
+    });
   }
 
   /**
@@ -50,17 +86,25 @@ export class AgUiApprover implements Approver {
    * `pending` for those nobody answered yet.
    */
   async read(
-    _ticket: string,
+    ticket: string,
     actions: readonly ApprovalAction[],
     context: ApprovalContext,
   ): Promise<ApprovalDecision[]> {
-    return actions.map((action) => this.#answerFor(action, context));
+    const expired = ticketExpired(readAgUiTicket(ticket));
+    return actions.map((action) => this.#answerFor(action, context, expired));
   }
 
-  #answerFor(action: ApprovalAction, context: ApprovalContext): ApprovalDecision {
+  #answerFor(action: ApprovalAction, context: ApprovalContext, expired: boolean): ApprovalDecision {
     // Answers are recorded by interrupt id, which is the approval's id: read back from the run's state.
     const interactionId = action.approvalId;
     const answer = this.#answers.get(interactionId);
+    if (answer === undefined && expired) {
+      return {
+        outcome: "expired",
+        reason: `nobody answered the approval question about ${action.toolName} in the AG-UI client before it expired`,
+        interactionId,
+      };
+    }
     if (answer === undefined) {
       if (context.allowPending !== true || context.runId === undefined) {
         return {

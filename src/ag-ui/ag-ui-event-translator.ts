@@ -6,6 +6,7 @@ import { redactApprovalAction } from "../agent/build-approval-action.js";
 import type { RunResult } from "../agent/run-result.js";
 import { SecretRegistry } from "../internal/redact.js";
 import { StreamingRedactor } from "../internal/streaming-redactor.js";
+import { readAgUiTicket } from "./ag-ui-ticket.js";
 import { interruptForAction } from "./interrupt-for-action.js";
 
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
@@ -22,6 +23,12 @@ export interface AgUiRunIds {
  * messages, tool calls and their results, and the run's end (RUN_FINISHED,
  * with an interrupt outcome for each approval the run waits for, or
  * RUN_ERROR). One per AG-UI run.
+ *
+ * Each tool call is announced once per thread (TOOL_CALL_START as soon as
+ * the model names it), and its arguments are sent once, whole, as the call
+ * will run: the validated arguments the person is asked about (or the call
+ * ran with), the agent's secrets removed from the parsed value, never the
+ * pieces a provider streamed before its final word.
  */
 export class AgUiEventTranslator {
   readonly #ids: AgUiRunIds;
@@ -29,9 +36,11 @@ export class AgUiEventTranslator {
   #step: number | undefined;
   /** The open text message's redactor; `undefined` when no text message is open. */
   #text: StreamingRedactor | undefined;
-  /** Each open tool call's argument text redactor. */
-  readonly #openToolCalls = new Map<string, StreamingRedactor>();
+  /** Each announced tool call whose arguments are not sent yet, with the model's raw arguments once known. */
+  readonly #openToolCalls = new Map<string, { rawArguments?: string }>();
   readonly #announced = new Set<string>();
+  /** Calls an earlier AG-UI run of the thread announced: only their results go out. */
+  readonly #announcedBefore = new Set<string>();
   readonly #asked = new Map<string, ApprovalAction>();
   readonly #interrupts: Interrupt[] = [];
   #secrets = new SecretRegistry();
@@ -41,10 +50,18 @@ export class AgUiEventTranslator {
   }
 
   /**
+   * Tool calls an earlier AG-UI run of the thread announced (the calls a
+   * resumed run waited on): never announced again, only their results go out.
+   */
+  announcedBefore(toolCallIds: Iterable<string>): void {
+    for (const id of toolCallIds) this.#announcedBefore.add(id);
+  }
+
+  /**
    * The agent's secrets (its `secrets` option, its clients' tokens):
    * removed from then on from the interrupts (as from the question), the
-   * text and tool calls' argument text streamed to the client (a secret
-   * streamed across two deltas included) and error messages.
+   * text streamed to the client (a secret streamed across two deltas
+   * included), the tool calls' arguments and error messages.
    */
   redactWith(secrets: SecretRegistry | undefined): void {
     if (secrets) this.#secrets = secrets;
@@ -71,32 +88,47 @@ export class AgUiEventTranslator {
         return [...events, ...this.#textContent(this.#text!.push(event.delta))];
       }
       case "tool-call-delta":
+        // Only announced: pieces may be replaced by the provider's final word.
+        if (this.#announcedBefore.has(event.toolCallId)) return [];
         return [
           ...this.#openStep(event.stepNumber),
-          ...this.#toolCallDelta(event.toolCallId, event.toolName, event.argumentsDelta),
+          ...this.#startToolCall(event.toolCallId, event.toolName),
         ];
-      case "tool-call":
-        return [
+      case "tool-call": {
+        if (this.#announcedBefore.has(event.toolCallId)) return [];
+        const events = [
           ...this.#openStep(event.stepNumber),
-          ...this.#toolCall(event.toolCallId, event.toolName, event.rawArguments),
+          ...this.#startToolCall(event.toolCallId, event.toolName),
         ];
-      case "approval-request":
+        const open = this.#openToolCalls.get(event.toolCallId);
+        if (open) open.rawArguments = event.rawArguments;
+        return events;
+      }
+      case "approval-request": {
         // The action as the person is shown it: the agent's secrets removed (the fingerprint is the real call's).
-        this.#asked.set(event.toolCallId, redactApprovalAction(event.action, this.#secrets));
-        return [];
+        const action = redactApprovalAction(event.action, this.#secrets);
+        this.#asked.set(event.toolCallId, action);
+        // What the person is asked about is what runs: its validated arguments.
+        return this.#endToolCall(event.toolCallId, { value: action.arguments });
+      }
       case "approval-result":
         if (event.approval.outcome === "pending") {
           const action = this.#asked.get(event.toolCallId);
-          if (action) this.#interrupts.push(interruptForAction(action, event.approval.approvalId));
+          const { expiresAt } = readAgUiTicket(event.approval.ticket);
+          if (action)
+            this.#interrupts.push(interruptForAction(action, event.approval.approvalId, expiresAt));
         }
         return [];
       case "tool-result": {
         const call = event.toolCall;
-        if (call.status === "awaiting_approval") return [];
+        if (call.status === "awaiting_approval") return this.#endToolCall(call.toolCallId);
         return [
           ...this.#openStep(event.stepNumber),
           ...this.#closeText(),
-          ...this.#endToolCall(call.toolCallId),
+          ...this.#endToolCall(
+            call.toolCallId,
+            call.arguments !== undefined ? { value: call.arguments } : undefined,
+          ),
           {
             type: "TOOL_CALL_RESULT",
             messageId: randomUUID(),
@@ -120,12 +152,21 @@ export class AgUiEventTranslator {
     return [{ type: "RUN_ERROR", code, message } as AgUiEvent];
   }
 
-  #finish(result: RunResult<unknown>): AgUiEvent[] {
-    // A run that suspends or fails stops inside a step: the step ends with the run.
-    const closing = [
+  /** RUN_ERROR for a run that stopped part way: what it left open (a tool call, a step) ends first. */
+  finishWith(code: string, message: string): AgUiEvent[] {
+    return [...this.#closeAll(), ...this.error(code, message)];
+  }
+
+  #closeAll(): AgUiEvent[] {
+    return [
       ...[...this.#openToolCalls.keys()].flatMap((id) => this.#endToolCall(id)),
       ...this.#closeStep(),
     ];
+  }
+
+  #finish(result: RunResult<unknown>): AgUiEvent[] {
+    // A run that suspends or fails stops inside a step: the step ends with the run.
+    const closing = this.#closeAll();
     if (result.status === "completed") {
       return [
         ...closing,
@@ -165,28 +206,11 @@ export class AgUiEventTranslator {
     return [...this.#closeText(), { type: "STEP_FINISHED", stepName: stepName(step) } as AgUiEvent];
   }
 
-  #toolCallDelta(toolCallId: string, toolName: string, delta: string): AgUiEvent[] {
-    const events = this.#announced.has(toolCallId) ? [] : this.#startToolCall(toolCallId, toolName);
-    const redactor = this.#openToolCalls.get(toolCallId);
-    if (delta === "" || redactor === undefined) return events;
-    return [...events, ...toolCallArgs(toolCallId, redactor.push(delta))];
-  }
-
-  #toolCall(toolCallId: string, toolName: string, rawArguments: string): AgUiEvent[] {
-    if (this.#announced.has(toolCallId)) return this.#endToolCall(toolCallId);
-    const events = this.#startToolCall(toolCallId, toolName);
-    if (rawArguments !== "")
-      events.push({
-        type: "TOOL_CALL_ARGS",
-        toolCallId,
-        delta: this.redact(rawArguments),
-      } as AgUiEvent);
-    return [...events, ...this.#endToolCall(toolCallId)];
-  }
-
+  /** TOOL_CALL_START, once per call and thread. */
   #startToolCall(toolCallId: string, toolName: string): AgUiEvent[] {
+    if (this.#announced.has(toolCallId)) return [];
     this.#announced.add(toolCallId);
-    this.#openToolCalls.set(toolCallId, new StreamingRedactor(this.#secrets));
+    this.#openToolCalls.set(toolCallId, {});
     return [
       ...this.#closeText(),
       {
@@ -198,14 +222,35 @@ export class AgUiEventTranslator {
     ];
   }
 
-  #endToolCall(toolCallId: string): AgUiEvent[] {
-    const redactor = this.#openToolCalls.get(toolCallId);
-    if (redactor === undefined) return [];
+  /**
+   * The call's arguments, once and whole, then TOOL_CALL_END: `known`, the
+   * validated arguments, when the run has them; else the model's own,
+   * parsed. Secrets are removed from the value, never from its text.
+   */
+  #endToolCall(toolCallId: string, known?: { value: unknown }): AgUiEvent[] {
+    const open = this.#openToolCalls.get(toolCallId);
+    if (open === undefined) return [];
     this.#openToolCalls.delete(toolCallId);
+    const text =
+      known !== undefined
+        ? (JSON.stringify(this.#secrets.redactValue(known.value)) ?? "")
+        : this.#argumentsText(open.rawArguments ?? "");
     return [
-      ...toolCallArgs(toolCallId, redactor.flush()),
+      ...(text === "" ? [] : [{ type: "TOOL_CALL_ARGS", toolCallId, delta: text } as AgUiEvent]),
       { type: "TOOL_CALL_END", toolCallId } as AgUiEvent,
     ];
+  }
+
+  /** The model's raw arguments, parsed and redacted as a value; as redacted text when not JSON. */
+  #argumentsText(rawArguments: string): string {
+    if (rawArguments.trim() === "") return "";
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawArguments);
+    } catch {
+      return this.redact(rawArguments);
+    }
+    return JSON.stringify(this.#secrets.redactValue(parsed));
   }
 
   #openText(): AgUiEvent[] {
@@ -241,11 +286,6 @@ export class AgUiEventTranslator {
     this.#messageId ??= randomUUID();
     return this.#messageId;
   }
-}
-
-/** TOOL_CALL_ARGS with this redacted delta; none for an empty one. */
-function toolCallArgs(toolCallId: string, delta: string): AgUiEvent[] {
-  return delta === "" ? [] : [{ type: "TOOL_CALL_ARGS", toolCallId, delta } as AgUiEvent];
 }
 
 function stepName(stepNumber: number): string {

@@ -6,20 +6,33 @@ import type { RunStore } from "../agent/durable/run-store.js";
 import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { loadZod } from "../internal/load-zod.js";
 import type { AgUiAnswer } from "./ag-ui-approver.js";
+import { readAgUiTicket, ticketExpired } from "./ag-ui-ticket.js";
+import { threadMetadataKey } from "./thread-runs.js";
 
-/** The key of a run's metadata naming the AG-UI thread it belongs to. */
-export const threadMetadataKey = "agUiThreadId";
-
-/** Why a resume was refused: the `code` of its RUN_ERROR. */
+/**
+ * Why a request was refused before anything ran: the `code` of its
+ * RUN_ERROR. A resume: `unauthorized` (nobody named), `not_thread_owner`,
+ * `unknown_interrupt`, `already_answered`, `other_thread`, `other_run`,
+ * `incomplete_resume`, `changed_action`, `invalid_answer` (malformed, or
+ * an edit or standing approval the interrupt did not offer),
+ * `interrupt_expired`. A message: `unauthorized`, `not_thread_owner`,
+ * `interrupt_open` (the thread waits for answers), `thread_busy` (a run of
+ * the thread is going on), `no_user_message`.
+ */
 export type ResumeRefusalCode =
   | "unauthorized"
+  | "not_thread_owner"
   | "unknown_interrupt"
   | "already_answered"
   | "other_thread"
   | "other_run"
   | "incomplete_resume"
   | "changed_action"
-  | "invalid_answer";
+  | "invalid_answer"
+  | "interrupt_expired"
+  | "interrupt_open"
+  | "thread_busy"
+  | "no_user_message";
 
 /** A resume the handler will not act on; nothing ran. */
 export interface ResumeRefusal {
@@ -67,12 +80,15 @@ export async function checkResume(
   if (options.answeredBy === undefined) {
     return refuse(
       "unauthorized",
-      "This server cannot tell who is answering: resume entries are refused unless the handler's authorize() names the person.",
+      "This server does not know who is answering, so it cannot take an approval: sign in and answer again.",
     );
   }
   const ids = entries.map((entry) => entry.interruptId);
   if (new Set(ids).size !== ids.length) {
-    return refuse("invalid_answer", "The resume answers the same interrupt twice.");
+    return refuse(
+      "invalid_answer",
+      "The answer names the same approval question twice; answer each question once.",
+    );
   }
   const runIds = new Set<string>();
   for (const id of ids) {
@@ -83,7 +99,7 @@ export async function checkResume(
   if (runIds.size !== 1) {
     return refuse(
       "other_run",
-      "The resume answers interrupts of different runs; answer the interrupts of one run at a time.",
+      "The answer mixes approval questions of different requests; answer the questions of one request at a time.",
     );
   }
   let state: RunState;
@@ -96,7 +112,7 @@ export async function checkResume(
   if (state.metadata?.[threadMetadataKey] !== threadId) {
     return refuse(
       "other_thread",
-      "The resume answers an interrupt of another thread; answer it on the thread it was asked in.",
+      "This approval question belongs to another conversation; answer it in the conversation that asked it.",
     );
   }
   const open = new Map<string, PendingToolCall>();
@@ -111,7 +127,7 @@ export async function checkResume(
     if (wasAnswered(state, id)) {
       return refuse(
         "already_answered",
-        `Interrupt ${JSON.stringify(id)} was answered already; an answer is used once.`,
+        "This approval question was answered already; an answer is used once.",
       );
     }
     return unknown(id);
@@ -119,13 +135,26 @@ export async function checkResume(
   if (open.size !== ids.length) {
     return refuse(
       "incomplete_resume",
-      `The run waits for ${open.size} answers and the resume gives ${ids.length}; answer every open interrupt in one resume.`,
+      `The assistant waits for answers to ${open.size} approval questions and this answer gives ${ids.length}; answer all of them together.`,
     );
+  }
+  const ticketOf = (call: PendingToolCall) => readAgUiTicket(call.ticket);
+  for (const entry of entries) {
+    const call = open.get(entry.interruptId) as PendingToolCall;
+    // An expired question can only be dismissed: the call then ends expired.
+    if (ticketExpired(ticketOf(call)) && entry.status !== "cancelled") {
+      return refuse(
+        "interrupt_expired",
+        `This approval question expired at ${ticketOf(call).expiresAt}; nothing it asked about ran. Dismiss it (status "cancelled") to carry on.`,
+      );
+    }
   }
   const answers = new Map<string, AgUiAnswer>();
   for (const entry of entries) {
     const call = open.get(entry.interruptId) as PendingToolCall;
-    const answer = readAnswer(entry, call, options.answeredBy);
+    // An expired question's dismissal records nothing: the run reads it as expired.
+    if (ticketExpired(ticketOf(call))) continue;
+    const answer = readAnswer(entry, call, options.answeredBy, ticketOf(call).edits);
     if ("refused" in answer) return answer;
     answers.set(entry.interruptId, answer);
   }
@@ -136,6 +165,7 @@ function readAnswer(
   entry: ResumeEntry,
   call: PendingToolCall,
   answeredBy: string,
+  edits: readonly string[] | undefined,
 ): AgUiAnswer | ResumeRefusal {
   const note = noteOf(entry);
   if (entry.status === "cancelled") return { decision: "cancel", answeredBy, note };
@@ -143,21 +173,21 @@ function readAnswer(
   if (!parsed.success) {
     return refuse(
       "invalid_answer",
-      `The answer to interrupt ${JSON.stringify(entry.interruptId)} is not { approved, fingerprint, editedArgs?, note?, standing? }: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`).join("; ")}.`,
+      `The answer to approval question ${JSON.stringify(entry.interruptId)} is not { approved, fingerprint, editedArgs?, note?, standing? }: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`).join("; ")}.`,
     );
   }
   const payload = parsed.data;
   if (payload.fingerprint !== call.fingerprint) {
     return refuse(
       "changed_action",
-      `The answer to interrupt ${JSON.stringify(entry.interruptId)} is for another action than the one asked about (its fingerprint differs); show the person the interrupt's action and answer again.`,
+      "This answer is about another action than the one the question asks about; show the question again and answer it.",
     );
   }
   if (!payload.approved) {
     if (payload.editedArgs !== undefined || payload.standing === true) {
       return refuse(
         "invalid_answer",
-        `The answer to interrupt ${JSON.stringify(entry.interruptId)} denies the action but also edits or extends it; send one or the other.`,
+        "This answer denies the action but also changes or extends it; send one or the other.",
       );
     }
     return { decision: "deny", answeredBy, note: payload.note ?? note };
@@ -165,7 +195,17 @@ function readAnswer(
   if (payload.standing === true && call.standing === undefined) {
     return refuse(
       "invalid_answer",
-      `The answer to interrupt ${JSON.stringify(entry.interruptId)} approves the next calls like it too, which this question did not offer.`,
+      "This answer also approves the next actions like this one, which this question did not offer; approve this one alone.",
+    );
+  }
+  if (
+    payload.editedArgs !== undefined &&
+    edits !== undefined &&
+    !edits.includes(entry.interruptId)
+  ) {
+    return refuse(
+      "invalid_answer",
+      "This answer changes the action, which this question did not offer; approve or deny it as it is.",
     );
   }
   return {
@@ -192,7 +232,7 @@ function wasAnswered(state: RunState, interruptId: string): boolean {
 function unknown(interruptId: string): ResumeRefusal {
   return refuse(
     "unknown_interrupt",
-    `No open interrupt has the id ${JSON.stringify(interruptId.slice(0, 200))}; answer an interrupt this server asked.`,
+    `No open approval question has the id ${JSON.stringify(interruptId.slice(0, 200))}; answer a question this server asked.`,
   );
 }
 

@@ -7,9 +7,13 @@ import { redactValue } from "../internal/redact.js";
  * The interrupt that asks a person about one action: its id the approval's,
  * the question in words (untrusted parts escaped), and the whole action in
  * `metadata.switchyard`, with the answers it allows; `responseSchema` says
- * what a resume payload must be.
+ * what a resume payload must be; `expiresAt`, when it can no longer be answered.
  */
-export function interruptForAction(action: ApprovalAction, interruptId: string): Interrupt {
+export function interruptForAction(
+  action: ApprovalAction,
+  interruptId: string,
+  expiresAt?: string,
+): Interrupt {
   const parts = describeActionParts(action);
   const message = [
     `Approval needed: ${parts.summary}`,
@@ -22,6 +26,7 @@ export function interruptForAction(action: ApprovalAction, interruptId: string):
     reason: "tool_call",
     message,
     toolCallId: action.toolCallId,
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
     responseSchema: {
       type: "object",
       properties: {

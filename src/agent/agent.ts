@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import { attachSecrets } from "../internal/redact.js";
 import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
@@ -80,6 +81,11 @@ export class Agent<
    */
   get ungatedTools(): readonly string[] {
     return this.#ungatedTools;
+  }
+
+  /** The agent's logger (its `logger` option, secrets removed), for what serves the agent to log by. */
+  get logger(): Logger {
+    return this.#settings.logger;
   }
 
   /** The tools, by name. */

@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("the ag-ui-app example in Chromium", () => {
-  it("shows the approval question as text, and the deletion runs once the person clicks Approve", async () => {
+  it("shows the approval question as text, runs the deletion once the person clicks Approve, and goes on with the conversation", async () => {
     const retired = () =>
       app.orders.callbacks().filter((callback) => callback.url.includes(retiredCallbackHost));
     // A callback whose URL carries markup: the page must show it, not run it.
@@ -37,9 +37,12 @@ describe("the ag-ui-app example in Chromium", () => {
 
     const page = await chromium.browser.newPage();
     await page.goto(app.url);
-    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByRole("button", { name: "Send" }).click();
     const question = page.locator("article.interrupt");
     await question.waitFor();
+    // While the question is open, the thread takes no new message.
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    expect(await question.innerText()).toMatch(/Answer before /);
 
     const text = await question.locator("pre.question").innerText();
     expect(text).toContain("delete_callbacks");
@@ -51,7 +54,20 @@ describe("the ag-ui-app example in Chromium", () => {
     await question.getByRole("button", { name: "Approve" }).click();
     await page.locator("#status", { hasText: "Finished." }).waitFor();
     expect(retired()).toEqual([]);
-    expect(await page.locator("#answer").innerText()).not.toBe("");
+    const replies = page.locator("#chat li.assistant");
+    expect(await replies.last().innerText()).not.toBe("");
+
+    // A second and a third turn on the same thread: the server kept the conversation.
+    const say = async (text: string) => {
+      const count = await replies.count();
+      await page.locator("#message").fill(text);
+      await page.getByRole("button", { name: "Send" }).click();
+      await replies.nth(count).waitFor();
+      await page.locator("#status", { hasText: "Finished." }).waitFor();
+      return replies.nth(count).innerText();
+    };
+    expect(await say("Thanks!")).toBe("You are welcome.");
+    expect(await say("What did I ask you before?")).toContain(retiredCallbackHost);
     await page.close();
   });
 });

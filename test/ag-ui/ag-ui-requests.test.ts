@@ -124,7 +124,7 @@ describe("a client that goes away", () => {
       const client = new AbortController();
       const response = await fetch(server.url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", "x-user": "ada" },
         body: input({ messages: [{ id: "m1", role: "user", content: "Delete rec_a" }] }),
         signal: client.signal,
       });

@@ -25,7 +25,7 @@ import { ScriptedModel, type ScriptedStep } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 
 /** A destructive tool that counts its runs: what a forged answer must never reach. */
-export function deleteRecordsTool() {
+export function deleteRecordsTool(beforeDelete?: () => Promise<void>) {
   const runs: Array<{ ids: string[] }> = [];
   const tool = defineTool({
     name: "delete_records",
@@ -33,8 +33,9 @@ export function deleteRecordsTool() {
     parameters: z.object({ ids: z.array(z.string().regex(/^rec_[a-z0-9]+$/)).min(1) }),
     needsApproval: true,
     target: { service: "records", environment: "sandbox" },
-    execute: (args) => {
+    execute: async (args) => {
       runs.push(args);
+      await beforeDelete?.();
       return { deleted: args.ids };
     },
   });
@@ -52,13 +53,17 @@ export interface AgUiTestServer {
 
 export async function startAgUiServer(
   steps: readonly ScriptedStep[],
-  options: Partial<Pick<AgUiHandlerOptions, "authorize">> & {
+  options: Partial<
+    Pick<AgUiHandlerOptions, "authorize" | "approver" | "threadAccess" | "onError">
+  > & {
     withoutAuthorize?: boolean;
     agentOptions?: Partial<AgentOptions>;
+    /** Awaited inside the tool, after it counted its run: what a test holds the call at. */
+    beforeDelete?: () => Promise<void>;
   } = {},
 ): Promise<AgUiTestServer> {
   const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
-  const { tool, runs } = deleteRecordsTool();
+  const { tool, runs } = deleteRecordsTool(options.beforeDelete);
   const model = new ScriptedModel(steps);
   const runStore = new FileRunStore({ directory });
   const handler = createAgUiHandler({
@@ -73,13 +78,18 @@ export async function startAgUiServer(
         ...options.agentOptions,
       }),
     runStore,
+    ...(options.approver ? { approver: options.approver } : {}),
+    ...(options.threadAccess ? { threadAccess: options.threadAccess } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
     ...(options.withoutAuthorize
       ? {}
       : {
           authorize:
             options.authorize ??
-            ((request) =>
-              request.headers.get("x-user") === "ada" ? "ada@example.com" : undefined),
+            ((request) => {
+              const user = request.headers.get("x-user") ?? "";
+              return ["ada", "bob", "eve"].includes(user) ? `${user}@example.com` : undefined;
+            }),
         }),
   });
   const server: Server = createServer(toNodeHandler(handler));

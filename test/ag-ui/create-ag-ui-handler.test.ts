@@ -47,8 +47,8 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
         },
       },
     });
-    // The interrupt is named by the agent's approval id of the call.
-    expect(interrupt?.id).toMatch(/^run_.+\.[A-Za-z0-9_-]{22}$/);
+    // The interrupt is named by the agent's approval id of the call (the thread's first run).
+    expect(interrupt?.id).toMatch(/^agui_[A-Za-z0-9_-]{22}_1\.[A-Za-z0-9_-]{22}$/);
     expect(interrupt?.message).toContain("delete_records");
     expect(server.runs).toEqual([]);
 

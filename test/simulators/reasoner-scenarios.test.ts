@@ -506,6 +506,31 @@ describe("auto, echo-tool and every scenario's ending", () => {
     expect(other.content).toContain("callbacks");
   });
 
+  it("plays a conversation: each turn is picked by the latest user message, and small talk gets a short answer", async () => {
+    const all = [...orderTools, ...docsTools, ...tools("apply_discount")];
+    const earlier = [
+      ...conversation(cleanupTask, [
+        listStep,
+        { name: "delete_callbacks", args: deleteArgs, result: { deleted: 2 } },
+      ]),
+      { role: "assistant", content: "Deleted 2 callbacks." },
+    ];
+    const next = (text: string) =>
+      nextMessage(simulator, {
+        messages: [...earlier, { role: "user", content: text }],
+        tools: all,
+      });
+    expect(onlyCall(await next("Now summarise all orders by status.")).name).toBe("list_orders");
+    expect((await next("Thanks!")).content).toBe("You are welcome.");
+    expect((await next("Hello")).content).toBe("Hello again! What should I do next?");
+    expect((await next("What did I ask you before?")).content).toContain(cleanupTask);
+    const newHost = await next("Remove the callbacks of callbacks.legacy-erp.example too.");
+    expect(onlyCall(newHost)).toEqual({ name: "list_callbacks", args: { message_type: "all" } });
+    expect((await ask("Hi there", [], all)).content).toMatch(
+      /^Hello! I am the Switchyard reasoner simulator/,
+    );
+  });
+
   it("echo-tool calls the named tool with {} and then answers done", async () => {
     const echo = await startReasonerSimulator({ scenario: "echo-tool" });
     try {

@@ -22,10 +22,12 @@ export interface ToolStep {
 
 /** What a scripted model reads from a request. */
 export interface Conversation {
-  /** Text of the first user message (what `auto` picks a scenario by). */
+  /** Text of the first user message. */
   firstUserText: string;
-  /** Text of the last user message: the task being worked on. */
+  /** Text of the last user message: the task being worked on (what `auto` picks a scenario by). */
   task: string;
+  /** Text of every user message, oldest first: the conversation's turns. */
+  userTexts: string[];
   /** Tool calls made since the last user message, with their results, in order. */
   steps: ToolStep[];
   /** Names of the tools the request offers. */
@@ -43,6 +45,9 @@ export function readConversation(request: ReceivedChatRequest): Conversation {
   return {
     firstUserText: firstUser?.content ?? "",
     task: lastUser >= 0 ? (messages[lastUser]!.content as string) : "",
+    userTexts: messages
+      .filter((message) => message.role === "user")
+      .map((message) => (typeof message.content === "string" ? message.content : "")),
     steps: readSteps(messages.slice(lastUser + 1)),
     offeredTools: (request.tools ?? []).map((tool) => tool.function.name),
   };

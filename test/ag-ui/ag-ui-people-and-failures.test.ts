@@ -1,0 +1,181 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgUiHandlerOptions } from "../../src/ag-ui/index.js";
+import { ReasonerClient } from "../../src/clients/reasoner/reasoner-client.js";
+import { captureLogger } from "../helpers/capture-logger.js";
+import {
+  type AgUiTestServer,
+  approve,
+  clientFor,
+  postRun,
+  runClient,
+  startAgUiServer,
+} from "./ag-ui-server.js";
+
+let server: AgUiTestServer | undefined;
+const closing: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  for (const close of closing.splice(0)) await close();
+});
+
+describe("an AG-UI thread belongs to the person who started it", () => {
+  it("two people on two threads each go on with their own conversation; a third person can neither write to nor answer on either", async () => {
+    server = await startAgUiServer([
+      { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_ada"] } }] },
+      { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_bob"] } }] },
+      { text: "Deleted rec_ada." },
+      { text: "Deleted rec_bob." },
+      (request) => ({
+        text: `first words: ${request.messages.find((message) => message.role === "user")?.content}`,
+      }),
+      (request) => ({
+        text: `first words: ${request.messages.find((message) => message.role === "user")?.content}`,
+      }),
+    ]);
+    const ada = clientFor(server.url, "ada");
+    const bob = clientFor(server.url, "bob");
+    const adaAsked = await runClient(ada, { message: "Ada: delete rec_ada" });
+    const bobAsked = await runClient(bob, { message: "Bob: delete rec_bob" });
+
+    // Eve is someone authorize() names, but neither thread is hers.
+    for (const [client, asked] of [
+      [ada, adaAsked],
+      [bob, bobAsked],
+    ] as const) {
+      const write = await postRun(
+        server.url,
+        {
+          threadId: client.threadId,
+          messages: [{ id: "e1", role: "user", content: "Eve: delete everything" }],
+        },
+        "eve",
+      );
+      expect(write.error?.code).toBe("not_thread_owner");
+      const answer = await postRun(
+        server.url,
+        { threadId: client.threadId, resume: [approve(asked.interrupts[0]!)] },
+        "eve",
+      );
+      expect(answer.error?.code).toBe("not_thread_owner");
+    }
+    // Nor may one owner answer the other's question.
+    const crossed = await postRun(
+      server.url,
+      { threadId: ada.threadId, resume: [approve(adaAsked.interrupts[0]!)] },
+      "bob",
+    );
+    expect(crossed.error?.code).toBe("not_thread_owner");
+    expect(server.runs).toEqual([]);
+    expect(server.model.requests).toHaveLength(2);
+
+    expect(
+      (await runClient(ada, { resume: [approve(adaAsked.interrupts[0]!)] })).error,
+    ).toBeUndefined();
+    expect(
+      (await runClient(bob, { resume: [approve(bobAsked.interrupts[0]!)] })).error,
+    ).toBeUndefined();
+    expect(server.runs).toEqual([{ ids: ["rec_ada"] }, { ids: ["rec_bob"] }]);
+    const adaAgain = await runClient(ada, { message: "What did I say first?" });
+    const bobAgain = await runClient(bob, { message: "What did I say first?" });
+    expect(adaAgain.error).toBeUndefined();
+    expect(bobAgain.error).toBeUndefined();
+    expect(ada.messages.at(-1)?.content).toBe("first words: Ada: delete rec_ada");
+    expect(bob.messages.at(-1)?.content).toBe("first words: Bob: delete rec_bob");
+    // The approvals are recorded under their owners' names.
+    for (const [asked, person] of [
+      [adaAsked, "ada@example.com"],
+      [bobAsked, "bob@example.com"],
+    ] as const) {
+      const id = asked.interrupts[0]!.id;
+      const state = await server.runStore.load(id.slice(0, id.lastIndexOf(".")));
+      expect(state.finishedCalls?.[0]?.approval?.approvedBy).toBe(person);
+    }
+  });
+
+  it("threadAccess lets the application admit someone else to a thread", async () => {
+    server = await startAgUiServer(
+      [{ toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_a"] } }] }, { text: "ok" }],
+      {
+        threadAccess: (person, thread) =>
+          person === "bob@example.com" && thread.owner === "ada@example.com",
+      },
+    );
+    const ada = clientFor(server.url, "ada");
+    const asked = await runClient(ada, { message: "Delete rec_a" });
+    const byBob = await postRun(
+      server.url,
+      { threadId: ada.threadId, resume: [approve(asked.interrupts[0]!)] },
+      "bob",
+    );
+    expect(byBob.error).toBeUndefined();
+    expect(server.runs).toEqual([{ ids: ["rec_a"] }]);
+  });
+});
+
+/** A model service that answers every request with this status, at an address a browser must never see. */
+async function failingModelService(status: number): Promise<string> {
+  const service: Server = createServer((_request, response) => {
+    response.writeHead(status, { "content-type": "application/json", "retry-after": "0" });
+    response.end(JSON.stringify({ error: { message: `internal-llm-7 says ${status}` } }));
+  });
+  await new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve));
+  closing.push(
+    () =>
+      new Promise<void>((resolve) => {
+        service.closeAllConnections();
+        service.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(service.address() as AddressInfo).port}/internal-llm/v1/chat/completions`;
+}
+
+/** An address where nothing listens any more. */
+async function deadModelService(): Promise<string> {
+  const url = await failingModelService(200);
+  await closing.pop()?.();
+  return url;
+}
+
+describe("a model failure reaches an AG-UI client as a code of its own, in words for a person", () => {
+  it.each([
+    [401, "model_unauthorized"],
+    [429, "model_rate_limited"],
+    [503, "model_unavailable"],
+    [0, "model_unreachable"],
+  ])(
+    "model service answering %i: %s, logged on the server and told to onError",
+    async (status, code) => {
+      const url = status === 0 ? await deadModelService() : await failingModelService(status);
+      const { logger, text } = captureLogger("info");
+      const failures: Array<Parameters<NonNullable<AgUiHandlerOptions["onError"]>>[0]> = [];
+      server = await startAgUiServer([], {
+        agentOptions: {
+          model: new ReasonerClient({ url, apiKey: "sk-test-key-0123456789", maxRetries: 0 }),
+          logger,
+        },
+        onError: (failure) => {
+          failures.push(failure);
+        },
+      });
+      const client = clientFor(server.url);
+      const run = await runClient(client, { message: "Hello" });
+
+      expect(run.error?.code).toBe(code);
+      const told = JSON.stringify(run.events);
+      for (const internal of ["127.0.0.1", "internal-llm", new URL(url).port, "sk-test-key"]) {
+        expect(told).not.toContain(internal);
+      }
+      expect(run.error?.message).toMatch(/^[A-Z][^{}<>]+\.$/);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ code, threadId: client.threadId });
+      expect(failures[0]?.error).toBeInstanceOf(Error);
+      const logged = text();
+      expect(logged).toContain(`AG-UI run ended ${code}`);
+      expect(logged).toContain(client.threadId);
+      expect(logged).not.toContain("sk-test-key");
+    },
+  );
+});
