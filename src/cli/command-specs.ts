@@ -390,15 +390,49 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "audit",
-    usage: "switchyard audit verify <file> | switchyard audit show <run-id> [--file PATH]",
-    summary: "Check the approval audit log for changes, or list one run's approval decisions.",
+    usage:
+      "switchyard audit verify [<file>] [--public-key FILE] [--anchor FILE] | show <run-id> [--file PATH] | export [<run-id>] [--since TIME] [--until TIME] [--out FILE] | keygen [<file>]",
+    summary:
+      "Check the approval audit log (or an exported bundle) for changes, list one run's decisions, export them signed, or make a signing key.",
     options: [
       {
         name: "file",
         type: "string",
         valueName: "PATH",
         description:
-          "The audit log file to read (show). Default: the runs' audit log: the PostgreSQL run store's when SWITCHYARD_DATABASE_URL is set, else SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory.",
+          "The audit log file to read (show, export). Default: the runs' audit log: the PostgreSQL run store's when SWITCHYARD_DATABASE_URL is set, else SWITCHYARD_AUDIT_LOG, else audit.jsonl in the state directory.",
+      },
+      {
+        name: "public-key",
+        type: "string",
+        valueName: "FILE",
+        description:
+          "The trail's Ed25519 public key (SPKI PEM) to check signatures with: all verify needs of a signed log or bundle, no secret. Default: the public half of SWITCHYARD_AUDIT_SIGNING_KEY. keygen: where the public key goes (default: the private key's file, .pub.pem).",
+      },
+      {
+        name: "anchor",
+        type: "string",
+        valueName: "FILE",
+        description:
+          "verify: a head of the trail kept elsewhere (what SWITCHYARD_AUDIT_ANCHOR received; the last line is used). The trail must still be that chain and hold its entries, which catches a trail emptied and begun again, or an older copy of log and head restored.",
+      },
+      {
+        name: "since",
+        type: "string",
+        valueName: "TIME",
+        description: "export: only records decided at or after this ISO 8601 time.",
+      },
+      {
+        name: "until",
+        type: "string",
+        valueName: "TIME",
+        description: "export: only records decided before this ISO 8601 time.",
+      },
+      {
+        name: "out",
+        type: "string",
+        valueName: "FILE",
+        description: "export: write the bundle to FILE instead of stdout.",
       },
       jsonReportOption,
       helpOption,
@@ -407,12 +441,19 @@ export const commandSpecs: readonly CommandSpec[] = [
       "Every approval decision of a run of this command (a person's answer, a policy rule, a",
       "standing approval, an expiry, a refusal by the gate) is appended to the audit log as one",
       "record, each chained to the one before by its hash; the head (count and last hash) is kept",
-      "apart, so a cut from the end is caught. With SWITCHYARD_AUDIT_KEY set the hashes are",
-      "HMAC-SHA256 under that key and verify needs it; without it they show accidental damage,",
-      "not forgery. verify without a file checks the runs' audit log. It exits 0 when the log",
-      "is intact, 1 when an entry was changed, removed, reordered or cut, 2 when there is no such",
-      "log or it is keyed and no key is set. show lists the decisions of one run, every value",
-      "escaped (exit 1 when it has none, or a record is of a shape Switchyard never writes).",
+      "apart, so a cut from the end is caught. With SWITCHYARD_AUDIT_SIGNING_KEY (an Ed25519",
+      "private key, PKCS#8 PEM; make one with keygen) each entry and head is signed, and verify",
+      "needs only the public key (--public-key). With SWITCHYARD_AUDIT_KEY the hashes are",
+      "HMAC-SHA256 under that key and verify needs it. Without either they show accidental",
+      "damage, not forgery. A keyed or signed trail with no head, or emptied, does not verify.",
+      "SWITCHYARD_AUDIT_ANCHOR names a shell command that receives each head on stdin, to keep a",
+      "copy elsewhere; verify --anchor checks the trail against it. verify without a file checks",
+      "the runs' audit log; given a bundle, it checks the bundle offline. It exits 0 when intact,",
+      "1 when an entry was changed, removed, reordered or cut, 2 when there is no such log or its",
+      "key is not given. show lists the decisions of one run, every value escaped (exit 1 when it",
+      "has none, or a record is of a shape Switchyard never writes). export writes a run's (or a",
+      "time range's) signed records, the signed head and the public key as one JSON bundle.",
+      "keygen writes a new key pair (never over an existing file).",
     ],
   },
 ];

@@ -8,7 +8,7 @@ import { type CliRunRecord, CliRunRecordError, cliRunRecordFormat } from "./cli-
 import { CommandError, usageError } from "./command-error.js";
 import { exitCodes } from "./exit-codes.js";
 import { displayUrl } from "./format-text.js";
-import { auditKeyOf, openAuditLog, openStateDirectory } from "./open-state-directory.js";
+import { auditSettingsOf, openAuditLog, openStateDirectory } from "./open-state-directory.js";
 
 /** The run metadata key holding a run's {@link CliRunRecord}, as JSON. */
 export const cliRecordMetadataKey = "switchyard.cli";
@@ -51,8 +51,9 @@ export interface RunStorage {
  * The runs' storage: PostgreSQL when `SWITCHYARD_DATABASE_URL` is set (in
  * `SWITCHYARD_DATABASE_SCHEMA`, default `switchyard`; `pg` is loaded only
  * then), else the state directory (`SWITCHYARD_STATE_DIR`); with their
- * audit log, keyed with `SWITCHYARD_AUDIT_KEY` (a key too short is a usage
- * error). The database's
+ * audit log, keyed with `SWITCHYARD_AUDIT_KEY` and signed with
+ * `SWITCHYARD_AUDIT_SIGNING_KEY` (a key too short, or not a signing key, is
+ * a usage error). The database's
  * tables are prepared here, so a database that cannot be reached is an
  * error naming `SWITCHYARD_DATABASE_URL`; with `prepare: false` (the worker,
  * which keeps trying and reports each failure) on first use instead.
@@ -61,14 +62,20 @@ export async function openRunStorage(
   env: CliIo["env"],
   options: { prepare?: boolean } = {},
 ): Promise<RunStorage> {
-  const auditKey = auditKeyOf(env);
+  const { auditKey, auditSigningKey, anchorCommand } = auditSettingsOf(env);
   const url = env.SWITCHYARD_DATABASE_URL?.trim();
   if (url) {
     const { PostgresRunStore } = await import("../stores/postgres-run-store.js");
     const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
     const store = createStore(
       () =>
-        new PostgresRunStore({ connectionString: url, auditKey, ...(schema ? { schema } : {}) }),
+        new PostgresRunStore({
+          connectionString: url,
+          auditKey,
+          auditSigningKey,
+          auditAnchorCommand: anchorCommand,
+          ...(schema ? { schema } : {}),
+        }),
     );
     try {
       if (options.prepare !== false) await store.migrate();

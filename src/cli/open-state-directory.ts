@@ -1,5 +1,7 @@
+import type { KeyObject } from "node:crypto";
 import { join, resolve } from "node:path";
 import { minimumStateKeyLength } from "../agent/agent-options.js";
+import { checkAuditSigningKey } from "../stores/audit-signing.js";
 import { FileRunStore } from "../stores/file-run-store.js";
 import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../stores/postgres-audit-log.js";
@@ -75,20 +77,63 @@ export function auditKeyOf(env: CliIo["env"]): string | undefined {
   return keyOf(env, "SWITCHYARD_AUDIT_KEY", "writes or verifies the log");
 }
 
+/** How the runs' audit log is keyed, signed and anchored, from the environment. */
+export interface AuditSettings {
+  /** `SWITCHYARD_AUDIT_KEY`. */
+  auditKey: string | undefined;
+  /** `SWITCHYARD_AUDIT_SIGNING_KEY`: PKCS#8 PEM text of an Ed25519 private key. */
+  auditSigningKey: string | undefined;
+  /** `SWITCHYARD_AUDIT_ANCHOR`: the shell command each head is handed to. */
+  anchorCommand: string | undefined;
+}
+
 /**
- * The runs' audit log, keyed with `SWITCHYARD_AUDIT_KEY` when set: the
- * PostgreSQL run store's (schema `SWITCHYARD_DATABASE_SCHEMA`, default
- * `switchyard`) when `SWITCHYARD_DATABASE_URL` is set, so every worker
- * appends to one chain; else the file {@link auditLogPath} names (nothing
- * is created until a decision). A PostgreSQL log has a pool of its own,
- * which `close` ends (idle, it does not keep the process alive).
+ * `SWITCHYARD_AUDIT_KEY`, `SWITCHYARD_AUDIT_SIGNING_KEY` and
+ * `SWITCHYARD_AUDIT_ANCHOR`, each `undefined` when unset or blank. A key
+ * that is too short, or a signing key that is not an Ed25519 private key,
+ * is a usage error naming the variable (never the key).
  */
-export function openAuditLog(env: CliIo["env"]): JsonlAuditLog | PostgresAuditLog {
-  const auditKey = auditKeyOf(env);
-  const url = env.SWITCHYARD_DATABASE_URL?.trim();
-  if (url) {
-    const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
-    return new PostgresAuditLog({ connectionString: url, auditKey, ...(schema ? { schema } : {}) });
+export function auditSettingsOf(env: CliIo["env"]): AuditSettings {
+  const auditSigningKey = env.SWITCHYARD_AUDIT_SIGNING_KEY?.trim() || undefined;
+  try {
+    checkAuditSigningKey(auditSigningKey, "SWITCHYARD_AUDIT_SIGNING_KEY");
+  } catch (error) {
+    throw usageError(
+      "SWITCHYARD_AUDIT_SIGNING_KEY is not an Ed25519 private key as PKCS#8 PEM text (-----BEGIN PRIVATE KEY-----, line breaks kept or written \\n): make one with switchyard audit keygen and set it to the private key file's text.",
+      { cause: error },
+    );
   }
-  return new JsonlAuditLog({ path: auditLogPath(env), auditKey });
+  return {
+    auditKey: auditKeyOf(env),
+    auditSigningKey,
+    anchorCommand: env.SWITCHYARD_AUDIT_ANCHOR?.trim() || undefined,
+  };
+}
+
+/**
+ * The runs' audit log, keyed with `SWITCHYARD_AUDIT_KEY`, signed with
+ * `SWITCHYARD_AUDIT_SIGNING_KEY` and anchored with `SWITCHYARD_AUDIT_ANCHOR`
+ * when set (`publicKey`, when given, is what a signed log is checked
+ * with): the PostgreSQL run store's (schema `SWITCHYARD_DATABASE_SCHEMA`,
+ * default `switchyard`) when `SWITCHYARD_DATABASE_URL` is set, so every
+ * worker appends to one chain; else the file `path` or
+ * {@link auditLogPath} names (nothing is created until a decision). A
+ * PostgreSQL log has a pool of its own, which `close` ends (idle, it does
+ * not keep the process alive).
+ */
+export function openAuditLog(
+  env: CliIo["env"],
+  options: { path?: string | undefined; publicKey?: KeyObject | undefined } = {},
+): JsonlAuditLog | PostgresAuditLog {
+  const settings = { ...auditSettingsOf(env), publicKey: options.publicKey };
+  const url = env.SWITCHYARD_DATABASE_URL?.trim();
+  if (url && options.path === undefined) {
+    const schema = env.SWITCHYARD_DATABASE_SCHEMA?.trim();
+    return new PostgresAuditLog({
+      connectionString: url,
+      ...settings,
+      ...(schema ? { schema } : {}),
+    });
+  }
+  return new JsonlAuditLog({ path: options.path ?? auditLogPath(env), ...settings });
 }

@@ -12,6 +12,7 @@ import {
   type OptionSpec,
   runOptions,
 } from "./command-specs.js";
+import type { AuditAction, AuditCommandLine } from "./commands/audit-command.js";
 import { parseDuration } from "./parse-duration.js";
 
 /** One of the tool sets `switchyard mcp` serves. */
@@ -108,15 +109,8 @@ export type CommandLine =
   | { command: "version" }
   | { command: "run"; example: string | undefined; arguments: RunArguments }
   | { command: "runs"; arguments: RunsArguments }
-  /** `switchyard audit verify [<file>]` or `switchyard audit show <run-id> [--file PATH]` */
-  | {
-      command: "audit";
-      action: "verify" | "show" | undefined;
-      target: string | undefined;
-      file: string | undefined;
-      json: boolean;
-      help: boolean;
-    }
+  /** `switchyard audit verify|show|export|keygen ...` */
+  | ({ command: "audit" } & AuditCommandLine)
   /** `switchyard runs cancel <run-id> [--take-over]` */
   | { command: "runs-cancel"; runId: string | undefined; takeOver: boolean; help: boolean }
   /** `switchyard runs prune --older-than AGE` */
@@ -352,32 +346,62 @@ function readBudgetFlags(values: FlagValues): RunBudget | undefined {
   };
 }
 
-/** `audit verify [<file>]` and `audit show <run-id> [--file PATH]`. */
+/** The flags each `switchyard audit` action takes (beyond --json and --help). */
+const auditActionFlags: Record<AuditAction, readonly string[]> = {
+  verify: ["public-key", "anchor"],
+  show: ["file", "public-key"],
+  export: ["file", "public-key", "since", "until", "out"],
+  keygen: ["public-key"],
+};
+
+/** `audit verify [<file>]`, `audit show <run-id>`, `audit export [<run-id>]`, `audit keygen [<file>]`. */
 function readAuditLine(
   positionals: readonly string[],
   values: FlagValues,
   help: boolean,
 ): CommandLine {
   const [action, target, ...extra] = positionals;
-  const file = values.file as string | undefined;
-  const json = values.json === true;
-  if (help) return { command: "audit", action: undefined, target, file, json, help };
-  if (action !== "verify" && action !== "show") {
+  const text = (name: string) => values[name] as string | undefined;
+  const line = {
+    target,
+    file: text("file"),
+    publicKey: text("public-key"),
+    anchor: text("anchor"),
+    since: text("since"),
+    until: text("until"),
+    out: text("out"),
+    json: values.json === true,
+    help,
+  };
+  if (help) return { command: "audit", action: undefined, ...line };
+  if (action === undefined || !Object.hasOwn(auditActionFlags, action)) {
     throw usageError(
-      `switchyard audit takes verify [<file>] or show <run-id>${action === undefined ? "" : `, got "${action}"`}; see switchyard audit --help.`,
+      `switchyard audit takes verify [<file>], show <run-id>, export [<run-id>] or keygen [<file>]${action === undefined ? "" : `, got "${action}"`}; see switchyard audit --help.`,
     );
   }
-  if ((action === "show" && target === undefined) || extra.length > 0) {
+  const known = action as AuditAction;
+  if ((known === "show" && target === undefined) || extra.length > 0) {
     throw usageError(
-      action === "verify"
-        ? "switchyard audit verify takes at most one file, the audit log to check (e.g. .switchyard/audit.jsonl); without one it checks the runs' audit log."
-        : "switchyard audit show takes one run id; switchyard runs lists them.",
+      {
+        verify:
+          "switchyard audit verify takes at most one file, the audit log or bundle to check (e.g. .switchyard/audit.jsonl); without one it checks the runs' audit log.",
+        show: "switchyard audit show takes one run id; switchyard runs lists them.",
+        export:
+          "switchyard audit export takes at most one run id (and --since/--until for a time range).",
+        keygen: "switchyard audit keygen takes at most one file, where the private key goes.",
+      }[known],
     );
   }
-  if (action === "verify" && file !== undefined) {
-    throw usageError("switchyard audit verify takes the file as its argument, not --file.");
+  for (const flag of ["file", "public-key", "anchor", "since", "until", "out"]) {
+    if (values[flag] !== undefined && !auditActionFlags[known].includes(flag)) {
+      throw usageError(
+        flag === "file" && known === "verify"
+          ? "switchyard audit verify takes the file as its argument, not --file."
+          : `switchyard audit ${known} does not take --${flag}; see switchyard audit --help.`,
+      );
+    }
   }
-  return { command: "audit", action, target, file, json, help };
+  return { command: "audit", action: known, ...line };
 }
 
 /** `runs cancel` and `runs prune`; undefined for the listing, whose flags they do not take. */

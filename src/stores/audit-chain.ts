@@ -1,11 +1,19 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, type KeyObject, randomUUID, timingSafeEqual } from "node:crypto";
 import { minimumStateKeyLength } from "../agent/agent-options.js";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
-import type { AuditLogHead, AuditLogVerification } from "../agent/approval/audit-log.js";
+import type { AuditLogHead } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { canonicalJson } from "../internal/canonical-json.js";
 import { loadZod } from "../internal/load-zod.js";
+import { checkAnchorCommand } from "./anchor-audit-head.js";
+import {
+  type AuditSigningKey,
+  checkAuditSigningKey,
+  parseAuditPublicKey,
+  signText,
+  verifyText,
+} from "./audit-signing.js";
 
 /** The `prev` of the first entry of a log. */
 export const auditLogGenesis = `sha256:${"0".repeat(64)}`;
@@ -13,8 +21,10 @@ export const auditLogGenesis = `sha256:${"0".repeat(64)}`;
 /**
  * One entry of an audit log: the record, its place in the log, the hash of
  * the entry before it, and its own hash over all three (an HMAC-SHA256
- * under the log's key, `hmac-sha256:...`, or a plain SHA-256 without one,
- * `sha256:...`).
+ * under the log's key, `hmac-sha256:...`, or a plain SHA-256,
+ * `sha256:...`). With a signing key the hash is plain SHA-256 and
+ * `signature` is the Ed25519 signature of the entry's hash, number, link,
+ * run id and decision time, which anyone can check with the public key.
  */
 export interface AuditLogEntry {
   /** 1 for the first entry. */
@@ -24,11 +34,48 @@ export interface AuditLogEntry {
   record: ApprovalAuditRecord;
   /** Over `prev`, `seq` and the canonical JSON of `record`. */
   hash: string;
+  /** `ed25519:` and the base64 signature of {@link entryStatement}; absent without a signing key. */
+  signature?: string;
 }
 
-/** Thrown when a keyed log is checked without its key. */
+/** What a writer authenticates its chain with: an HMAC key, an Ed25519 signing key, both or neither. */
+export interface AuditChainKeys {
+  key: string | undefined;
+  signing: AuditSigningKey | undefined;
+}
+
+/** Thrown when a keyed or signed log is checked without its key. */
 export class AuditKeyRequiredError extends ConfigurationError {
   override name = "AuditKeyRequiredError";
+}
+
+/** The checked key options of an audit log: how it writes, checks and anchors its chain. */
+export interface AuditLogSettings {
+  keys: AuditChainKeys;
+  /** What signatures are checked with: the `publicKey` option, else the signing key's public half. */
+  publicKey: KeyObject | undefined;
+  anchorCommand: string | undefined;
+}
+
+/** Checks an audit log's `auditKey`, `auditSigningKey`, `publicKey` and `anchorCommand` options. */
+export function checkAuditLogSettings(
+  options: {
+    auditKey?: unknown;
+    auditSigningKey?: unknown;
+    publicKey?: unknown;
+    anchorCommand?: unknown;
+  },
+  owner: string,
+): AuditLogSettings {
+  const signing = checkAuditSigningKey(options.auditSigningKey, owner);
+  return {
+    keys: { key: checkAuditKey(options.auditKey, owner), signing },
+    publicKey:
+      options.publicKey !== undefined
+        ? parseAuditPublicKey(options.publicKey, `${owner}'s publicKey`)
+        : signing?.publicKey,
+    anchorCommand: checkAnchorCommand(options.anchorCommand, owner),
+  };
 }
 
 /** Checks an `auditKey` option: a string long enough not to be guessed, or undefined. */
@@ -42,41 +89,75 @@ export function checkAuditKey(key: unknown, owner: string): string | undefined {
   return key;
 }
 
+/** Whether an entry carries an HMAC or a signature (so nobody without a key wrote it). */
+export function isAuthenticatedEntry(entry: AuditLogEntry): boolean {
+  return entry.signature !== undefined || entry.hash.startsWith("hmac-sha256:");
+}
+
 /**
  * The entry that follows `last` (undefined for the first), hashed under
- * `key` when given. A keyed chain appended to without its key is a
- * `ConfigurationError` naming the log (`where`): the chain would lose it.
+ * the HMAC key or signed with the signing key when given. A keyed or
+ * signed chain appended to without its key is a `ConfigurationError`
+ * naming the log (`where`): the chain would lose it.
  */
 export function nextEntry(
-  last: { seq: number; hash: string } | undefined,
+  last: AuditLogEntry | undefined,
   record: ApprovalAuditRecord,
-  key: string | undefined,
+  keys: AuditChainKeys,
   where: string,
 ): AuditLogEntry {
-  if (last && key === undefined && last.hash.startsWith("hmac-sha256:")) {
+  if (last && keys.signing === undefined && last.signature !== undefined) {
+    throw new ConfigurationError(
+      `${where} is signed; appending to it needs its signing key (auditSigningKey, or SWITCHYARD_AUDIT_SIGNING_KEY), or the chain would lose its signatures`,
+    );
+  }
+  if (
+    last &&
+    keys.key === undefined &&
+    keys.signing === undefined &&
+    last.hash.startsWith("hmac-sha256:")
+  ) {
     throw new ConfigurationError(
       `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
     );
   }
   const seq = (last?.seq ?? 0) + 1;
   const prev = last?.hash ?? auditLogGenesis;
-  return { seq, prev, record, hash: entryHash(seq, prev, record, key) };
+  // A signed entry's hash is plain SHA-256, so anyone with the public key can check it.
+  const hash = entryHash(seq, prev, record, keys.signing ? undefined : keys.key);
+  if (!keys.signing) return { seq, prev, record, hash };
+  const signature = signText(entryStatement({ seq, prev, hash, record }), keys.signing.privateKey);
+  return { seq, prev, record, hash, signature };
 }
 
-/** The head of a chain of `entries` ending in `lastHash`, with its MAC when there is a key. */
-export function chainHead(
-  entries: number,
-  lastHash: string,
-  key: string | undefined,
-): AuditLogHead {
-  return {
-    entries,
-    lastHash,
-    ...(key !== undefined ? { mac: headMac(entries, lastHash, key) } : {}),
-  };
+/**
+ * What an entry's signature covers: its number, link and hash (which
+ * covers the record), and the record's run id and decision time, so a
+ * bundle can show an entry left out is of another run or time without
+ * showing its record.
+ */
+export function entryStatement(entry: {
+  seq: number;
+  prev: string;
+  hash: string;
+  record: { runId?: string | undefined; decidedAt: string };
+}): string {
+  const { seq, prev, hash, record } = entry;
+  return `switchyard-audit-entry\n${canonicalJson({ seq, prev, hash, runId: record.runId ?? null, decidedAt: record.decidedAt })}`;
 }
 
-function entryHash(
+/** Whether the entry's signature is `publicKey`'s. */
+export function entrySignatureHolds(
+  entry: Parameters<typeof entryStatement>[0] & { signature?: string | undefined },
+  publicKey: KeyObject,
+): boolean {
+  return (
+    entry.signature !== undefined && verifyText(entryStatement(entry), entry.signature, publicKey)
+  );
+}
+
+/** The hash an entry must carry: HMAC-SHA256 under `key`, else plain SHA-256. */
+export function entryHash(
   seq: number,
   prev: string,
   record: ApprovalAuditRecord,
@@ -89,15 +170,162 @@ function entryHash(
   return `hmac-sha256:${createHmac("sha256", key).update(content, "utf8").digest("hex")}`;
 }
 
-function headMac(entries: number, lastHash: string, key: string): string {
-  const content = `head\n${entries}\n${lastHash}`;
+/**
+ * The head of a chain of `entries` ending in `lastHash`, carrying on the
+ * chain's id and start from the head before, with its MAC and signature
+ * when there are keys.
+ */
+export function chainHead(
+  entries: number,
+  lastHash: string,
+  keys: AuditChainKeys,
+  before: AuditLogHead | undefined,
+): AuditLogHead {
+  const head: AuditLogHead = {
+    entries,
+    lastHash,
+    ...(before?.chain !== undefined ? { chain: before.chain } : {}),
+    ...(before?.startedAt !== undefined ? { startedAt: before.startedAt } : {}),
+  };
+  return authenticateHead(head, keys);
+}
+
+/** The head of a trail that begins now: 0 entries, a new chain id, keyed and signed. */
+export function genesisHead(keys: AuditChainKeys): AuditLogHead {
+  return authenticateHead(
+    {
+      entries: 0,
+      lastHash: auditLogGenesis,
+      chain: `chain_${randomUUID()}`,
+      startedAt: new Date().toISOString(),
+    },
+    keys,
+  );
+}
+
+function authenticateHead(head: AuditLogHead, keys: AuditChainKeys): AuditLogHead {
+  return {
+    ...head,
+    ...(keys.key !== undefined ? { mac: headMac(head, keys.key) } : {}),
+    ...(keys.signing ? { signature: signText(headStatement(head), keys.signing.privateKey) } : {}),
+  };
+}
+
+/** What a head's signature covers: its count, last hash, chain and start. */
+export function headStatement(head: AuditLogHead): string {
+  const { entries, lastHash } = head;
+  return `switchyard-audit-head\n${canonicalJson({ entries, lastHash, chain: head.chain ?? null, startedAt: head.startedAt ?? null })}`;
+}
+
+function headMac(head: AuditLogHead, key: string): string {
+  // Heads written before chain ids keep the MAC they were written with.
+  const content =
+    head.chain === undefined
+      ? `head\n${head.entries}\n${head.lastHash}`
+      : `head\n${head.entries}\n${head.lastHash}\n${head.chain}\n${head.startedAt ?? ""}`;
   return `hmac-sha256:${createHmac("sha256", key).update(content, "utf8").digest("hex")}`;
 }
 
-function sameText(a: string, b: string): boolean {
+/** Whether the head's MAC is `key`'s. */
+export function headMacHolds(head: AuditLogHead, key: string): boolean {
+  return head.mac !== undefined && sameText(head.mac, headMac(head, key));
+}
+
+/** Whether the head's signature is `publicKey`'s. */
+export function headSignatureHolds(head: AuditLogHead, publicKey: KeyObject): boolean {
+  return head.signature !== undefined && verifyText(headStatement(head), head.signature, publicKey);
+}
+
+/** Compares two texts in constant time. */
+export function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a, "utf8");
   const right = Buffer.from(b, "utf8");
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * Before a writer chains onto a stored trail: what the trail's head is,
+ * and whether the trail must begin (a genesis head written). With a key or
+ * a signing key the writer never chains onto a trail whose end it cannot
+ * vouch for: a head it did not write (no MAC or signature of its keys), a
+ * head that does not match the last entry (entries cut, or the head
+ * replaced), keyed entries without a head, or a trail that held entries
+ * and was emptied (`emptied`: the file is there but empty, or the head
+ * row is gone). Each throws, naming the log (`where`), and the decision
+ * is then not recorded (its call does not run).
+ */
+export function checkTrailEnd(
+  storedHead: unknown,
+  last: AuditLogEntry | undefined,
+  keys: AuditChainKeys,
+  where: string,
+  emptied: boolean,
+): { head: AuditLogHead | undefined; begin: boolean } {
+  const authenticated = keys.key !== undefined || keys.signing !== undefined;
+  const check = `check it with switchyard audit verify, keep it as evidence, and start a new trail elsewhere (another file, or another schema)`;
+  if (storedHead === undefined) {
+    if (!authenticated) return { head: undefined, begin: false };
+    if (last === undefined) {
+      if (emptied) {
+        throw new Error(
+          `${where} holds no entries and no head, yet was begun (it was emptied): a keyed or signed trail always keeps a head; ${check}`,
+        );
+      }
+      return { head: undefined, begin: true };
+    }
+    if (isAuthenticatedEntry(last)) {
+      throw new Error(
+        `${where} has keyed or signed entries but no head (it was removed, so entries cut from the end could not be seen); ${check}`,
+      );
+    }
+    // A log written before keys and heads: keying it from here on is allowed.
+    return { head: undefined, begin: false };
+  }
+  const head = parseAuditHead(storedHead);
+  if ("problem" in head) throw new Error(`${where}: ${head.problem}; ${check}`);
+  if (head.signature !== undefined && keys.signing === undefined) {
+    throw new ConfigurationError(
+      `${where} is signed; appending to it needs its signing key (auditSigningKey, or SWITCHYARD_AUDIT_SIGNING_KEY)`,
+    );
+  }
+  if (head.mac !== undefined && keys.key === undefined && keys.signing === undefined) {
+    throw new ConfigurationError(
+      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
+    );
+  }
+  const vouched =
+    (head.signature !== undefined &&
+      keys.signing !== undefined &&
+      headSignatureHolds(head, keys.signing.publicKey)) ||
+    (head.signature === undefined &&
+      head.mac !== undefined &&
+      keys.key !== undefined &&
+      headMacHolds(head, keys.key));
+  const forged =
+    (head.signature !== undefined && !vouched) ||
+    (head.mac !== undefined && keys.key !== undefined && !headMacHolds(head, keys.key));
+  if (forged) {
+    throw new Error(
+      `${where}: its head does not carry this writer's signature or MAC (it was changed, or written with another key); ${check}`,
+    );
+  }
+  if (authenticated && !vouched && (last === undefined || isAuthenticatedEntry(last))) {
+    throw new Error(
+      `${where}: its head carries no key or signature, so anyone could have written it; ${check}`,
+    );
+  }
+  const entries = last?.seq ?? 0;
+  const lastHash = last?.hash ?? auditLogGenesis;
+  const matches = head.entries === entries && head.lastHash === lastHash;
+  // The writer stopped between an entry and its head: the entry is chained, and the next head covers it.
+  const oneBehind =
+    last !== undefined && head.entries === entries - 1 && head.lastHash === last.prev;
+  if (!matches && !oneBehind) {
+    throw new Error(
+      `${where} does not end where its head says (entry ${head.entries}, but the last entry is ${entries}); ${check}`,
+    );
+  }
+  return { head, begin: false };
 }
 
 const schemas = buildOnFirstUse(() => {
@@ -159,11 +387,15 @@ const schemas = buildOnFirstUse(() => {
     prev: text,
     record,
     hash: text,
+    signature: text.optional(),
   });
   const head = z.strictObject({
     entries: z.number().int().nonnegative(),
     lastHash: text,
     mac: text.optional(),
+    signature: text.optional(),
+    chain: text.optional(),
+    startedAt: text.optional(),
   });
   return { entry, head };
 });
@@ -176,6 +408,11 @@ export function parseAuditEntry(text: string): AuditLogEntry | { problem: string
   } catch {
     return { problem: "not JSON" };
   }
+  return parseAuditEntryValue(value);
+}
+
+/** Checks a parsed value is an entry; a description of what is wrong when it is not one. */
+export function parseAuditEntryValue(value: unknown): AuditLogEntry | { problem: string } {
   const parsed = schemas().entry.safeParse(value);
   if (parsed.success) return parsed.data as AuditLogEntry;
   const issues = parsed.error.issues
@@ -188,169 +425,5 @@ export function parseAuditEntry(text: string): AuditLogEntry | { problem: string
 export function parseAuditHead(value: unknown): AuditLogHead | { problem: string } {
   const parsed = schemas().head.safeParse(value);
   if (parsed.success) return parsed.data as AuditLogHead;
-  return { problem: "the head is not { entries, lastHash, mac? }" };
-}
-
-/**
- * Checks a chain of stored entries (one JSON text each) against its head
- * (`undefined` when none was kept), under `key` when given. Without a key,
- * a keyed entry or head cannot be checked: that throws
- * {@link AuditKeyRequiredError}. With a key, the last entry and the head
- * must carry it; entries written before a key was set may lead the chain
- * (the first keyed entry's HMAC covers their hashes).
- */
-export function verifyAuditChain(
-  texts: readonly string[],
-  storedHead: unknown,
-  options: {
-    key: string | undefined;
-    where: string;
-    problems?: string[];
-    /** A missing head is a problem even without a key (a log that always kept one). */
-    headRequired?: boolean;
-  },
-): AuditLogVerification {
-  const { key, where } = options;
-  const problems = [...(options.problems ?? [])];
-  const notes: string[] = [];
-  const records: ApprovalAuditRecord[] = [];
-  let prev = auditLogGenesis;
-  let unkeyedLeading = 0;
-  let seenKeyed = false;
-  let lastKeyed: boolean | undefined;
-  /** The last entry, when it could be read. */
-  let last: AuditLogEntry | undefined;
-  texts.forEach((text, index) => {
-    const number = index + 1;
-    const entry = parseAuditEntry(text);
-    if ("problem" in entry) {
-      problems.push(`entry ${number}: ${entry.problem}`);
-      prev = "";
-      lastKeyed = undefined;
-      last = undefined;
-      return;
-    }
-    last = entry;
-    records.push(entry.record);
-    const keyed = entry.hash.startsWith("hmac-sha256:");
-    if (keyed && key === undefined) {
-      throw new AuditKeyRequiredError(
-        `${where} is keyed (its hashes are HMAC-SHA256): verifying it needs its key (the auditKey option, or SWITCHYARD_AUDIT_KEY for switchyard audit).`,
-      );
-    }
-    if (entry.seq !== number)
-      problems.push(
-        `entry ${number}: numbered ${entry.seq}, expected ${number} (an entry was removed or moved)`,
-      );
-    if (entry.prev !== prev)
-      problems.push(
-        `entry ${number}: does not follow the entry before (its prev is not that entry's hash)`,
-      );
-    if (!keyed && key !== undefined) {
-      if (seenKeyed) {
-        problems.push(
-          `entry ${number}: carries no key after keyed entries (the chain was recomputed without the key)`,
-        );
-      } else unkeyedLeading++;
-    }
-    const expected = entryHash(entry.seq, entry.prev, entry.record, keyed ? key : undefined);
-    if (!sameText(entry.hash, expected)) {
-      problems.push(
-        keyed
-          ? `entry ${number}: its content does not match its HMAC under this key (the entry was changed, or the key is not the log's)`
-          : `entry ${number}: its content does not match its hash (the entry was changed)`,
-      );
-    }
-    lastKeyed = keyed;
-    seenKeyed ||= keyed;
-    prev = entry.hash;
-  });
-  const entries = texts.length;
-  if (key !== undefined && entries > 0 && lastKeyed !== true) {
-    problems.push(
-      `entry ${entries}: the last entry carries no key, so anyone could have written the chain (it was written without the key, or recomputed)`,
-    );
-  } else if (key !== undefined && unkeyedLeading > 0 && unkeyedLeading < entries) {
-    notes.push(
-      `entries 1 to ${unkeyedLeading} were written before a key was set; the keyed entry after them vouches for them`,
-    );
-  }
-  const head = checkHead(storedHead, {
-    entries,
-    prev,
-    last,
-    key,
-    problems,
-    notes,
-    headRequired: options.headRequired === true,
-  });
-  return {
-    intact: problems.length === 0,
-    chain: entries === 0 ? "empty" : key !== undefined ? "keyed" : "unkeyed",
-    entries,
-    lastHash: prev,
-    head,
-    problems,
-    notes,
-    records,
-  };
-}
-
-function checkHead(
-  stored: unknown,
-  chain: {
-    entries: number;
-    prev: string;
-    /** The last entry, when there is one and it could be read. */
-    last: AuditLogEntry | undefined;
-    key: string | undefined;
-    problems: string[];
-    notes: string[];
-    headRequired: boolean;
-  },
-): AuditLogHead | undefined {
-  const { entries, prev, last, key, problems, notes } = chain;
-  if (stored === undefined) {
-    if (entries === 0) return undefined;
-    if (key !== undefined || chain.headRequired) {
-      problems.push(
-        "the log has no head (its entry count and last hash), so entries cut from the end cannot be ruled out",
-      );
-    } else {
-      notes.push(
-        "the log has no head (it was written before heads were kept): entries cut from the end cannot be detected",
-      );
-    }
-    return undefined;
-  }
-  const head = parseAuditHead(stored);
-  if ("problem" in head) {
-    problems.push(head.problem);
-    return undefined;
-  }
-  if (head.mac !== undefined && key === undefined) {
-    throw new AuditKeyRequiredError(
-      "the log's head is keyed (HMAC-SHA256): verifying the log needs its key (the auditKey option, or SWITCHYARD_AUDIT_KEY for switchyard audit).",
-    );
-  }
-  if (key !== undefined) {
-    if (head.mac === undefined || !sameText(head.mac, headMac(head.entries, head.lastHash, key))) {
-      problems.push(
-        head.mac === undefined
-          ? "the head carries no key, so anyone could have written it"
-          : "the head does not match its HMAC under this key (it was changed, or the key is not the log's)",
-      );
-      return head;
-    }
-  }
-  if (head.entries === entries && head.lastHash === prev) return head;
-  // The writer stopped between appending an entry and moving the head: the entry is chained.
-  if (head.entries === entries - 1 && last !== undefined && head.lastHash === last.prev) {
-    notes.push("the head is one entry behind: the writer stopped between the entry and its head");
-    return head;
-  }
-  problems.push(
-    `the head says ${head.entries} entries ending in ${head.lastHash}, but the log holds ${entries} ending in ${prev} (entries were cut from the end, or the log was replaced)`,
-  );
-  return head;
+  return { problem: "the head is not { entries, lastHash, mac?, signature?, chain?, startedAt? }" };
 }

@@ -1,17 +1,22 @@
+import type { KeyObject } from "node:crypto";
 import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
-import type { AuditLog, AuditLogVerification } from "../agent/approval/audit-log.js";
+import type { AuditLog, AuditLogHead, AuditLogVerification } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { anchorAuditHead } from "./anchor-audit-head.js";
 import {
+  type AuditChainKeys,
   type AuditLogEntry,
   auditLogGenesis,
   chainHead,
-  checkAuditKey,
+  checkAuditLogSettings,
+  checkTrailEnd,
+  genesisHead,
   nextEntry,
   parseAuditEntry,
-  verifyAuditChain,
 } from "./audit-chain.js";
+import { verifyAuditChain } from "./verify-audit-chain.js";
 import { withLockFile } from "./with-lock-file.js";
 
 export type { AuditLogVerification } from "../agent/approval/audit-log.js";
@@ -30,6 +35,30 @@ export interface JsonlAuditLogOptions {
    * @default none
    */
   auditKey?: string | undefined;
+  /**
+   * The Ed25519 private key that signs the chain (PKCS#8 PEM text, line
+   * breaks may be written `\n`, or a `KeyObject`; make one with
+   * `switchyard audit keygen` or `openssl genpkey -algorithm ed25519`):
+   * each entry and each head carry a signature anyone can check with the
+   * public key alone, and nobody without the private key can write one.
+   * Keep it with the agent, never beside the log.
+   * @default none
+   */
+  auditSigningKey?: string | KeyObject | undefined;
+  /**
+   * The public key a signed log is checked with (SPKI PEM text or a
+   * `KeyObject`), for a reader that does not hold the signing key.
+   * @default the public half of `auditSigningKey`
+   */
+  publicKey?: string | KeyObject | undefined;
+  /**
+   * A shell command (`/bin/sh -c`) that receives each head the log writes,
+   * as one line of JSON on its stdin, to keep a copy where the writer of
+   * the log cannot rewrite it (another machine, a write-once bucket). An
+   * append whose head the command does not take (exit other than 0) fails.
+   * @default none
+   */
+  anchorCommand?: string | undefined;
 }
 
 /**
@@ -52,7 +81,9 @@ export class JsonlAuditLog implements AuditLog {
   readonly path: string;
   /** Absolute path of the head file. */
   readonly headPath: string;
-  readonly #key: string | undefined;
+  readonly #keys: AuditChainKeys;
+  readonly #publicKey: KeyObject | undefined;
+  readonly #anchorCommand: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: JsonlAuditLogOptions) {
@@ -63,7 +94,10 @@ export class JsonlAuditLog implements AuditLog {
     }
     this.path = resolve(options.path);
     this.headPath = `${this.path}.head`;
-    this.#key = checkAuditKey(options.auditKey, "JsonlAuditLog");
+    const settings = checkAuditLogSettings(options, "JsonlAuditLog");
+    this.#keys = settings.keys;
+    this.#publicKey = settings.publicKey;
+    this.#anchorCommand = settings.anchorCommand;
   }
 
   /** The file, for messages. */
@@ -73,29 +107,72 @@ export class JsonlAuditLog implements AuditLog {
 
   /** Appends one record, chained to the file's last line, then moves the head. */
   append(record: ApprovalAuditRecord): Promise<void> {
+    return this.#locked("append", async () => {
+      const { last, head } = await this.#begin();
+      const entry = nextEntry(last, record, this.#keys, `the audit log ${this.path}`);
+      const handle = await open(this.path, "a", 0o600);
+      try {
+        await handle.write(`${JSON.stringify(entry)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.#moveHead(chainHead(entry.seq, entry.hash, this.#keys, head));
+    });
+  }
+
+  /**
+   * Begins the trail when it has not begun: with a key or a signing key,
+   * writes the head of 0 entries (keyed, signed, naming a new chain), so an
+   * empty trail verifies. Throws when the trail's end is not one this
+   * writer can vouch for (see `append`). `append` does it on first use.
+   */
+  open(): Promise<void> {
+    return this.#locked("open", async () => {
+      await this.#begin();
+    });
+  }
+
+  /** The lines and the head, as stored. */
+  async readTrail(): Promise<{ entries: string[]; head: unknown }> {
+    return { entries: lines(await readText(this.path)), head: await readHead(this.headPath) };
+  }
+
+  #locked(operation: string, body: () => Promise<void>): Promise<void> {
     const next = this.#queue.then(async () => {
       await mkdir(dirname(this.path), { recursive: true });
       return withLockFile(
         `${this.path}.lock`,
-        { operation: "append", subject: `the audit log ${this.path}` },
-        () => this.#append(record),
+        { operation, subject: `the audit log ${this.path}` },
+        body,
       );
     });
     this.#queue = next.catch(() => {});
     return next;
   }
 
-  async #append(record: ApprovalAuditRecord): Promise<void> {
-    const last = lastEntry(await readText(this.path), this.path);
-    const entry = nextEntry(last, record, this.#key, `the audit log ${this.path}`);
-    const handle = await open(this.path, "a", 0o600);
-    try {
-      await handle.write(`${JSON.stringify(entry)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await writeHead(this.headPath, chainHead(entry.seq, entry.hash, this.#key));
+  /** The last entry and the head, checked; a trail never begun with a key begins here. */
+  async #begin(): Promise<{ last: AuditLogEntry | undefined; head: AuditLogHead | undefined }> {
+    const text = await readTextIfAny(this.path);
+    const last = lastEntry(text ?? "", this.path);
+    const checked = checkTrailEnd(
+      await readHead(this.headPath),
+      last,
+      this.#keys,
+      `the audit log ${this.path}`,
+      text !== null,
+    );
+    if (!checked.begin) return { last, head: checked.head };
+    const genesis = genesisHead(this.#keys);
+    await this.#moveHead(genesis);
+    // The head first: a writer stopped between the two leaves a trail that verifies.
+    await (await open(this.path, "a", 0o600)).close();
+    return { last, head: genesis };
+  }
+
+  async #moveHead(head: AuditLogHead): Promise<void> {
+    await writeHead(this.headPath, head);
+    if (this.#anchorCommand !== undefined) await anchorAuditHead(this.#anchorCommand, head);
   }
 
   /** The records in order, optionally one run's; throws on a line of an unknown shape. */
@@ -114,13 +191,18 @@ export class JsonlAuditLog implements AuditLog {
   }
 
   /**
-   * Checks the chain and the head. A missing file is a problem (an empty
-   * one is intact); a keyed log without the key throws a `ConfigurationError`.
+   * Checks the chain and the head, and with `anchor` (a head kept
+   * elsewhere) that the trail still holds what it names. A missing file is
+   * a problem, unless its head says the trail is empty; a keyed log without
+   * the key, or a signed one without the public key, throws a
+   * `ConfigurationError`.
    */
-  async verify(): Promise<AuditLogVerification> {
+  async verify(options: { anchor?: unknown } = {}): Promise<AuditLogVerification> {
+    const head = await readHead(this.headPath);
     let text: string;
     try {
-      text = await readFile(this.path, "utf8");
+      // A trail opened but never appended to has its genesis head and no file yet.
+      text = head === undefined ? await readFile(this.path, "utf8") : await readText(this.path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       return {
@@ -144,23 +226,32 @@ export class JsonlAuditLog implements AuditLog {
     else if (all.length > 0) {
       problems.push(`entry ${all.length}: the last line is not whole (no line end)`);
     }
-    return verifyAuditChain(all, await readHead(this.headPath), {
-      key: this.#key,
+    return verifyAuditChain(all, head, {
+      key: this.#keys.key,
+      publicKey: this.#publicKey,
       where: `the audit log ${this.path}`,
       problems,
+      ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
     });
   }
 }
 
 /**
  * Reads an audit log file and checks its chain and head (see
- * {@link JsonlAuditLog.verify}); `auditKey` is the log's key, when it has one.
+ * {@link JsonlAuditLog.verify}): `auditKey` is the log's key, when it has
+ * one, `publicKey` the public key of its signing key, when it is signed,
+ * and `anchor` a head of the trail kept elsewhere.
  */
 export function verifyAuditLog(
   path: string,
-  options: { auditKey?: string | undefined } = {},
+  options: {
+    auditKey?: string | undefined;
+    publicKey?: string | KeyObject | undefined;
+    anchor?: unknown;
+  } = {},
 ): Promise<AuditLogVerification> {
-  return new JsonlAuditLog({ path, auditKey: options.auditKey }).verify();
+  const { anchor, ...keys } = options;
+  return new JsonlAuditLog({ path, ...keys }).verify(anchor !== undefined ? { anchor } : {});
 }
 
 /** Whether `path` exists (a file to verify, as opposed to a typo). */
@@ -203,10 +294,15 @@ function lines(text: string): string[] {
 }
 
 async function readText(path: string): Promise<string> {
+  return (await readTextIfAny(path)) ?? "";
+}
+
+/** The file's text, or null when there is no file. */
+async function readTextIfAny(path: string): Promise<string | null> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
 }

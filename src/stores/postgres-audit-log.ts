@@ -1,18 +1,22 @@
+import type { KeyObject } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
-import type { AuditLog, AuditLogVerification } from "../agent/approval/audit-log.js";
+import type { AuditLog, AuditLogHead, AuditLogVerification } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { anchorAuditHead } from "./anchor-audit-head.js";
 import {
+  type AuditChainKeys,
   type AuditLogEntry,
   chainHead,
-  checkAuditKey,
+  checkAuditLogSettings,
+  checkTrailEnd,
+  genesisHead,
   nextEntry,
   parseAuditEntry,
-  parseAuditHead,
-  verifyAuditChain,
 } from "./audit-chain.js";
 import { migrate, quoteIdentifier } from "./postgres-migrations.js";
 import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
+import { verifyAuditChain } from "./verify-audit-chain.js";
 
 /** Options of {@link PostgresAuditLog}: a pool of yours, or a connection string. */
 export interface PostgresAuditLogOptions {
@@ -33,6 +37,26 @@ export interface PostgresAuditLogOptions {
    * @default none
    */
   auditKey?: string | undefined;
+  /**
+   * The Ed25519 private key that signs the chain (PKCS#8 PEM text or a
+   * `KeyObject`): each entry and each head carry a signature anyone can
+   * check with the public key alone. Keep it with the agent, never in the
+   * database.
+   * @default none
+   */
+  auditSigningKey?: string | KeyObject | undefined;
+  /**
+   * The public key a signed log is checked with (SPKI PEM text or a `KeyObject`).
+   * @default the public half of `auditSigningKey`
+   */
+  publicKey?: string | KeyObject | undefined;
+  /**
+   * A shell command that receives each head the log commits, as one line
+   * of JSON on its stdin, to keep a copy outside the database. An append
+   * whose head the command does not take fails (after its transaction).
+   * @default none
+   */
+  anchorCommand?: string | undefined;
 }
 
 /**
@@ -52,7 +76,9 @@ export class PostgresAuditLog implements AuditLog {
   readonly schema: string;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
-  readonly #key: string | undefined;
+  readonly #keys: AuditChainKeys;
+  readonly #publicKey: KeyObject | undefined;
+  readonly #anchorCommand: string | undefined;
   readonly #log: string;
   readonly #head: string;
   readonly #prepare: (() => Promise<void>) | undefined;
@@ -68,7 +94,10 @@ export class PostgresAuditLog implements AuditLog {
     const problems: string[] = [];
     const schema = checkPostgresPool(options, "PostgresAuditLog", problems);
     if (problems.length > 0) throw new ConfigurationError(problems);
-    this.#key = checkAuditKey(options.auditKey, "PostgresAuditLog");
+    const settings = checkAuditLogSettings(options, "PostgresAuditLog");
+    this.#keys = settings.keys;
+    this.#publicKey = settings.publicKey;
+    this.#anchorCommand = settings.anchorCommand;
     this.schema = schema;
     this.#log = `${quoteIdentifier(schema)}.audit_log`;
     this.#head = `${quoteIdentifier(schema)}.audit_head`;
@@ -86,23 +115,76 @@ export class PostgresAuditLog implements AuditLog {
 
   /** Appends one record, chained to the last entry, and moves the head, in one transaction. */
   async append(record: ApprovalAuditRecord): Promise<void> {
-    await this.#withClient(async (client) => {
+    const head = await this.#inHeadTransaction(async (client, begun) => {
+      const { last, head: before } = begun;
+      const entry = nextEntry(last, record, this.#keys, this.where);
+      await client.query(`INSERT INTO ${this.#log} (seq, entry, run_id) VALUES ($1, $2, $3)`, [
+        entry.seq,
+        JSON.stringify(entry),
+        record.runId ?? null,
+      ]);
+      return chainHead(entry.seq, entry.hash, this.#keys, before);
+    });
+    if (this.#anchorCommand !== undefined) await anchorAuditHead(this.#anchorCommand, head);
+  }
+
+  /**
+   * Begins the trail when it has not begun: with a key or a signing key,
+   * commits the head of 0 entries (keyed, signed, naming a new chain), so
+   * an empty trail verifies. Throws when the trail's end is not one this
+   * writer can vouch for. `append` does it on first use.
+   */
+  async open(): Promise<void> {
+    let begun: AuditLogHead | undefined;
+    await this.#inHeadTransaction(async (_client, checked) => {
+      begun = checked.begun;
+      return undefined;
+    });
+    if (begun && this.#anchorCommand !== undefined)
+      await anchorAuditHead(this.#anchorCommand, begun);
+  }
+
+  /**
+   * Locks the head row, checks the trail's end, begins the trail when it
+   * must, runs `body` and stores the head it returns, in one transaction.
+   */
+  async #inHeadTransaction<Head extends AuditLogHead | undefined>(
+    body: (
+      client: PoolClient,
+      checked: {
+        last: AuditLogEntry | undefined;
+        head: AuditLogHead | undefined;
+        begun: AuditLogHead | undefined;
+      },
+    ) => Promise<Head>,
+  ): Promise<Head> {
+    return this.#withClient(async (client) => {
       await client.query("BEGIN");
       try {
         const { rows } = await client.query<{ head: string | null }>(
           `SELECT head FROM ${this.#head} FOR UPDATE`,
         );
-        const last = await this.#lastEntry(client, rows[0]?.head ?? null);
-        const entry = nextEntry(last, record, this.#key, this.where);
-        await client.query(`INSERT INTO ${this.#log} (seq, entry, run_id) VALUES ($1, $2, $3)`, [
-          entry.seq,
-          JSON.stringify(entry),
-          record.runId ?? null,
-        ]);
-        await client.query(`UPDATE ${this.#head} SET head = $1`, [
-          JSON.stringify(chainHead(entry.seq, entry.hash, this.#key)),
-        ]);
+        if (rows.length === 0) {
+          throw new Error(
+            `${this.where} has lost its head row (the audit_head table is empty: it was deleted); check the trail with switchyard audit verify and keep it as evidence`,
+          );
+        }
+        const last = await this.#lastEntry(client);
+        const checked = checkTrailEnd(
+          parseStoredHead(rows[0]?.head ?? null),
+          last,
+          this.#keys,
+          this.where,
+          false,
+        );
+        const begun = checked.begin ? genesisHead(this.#keys) : undefined;
+        const head = await body(client, { last, head: begun ?? checked.head, begun });
+        const written = head ?? begun;
+        if (written) {
+          await client.query(`UPDATE ${this.#head} SET head = $1`, [JSON.stringify(written)]);
+        }
         await client.query("COMMIT");
+        return head;
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});
         throw error;
@@ -125,9 +207,42 @@ export class PostgresAuditLog implements AuditLog {
     });
   }
 
-  /** Checks the whole chain and the head row; a keyed log without the key throws a `ConfigurationError`. */
-  async verify(): Promise<AuditLogVerification> {
-    const { entries, head } = await this.#withClient(async (client) => {
+  /**
+   * Checks the whole chain and the head row, and with `anchor` (a head
+   * kept elsewhere) that the trail still holds what it names; a keyed log
+   * without the key, or a signed one without the public key, throws a
+   * `ConfigurationError`.
+   */
+  async verify(options: { anchor?: unknown } = {}): Promise<AuditLogVerification> {
+    const { rows, head } = await this.#readRows();
+    const problems: string[] = [];
+    rows.forEach((row, index) => {
+      if (Number(row.seq) !== index + 1) {
+        problems.push(`entry ${index + 1}: stored as number ${row.seq} (an entry was removed)`);
+      }
+    });
+    return verifyAuditChain(
+      rows.map((row) => row.entry),
+      parseStoredHead(head),
+      {
+        key: this.#keys.key,
+        publicKey: this.#publicKey,
+        where: this.where,
+        problems,
+        headRequired: true,
+        ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
+      },
+    );
+  }
+
+  /** The entries and the head, as stored, read in one snapshot. */
+  async readTrail(): Promise<{ entries: string[]; head: unknown }> {
+    const { rows, head } = await this.#readRows();
+    return { entries: rows.map((row) => row.entry), head: parseStoredHead(head) };
+  }
+
+  async #readRows(): Promise<{ rows: Array<{ seq: string; entry: string }>; head: string | null }> {
+    return this.#withClient(async (client) => {
       // One snapshot of the entries and the head.
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       try {
@@ -136,31 +251,12 @@ export class PostgresAuditLog implements AuditLog {
         );
         const row = await client.query<{ head: string | null }>(`SELECT head FROM ${this.#head}`);
         await client.query("COMMIT");
-        return { entries: log.rows, head: row.rows[0]?.head ?? null };
+        return { rows: log.rows, head: row.rows[0]?.head ?? null };
       } catch (error) {
         await client.query("ROLLBACK").catch(() => {});
         throw error;
       }
     });
-    const problems: string[] = [];
-    entries.forEach((row, index) => {
-      if (Number(row.seq) !== index + 1) {
-        problems.push(`entry ${index + 1}: stored as number ${row.seq} (an entry was removed)`);
-      }
-    });
-    let storedHead: unknown;
-    if (head !== null) {
-      try {
-        storedHead = JSON.parse(head);
-      } catch {
-        storedHead = { unreadable: true };
-      }
-    }
-    return verifyAuditChain(
-      entries.map((row) => row.entry),
-      storedHead,
-      { key: this.#key, where: this.where, problems, headRequired: true },
-    );
   }
 
   /** Ends the pool it made (a pool it was given is left open). */
@@ -168,20 +264,17 @@ export class PostgresAuditLog implements AuditLog {
     if (this.#ownsPool) await this.#pool.end();
   }
 
-  async #lastEntry(client: PoolClient, head: string | null): Promise<AuditLogEntry | undefined> {
-    if (head === null) return undefined;
-    const parsedHead = parseAuditHead(JSON.parse(head));
-    if ("problem" in parsedHead) throw new Error(`${this.where}: ${parsedHead.problem}`);
-    if (parsedHead.entries === 0) return undefined;
-    const { rows } = await client.query<{ entry: string }>(
-      `SELECT entry FROM ${this.#log} WHERE seq = $1`,
-      [parsedHead.entries],
+  /** The entry of the highest number; an unreadable one stops the append (never chain onto a broken log). */
+  async #lastEntry(client: PoolClient): Promise<AuditLogEntry | undefined> {
+    const { rows } = await client.query<{ seq: string; entry: string }>(
+      `SELECT seq, entry FROM ${this.#log} ORDER BY seq DESC LIMIT 1`,
     );
-    const entry = rows[0] ? parseAuditEntry(rows[0].entry) : undefined;
-    if (!entry || "problem" in entry || entry.hash !== parsedHead.lastHash) {
-      // Never chain onto a log whose end does not match its head.
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const entry = parseAuditEntry(row.entry);
+    if ("problem" in entry || entry.seq !== Number(row.seq)) {
       throw new Error(
-        `${this.where} does not end where its head says (entry ${parsedHead.entries}); check it with switchyard audit verify`,
+        `${this.where} ends with an entry (number ${row.seq}) that is not one Switchyard wrote there; check it with switchyard audit verify`,
       );
     }
     return entry;
@@ -204,5 +297,15 @@ export class PostgresAuditLog implements AuditLog {
       await this.#ready;
     }
     return withPoolClient(this.#pool, body);
+  }
+}
+
+/** The head row's JSON text, parsed; undefined when there is none. */
+function parseStoredHead(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { unreadable: true };
   }
 }

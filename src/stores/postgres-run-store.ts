@@ -53,7 +53,7 @@ import {
   isClaimEndedBySave,
 } from "./claimed-states.js";
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
-import { PostgresAuditLog } from "./postgres-audit-log.js";
+import { PostgresAuditLog, type PostgresAuditLogOptions } from "./postgres-audit-log.js";
 import { dueChannel, migrate, quoteIdentifier } from "./postgres-migrations.js";
 import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
 import { RenewingClaims } from "./renewing-claims.js";
@@ -98,6 +98,10 @@ export interface PostgresRunStoreOptions {
    * @default none (plain SHA-256: shows accidental damage, not forgery)
    */
   auditKey?: string | undefined;
+  /** The Ed25519 key that signs the store's audit log (see `PostgresAuditLogOptions.auditSigningKey`). @default none */
+  auditSigningKey?: PostgresAuditLogOptions["auditSigningKey"];
+  /** The command each head of the store's audit log is anchored with (see `PostgresAuditLogOptions.anchorCommand`). @default none */
+  auditAnchorCommand?: string | undefined;
 }
 
 /** Options of {@link PostgresRunStoreOptions.retry}. */
@@ -231,8 +235,15 @@ export class PostgresRunStore implements RunStore, RunQueue {
     // the pool hands it over), which would otherwise end the process.
     this.#pool.on("connect", (client) => client.on("error", this.#onClientError));
     // The log's tables are the store's: migrated once, by the store.
-    this.auditLog = new PostgresAuditLog({ pool: this.#pool, schema, auditKey }, () =>
-      this.migrate(),
+    this.auditLog = new PostgresAuditLog(
+      {
+        pool: this.#pool,
+        schema,
+        auditKey,
+        auditSigningKey: options.auditSigningKey,
+        anchorCommand: options.auditAnchorCommand,
+      },
+      () => this.migrate(),
     );
   }
 

@@ -139,7 +139,9 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
     const env = await environment();
     const wrong = await switchyard(["audit", "check", "x"], env);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("switchyard audit takes verify [<file>] or show <run-id>");
+    expect(wrong.stderr).toContain(
+      "switchyard audit takes verify [<file>], show <run-id>, export [<run-id>] or keygen [<file>]",
+    );
     const none = await switchyard(["audit", "show", "run_unknown"], env);
     expect(none.code).toBe(1);
     const missing = await switchyard(
@@ -355,7 +357,9 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
 
     const keyed = await switchyard(["audit", "show", "run_shown", "--json"], env);
     expect(keyed.code).toBe(0);
-    expect(keyed.stderr).toContain("is keyed; set SWITCHYARD_AUDIT_KEY to check");
+    expect(keyed.stderr).toContain(
+      "is keyed or signed; set SWITCHYARD_AUDIT_KEY, or give --public-key, to check",
+    );
     const keyedReport = JSON.parse(keyed.stdout) as {
       intact?: boolean;
       records: ApprovalAuditRecord[];

@@ -7,6 +7,7 @@ import { Agent } from "../../src/agent/agent.js";
 import { JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
 import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
+import type { AuditLogKeys } from "../../src/testing/audit-log-conformance.js";
 import { auditLogConformance, ScriptedApprover, ScriptedModel } from "../../src/testing/index.js";
 import { callbackTools } from "../agent/durable/durable-helpers.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
@@ -15,16 +16,20 @@ auditLogConformance({
   name: "JsonlAuditLog conformance",
   describe,
   it,
-  createLog: async ({ auditKey }) => {
+  createLog: async (keys) => {
     const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-conformance-"));
     const path = join(directory, "audit.jsonl");
     return {
-      log: new JsonlAuditLog({ path, auditKey }),
-      openAgain: (options) => new JsonlAuditLog({ path, auditKey: options.auditKey }),
+      log: new JsonlAuditLog({ path, ...keys }),
+      openAgain: (options) => new JsonlAuditLog({ path, ...options }),
       readEntries: async () => (await readFile(path, "utf8")).split("\n").filter(Boolean),
       writeEntries: (entries) =>
         writeFile(path, entries.length > 0 ? `${entries.join("\n")}\n` : ""),
-      writeHead: (head) => writeFile(`${path}.head`, JSON.stringify(head)),
+      readHead: async () => JSON.parse(await readFile(`${path}.head`, "utf8")),
+      writeHead: (head) =>
+        head === undefined
+          ? rm(`${path}.head`, { force: true })
+          : writeFile(`${path}.head`, JSON.stringify(head)),
       close: () => rm(directory, { recursive: true, force: true }),
     };
   },
@@ -34,12 +39,12 @@ auditLogConformance({
   name: "PostgresAuditLog conformance",
   describe,
   it,
-  createLog: async ({ auditKey }) => {
+  createLog: async (keys) => {
     const schema = uniqueSchema("audit");
     const connectionString = testDatabaseUrl();
     const opened: PostgresAuditLog[] = [];
-    const open = (key: string | undefined) => {
-      const log = new PostgresAuditLog({ connectionString, schema, auditKey: key });
+    const open = (options: AuditLogKeys) => {
+      const log = new PostgresAuditLog({ connectionString, schema, ...options });
       opened.push(log);
       return log;
     };
@@ -47,8 +52,8 @@ auditLogConformance({
     await admin.connect();
     const table = `"${schema}".audit_log`;
     return {
-      log: open(auditKey),
-      openAgain: (options) => open(options.auditKey),
+      log: open(keys),
+      openAgain: (options) => open(options),
       readEntries: async () =>
         (await admin.query<{ entry: string }>(`SELECT entry FROM ${table} ORDER BY seq`)).rows.map(
           (row) => row.entry,
@@ -62,8 +67,17 @@ auditLogConformance({
           ]);
         }
       },
+      readHead: async () => {
+        const { rows } = await admin.query<{ head: string | null }>(
+          `SELECT head FROM "${schema}".audit_head`,
+        );
+        return rows[0]?.head ? JSON.parse(rows[0].head) : undefined;
+      },
+      // Emptied as someone with write access would: the head set to nothing.
       writeHead: async (head) => {
-        await admin.query(`UPDATE "${schema}".audit_head SET head = $1`, [JSON.stringify(head)]);
+        await admin.query(`UPDATE "${schema}".audit_head SET head = $1`, [
+          head === undefined ? null : JSON.stringify(head),
+        ]);
       },
       close: async () => {
         await Promise.all(opened.map((log) => log.close()));

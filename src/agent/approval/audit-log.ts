@@ -4,15 +4,23 @@ import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval-audit-rec
  * Where the chain ends: how many entries it holds and the last one's hash,
  * kept apart from the entries (a `<log>.head` file, a database row) so that
  * entries cut from the end are caught. With a key it carries `mac`, an
- * HMAC-SHA256 of both, so nobody without the key can write a head that
- * matches a shortened log.
+ * HMAC-SHA256 of it; with a signing key, `signature`, an Ed25519 signature
+ * anyone can check with the public key. Nobody without the key can write a
+ * head that matches a shortened log. A trail begun with a key starts with
+ * a head of 0 entries (its genesis), naming the chain and when it began.
  */
 export interface AuditLogHead {
   entries: number;
   /** The last entry's `hash` (the genesis hash when there are none). */
   lastHash: string;
-  /** `hmac-sha256:` of `entries` and `lastHash` under the log's key; absent without a key. */
+  /** `hmac-sha256:` of the head under the log's key; absent without a key. */
   mac?: string;
+  /** `ed25519:` signature of the head under the log's signing key; absent without one. */
+  signature?: string;
+  /** The chain's id, minted when the trail began (`chain_` and a UUID); absent on trails begun before ids. */
+  chain?: string;
+  /** ISO 8601: when the chain began. */
+  startedAt?: string;
 }
 
 /** What {@link AuditLog.verify} found. */
@@ -24,13 +32,15 @@ export interface AuditLogVerification {
    */
   intact: boolean;
   /**
-   * What the chain can show. `keyed`: every entry (after any written before
-   * a key was set) and the head carry an HMAC under the key, so a change by
-   * anyone without the key is caught. `unkeyed`: plain SHA-256 hashes, which
-   * show accidental damage but not forgery (anyone can recompute them).
-   * `empty`: no entries.
+   * What the chain can show. `signed`: every entry (after any written
+   * before a key was set) and the head carry an Ed25519 signature that the
+   * public key checks, so a change by anyone without the signing key is
+   * caught, and anyone can check it. `keyed`: the same with an HMAC under
+   * the key, which only the key's holders can check. `unkeyed`: plain
+   * SHA-256 hashes, which show accidental damage but not forgery (anyone
+   * can recompute them). `empty`: no entries.
    */
-  chain: "keyed" | "unkeyed" | "empty";
+  chain: "signed" | "keyed" | "unkeyed" | "empty";
   /** Entries read. */
   entries: number;
   /** The last entry's hash: also kept in the head. */
@@ -59,6 +69,19 @@ export interface AuditLog extends ApprovalAuditLog {
   append(record: ApprovalAuditRecord): Promise<void>;
   /** The records in order, optionally only one run's; throws on an entry of an unknown shape. */
   read(options?: { runId?: string }): Promise<ApprovalAuditRecord[]>;
-  /** Checks the whole chain and its head. */
-  verify(): Promise<AuditLogVerification>;
+  /**
+   * Checks the whole chain and its head; with `anchor` (a head of the trail
+   * kept elsewhere), also that the trail is still that chain and holds the
+   * entries it names.
+   */
+  verify(options?: { anchor?: unknown }): Promise<AuditLogVerification>;
+  /**
+   * Begins the trail when it has not begun: with a key or a signing key,
+   * writes the keyed or signed head of 0 entries (its genesis), so an empty
+   * trail verifies and one emptied later does not. `append` does it on first
+   * use; calling it again does nothing.
+   */
+  open?(): Promise<void>;
+  /** The stored entries (one JSON text each, in order) and the stored head, read at one moment: what an export bundles. */
+  readTrail?(): Promise<{ entries: string[]; head: unknown }>;
 }
