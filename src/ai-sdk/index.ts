@@ -8,3 +8,4 @@
  * @module switchyard-agents/ai-sdk
  */
 export { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from "./ai-sdk-model.js";
+export { approvalGate } from "./approval-gate.js";

@@ -29,7 +29,8 @@ const mayImport: Record<string, readonly string[]> = {
 
   // An adapter of the agent's Model over the AI SDK's specification: it
   // speaks the agent's protocol and throws the reasoning client's errors.
-  "ai-sdk": ["agent", "clients", "internal", "errors"],
+  // Its approval gate reads the tools' contract (targets, descriptions).
+  "ai-sdk": ["agent", "tools", "clients", "internal", "errors"],
 
   // Durable runs on DBOS: the agent, run by DBOS workflows, its runs in the PostgreSQL store.
   dbos: ["agent", "stores", "internal", "errors"],

@@ -350,7 +350,7 @@ const publicNames: Record<string, string[]> = {
     "examples",
     "orderReport",
   ],
-  "./ai-sdk": ["AiSdkLanguageModel", "AiSdkModelOptions", "aiSdkModel"],
+  "./ai-sdk": ["AiSdkLanguageModel", "AiSdkModelOptions", "aiSdkModel", "approvalGate"],
   "./dbos": ["DbosAgent", "DbosAgentOptions", "DbosRunHandle", "DbosRunOutcome", "dbosAgent"],
 };
 

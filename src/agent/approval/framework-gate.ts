@@ -1,0 +1,328 @@
+import type { Logger } from "pino";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { silentLogger } from "../../internal/logger.js";
+import { redactText, SecretRegistry, secretsOf } from "../../internal/redact.js";
+import type { JsonSchema } from "../../tools/json-schema.js";
+import type { ActionDescription, AnyTool, ToolContext, ToolTarget } from "../../tools/tool.js";
+import {
+  type ApprovalRecord,
+  type ApprovedRecord,
+  consultApprover,
+  type RefusedRecord,
+} from "../approval-gate.js";
+import type { Approver } from "../approver.js";
+import { buildApprovalAction } from "../build-approval-action.js";
+import { describeThrown } from "../describe-thrown.js";
+import { type FrozenArguments, freezeArguments } from "../freeze-arguments.js";
+import { toolMessages } from "../tool-messages.js";
+import {
+  type ApprovalAuditLog,
+  type ApprovalAuditRecord,
+  publishApprovalDecision,
+} from "./approval-audit-record.js";
+import { newApprovalId } from "./approval-id.js";
+import { checkApprovalPolicy, decideByPolicy, policyRefusal } from "./approval-policy.js";
+import type { ApprovalPolicy } from "./approval-rule.js";
+import { checkApprovedEdit } from "./approved-edit.js";
+import { compileApprovalPolicy } from "./compile-approval-policy.js";
+import type { FinalApproval } from "./decide-approval.js";
+import { IssuedApprovals } from "./issued-approvals.js";
+import { redactingApprover } from "./redacting-approver.js";
+
+/** How a call of one of the framework's tools reads to the person, and where it acts. */
+export interface GatedToolDetails<Args = unknown> {
+  /** Where the calls act; named in the question and part of the fingerprint. */
+  target?: ToolTarget | undefined;
+  /** Words for the person; a generic description of the arguments when absent. */
+  describeAction?:
+    | ((args: Args, context: ToolContext) => ActionDescription | Promise<ActionDescription>)
+    | undefined;
+}
+
+/** What the gate inside another framework is built from. */
+export interface FrameworkGateOptions {
+  /** Asks a person on a channel of its own (messaging, an inbox page, elicitation, yours). */
+  approver?: Approver | undefined;
+  /** The rules deciding which calls run, are refused, or ask. */
+  approvalPolicy?: ApprovalPolicy | undefined;
+  /** Where every decision's audit record is appended before its call runs. */
+  auditLog?: ApprovalAuditLog | undefined;
+  /** Called with every decision's audit record. */
+  onApprovalDecided?: ((record: ApprovalAuditRecord) => void | Promise<void>) | undefined;
+  /** Secrets that must never reach the person, the audit trail or a log. */
+  secrets?: readonly string[] | undefined;
+  logger?: Logger | undefined;
+}
+
+/** One call of a framework's tool reaching the gate. */
+export interface GatedCall {
+  toolName: string;
+  toolCallId: string;
+  /** The arguments as the framework parsed them. */
+  args: unknown;
+  /** The tool's own default (its `needsApproval`), for this call. */
+  needsApproval: boolean | ((args: unknown) => boolean | Promise<boolean>);
+  signal?: AbortSignal | undefined;
+}
+
+/** What the policy decided about a call before anyone is asked. */
+export type PolicyOutcome =
+  | { kind: "refused"; approval: RefusedRecord }
+  | { kind: "run"; args: unknown; approval?: ApprovedRecord }
+  | { kind: "ask"; frozen: FrozenArguments; editable: boolean; required?: number };
+
+/** A decision that is final, the arguments it lets run, and how a person changed them. */
+export interface GateDecision {
+  approval: FinalApproval;
+  requestedAt: Date;
+  /** When approved: what runs. */
+  args?: unknown;
+  /** The person changed the call: what was asked, and what runs, in the tool's words. */
+  edit?: { asked: unknown; summary: string };
+}
+
+/**
+ * Switchyard's approval gate for the tools of another agent framework (the
+ * AI SDK, the OpenAI Agents SDK): the approval policy, the approver, a
+ * person's edit checked again, one audit record per decision, and the
+ * approvals issued to client-sent state. The framework's adapter decides
+ * when to ask and what runs; every rule lives here.
+ */
+export class FrameworkGate {
+  readonly issued = new IssuedApprovals();
+  readonly #options: FrameworkGateOptions;
+  readonly #approver: Approver | undefined;
+  readonly #policy: ApprovalPolicy;
+  readonly #details: ReadonlyMap<string, GatedToolDetails>;
+  readonly #parameters: Map<string, JsonSchema>;
+  readonly #secrets: SecretRegistry;
+  readonly #logger: Logger;
+
+  constructor(
+    options: FrameworkGateOptions,
+    tools: ReadonlyMap<string, { parameters: JsonSchema; details?: GatedToolDetails | undefined }>,
+    subject: string,
+  ) {
+    this.#options = options;
+    this.#secrets = new SecretRegistry()
+      .add(...(options.secrets ?? []))
+      .include(secretsOf(options.approver));
+    this.#approver = options.approver
+      ? redactingApprover(options.approver, this.#secrets)
+      : undefined;
+    this.#logger = options.logger ?? silentLogger();
+    this.#details = new Map([...tools].map(([name, tool]) => [name, tool.details ?? {}] as const));
+    this.#parameters = new Map([...tools].map(([name, tool]) => [name, tool.parameters] as const));
+    const problems: string[] = [];
+    const shims = new Map([...tools.keys()].map((name) => [name, this.#shim(name, false)]));
+    checkApprovalPolicy(options.approvalPolicy, shims, problems);
+    if (problems.length > 0) {
+      throw new ConfigurationError(problems.map((problem) => `${subject}: ${problem}`));
+    }
+    this.#policy = options.approvalPolicy ?? {};
+  }
+
+  /** The JSON Schema of a tool's arguments, once the framework has it (shown to a person who edits). */
+  setParameters(toolName: string, parameters: JsonSchema): void {
+    this.#parameters.set(toolName, parameters);
+  }
+
+  /** Whether an approver asks the person (else the person answers through client-sent state). */
+  get hasApprover(): boolean {
+    return this.#approver !== undefined;
+  }
+
+  /**
+   * What the approval policy decides for the call: refused (a `deny` rule,
+   * or arguments no approval can bind to), run (nothing asks, or an `allow`
+   * rule, named), or ask a person.
+   */
+  async judge(call: GatedCall): Promise<PolicyOutcome> {
+    const tool = this.#shim(call.toolName, call.needsApproval);
+    const policy = compileApprovalPolicy(this.#policy, [tool]);
+    const logger = () => this.#logger;
+    let frozen: FrozenArguments | undefined;
+    let notFingerprintable: unknown;
+    try {
+      frozen = freezeArguments(call.toolName, call.args, tool.target);
+    } catch (error) {
+      notFingerprintable = error;
+    }
+    const verdict = await decideByPolicy(policy, tool, frozen?.args ?? call.args, logger);
+    if (verdict.decision === "deny") {
+      return {
+        kind: "refused",
+        approval: policyRefusal(call.toolName, frozen?.fingerprint ?? "", verdict.rule ?? ""),
+      };
+    }
+    if (verdict.decision === "allow") {
+      if (verdict.rule === undefined || !frozen) return { kind: "run", args: call.args };
+      return {
+        kind: "run",
+        args: frozen.args,
+        approval: { outcome: "approved", fingerprint: frozen.fingerprint, rule: verdict.rule },
+      };
+    }
+    if (!frozen) {
+      return {
+        kind: "refused",
+        approval: {
+          outcome: "refused",
+          fingerprint: "",
+          code: "not_fingerprintable",
+          reason: `its arguments cannot be bound to an approval (${redactText(describeThrown(notFingerprintable))}), so it was not run`,
+        },
+      };
+    }
+    return {
+      kind: "ask",
+      frozen,
+      editable: verdict.edits === true,
+      ...(verdict.required !== undefined ? { required: verdict.required } : {}),
+    };
+  }
+
+  /**
+   * Asks the approver about a call the policy asks about and judges the
+   * answer, failing closed; a person's edit must fit the tool's schema
+   * (`validate`) and the policy. Publishes nothing: see {@link publish}.
+   */
+  async ask(
+    call: GatedCall,
+    asking: Extract<PolicyOutcome, { kind: "ask" }>,
+    validate: (
+      args: unknown,
+    ) => Promise<{ success: true; data: unknown } | { success: false; issues: string[] }>,
+  ): Promise<GateDecision> {
+    const requestedAt = new Date();
+    const { frozen } = asking;
+    const signal = call.signal ?? new AbortController().signal;
+    const action = {
+      ...(await this.action(call, frozen)),
+      ...(asking.editable ? { editable: true } : {}),
+      ...(asking.required !== undefined ? { requiredApprovers: asking.required } : {}),
+    };
+    const [record] = (await consultApprover({
+      approver: this.#approver,
+      actions: [action],
+      signal,
+      logger: this.#logger,
+    })) as [ApprovalRecord];
+    if (record.outcome === "pending") {
+      throw new Error("the gate never accepts a pending answer");
+    }
+    if (record.outcome !== "approved") return { approval: record, requestedAt };
+    if (record.edited === undefined) return { approval: record, requestedAt, args: frozen.args };
+    return this.#decideEdit(call, { ...record, edited: record.edited }, validate, requestedAt);
+  }
+
+  /** The action a person is asked about (described, redacted by the approver wrapper), under a new approval id. */
+  async action(call: GatedCall, frozen: FrozenArguments, approvalId = newApprovalId(undefined)) {
+    return buildApprovalAction(
+      this.#shim(call.toolName, call.needsApproval),
+      frozen.args,
+      frozen.fingerprint,
+      approvalId,
+      this.#context(call),
+    );
+  }
+
+  /**
+   * Records a final decision once: the audit log (an approval whose record
+   * cannot be appended becomes a refusal), the log line, `onApprovalDecided`.
+   */
+  async publish(
+    call: Pick<GatedCall, "toolName" | "toolCallId">,
+    approval: FinalApproval,
+    requestedAt: Date,
+  ): Promise<FinalApproval> {
+    return (await publishApprovalDecision(
+      {
+        log: this.#options.auditLog,
+        onApprovalDecided: this.#options.onApprovalDecided,
+        secrets: this.#secrets,
+        logger: this.#logger,
+      },
+      { toolName: call.toolName, toolCallId: call.toolCallId, runId: undefined },
+      approval,
+      requestedAt,
+    )) as FinalApproval;
+  }
+
+  /** What the model reads of a call that did not run: refused or expired, never as a success. */
+  static notRun(toolName: string, approval: Exclude<FinalApproval, ApprovedRecord>): string {
+    return approval.outcome === "expired"
+      ? toolMessages.expired(toolName, approval.reason)
+      : toolMessages.refused(toolName, approval.code, approval.reason, approval.note);
+  }
+
+  /** What the model reads of a call the person changed: what was asked, what ran, its result. */
+  static edited(
+    toolName: string,
+    edit: { asked: unknown; summary: string },
+    ran: unknown,
+    content: string,
+    note: string | undefined,
+  ): string {
+    return toolMessages.editedByPerson(toolName, { ...edit, ran }, content, note);
+  }
+
+  async #decideEdit(
+    call: GatedCall,
+    approval: ApprovedRecord & { edited: { arguments: unknown } },
+    validate: (
+      args: unknown,
+    ) => Promise<{ success: true; data: unknown } | { success: false; issues: string[] }>,
+    requestedAt: Date,
+  ): Promise<GateDecision> {
+    const checked = await validate(structuredClone(approval.edited.arguments));
+    const shim = {
+      ...this.#shim(call.toolName, call.needsApproval),
+      checkArguments: () => checked,
+    } as AnyTool;
+    const accepted = await checkApprovedEdit(shim, approval, this.#context(call));
+    if (!("frozen" in accepted)) return { approval: accepted, requestedAt };
+    const again = await this.judge({ ...call, args: accepted.frozen.args });
+    const approvers = approval.approvers?.length ?? 1;
+    if (again.kind === "refused" || (again.kind === "ask" && (again.required ?? 1) > approvers)) {
+      const refused: RefusedRecord = {
+        outcome: "refused",
+        fingerprint: accepted.frozen.fingerprint,
+        code: again.kind === "refused" ? again.approval.code : "not_enough_approvers",
+        reason: `the approval policy does not let this call of ${call.toolName} run as the person changed it, so it was not run`,
+        ...(approval.approvalId !== undefined ? { approvalId: approval.approvalId } : {}),
+        ...(approval.interactionId !== undefined ? { interactionId: approval.interactionId } : {}),
+      };
+      return { approval: refused, requestedAt };
+    }
+    return {
+      approval: { ...approval, edited: { arguments: accepted.frozen.args } },
+      requestedAt,
+      args: accepted.frozen.args,
+      edit: { asked: call.args, summary: accepted.action.description.summary },
+    };
+  }
+
+  #context(call: Pick<GatedCall, "toolCallId" | "signal">): ToolContext {
+    return {
+      signal: call.signal ?? new AbortController().signal,
+      logger: this.#logger,
+      toolCallId: call.toolCallId,
+    };
+  }
+
+  /** The framework's tool as the policy and the question read it. */
+  #shim(name: string, needsApproval: GatedCall["needsApproval"]): AnyTool {
+    const details = this.#details.get(name) ?? {};
+    return {
+      name,
+      description: "",
+      parameters: this.#parameters.get(name) ?? { type: "object" },
+      checkArguments: (args: unknown) => ({ success: true, data: args }),
+      execute: () => Promise.reject(new Error("the framework runs its own tools")),
+      needsApproval,
+      ...(details.target ? { target: details.target } : {}),
+      ...(details.describeAction ? { describeAction: details.describeAction } : {}),
+    };
+  }
+}
