@@ -27,8 +27,11 @@ export async function readCappedBody(
 }
 
 function tooLarge(maxBytes: number): Response {
-  return new Response(`The request body is larger than ${maxBytes} bytes.\n`, {
-    status: 413,
-    headers: { "content-type": "text/plain; charset=utf-8" },
-  });
+  return new Response(
+    `The request body is larger than ${maxBytes} bytes, the most this endpoint reads (its maxBodyBytes): send a shorter RunAgentInput (fewer or shorter messages, less state), or raise maxBodyBytes if such bodies are expected.\n`,
+    {
+      status: 413,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    },
+  );
 }

@@ -110,6 +110,11 @@ async function checkDecideAndSettle(
     content,
     error: new InvalidToolInputError({ toolName: name, toolCallId: call.id, issues }),
   });
+  const { length } = call.function.arguments;
+  if (length > maximumArgumentsLength) {
+    const issue = `(root): the arguments are ${length} characters long, more than the ${maximumArgumentsLength} a tool call may have; send shorter arguments, splitting the work over several calls`;
+    return invalid([issue], toolMessages.invalidArguments(name, [issue]));
+  }
   let decoded: unknown;
   try {
     decoded = decodeArguments(call.function.arguments);
@@ -429,6 +434,13 @@ function alreadyUsedRecord(approval: ApprovedRecord | undefined, toolName: strin
     ...(approval ? approvalIdOf(approval) : {}),
   };
 }
+
+/**
+ * The longest arguments text of a tool call read: a longer one is refused
+ * as invalid before it is parsed, checked or shown to anyone. No model
+ * writes a million characters of arguments for one call by accident.
+ */
+const maximumArgumentsLength = 1_000_000;
 
 /** Empty text means no arguments; JSON encoded twice (a string holding an object) is unwrapped. */
 function decodeArguments(text: string): unknown {

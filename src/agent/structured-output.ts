@@ -87,7 +87,7 @@ export function outputCorrectionMessage(issues: readonly string[]): string {
 
 /** Models often wrap JSON in a Markdown code fence; the JSON inside is the answer. */
 function unfence(text: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/i.exec(text);
+  const fenced = /^\s*```(?:json)?[^\S\n]*\n([\s\S]*?)\n?```\s*$/i.exec(text);
   return fenced ? fenced[1]! : text;
 }
 

@@ -4,6 +4,7 @@ import { ApiError, AuthenticationError, PermissionDeniedError } from "../errors/
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { AbortedError, ConnectionError, TimeoutError } from "../errors/transport-errors.js";
 import { redactText } from "../internal/redact.js";
+import { withoutTrailingSlashes } from "../internal/without-trailing-slashes.js";
 import { CommandError } from "./command-error.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { type ServiceName, serviceNames, serviceVariables } from "./read-service-settings.js";
@@ -112,7 +113,7 @@ function serviceForUrl(
   if (!origins) return undefined;
   let best: { service: ServiceName; length: number } | undefined;
   for (const service of serviceNames) {
-    const base = origins[service].url.replace(/\/+$/, "");
+    const base = withoutTrailingSlashes(origins[service].url);
     if (
       (url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`)) &&
       base.length > (best?.length ?? -1)

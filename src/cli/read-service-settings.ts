@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { parseServiceUrl } from "../internal/http/url-policy.js";
+import { withoutTrailingSlashes } from "../internal/without-trailing-slashes.js";
 import { usageError } from "./command-error.js";
 import { displayUrl } from "./format-text.js";
 
@@ -137,7 +138,7 @@ function urlProblem(service: ServiceName, url: string): string | undefined {
     if (!(error instanceof ConfigurationError)) throw error;
     return error.problems.join("; ");
   }
-  const path = parsed.pathname.replace(/\/+$/, "");
+  const path = withoutTrailingSlashes(parsed.pathname);
   const shown = displayUrl(url);
   if (service === "messaging" && /\/v1$/i.test(path)) {
     return `${variable} ${shown} ends in /v1, but it is the base address: every route adds /v1 itself. Set it without /v1: ${parsed.origin}${path.replace(/\/v1$/i, "")}`;

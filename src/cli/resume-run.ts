@@ -1,6 +1,7 @@
 import { RunNotResumableError, RunStateError } from "../agent/durable/durable-errors.js";
 import type { RunState } from "../agent/durable/run-state.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { withoutTrailingSlashes } from "../internal/without-trailing-slashes.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { checkServices } from "./check-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
@@ -197,7 +198,7 @@ function checkSameServices(record: CliRunRecord, settings: ServiceSettings, io: 
 }
 
 function sameAddress(first: string, second: string): boolean {
-  return first.replace(/\/+$/, "") === second.replace(/\/+$/, "");
+  return withoutTrailingSlashes(first) === withoutTrailingSlashes(second);
 }
 
 /** The agent's refusal to resume, as the command words it. */

@@ -29,11 +29,18 @@ export function isSecretKey(key: string): boolean {
 // it, so prose such as "the bearer token is invalid." stays readable.
 const bearerPattern =
   /(bearer\s+)(?:[A-Za-z0-9._~+/=-]{20,}|(?=[A-Za-z0-9._~+/=-]{6,})[A-Za-z]*[0-9._~+/=-][A-Za-z0-9._~+/=-]*[A-Za-z0-9=])/gi;
-const jwtPattern = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g;
+// Every pattern below runs in time linear in the text (the ReDoS lint checks
+// what it can): a search starts only where its scan cannot overlap another
+// start's. A JWT starts where a run of base64url characters starts, so
+// `eyJeyJeyJ…` is scanned once, not once per `eyJ`.
+const jwtPattern = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?/g;
 // API keys in the `sk-...` style of most model providers.
 const apiKeyPattern = /\bsk-(?:[A-Za-z0-9]+-)?[A-Za-z0-9_-]{16,}/g;
 // The user and password of a URL, also in text that does not parse as a URL.
-const urlCredentialsPattern = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@"'<>]+@/gi;
+// The search starts at `://` and checks the scheme before it by looking
+// back: starting at each letter that could begin a scheme rescans
+// `a.a.a.…` once per letter.
+const urlCredentialsPattern = /:\/\/(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@"'<>]+@/gi;
 
 /** Registered values shorter than this are ignored: redacting them would shred ordinary text. */
 const shortestSecret = 4;
@@ -53,7 +60,7 @@ export function redactText(text: string, knownSecrets: readonly string[] = []): 
     .replace(bearerPattern, `$1${redactedMarker}`)
     .replace(jwtPattern, redactedMarker)
     .replace(apiKeyPattern, redactedMarker)
-    .replace(urlCredentialsPattern, `$1${redactedMarker}@`);
+    .replace(urlCredentialsPattern, `://${redactedMarker}@`);
 }
 
 /**

@@ -139,12 +139,15 @@ const actsOnTextInJson = new RegExp(String.raw`(?![\n\t])(?:${actsOnTextSource})
 // On one line, also the backslash that starts an escape and a fifth space in a row.
 const unsafeCharacter = new RegExp(String.raw`${actsOnTextSource}|\\|(?<=\x20{4})\x20`, "gu");
 
-// `scheme://` and the authority after it, up to the path, query or fragment.
-const urlAuthority = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)/giu;
+// `://` after a scheme, and the authority after it, up to the path, query or
+// fragment. The search starts at `://` and looks back for the scheme, so it
+// runs in linear time (starting at every letter that could begin a scheme
+// rescans `a.a.a.…` once per letter).
+const urlAuthority = /:\/\/(?<=\b[a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)/giu;
 
 /** `text` with the host of every URL that holds a non-ASCII character in its ASCII (punycode) form. */
 function asciiHosts(text: string): string {
-  return text.replace(urlAuthority, (url: string, scheme: string, authority: string) => {
+  return text.replace(urlAuthority, (url: string, authority: string) => {
     const at = authority.lastIndexOf("@");
     const userInfo = authority.slice(0, at + 1);
     const hostAndPort = authority.slice(at + 1);
@@ -154,7 +157,7 @@ function asciiHosts(text: string): string {
     if (/^[\x00-\x7f]*$/.test(host)) return url;
     const ascii = domainToASCII(host);
     // A host no URL parser takes stays as it is, to be escaped character by character.
-    return ascii === "" ? url : `${scheme}${userInfo}${ascii}${port}`;
+    return ascii === "" ? url : `://${userInfo}${ascii}${port}`;
   });
 }
 

@@ -379,6 +379,12 @@ function mcpTool(
  */
 function toolResultForModel(result: CallToolResult, subject: string): unknown {
   const blocks = Array.isArray(result.content) ? result.content : [];
+  const length = resultLength(result, blocks);
+  if (length > maximumResultLength) {
+    throw new Error(
+      `${subject} answered with a result of ${length} characters, more than the ${maximumResultLength} a tool result may have; it was not read. Ask the tool for less (a page, a filter) or have the server return a shorter result.`,
+    );
+  }
   const allText = blocks.every((block) => block.type === "text");
   const text = allText ? blocks.map((block) => (block as { text: string }).text).join("\n") : "";
   if (result.isError === true) {
@@ -388,4 +394,23 @@ function toolResultForModel(result: CallToolResult, subject: string): unknown {
   }
   if (result.structuredContent !== undefined) return result.structuredContent;
   return allText ? text : blocks;
+}
+
+/**
+ * The longest tool result read, in characters (its text, or its structured
+ * content or other blocks as JSON): a longer one fails the call before
+ * anything reads it. More than any model's context holds.
+ */
+const maximumResultLength = 1_000_000;
+
+/** How long a result is as read: its text blocks, or its structured content and blocks as JSON. */
+function resultLength(result: CallToolResult, blocks: CallToolResult["content"]): number {
+  let length = 0;
+  for (const block of blocks) {
+    length += block.type === "text" ? block.text.length : JSON.stringify(block).length;
+  }
+  if (result.structuredContent !== undefined) {
+    length += JSON.stringify(result.structuredContent).length;
+  }
+  return length;
 }

@@ -218,5 +218,5 @@ function* streamEvents(
 }
 
 function pieces(text: string): string[] {
-  return text.match(/\s*\S+\s*|\s+/g) ?? [];
+  return text.match(/\s+(?:\S+\s*)?|\S+\s*/g) ?? [];
 }

@@ -92,8 +92,11 @@ export function redactArgumentsText(text: string, known: readonly string[]): str
 
 // A `"key": value` pair in JSON-like text, its quotes possibly escaped
 // (JSON inside a string); the value is a string (maybe cut short) or a bare word.
+// A pair starts where a run of backslashes starts (starting inside one would
+// rescan it once per backslash), and a run of backslashes inside the value is
+// taken whole unless a quote ends it, so the value is read in one way.
 const keyValuePattern =
-  /(\\*")([^"\\]{1,100})(\\*"\s*:\s*)(\\*"(?:[^"\\]|\\(?!"))*(?:\\*")?|[^,}\]\s]+)/g;
+  /(?<!\\)(\\*")([^"\\]{1,100})(\\*"\s*:\s*)(\\*"(?:[^"\\]|\\+(?!["\\]))*(?:\\*")?|[^,}\]\s]+)/g;
 
 /** Text that is not JSON: secret-shaped strings and the values of secret-named keys removed. */
 function redactUnparsedText(text: string, known: readonly string[]): string {

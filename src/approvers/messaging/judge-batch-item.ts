@@ -1,4 +1,8 @@
-import { batchAnswer, parseItemSelection } from "../../clients/messaging/batch-answer.js";
+import {
+  batchAnswer,
+  maximumItemSelectionLength,
+  parseItemSelection,
+} from "../../clients/messaging/batch-answer.js";
 import type { Interaction } from "../../clients/messaging/messaging-types.js";
 import { redactText } from "../../internal/redact.js";
 import {
@@ -26,8 +30,17 @@ export function judgeBatchItem(
   interaction: Interaction,
   expected: ExpectedBatchItem,
 ): InteractionVerdict {
-  const verdict = judgeInteraction(interaction, { ...expected, editsAllowed: false });
   const chosen = interaction.answer?.optionId;
+  const listLength = interaction.answer?.text?.length ?? 0;
+  // The list's own cap comes before anything reads the text (judgeInteraction redacts it as a note).
+  if (chosen === batchAnswer.approveSome.id && listLength > maximumItemSelectionLength) {
+    return {
+      outcome: "refused",
+      code: "unreadable_answer",
+      reason: `The answer to the approval request for "${expected.toolName}" (action ${expected.number}) chose to approve some actions, but it is ${listLength} characters long, more than the ${maximumItemSelectionLength} an answer choosing actions may have, so none of them was approved and the action was not run.`,
+    };
+  }
+  const verdict = judgeInteraction(interaction, { ...expected, editsAllowed: false });
   if (interaction.state !== "answered" || chosen !== batchAnswer.approveSome.id) return verdict;
   // The interaction and fingerprint checks come first: they refuse with their own codes.
   if (verdict.outcome !== "refused" || verdict.code !== "unreadable_answer") return verdict;

@@ -1,5 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { parseServiceUrl } from "../../internal/http/url-policy.js";
+import { withoutTrailingSlashes } from "../../internal/without-trailing-slashes.js";
 
 const versionedPath = "/cli/v1";
 
@@ -10,7 +11,7 @@ const versionedPath = "/cli/v1";
  */
 export function checkDocsBaseUrl(baseUrl: unknown): string {
   const url = parseServiceUrl(baseUrl, "baseUrl");
-  const path = url.pathname.replace(/\/+$/, "");
+  const path = withoutTrailingSlashes(url.pathname);
   if (path.endsWith(versionedPath)) {
     return `${url.origin}${path}${url.search}`;
   }

@@ -1,3 +1,5 @@
+import { withoutTrailingSlashes } from "../../internal/without-trailing-slashes.js";
+
 /** HTTP methods an OpenAPI path item can hold, lower case as the spec writes them. */
 export const operationMethods = [
   "get",
@@ -66,11 +68,11 @@ export function candidatePaths(target: string, bases: readonly string[]): string
   if (!isAbsoluteUrl(target)) return [target];
   const candidates: string[] = [];
   for (const base of bases) {
-    const trimmed = base.replace(/\/+$/, "");
+    const trimmed = withoutTrailingSlashes(base);
     if (trimmed === "") continue;
     if (isAbsoluteUrl(trimmed)) {
       // Hosts compare without case; paths with it.
-      const basePath = urlPath(trimmed).replace(/\/+$/, "");
+      const basePath = withoutTrailingSlashes(urlPath(trimmed));
       const path = urlPath(target);
       if (originOf(target) === originOf(trimmed) && path.startsWith(`${basePath}/`)) {
         candidates.push(path.slice(basePath.length));
@@ -82,10 +84,16 @@ export function candidatePaths(target: string, bases: readonly string[]): string
     }
   }
   candidates.push(urlPath(target));
-  return [...new Set(candidates.map((candidate) => candidate.replace(/[?#].*$/, "")))];
+  return [...new Set(candidates.map(withoutQueryOrFragment))];
 }
 
 function urlPath(url: string): string {
   const match = /^https?:\/\/[^/?#]+(\/[^?#]*)?/i.exec(url);
   return match?.[1] ?? "/";
+}
+
+/** `url` up to its query or fragment, whichever comes first. */
+function withoutQueryOrFragment(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
 }

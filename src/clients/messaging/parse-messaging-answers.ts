@@ -11,6 +11,15 @@ import type {
 } from "./messaging-types.js";
 import { isPlainObject, WireRecord } from "./wire-record.js";
 
+/**
+ * The longest answer text read (a person's note, an `approve_some` list,
+ * changed arguments as JSON): a longer one makes the interaction
+ * unreadable before anything else looks at it. A note on the inbox page
+ * holds at most 2,000 characters; changed arguments are bounded like the
+ * model's own (1,000,000 characters).
+ */
+export const maximumAnswerTextLength = 1_000_000;
+
 /** The request an answer belongs to, named in `UnexpectedAnswerError`. */
 export interface AnswerSource {
   method: string;
@@ -124,6 +133,11 @@ export function parseInteraction(
     if (rawAnswer !== undefined && rawAnswer !== null) {
       const answerRecord = WireRecord.from(rawAnswer, problems, "answer");
       if (answerRecord) answer = readAnswer(answerRecord);
+      if (answer?.text !== undefined && answer.text.length > maximumAnswerTextLength) {
+        problems.push(
+          `answer.text is ${answer.text.length} characters long, more than the ${maximumAnswerTextLength} an answer may have (the person should answer again with a shorter note)`,
+        );
+      }
     }
     if (interactionId === undefined || state === undefined || problems.length > 0) return undefined;
     return {

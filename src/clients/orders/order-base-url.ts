@@ -1,4 +1,5 @@
 import { isLoopbackHostname } from "../../internal/http/url-policy.js";
+import { withoutTrailingSlashes } from "../../internal/without-trailing-slashes.js";
 
 /** Where the service lives: a full base URL, or the host and account slug it is built from. */
 export type OrderLocation =
@@ -39,7 +40,7 @@ export function resolveOrderBaseUrl(location: unknown, problems: string[]): stri
   const before = problems.length;
   const scheme = typeof host === "string" ? /^(https?):\/\//i.exec(host)?.[1]?.toLowerCase() : "";
   const bareHost =
-    typeof host === "string" ? host.replace(/^https?:\/\//i, "").replace(/\/+$/, "") : "";
+    typeof host === "string" ? withoutTrailingSlashes(host.replace(/^https?:\/\//i, "")) : "";
   if (typeof host !== "string" || !hostPattern.test(bareHost)) {
     problems.push(
       'host must be a host name with an optional port, such as "sandbox.example.com" or "127.0.0.1:8080"',

@@ -341,8 +341,9 @@ function renderQuestionText(text: string): string {
   let html = "";
   let last = 0;
   for (const match of shown.matchAll(urlInText)) {
-    const [whole, scheme = "", host = "", path = ""] = match;
-    html += escapeHtml(shown.slice(last, match.index));
+    const [whole, schemeName = "", host = "", path = ""] = match;
+    const scheme = `${schemeName}://`;
+    html += escapeHtml(shown.slice(last, match.index - schemeName.length));
     const breakablePath = path.split("/").map(escapeHtml).join("/<wbr>");
     html += `<span class="url">${escapeHtml(scheme)}<span class="host">${escapeHtml(host)}</span>${breakablePath}</span>`;
     last = match.index + whole.length;
@@ -351,7 +352,8 @@ function renderQuestionText(text: string): string {
 }
 
 // `scheme://`, the host (with any user and port), then the path, query and fragment up to a space or quote.
-const urlInText = /([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\]+)([^\s"'<>]*)/giu;
+// The match starts at `://` and captures the scheme by looking back, so it runs in linear time.
+const urlInText = /:\/\/(?<=([a-z][a-z0-9+.-]*):\/\/)([^/?#\s"'<>\\]+)([^\s"'<>]*)/giu;
 
 /** Changed arguments sent as an answer, as JSON (invisible characters as JSON escapes); as escaped text when they are not JSON. */
 function answeredJson(text: string): string {

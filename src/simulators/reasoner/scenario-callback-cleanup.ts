@@ -22,7 +22,10 @@ interface DeleteOutcome {
   failures: Array<{ id: string; message: string }>;
 }
 
-const hostPattern = /\b((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9])\b/i;
+// A host starts where a run of host characters starts: starting inside one
+// rescans `a-a-a…` once per label.
+const hostPattern =
+  /(?<![a-z0-9.-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9])\b/i;
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // list_callbacks shows at most 50; with more, the model deletes and lists again, a bounded number of times.
 const maximumDeleteRounds = 20;

@@ -24,7 +24,7 @@ export function customToolScenario(request: ReceivedChatRequest): ScriptedAnswer
   if (!tool) return missingTool("apply_discount", "apply a discount");
   const order =
     /\b([A-Z]{2,}[-_]?\d+)\b/.exec(task)?.[1] ?? /\border\s+#?([\w-]*\d[\w-]*)/i.exec(task)?.[1];
-  const percentText = /(\d+(?:\.\d+)?)\s*(?:%|percent\b)/i.exec(task)?.[1];
+  const percentText = /(?<!\d)(\d+(?:\.\d+)?)\s*(?:%|percent\b)/i.exec(task)?.[1];
   if (!order || !percentText) {
     const missing = [order ? "" : "the order id", percentText ? "" : "the percentage"];
     return say(
@@ -32,7 +32,8 @@ export function customToolScenario(request: ReceivedChatRequest): ScriptedAnswer
     );
   }
   const percent = Number(percentText);
-  const reason = /\bbecause\s+(.+?)[.!]?\s*$/is.exec(task)?.[1]?.trim() ?? "goodwill";
+  const because = /\bbecause\s+(\S[\s\S]*)/i.exec(task)?.[1]?.trimEnd();
+  const reason = because?.replace(/[.!]$/, "").trim() || "goodwill";
   const step = lastStepOf(steps, tool);
   if (!step) {
     return callTool(

@@ -110,17 +110,45 @@ export function docsEditScenario(request: ReceivedChatRequest): ScriptedAnswer {
 }
 
 function readDocsTask(task: string): DocsTask {
-  const projectName = /["“]([^"”]+)["”]/.exec(task)?.[1]?.trim();
+  // A name in quotes holds no opening quote: a run of them is then read once, not once per quote.
+  const projectName = /["“]([^"“”]+)["”]/.exec(task)?.[1]?.trim();
   const path = /(?:^|[\s"'`(])([\w./-]+\.mdx?)\b/.exec(task)?.[1];
-  const change = /\breplace\s+(.+?)\s+with\s+(.+?)(?:[.;,]?\s*$|[.;,]\s)/is.exec(task);
-  const find = change ? unquote(change[1]!) : undefined;
-  const replace = change ? unquote(change[2]!) : undefined;
+  const change = readReplacement(task);
+  const find = change ? unquote(change.find) : undefined;
+  const replace = change ? unquote(change.replace) : undefined;
   return {
     projectName,
     checkConfig: /site config|configuration|layout\.json/i.test(task),
     mentionsReplace: /\breplace\b/i.test(task),
     edit: path && find && replace !== undefined ? { path, find, replace } : undefined,
   };
+}
+
+/**
+ * "replace X with Y" in a task, read in linear time: X runs from the first
+ * "replace" to the first "with" between spaces after it, Y to the end of
+ * the task or to a `.`, `;` or `,` before a space, whichever comes first.
+ */
+function readReplacement(task: string): { find: string; replace: string } | undefined {
+  const word = /\breplace\s+/i.exec(task);
+  if (!word) return undefined;
+  const findStart = word.index + word[0].length;
+  // Starting only where a run of spaces starts reads each run once.
+  const separator = /(?<!\s)\s+with\s+/gi;
+  separator.lastIndex = findStart + 1;
+  const found = separator.exec(task);
+  if (!found) return undefined;
+  const rest = task.slice(found.index + found[0].length);
+  const end = rest.trimEnd().length;
+  for (let index = 1; index <= end; index += 1) {
+    const character = rest.charAt(index);
+    const punctuation = character !== "" && ".;,".includes(character);
+    const atEnd = index === end || (index === end - 1 && punctuation);
+    if (atEnd || (punctuation && /\s/.test(rest.charAt(index + 1)))) {
+      return { find: task.slice(findStart, found.index), replace: rest.slice(0, index) };
+    }
+  }
+  return undefined;
 }
 
 function unquote(text: string): string {

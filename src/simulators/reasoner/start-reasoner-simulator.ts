@@ -283,7 +283,7 @@ function authorized(
     sendError(response, 401, "authentication_error", "missing_api_key", message);
     return false;
   }
-  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
+  const match = /^bearer\s+(\S.*)$/i.exec(authorization.trim());
   if (!match || match[1] !== settings.apiKey) {
     sendError(
       response,
