@@ -385,6 +385,8 @@ export const commandSpecs: readonly CommandSpec[] = [
       "ends when the host closes stdin.",
       "Over HTTP every request needs Authorization: Bearer <token>, the token from",
       "SWITCHYARD_MCP_TOKEN (at least 16 characters), or one generated and printed to stderr.",
+      "Every approval decision is appended to the audit log, as for run (switchyard audit show <run-id>;",
+      "each call is a run of its own, named on stderr with its decision).",
       "Ctrl-C or SIGTERM stops it. See examples/mcp-server.md to register it with a host.",
     ],
   },

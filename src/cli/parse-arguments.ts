@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { type RunStateStatus, runStateStatuses } from "../agent/durable/run-state.js";
 import type { RunBudget } from "../agent/run-budget.js";
 import { allowedHostName, originOf } from "../mcp/request-sources.js";
+import { maxTimerMs } from "../tools/tool-timeout.js";
 import { type ApprovalMode, approvalModes, isApprovalMode } from "./approval-mode.js";
 import { usageError } from "./command-error.js";
 import {
@@ -590,6 +591,11 @@ function readMcpValues(values: FlagValues, help: boolean): McpArguments {
   }
   const elicitationTimeoutMs =
     timeoutText === undefined ? undefined : parseDuration(timeoutText, "--elicitation-timeout");
+  if (elicitationTimeoutMs !== undefined && elicitationTimeoutMs > maxTimerMs) {
+    throw usageError(
+      `--elicitation-timeout can be at most 24 days (a longer wait would end at once); got "${timeoutText}".`,
+    );
+  }
   return {
     ...(tools !== undefined ? { tools } : {}),
     ...(http !== undefined ? { http } : {}),

@@ -24,6 +24,7 @@ import { componentLogger, type Logger } from "../internal/logger.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { AnyTool } from "../tools/tool.js";
+import { maxTimerMs } from "../tools/tool-timeout.js";
 import { elicitationApprover } from "./elicitation-approver.js";
 import { mcpSdk } from "./mcp-sdk.js";
 import { toolAnnotations } from "./tool-annotations.js";
@@ -149,6 +150,10 @@ export function createMcpServer(options: McpServerOptions): Server {
     "progressIntervalMs",
     problems,
   );
+  for (const [name, value] of Object.entries({ elicitationTimeoutMs, progressIntervalMs })) {
+    // A longer Node timer fires at once: the person would have no time at all.
+    if (value > maxTimerMs) problems.push(`${name} must be at most ${maxTimerMs} (about 24 days).`);
+  }
   checkAuditOptions(options, problems);
   if (
     options.approver !== undefined &&

@@ -173,7 +173,13 @@ describe("a person who reads for longer than the host's request timeout", () => 
   });
 
   it("loses a host that does not reset its timeout: it gives up first, and the call does not run", async () => {
-    const endpoint = await serveWithSessions({ progressIntervalMs: 200 });
+    const records: ApprovalAuditRecord[] = [];
+    const endpoint = await serveWithSessions({
+      progressIntervalMs: 200,
+      onApprovalDecided: (record) => {
+        records.push(record);
+      },
+    });
     let answered: () => void = () => {};
     const answeredLate = new Promise<void>((resolve) => {
       answered = resolve;
@@ -195,5 +201,9 @@ describe("a person who reads for longer than the host's request timeout", () => 
     await answeredLate;
     await delay(200);
     expect(ran).toEqual([]);
+    // The host's cancel aborted the question: recorded as such, once.
+    expect(records.map((record) => [record.outcome, record.code])).toEqual([
+      ["refused", "aborted"],
+    ]);
   });
 });

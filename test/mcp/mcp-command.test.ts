@@ -415,6 +415,15 @@ describe("switchyard mcp --approve elicit over stdio", () => {
     const wrong = await runSwitchyard(["mcp", "--approve", "elicit", "--elicitation-timeout", "5"]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("--elicitation-timeout needs a duration above zero");
+    const endless = await runSwitchyard([
+      "mcp",
+      "--approve",
+      "elicit",
+      "--elicitation-timeout",
+      "4w",
+    ]);
+    expect(endless.code).toBe(2);
+    expect(endless.stderr).toContain("--elicitation-timeout can be at most 24 days");
   });
 
   it("refuses --approve elicit over HTTP, whose requests stand alone", async () => {

@@ -156,27 +156,28 @@ describe("createMcpServer records every approval decision once", () => {
     expect(ran).toEqual([]);
   });
 
-  it("says what is wrong with an auditLog or onApprovalDecided that is not one", () => {
-    expect(() =>
+  it("says what is wrong with an auditLog, an onApprovalDecided or a wait that is not one", () => {
+    const create = () =>
       createMcpServer({
         tools,
-        approver: undefined,
+        approver: "elicitation",
         auditLog: {} as never,
         onApprovalDecided: "log it" as never,
-      }),
-    ).toThrow(ConfigurationError);
-    try {
-      createMcpServer({
-        tools,
-        approver: undefined,
-        auditLog: {} as never,
-        onApprovalDecided: "log it" as never,
+        elicitationTimeoutMs: 30 * 86_400_000,
+        progressIntervalMs: 0,
       });
+    expect(create).toThrow(ConfigurationError);
+    let problems: readonly string[] = [];
+    try {
+      create();
     } catch (error) {
-      expect((error as ConfigurationError).problems).toEqual([
-        "auditLog must have an append(record) method (e.g. a JsonlAuditLog).",
-        "onApprovalDecided must be a function that receives each audit record.",
-      ]);
+      problems = (error as ConfigurationError).problems;
     }
+    expect(problems).toEqual([
+      expect.stringContaining("progressIntervalMs"),
+      "elicitationTimeoutMs must be at most 2147483647 (about 24 days).",
+      "auditLog must have an append(record) method (e.g. a JsonlAuditLog).",
+      "onApprovalDecided must be a function that receives each audit record.",
+    ]);
   });
 });
