@@ -197,19 +197,19 @@ describe("MessagingApprover in durable mode", () => {
       allowPending = true,
     ) => readOne(makeApprover(), ticket, action, makeContext({ allowPending, bindInteraction }));
 
+    /** Asks about `action` as run_1 of an agent keeping `store` does. */
+    async function askBinding(action: ApprovalAction, store: InMemoryRunStore) {
+      nockReady();
+      nockSend();
+      const bindInteraction = binder(store, "run_1");
+      const context = makeContext({ allowPending: true, runId: "run_1", bindInteraction });
+      return makeApprover().ask([action], context);
+    }
+
     it("binds it when asked, and reads its answer without binding again", async () => {
       const store = runStore();
       const action = deleteCallbacksAction();
-      nockReady();
-      nockSend();
-      const ticket = await makeApprover().ask(
-        [action],
-        makeContext({
-          allowPending: true,
-          runId: "run_1",
-          bindInteraction: binder(store, "run_1"),
-        }),
-      );
+      const ticket = await askBinding(action, store);
       expect(JSON.parse(ticket).questions[0].sent[0]).toMatchObject({ interactionId, bound: true });
       expect(
         await store.bindInteraction({
@@ -232,20 +232,11 @@ describe("MessagingApprover in durable mode", () => {
         question: "sha256:the-first-question",
         runId: "run_0",
       });
-      nockReady();
-      nockSend();
       const cancel = nock(base)
         .post(cancelPath)
         .reply(200, { message_id: messageId, state: "canceled" });
       const action = deleteCallbacksAction();
-      const ticket = await makeApprover().ask(
-        [action],
-        makeContext({
-          allowPending: true,
-          runId: "run_1",
-          bindInteraction: binder(store, "run_1"),
-        }),
-      );
+      const ticket = await askBinding(action, store);
       const decision = await readWith(ticket, action, binder(store, "run_1"));
       expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
       if (decision.outcome !== "refused") throw new Error("unreachable");
