@@ -1,10 +1,13 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAction } from "../../../src/agent/approver.js";
+import type { ApprovalAction, ApprovalContext } from "../../../src/agent/approver.js";
+import { InMemoryRunStore } from "../../../src/agent/durable/in-memory-run-store.js";
+import { textDigest } from "../../../src/internal/canonical-json.js";
 import { readOne } from "../../helpers/approver-verbs.js";
 import {
   answered,
   base,
+  cancelPath,
   deleteCallbacksAction,
   interaction,
   interactionId,
@@ -146,6 +149,140 @@ describe("MessagingApprover in durable mode", () => {
     expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error", interactionId });
     if (decision.outcome !== "refused") throw new Error("unreachable");
     expect(decision.reason).toContain(`not to message "${messageId}"`);
+  });
+
+  it("approves when the service echoes the question it was sent, its text and its metadata", async () => {
+    const action = deleteCallbacksAction();
+    const sent: Record<string, unknown>[] = [];
+    const ticket = await askedTicket(action, sent);
+    const [question] = sent;
+    expect(question?.metadata).toMatchObject({
+      question_digest: textDigest(String(question?.text)),
+    });
+    interactionReads({
+      ...answered("approve"),
+      text: question?.text,
+      metadata: question?.metadata,
+    });
+    expect(await readLater(ticket, action)).toMatchObject({ outcome: "approved" });
+  });
+
+  it.each([
+    ["another question's text", { text: "Delete every callback?" }],
+    ["another question's digest", { metadata: { question_digest: textDigest("Another?") } }],
+    ["a digest that is not text", { metadata: { question_digest: 7 } }],
+  ])("refuses an approval from an interaction echoing %s", async (_name, echo) => {
+    const action = deleteCallbacksAction();
+    const ticket = await askedTicket(action);
+    interactionReads({ ...answered("approve"), ...echo });
+    const decision = await readLater(ticket, action);
+    expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
+    if (decision.outcome !== "refused") throw new Error("unreachable");
+    expect(decision.reason).toContain(
+      `interaction "${interactionId}" carries another question than the one sent about "delete_callbacks"`,
+    );
+  });
+
+  describe("an interaction bound to its question in the run store", () => {
+    const runStore = () => new InMemoryRunStore();
+    const binder =
+      (store: InMemoryRunStore, runId: string) =>
+      (binding: { approverLink: string; interactionId: string; question: string }) =>
+        store.bindInteraction({ ...binding, runId });
+    /** A read by a resumed run whose agent binds through `bindInteraction`. */
+    const readWith = (
+      ticket: string,
+      action: ApprovalAction,
+      bindInteraction: NonNullable<ApprovalContext["bindInteraction"]>,
+      allowPending = true,
+    ) => readOne(makeApprover(), ticket, action, makeContext({ allowPending, bindInteraction }));
+
+    /** Asks about `action` as run_1 of an agent keeping `store` does. */
+    async function askBinding(action: ApprovalAction, store: InMemoryRunStore) {
+      nockReady();
+      nockSend();
+      const bindInteraction = binder(store, "run_1");
+      const context = makeContext({ allowPending: true, runId: "run_1", bindInteraction });
+      return makeApprover().ask([action], context);
+    }
+
+    it("binds it when asked, and reads its answer without binding again", async () => {
+      const store = runStore();
+      const action = deleteCallbacksAction();
+      const ticket = await askBinding(action, store);
+      expect(JSON.parse(ticket).questions[0].sent[0]).toMatchObject({ interactionId, bound: true });
+      expect(
+        await store.bindInteraction({
+          approverLink: linkId,
+          interactionId,
+          question: "sha256:another",
+          runId: "run_2",
+        }),
+      ).toEqual({ outcome: "taken", runId: "run_1" });
+      interactionReads(answered("approve"));
+      const failing = () => Promise.reject(new Error("not called: the ticket says it is bound"));
+      expect(await readWith(ticket, action, failing)).toMatchObject({ outcome: "approved" });
+    });
+
+    it("refuses the question when the interaction the service hands out holds another question, and leaves that question's message alone", async () => {
+      const store = runStore();
+      await store.bindInteraction({
+        approverLink: linkId,
+        interactionId,
+        question: "sha256:the-first-question",
+        runId: "run_0",
+      });
+      const cancel = nock(base)
+        .post(cancelPath)
+        .reply(200, { message_id: messageId, state: "canceled" });
+      const action = deleteCallbacksAction();
+      const ticket = await askBinding(action, store);
+      const decision = await readWith(ticket, action, binder(store, "run_1"));
+      expect(decision).toMatchObject({ outcome: "refused", code: "messaging_error" });
+      if (decision.outcome !== "refused") throw new Error("unreachable");
+      expect(decision.reason).toContain(
+        `under interaction "${interactionId}" of link "${linkId}", which already holds another question`,
+      );
+      // The message is the other question's: it is not withdrawn.
+      expect(cancel.isDone()).toBe(false);
+    });
+
+    it("binds a question asked without a store at its first read: another question's interaction approves nothing; while the store fails, the answer stays pending", async () => {
+      const action = deleteCallbacksAction();
+      const ticket = await askedTicket(action);
+      expect(JSON.parse(ticket).questions[0].sent[0].bound).toBeUndefined();
+      interactionReads(answered("approve"));
+
+      const failing = () => Promise.reject(new Error("ECONNREFUSED 127.0.0.1:5432"));
+      expect(await readWith(ticket, action, failing)).toMatchObject({ outcome: "pending" });
+      expect(await readWith(ticket, action, failing, false)).toMatchObject({
+        outcome: "refused",
+        code: "messaging_error",
+        reason: expect.stringContaining("could not be checked in the run store"),
+      });
+
+      const mine = runStore();
+      expect(await readWith(ticket, action, binder(mine, "run_1"))).toMatchObject({
+        outcome: "approved",
+      });
+      const theirs = runStore();
+      await theirs.bindInteraction({
+        approverLink: linkId,
+        interactionId,
+        question: "sha256:the-first-question",
+        runId: "run_0",
+      });
+      const decision = await readWith(ticket, action, binder(theirs, "run_1"));
+      expect(decision).toMatchObject({
+        outcome: "refused",
+        code: "messaging_error",
+        interactionId,
+      });
+      if (decision.outcome !== "refused") throw new Error("unreachable");
+      expect(decision.reason).toContain(
+        `interaction "${interactionId}" of link "${linkId}" holds another question than the one asked about "delete_callbacks"`,
+      );
+    });
   });
 
   it("refuses an action the ticket did not ask about, without reading any answer", async () => {
