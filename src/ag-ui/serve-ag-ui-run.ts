@@ -252,12 +252,21 @@ async function* failedRequest(
     message:
       "The server could not handle this request. The people running this service can see what happened in its log.",
   };
-  await report(options, logger, {
+  await report(options, logger ?? (await agentLoggerOf(options)), {
     ...failure,
     runId,
     error: error instanceof Error ? error : new Error(String(error)),
   });
   yield* translator.finishWith(failure.code, failure.message);
+}
+
+/** The agent's logger, for a failure before the request had its agent; none when it cannot be built. */
+async function agentLoggerOf(options: ServeRunOptions): Promise<Logger | undefined> {
+  try {
+    return (await options.openAgent()).logger;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Logs a failure on the server (what failed, secrets removed) and tells `onError`. */

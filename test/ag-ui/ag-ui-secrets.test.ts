@@ -121,3 +121,36 @@ it("keeps a registered secret out of streamed text and argument deltas when the 
     await server.close();
   }
 });
+
+it("keeps a registered secret the model wrote with JSON \\u escapes out of the tool call's arguments", async () => {
+  const escapedSecret = "rec_s3cretk3y9911";
+  const server = await startAgUiServer(
+    [
+      {
+        toolCalls: [
+          {
+            name: "delete_records",
+            // "e" written as \u0065: the text holds no copy of the secret, its value does.
+            argumentPieces: ['{"ids":["rec_s3cr\\u0065tk3y9911"]}'],
+            id: "call_escaped",
+          },
+        ],
+      },
+      { text: "Nothing was deleted." },
+    ],
+    { agentOptions: { secrets: [escapedSecret] } },
+  );
+  try {
+    const client = clientFor(server.url);
+    const run = await runClient(client, { message: "Delete the record" });
+    expect(run.error).toBeUndefined();
+    const call = client.messages.flatMap((message) =>
+      message.role === "assistant" ? (message.toolCalls ?? []) : [],
+    )[0];
+    expect(JSON.parse(call!.function.arguments)).toEqual({ ids: ["[redacted]"] });
+    expect(JSON.stringify(client.messages)).not.toContain("k3y9911");
+    expect(server.runs).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
