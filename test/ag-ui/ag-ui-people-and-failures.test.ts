@@ -18,6 +18,7 @@ import {
   postRun,
   runClient,
   startAgUiServer,
+  userMessageRequest,
 } from "./ag-ui-server.js";
 
 let server: AgUiTestServer | undefined;
@@ -213,19 +214,7 @@ describe("a request that fails on the server", () => {
         failures.push(failure.code);
       },
     });
-    const response = await handler(
-      new Request("http://app.example/api/agent", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          threadId: "t1",
-          runId: "r1",
-          messages: [{ id: "m1", role: "user", content: "Hello" }],
-          tools: [],
-          context: [],
-        }),
-      }),
-    );
+    const response = await handler(userMessageRequest("Hello"));
     const told = await response.text();
     expect(told).toContain('"code":"internal_error"');
     expect(told).not.toContain("db.internal");

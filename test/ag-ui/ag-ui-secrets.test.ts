@@ -9,7 +9,7 @@ import { Agent } from "../../src/agent/agent.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { clientFor, runClient, startAgUiServer } from "./ag-ui-server.js";
+import { clientFor, runClient, startAgUiServer, userMessageRequest } from "./ag-ui-server.js";
 
 // A key of the application's own: nothing but the agent's `secrets` option names it.
 const secret = "hook-token-AgUi7781Qx";
@@ -55,19 +55,7 @@ it("keeps the agent's registered secrets out of everything sent to the client: t
     secrets: [secret],
   });
   const handler = createAgUiHandler({ agent, approver, runStore, authorize: () => "ada" });
-  const response = await handler(
-    new Request("http://app.example/api/agent", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        threadId: "t1",
-        runId: "r1",
-        messages: [{ id: "m1", role: "user", content: "Delete webhook wh_1" }],
-        tools: [],
-        context: [],
-      }),
-    }),
-  );
+  const response = await handler(userMessageRequest("Delete webhook wh_1"));
   const text = await response.text();
   expect(text).toContain('"type":"RUN_FINISHED"');
   expect(text).toContain("interrupt");
