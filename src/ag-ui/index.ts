@@ -9,11 +9,11 @@
  * @module switchyard-agents/ag-ui
  */
 export { AgUiApprover } from "./ag-ui-approver.js";
+export type {
+  AgUiAgentContext,
+  AgUiHandler,
+  AgUiHandlerOptions,
+} from "./ag-ui-handler-options.js";
 export type { ResumeRefusalCode } from "./check-resume.js";
-export {
-  type AgUiAgentContext,
-  type AgUiHandler,
-  type AgUiHandlerOptions,
-  createAgUiHandler,
-} from "./create-ag-ui-handler.js";
+export { createAgUiHandler } from "./create-ag-ui-handler.js";
 export { toNodeHandler } from "./to-node-handler.js";

@@ -1,4 +1,3 @@
-import { RunNotResumableError } from "../agent/durable/durable-errors.js";
 import type { RunResult } from "../agent/run-result.js";
 import {
   ApiError,
@@ -109,9 +108,4 @@ function modelFailureOf(error: Error | undefined): RunFailure {
     message:
       "The assistant ran into a problem on the server and stopped. The people running this service can see what happened in its log.",
   };
-}
-
-/** Whether a resume was refused by the run store before it began: another request took the run. */
-export function resumeTakenElsewhere(result: RunResult<unknown>): boolean {
-  return result.status === "failed" && result.error instanceof RunNotResumableError;
 }

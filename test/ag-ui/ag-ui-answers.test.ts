@@ -205,4 +205,31 @@ describe("AG-UI interrupts expire", () => {
     const next = await runClient(client, { message: "Hello" });
     expect(next.error).toBeUndefined();
   });
+
+  it("a new message on a thread whose open interrupt expired settles it first: the call ends expired and the message is answered", async () => {
+    server = await startAgUiServer(
+      [
+        ...deletingSteps(["rec_a"]),
+        (request) => ({ text: `last: ${request.messages.at(-1)?.content}` }),
+      ],
+      { approver: new AgUiApprover({ timeoutMs: 1_000 }) },
+    );
+    const client = clientFor(server.url);
+    const [interrupt] = (await runClient(client, { message: "Delete rec_a" })).interrupts;
+    const expiresAt = Date.parse(String(interrupt?.expiresAt));
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(expiresAt), {
+      timeout: 5_000,
+      interval: 100,
+    });
+    const next = await postRun(server.url, {
+      threadId: client.threadId,
+      messages: [{ id: "m2", role: "user", content: "Never mind that. Hello?" }],
+    });
+    expect(next.error).toBeUndefined();
+    expect(server.runs).toEqual([]);
+    const state = await server.runStore.load(runIdOf(interrupt!));
+    expect(state.finishedCalls?.[0]?.status).toBe("expired");
+    const seen = server.model.requests.at(-1)?.messages ?? [];
+    expect(seen.at(-1)).toEqual({ role: "user", content: "Never mind that. Hello?" });
+  });
 });

@@ -67,6 +67,11 @@ describe("a forged or replayed AG-UI answer is refused with RUN_ERROR, and nothi
     expect(server.runs).toHaveLength(1);
     expect(answers.filter((answer) => answer.error === undefined)).toHaveLength(1);
     expect(answers.filter((answer) => answer.error !== undefined)).toHaveLength(2);
+    // A race is refused like a replay, with a code of its own and no server detail.
+    for (const refused of answers.filter((answer) => answer.error !== undefined)) {
+      expect(refused.error?.code).toBe("already_answered");
+      expect(refused.error?.message).not.toMatch(/revision|pid|host|\d+@/);
+    }
   });
 
   it("an approval sent after the person denied: still denied", async () => {

@@ -1,8 +1,15 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgUiHandlerOptions } from "../../src/ag-ui/index.js";
+import { type AgUiHandlerOptions, createAgUiHandler } from "../../src/ag-ui/index.js";
+import { Agent } from "../../src/agent/agent.js";
+import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import { ReasonerClient } from "../../src/clients/reasoner/reasoner-client.js";
+import { FileRunStore } from "../../src/stores/file-run-store.js";
+import { ScriptedModel } from "../../src/testing/index.js";
 import { captureLogger } from "../helpers/capture-logger.js";
 import {
   type AgUiTestServer,
@@ -11,6 +18,7 @@ import {
   postRun,
   runClient,
   startAgUiServer,
+  userMessageRequest,
 } from "./ag-ui-server.js";
 
 let server: AgUiTestServer | undefined;
@@ -178,4 +186,40 @@ describe("a model failure reaches an AG-UI client as a code of its own, in words
       expect(logged).not.toContain("sk-test-key");
     },
   );
+});
+
+describe("a request that fails on the server", () => {
+  it("is internal_error for the client, without the store's address, and logged through the agent's logger", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
+    closing.push(() => rm(directory, { recursive: true, force: true }));
+    const files = new FileRunStore({ directory });
+    // A store that cannot be reached: its error names where it lives.
+    const runStore = Object.assign(Object.create(files) as FileRunStore, {
+      load: () =>
+        Promise.reject(
+          new RunStoreError({
+            operation: "load",
+            message: "could not reach db.internal.example:5432",
+          }),
+        ),
+    });
+    const { logger, text } = captureLogger("info");
+    const failures: string[] = [];
+    const handler = createAgUiHandler({
+      agent: ({ approver, runStore }) =>
+        new Agent({ model: new ScriptedModel([]), approver, runStore, logger }),
+      runStore,
+      authorize: () => "ada",
+      onError: (failure) => {
+        failures.push(failure.code);
+      },
+    });
+    const response = await handler(userMessageRequest("Hello"));
+    const told = await response.text();
+    expect(told).toContain('"code":"internal_error"');
+    expect(told).not.toContain("db.internal");
+    expect(failures).toEqual(["internal_error"]);
+    expect(text()).toContain("AG-UI run ended internal_error");
+    expect(text()).toContain("db.internal.example");
+  });
 });

@@ -9,7 +9,7 @@ import { Agent } from "../../src/agent/agent.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { clientFor, runClient, startAgUiServer } from "./ag-ui-server.js";
+import { clientFor, runClient, startAgUiServer, userMessageRequest } from "./ag-ui-server.js";
 
 // A key of the application's own: nothing but the agent's `secrets` option names it.
 const secret = "hook-token-AgUi7781Qx";
@@ -55,19 +55,7 @@ it("keeps the agent's registered secrets out of everything sent to the client: t
     secrets: [secret],
   });
   const handler = createAgUiHandler({ agent, approver, runStore, authorize: () => "ada" });
-  const response = await handler(
-    new Request("http://app.example/api/agent", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        threadId: "t1",
-        runId: "r1",
-        messages: [{ id: "m1", role: "user", content: "Delete webhook wh_1" }],
-        tools: [],
-        context: [],
-      }),
-    }),
-  );
+  const response = await handler(userMessageRequest("Delete webhook wh_1"));
   const text = await response.text();
   expect(text).toContain('"type":"RUN_FINISHED"');
   expect(text).toContain("interrupt");
@@ -116,6 +104,39 @@ it("keeps a registered secret out of streamed text and argument deltas when the 
         "RUN_FINISHED",
       ]),
     );
+    expect(server.runs).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
+
+it("keeps a registered secret the model wrote with JSON \\u escapes out of the tool call's arguments", async () => {
+  const escapedSecret = "rec_s3cretk3y9911";
+  const server = await startAgUiServer(
+    [
+      {
+        toolCalls: [
+          {
+            name: "delete_records",
+            // "e" written as \u0065: the text holds no copy of the secret, its value does.
+            argumentPieces: ['{"ids":["rec_s3cr\\u0065tk3y9911"]}'],
+            id: "call_escaped",
+          },
+        ],
+      },
+      { text: "Nothing was deleted." },
+    ],
+    { agentOptions: { secrets: [escapedSecret] } },
+  );
+  try {
+    const client = clientFor(server.url);
+    const run = await runClient(client, { message: "Delete the record" });
+    expect(run.error).toBeUndefined();
+    const call = client.messages.flatMap((message) =>
+      message.role === "assistant" ? (message.toolCalls ?? []) : [],
+    )[0];
+    expect(JSON.parse(call!.function.arguments)).toEqual({ ids: ["[redacted]"] });
+    expect(JSON.stringify(client.messages)).not.toContain("k3y9911");
     expect(server.runs).toEqual([]);
   } finally {
     await server.close();

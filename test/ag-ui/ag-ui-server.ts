@@ -241,3 +241,18 @@ export async function postRun(
       : {}),
   };
 }
+
+/** A RunAgentInput with one user message, as a Fetch API request to hand a handler directly. */
+export function userMessageRequest(content: string, threadId = "t1"): Request {
+  return new Request("http://app.example/api/agent", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [{ id: "m1", role: "user", content }],
+      tools: [],
+      context: [],
+    }),
+  });
+}

@@ -181,4 +181,37 @@ describe("an AG-UI thread, as chat UIs use it with the official client", () => {
     expect(client.messages.at(-1)?.content).toBe("Hi!");
     expect(server.runs).toEqual([]);
   });
+
+  it("takes one message at a time: a message sent while the previous one is answered is refused thread_busy", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked!: () => void;
+    const modelAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    server = await startAgUiServer([
+      async () => {
+        asked();
+        await held;
+        return { text: "First answer." };
+      },
+      { text: "Second answer." },
+    ]);
+    const client = clientFor(server.url);
+    const first = runClient(client, { message: "First" });
+    await modelAsked;
+    const busy = await postRun(server.url, {
+      threadId: client.threadId,
+      messages: [{ id: "m2", role: "user", content: "Second" }],
+    });
+    expect(busy.error?.code).toBe("thread_busy");
+    release();
+    expect((await first).error).toBeUndefined();
+    const second = await runClient(client, { message: "Second" });
+    expect(second.error).toBeUndefined();
+    expect(client.messages.at(-1)?.content).toBe("Second answer.");
+    expect(server.model.requests).toHaveLength(2);
+  });
 });
