@@ -16,6 +16,12 @@ import {
   nextEntry,
   parseAuditEntry,
 } from "./audit-chain.js";
+import {
+  type AuditBundle,
+  type AuditBundleSelection,
+  exportSigned,
+} from "./export-audit-bundle.js";
+import { verifyAuditBundle } from "./verify-audit-bundle.js";
 import { verifyAuditChain } from "./verify-audit-chain.js";
 import { withLockFile } from "./with-lock-file.js";
 
@@ -133,6 +139,17 @@ export class JsonlAuditLog implements AuditLog {
     });
   }
 
+  /**
+   * A bundle of the selected records (one run's, a time range's, or all)
+   * with their signatures, the signed head and the public key, which
+   * `verifyAuditLog` (or `switchyard audit verify`) checks offline with no
+   * secret. The log must be signed and verify under its public key (the
+   * `publicKey` option, else the signing key's), or this throws.
+   */
+  exportBundle(selection: AuditBundleSelection = {}): Promise<AuditBundle> {
+    return exportSigned(this, this.#publicKey, selection);
+  }
+
   /** The lines and the head, as stored. */
   async readTrail(): Promise<{ entries: string[]; head: unknown }> {
     return { entries: lines(await readText(this.path)), head: await readHead(this.headPath) };
@@ -237,13 +254,24 @@ export class JsonlAuditLog implements AuditLog {
 }
 
 /**
- * Reads an audit log file and checks its chain and head (see
- * {@link JsonlAuditLog.verify}): `auditKey` is the log's key, when it has
- * one, `publicKey` the public key of its signing key, when it is signed,
- * and `anchor` a head of the trail kept elsewhere.
+ * Checks an audit trail: a log file's chain and head (see
+ * {@link JsonlAuditLog.verify}), or a bundle `switchyard audit export`
+ * or `exportBundle` made, given as its file or as its parsed JSON, offline:
+ * every record it carries matches its hash and signature, every entry it
+ * leaves out is of another run or time, and the signed head covers them
+ * all. `auditKey` is the log's HMAC key, when it has one; `publicKey` the
+ * public key of its signing key (for a bundle, the agent's key as you hold
+ * it: a bundle signed with another key then fails; without it, the key
+ * the bundle carries is used, and a note says so); `anchor` a head of the
+ * trail kept elsewhere.
+ *
+ * @example
+ * const publicKey = await readFile("audit-signing-key.pub.pem", "utf8");
+ * const log = await verifyAuditLog("audit.jsonl", { publicKey });
+ * const bundle = await verifyAuditLog(JSON.parse(await readFile("run.audit.json", "utf8")), { publicKey });
  */
-export function verifyAuditLog(
-  path: string,
+export async function verifyAuditLog(
+  pathOrBundle: string | object,
   options: {
     auditKey?: string | undefined;
     publicKey?: string | KeyObject | undefined;
@@ -251,7 +279,25 @@ export function verifyAuditLog(
   } = {},
 ): Promise<AuditLogVerification> {
   const { anchor, ...keys } = options;
-  return new JsonlAuditLog({ path, ...keys }).verify(anchor !== undefined ? { anchor } : {});
+  const bundle =
+    typeof pathOrBundle === "string" ? await readAuditBundle(pathOrBundle) : pathOrBundle;
+  if (bundle !== undefined) return verifyAuditBundle(bundle, { publicKey: keys.publicKey });
+  return new JsonlAuditLog({ path: pathOrBundle as string, ...keys }).verify(
+    anchor !== undefined ? { anchor } : {},
+  );
+}
+
+/** The file's JSON when it is an audit bundle; undefined when it is anything else (a log). */
+export async function readAuditBundle(path: string): Promise<object | undefined> {
+  const text = await readTextIfAny(path);
+  if (text === null || !text.trimStart().startsWith("{")) return undefined;
+  try {
+    const value = JSON.parse(text) as { format?: unknown } | null;
+    return value?.format === "switchyard-audit-bundle" ? value : undefined;
+  } catch {
+    // A log of one line is JSON too, but not a bundle; a torn file is the log's problem.
+    return undefined;
+  }
 }
 
 /** Whether `path` exists (a file to verify, as opposed to a typo). */

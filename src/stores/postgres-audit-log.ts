@@ -14,6 +14,11 @@ import {
   nextEntry,
   parseAuditEntry,
 } from "./audit-chain.js";
+import {
+  type AuditBundle,
+  type AuditBundleSelection,
+  exportSigned,
+} from "./export-audit-bundle.js";
 import { migrate, quoteIdentifier } from "./postgres-migrations.js";
 import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
 import { verifyAuditChain } from "./verify-audit-chain.js";
@@ -233,6 +238,17 @@ export class PostgresAuditLog implements AuditLog {
         ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
       },
     );
+  }
+
+  /**
+   * A bundle of the selected records (one run's, a time range's, or all)
+   * with their signatures, the signed head and the public key, which
+   * `verifyAuditLog` (or `switchyard audit verify`) checks offline with no
+   * secret. The log must be signed and verify under its public key, or this
+   * throws.
+   */
+  exportBundle(selection: AuditBundleSelection = {}): Promise<AuditBundle> {
+    return exportSigned(this, this.#publicKey, selection);
   }
 
   /** The entries and the head, as stored, read in one snapshot. */

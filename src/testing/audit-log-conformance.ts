@@ -10,7 +10,7 @@ import {
   signText,
 } from "../stores/audit-signing.js";
 import { exportAuditBundle } from "../stores/export-audit-bundle.js";
-import { verifyAuditBundle } from "../stores/verify-audit-bundle.js";
+import { verifyAuditLog } from "../stores/jsonl-audit-log.js";
 import { type ConformanceTest, declareConformanceTest } from "./declare-conformance-test.js";
 
 /** The keys a log under test is made or opened with. */
@@ -362,7 +362,7 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
         const publicKey = signingKeys().agent.publicKey;
         const bundle = await exportAuditBundle(made.log, { publicKey, runId: "run_a" });
         const offline = JSON.parse(JSON.stringify(bundle)) as typeof bundle;
-        const verification = verifyAuditBundle(offline, { publicKey });
+        const verification = await verifyAuditLog(offline, { publicKey });
         assert.equal(verification.intact, true, verification.problems.join("; "));
         assert.deepEqual(
           verification.records.map((record) => record.toolCallId),
@@ -371,9 +371,9 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
         const altered = JSON.parse(JSON.stringify(bundle)) as typeof bundle;
         const first = altered.entries[0];
         if (first && "record" in first) first.record.outcome = "approved";
-        assert.equal(verifyAuditBundle(altered, { publicKey }).intact, false);
+        assert.equal((await verifyAuditLog(altered, { publicKey })).intact, false);
         const other = signingKeys().attacker.publicKey;
-        assert.equal(verifyAuditBundle(offline, { publicKey: other }).intact, false);
+        assert.equal((await verifyAuditLog(offline, { publicKey: other })).intact, false);
       },
     );
   });
