@@ -34,7 +34,7 @@ export interface AuditLogEntry {
   record: ApprovalAuditRecord;
   /** Over `prev`, `seq` and the canonical JSON of `record`. */
   hash: string;
-  /** `ed25519:` and the base64 signature of {@link entryStatement}; absent without a signing key. */
+  /** `ed25519:` and the base64 Ed25519 signature of the entry's number, link, hash, run id and decision time; absent without a signing key. */
   signature?: string;
 }
 

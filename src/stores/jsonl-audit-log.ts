@@ -73,14 +73,23 @@ export interface JsonlAuditLogOptions {
  * before, so changing, removing or reordering a line breaks the chain. The
  * head (how many lines, and the last hash) is rewritten atomically beside
  * it after each append, in `<path>.head`, so lines cut from the end are
- * caught. With `auditKey` the hashes and the head are HMAC-SHA256 under the
- * key, and only its holder can write a chain that verifies. Each append is
- * flushed to disk before it resolves; appends from several processes take
- * turns through a lock file (`<path>.lock`).
+ * caught. With `auditSigningKey` each line and head is signed with Ed25519,
+ * and anyone with the public key can check it; with `auditKey` the hashes
+ * and the head are HMAC-SHA256 under the key. Either way only the key's
+ * holder can write a chain that verifies, the trail begins with a signed
+ * (or keyed) head of 0 entries, and a trail emptied or without its head
+ * does not verify. `anchorCommand` hands each head to a command that keeps
+ * it elsewhere. Each append is flushed to disk before it resolves; appends
+ * from several processes take turns through a lock file (`<path>.lock`).
  *
  * @example
- * const auditLog = new JsonlAuditLog({ path: "audit.jsonl", auditKey: process.env.SWITCHYARD_AUDIT_KEY });
+ * const auditLog = new JsonlAuditLog({
+ *   path: "audit.jsonl",
+ *   auditSigningKey: process.env.SWITCHYARD_AUDIT_SIGNING_KEY,
+ * });
  * const agent = new Agent({ model, tools, approver, auditLog });
+ * // An auditor, with the public key only:
+ * await verifyAuditLog("audit.jsonl", { publicKey: await readFile("audit-signing-key.pub.pem", "utf8") });
  */
 export class JsonlAuditLog implements AuditLog {
   /** Absolute path of the file. */
