@@ -236,6 +236,22 @@ export function headSignatureHolds(head: AuditLogHead, publicKey: KeyObject): bo
   return head.signature !== undefined && verifyText(headStatement(head), head.signature, publicKey);
 }
 
+/** Whether an entry's hash and signature (or HMAC) are what these keys make of its content. */
+function writtenWith(entry: AuditLogEntry, keys: AuditChainKeys): boolean {
+  if (entry.signature !== undefined) {
+    return (
+      keys.signing !== undefined &&
+      entry.hash === entryHash(entry.seq, entry.prev, entry.record, undefined) &&
+      entrySignatureHolds(entry, keys.signing.publicKey)
+    );
+  }
+  return (
+    keys.key !== undefined &&
+    entry.hash.startsWith("hmac-sha256:") &&
+    sameText(entry.hash, entryHash(entry.seq, entry.prev, entry.record, keys.key))
+  );
+}
+
 /** Compares two texts in constant time. */
 export function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a, "utf8");
@@ -323,6 +339,12 @@ export function checkTrailEnd(
   if (!matches && !oneBehind) {
     throw new Error(
       `${where} does not end where its head says (entry ${head.entries}, but the last entry is ${entries}); ${check}`,
+    );
+  }
+  // An entry past the head is vouched for by nothing but itself: it must be this writer's.
+  if (oneBehind && authenticated && !writtenWith(last, keys)) {
+    throw new Error(
+      `${where} ends with an entry past its head that does not carry this writer's signature or MAC (it was added by someone else); ${check}`,
     );
   }
   return { head, begin: false };

@@ -316,6 +316,27 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
     });
 
     test(
+      "the writer never chains onto an entry past its head that it did not write",
+      signed(),
+      async (made) => {
+        for (const index of [1, 2]) await made.log.append(sampleRecord(index));
+        const entries = await made.readEntries();
+        const second = JSON.parse(entries[1] ?? "{}") as Entry;
+        // Someone adds an entry after the head, as if the writer had stopped before moving it.
+        const record = sampleRecord(3);
+        const unsigned = {
+          seq: 3,
+          prev: second.hash,
+          record,
+          hash: entryHashOf(3, second.hash, record),
+        };
+        await made.writeEntries([...entries, JSON.stringify(unsigned)]);
+        await assert.rejects(() => made.log.append(sampleRecord(4)), /past its head/);
+        assert.equal((await made.readEntries()).length, 3);
+      },
+    );
+
+    test(
       "an older copy of log and head together is caught by an anchored head",
       signed(),
       async (made) => {
@@ -391,12 +412,16 @@ function recomputeUnkeyed(entries: Entry[]): Entry[] {
   let prev = `sha256:${"0".repeat(64)}`;
   return entries.map((entry, index) => {
     const seq = index + 1;
-    const content = `${prev}\n${seq}\n${canonicalJson(entry.record)}`;
-    const hash = `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
+    const hash = entryHashOf(seq, prev, entry.record);
     const rewritten = { seq, prev, record: entry.record, hash };
     prev = hash;
     return rewritten;
   });
+}
+
+function entryHashOf(seq: number, prev: string, record: ApprovalAuditRecord): string {
+  const content = `${prev}\n${seq}\n${canonicalJson(record)}`;
+  return `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
 }
 
 function sampleRecord(index: number): ApprovalAuditRecord {
