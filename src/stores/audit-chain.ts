@@ -304,9 +304,9 @@ export function checkTrailEnd(
       `${where} is signed; appending to it needs its signing key (auditSigningKey, or SWITCHYARD_AUDIT_SIGNING_KEY)`,
     );
   }
-  if (head.mac !== undefined && keys.key === undefined && keys.signing === undefined) {
+  if (head.mac !== undefined && head.signature === undefined && keys.key === undefined) {
     throw new ConfigurationError(
-      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
+      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY; beside the signing key, to go on signed), or the chain would lose it`,
     );
   }
   const vouched =

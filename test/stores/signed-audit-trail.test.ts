@@ -210,3 +210,24 @@ describe("anchoring each head elsewhere", () => {
     }
   });
 });
+
+describe("from an HMAC-keyed trail to a signed one", () => {
+  it("goes on signed with both keys, says what it needs with the signing key alone, and verifies with both", async () => {
+    const keys = keyPair();
+    const auditKey = "h".repeat(40);
+    const path = join(await directory(), "audit.jsonl");
+    await new JsonlAuditLog({ path, auditKey }).append(record(1, "run_a"));
+    await expect(
+      new JsonlAuditLog({ path, auditSigningKey: keys.privateKey }).append(record(2, "run_a")),
+    ).rejects.toThrow(/is keyed; appending to it needs its key .*beside the signing key/);
+    await new JsonlAuditLog({ path, auditKey, auditSigningKey: keys.privateKey }).append(
+      record(2, "run_a"),
+    );
+    const both = await verifyAuditLog(path, { auditKey, publicKey: keys.publicKey });
+    expect(both).toMatchObject({ intact: true, chain: "signed", entries: 2 });
+    // The keyed entry before the signatures can be checked only with its key.
+    await expect(verifyAuditLog(path, { publicKey: keys.publicKey })).rejects.toThrow(
+      /needs its key/,
+    );
+  });
+});
