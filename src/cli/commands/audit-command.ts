@@ -11,6 +11,7 @@ import {
   parseAuditPublicKey,
   publicKeyFingerprint,
 } from "../../stores/audit-signing.js";
+import { inAuditSelection } from "../../stores/export-audit-bundle.js";
 import { auditLogExists, JsonlAuditLog, readAuditBundle } from "../../stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../stores/postgres-audit-log.js";
 import {
@@ -234,7 +235,7 @@ async function exportBundle(
   }
   const text = `${JSON.stringify(bundle, null, 2)}\n`;
   const records = bundle.entries.filter(
-    (entry) => "record" in entry && entry.signature !== undefined,
+    (entry) => "record" in entry && inAuditSelection(entry.record, bundle.selection),
   ).length;
   if (line.out === undefined) io.stdout.write(text);
   else await writeFile(line.out, text, { mode: 0o644 });
