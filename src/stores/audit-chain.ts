@@ -34,7 +34,7 @@ export interface AuditLogEntry {
   record: ApprovalAuditRecord;
   /** Over `prev`, `seq` and the canonical JSON of `record`. */
   hash: string;
-  /** `ed25519:` and the base64 signature of {@link entryStatement}; absent without a signing key. */
+  /** `ed25519:` and the base64 Ed25519 signature of the entry's number, link, hash, run id and decision time; absent without a signing key. */
   signature?: string;
 }
 
@@ -236,6 +236,22 @@ export function headSignatureHolds(head: AuditLogHead, publicKey: KeyObject): bo
   return head.signature !== undefined && verifyText(headStatement(head), head.signature, publicKey);
 }
 
+/** Whether an entry's hash and signature (or HMAC) are what these keys make of its content. */
+function writtenWith(entry: AuditLogEntry, keys: AuditChainKeys): boolean {
+  if (entry.signature !== undefined) {
+    return (
+      keys.signing !== undefined &&
+      entry.hash === entryHash(entry.seq, entry.prev, entry.record, undefined) &&
+      entrySignatureHolds(entry, keys.signing.publicKey)
+    );
+  }
+  return (
+    keys.key !== undefined &&
+    entry.hash.startsWith("hmac-sha256:") &&
+    sameText(entry.hash, entryHash(entry.seq, entry.prev, entry.record, keys.key))
+  );
+}
+
 /** Compares two texts in constant time. */
 export function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a, "utf8");
@@ -288,9 +304,9 @@ export function checkTrailEnd(
       `${where} is signed; appending to it needs its signing key (auditSigningKey, or SWITCHYARD_AUDIT_SIGNING_KEY)`,
     );
   }
-  if (head.mac !== undefined && keys.key === undefined && keys.signing === undefined) {
+  if (head.mac !== undefined && head.signature === undefined && keys.key === undefined) {
     throw new ConfigurationError(
-      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY), or the chain would lose it`,
+      `${where} is keyed; appending to it needs its key (auditKey, or SWITCHYARD_AUDIT_KEY; beside the signing key, to go on signed), or the chain would lose it`,
     );
   }
   const vouched =
@@ -323,6 +339,12 @@ export function checkTrailEnd(
   if (!matches && !oneBehind) {
     throw new Error(
       `${where} does not end where its head says (entry ${head.entries}, but the last entry is ${entries}); ${check}`,
+    );
+  }
+  // An entry past the head is vouched for by nothing but itself: it must be this writer's.
+  if (oneBehind && authenticated && !writtenWith(last, keys)) {
+    throw new Error(
+      `${where} ends with an entry past its head that does not carry this writer's signature or MAC (it was added by someone else); ${check}`,
     );
   }
   return { head, begin: false };

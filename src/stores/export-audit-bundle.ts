@@ -141,3 +141,17 @@ export async function exportAuditBundle(
     entries,
   };
 }
+
+/** A log's bundle, checked under its public key; a log without one is a `ConfigurationError`. */
+export async function exportSigned(
+  log: Pick<AuditLog, "where" | "readTrail">,
+  publicKey: KeyObject | undefined,
+  selection: AuditBundleSelection,
+): Promise<AuditBundle> {
+  if (publicKey === undefined) {
+    throw new ConfigurationError(
+      `${log.where} cannot be exported without its public key: give the log publicKey (or auditSigningKey).`,
+    );
+  }
+  return exportAuditBundle(log, { ...selection, publicKey });
+}

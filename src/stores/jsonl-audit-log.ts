@@ -16,6 +16,12 @@ import {
   nextEntry,
   parseAuditEntry,
 } from "./audit-chain.js";
+import {
+  type AuditBundle,
+  type AuditBundleSelection,
+  exportSigned,
+} from "./export-audit-bundle.js";
+import { verifyAuditBundle } from "./verify-audit-bundle.js";
 import { verifyAuditChain } from "./verify-audit-chain.js";
 import { withLockFile } from "./with-lock-file.js";
 
@@ -67,14 +73,23 @@ export interface JsonlAuditLogOptions {
  * before, so changing, removing or reordering a line breaks the chain. The
  * head (how many lines, and the last hash) is rewritten atomically beside
  * it after each append, in `<path>.head`, so lines cut from the end are
- * caught. With `auditKey` the hashes and the head are HMAC-SHA256 under the
- * key, and only its holder can write a chain that verifies. Each append is
- * flushed to disk before it resolves; appends from several processes take
- * turns through a lock file (`<path>.lock`).
+ * caught. With `auditSigningKey` each line and head is signed with Ed25519,
+ * and anyone with the public key can check it; with `auditKey` the hashes
+ * and the head are HMAC-SHA256 under the key. Either way only the key's
+ * holder can write a chain that verifies, the trail begins with a signed
+ * (or keyed) head of 0 entries, and a trail emptied or without its head
+ * does not verify. `anchorCommand` hands each head to a command that keeps
+ * it elsewhere. Each append is flushed to disk before it resolves; appends
+ * from several processes take turns through a lock file (`<path>.lock`).
  *
  * @example
- * const auditLog = new JsonlAuditLog({ path: "audit.jsonl", auditKey: process.env.SWITCHYARD_AUDIT_KEY });
+ * const auditLog = new JsonlAuditLog({
+ *   path: "audit.jsonl",
+ *   auditSigningKey: process.env.SWITCHYARD_AUDIT_SIGNING_KEY,
+ * });
  * const agent = new Agent({ model, tools, approver, auditLog });
+ * // An auditor, with the public key only:
+ * await verifyAuditLog("audit.jsonl", { publicKey: await readFile("audit-signing-key.pub.pem", "utf8") });
  */
 export class JsonlAuditLog implements AuditLog {
   /** Absolute path of the file. */
@@ -131,6 +146,17 @@ export class JsonlAuditLog implements AuditLog {
     return this.#locked("open", async () => {
       await this.#begin();
     });
+  }
+
+  /**
+   * A bundle of the selected records (one run's, a time range's, or all)
+   * with their signatures, the signed head and the public key, which
+   * `verifyAuditLog` (or `switchyard audit verify`) checks offline with no
+   * secret. The log must be signed and verify under its public key (the
+   * `publicKey` option, else the signing key's), or this throws.
+   */
+  exportBundle(selection: AuditBundleSelection = {}): Promise<AuditBundle> {
+    return exportSigned(this, this.#publicKey, selection);
   }
 
   /** The lines and the head, as stored. */
@@ -237,13 +263,24 @@ export class JsonlAuditLog implements AuditLog {
 }
 
 /**
- * Reads an audit log file and checks its chain and head (see
- * {@link JsonlAuditLog.verify}): `auditKey` is the log's key, when it has
- * one, `publicKey` the public key of its signing key, when it is signed,
- * and `anchor` a head of the trail kept elsewhere.
+ * Checks an audit trail: a log file's chain and head (see
+ * {@link JsonlAuditLog.verify}), or a bundle `switchyard audit export`
+ * or `exportBundle` made, given as its file or as its parsed JSON, offline:
+ * every record it carries matches its hash and signature, every entry it
+ * leaves out is of another run or time, and the signed head covers them
+ * all. `auditKey` is the log's HMAC key, when it has one; `publicKey` the
+ * public key of its signing key (for a bundle, the agent's key as you hold
+ * it: a bundle signed with another key then fails; without it, the key
+ * the bundle carries is used, and a note says so); `anchor` a head of the
+ * trail kept elsewhere.
+ *
+ * @example
+ * const publicKey = await readFile("audit-signing-key.pub.pem", "utf8");
+ * const log = await verifyAuditLog("audit.jsonl", { publicKey });
+ * const bundle = await verifyAuditLog(JSON.parse(await readFile("run.audit.json", "utf8")), { publicKey });
  */
-export function verifyAuditLog(
-  path: string,
+export async function verifyAuditLog(
+  pathOrBundle: string | object,
   options: {
     auditKey?: string | undefined;
     publicKey?: string | KeyObject | undefined;
@@ -251,7 +288,25 @@ export function verifyAuditLog(
   } = {},
 ): Promise<AuditLogVerification> {
   const { anchor, ...keys } = options;
-  return new JsonlAuditLog({ path, ...keys }).verify(anchor !== undefined ? { anchor } : {});
+  const bundle =
+    typeof pathOrBundle === "string" ? await readAuditBundle(pathOrBundle) : pathOrBundle;
+  if (bundle !== undefined) return verifyAuditBundle(bundle, { publicKey: keys.publicKey });
+  return new JsonlAuditLog({ path: pathOrBundle as string, ...keys }).verify(
+    anchor !== undefined ? { anchor } : {},
+  );
+}
+
+/** The file's JSON when it is an audit bundle; undefined when it is anything else (a log). */
+export async function readAuditBundle(path: string): Promise<object | undefined> {
+  const text = await readTextIfAny(path);
+  if (text === null || !text.trimStart().startsWith("{")) return undefined;
+  try {
+    const value = JSON.parse(text) as { format?: unknown } | null;
+    return value?.format === "switchyard-audit-bundle" ? value : undefined;
+  } catch {
+    // A log of one line is JSON too, but not a bundle; a torn file is the log's problem.
+    return undefined;
+  }
 }
 
 /** Whether `path` exists (a file to verify, as opposed to a typo). */

@@ -14,6 +14,11 @@ import {
   nextEntry,
   parseAuditEntry,
 } from "./audit-chain.js";
+import {
+  type AuditBundle,
+  type AuditBundleSelection,
+  exportSigned,
+} from "./export-audit-bundle.js";
 import { migrate, quoteIdentifier } from "./postgres-migrations.js";
 import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
 import { verifyAuditChain } from "./verify-audit-chain.js";
@@ -62,13 +67,15 @@ export interface PostgresAuditLogOptions {
 /**
  * The audit log of approval decisions in PostgreSQL, beside the run
  * store's tables: one hash chain for a fleet of workers. Each append locks
- * the head row, chains the entry to the last one and moves the head in one
- * transaction, so appends from any number of connections keep one chain in
- * order; the head (entry count and last hash, keyed with `auditKey`) is
- * what catches entries deleted from the end.
+ * the head row, checks that the trail ends where its head says, chains the
+ * entry to the last one and moves the head in one transaction, so appends
+ * from any number of connections keep one chain in order; the head (entry
+ * count and last hash, signed with `auditSigningKey` or keyed with
+ * `auditKey`) is what catches entries deleted from the end, and a trail
+ * emptied with its head does not verify.
  *
  * @example
- * const auditLog = new PostgresAuditLog({ pool, auditKey: process.env.SWITCHYARD_AUDIT_KEY });
+ * const auditLog = new PostgresAuditLog({ pool, auditSigningKey: process.env.SWITCHYARD_AUDIT_SIGNING_KEY });
  * const agent = new Agent({ model, tools, approver, runStore, auditLog });
  */
 export class PostgresAuditLog implements AuditLog {
@@ -233,6 +240,17 @@ export class PostgresAuditLog implements AuditLog {
         ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
       },
     );
+  }
+
+  /**
+   * A bundle of the selected records (one run's, a time range's, or all)
+   * with their signatures, the signed head and the public key, which
+   * `verifyAuditLog` (or `switchyard audit verify`) checks offline with no
+   * secret. The log must be signed and verify under its public key, or this
+   * throws.
+   */
+  exportBundle(selection: AuditBundleSelection = {}): Promise<AuditBundle> {
+    return exportSigned(this, this.#publicKey, selection);
   }
 
   /** The entries and the head, as stored, read in one snapshot. */

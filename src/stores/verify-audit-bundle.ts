@@ -1,6 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
-import type { AuditLogHead } from "../agent/approval/audit-log.js";
+import type { AuditLogVerification } from "../agent/approval/audit-log.js";
 import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { loadZod } from "../internal/load-zod.js";
 import {
@@ -19,30 +19,9 @@ import {
   inAuditSelection,
 } from "./export-audit-bundle.js";
 
-/** What {@link verifyAuditBundle} found. */
-export interface AuditBundleVerification {
-  /**
-   * True when every entry of the bundle is in order, linked, signed by the
-   * key, its record (when whole) matching its hash, the signed head covers
-   * them all, no entry left out is of the selection, and the key is the one
-   * given (when one was).
-   */
-  intact: boolean;
-  /** The selection the bundle says it carries. */
-  selection: AuditBundleSelection;
-  /** The selected records, in order. */
-  records: ApprovalAuditRecord[];
-  /** Entries the bundle covers (the trail's, up to its head). */
-  entries: number;
-  /** The trail's head, when it could be read. */
-  head: AuditLogHead | undefined;
-  /** `sha256:` of the public key the bundle was checked with. */
-  publicKey: string | undefined;
-  /** One line per problem, naming the entry (1-based). */
-  problems: string[];
-  /** What the auditor should know that is not a problem. */
-  notes: string[];
-}
+/** What {@link verifyAuditBundle} found: the chain, the head, the selected records, and the selection and key. */
+export type AuditBundleVerification = AuditLogVerification &
+  Required<Pick<AuditLogVerification, "selection">>;
 
 const shapes = buildOnFirstUse(() => {
   const { z } = loadZod();
@@ -79,11 +58,7 @@ const shapes = buildOnFirstUse(() => {
  * as you hold it) so a bundle re-signed with another key fails; without it
  * the bundle is checked against the key it carries, and a note says so.
  *
- * @example
- * const verification = verifyAuditBundle(JSON.parse(await readFile("run.audit.json", "utf8")), {
- *   publicKey: await readFile("audit-signing-key.pub.pem", "utf8"),
- * });
- * if (!verification.intact) console.error(verification.problems);
+ * Applications reach it through `verifyAuditLog(bundle, { publicKey })`.
  */
 export function verifyAuditBundle(
   bundle: unknown,
@@ -94,13 +69,14 @@ export function verifyAuditBundle(
   const records: ApprovalAuditRecord[] = [];
   const failed = (problem: string): AuditBundleVerification => ({
     intact: false,
-    selection: {},
-    records,
+    chain: "empty",
     entries: 0,
+    lastHash: auditLogGenesis,
     head: undefined,
-    publicKey: undefined,
     problems: [problem],
     notes,
+    records,
+    selection: {},
   });
   const parsed = shapes().bundle.safeParse(bundle);
   if (!parsed.success) {
@@ -207,12 +183,14 @@ export function verifyAuditBundle(
   if (entries > 0 && !seenSigned) problems.push("no entry of the bundle is signed");
   return {
     intact: problems.length === 0,
-    selection,
-    records,
+    chain: entries === 0 ? "empty" : "signed",
     entries,
+    lastHash: prev,
     head: "problem" in head ? undefined : head,
-    publicKey: publicKeyFingerprint(publicKey),
     problems,
     notes,
+    records,
+    publicKey: publicKeyFingerprint(publicKey),
+    selection,
   };
 }

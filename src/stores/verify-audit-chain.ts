@@ -13,6 +13,7 @@ import {
   parseAuditHead,
   sameText,
 } from "./audit-chain.js";
+import { publicKeyFingerprint } from "./audit-signing.js";
 
 /** What a chain is checked with. */
 export interface AuditChainCheck {
@@ -163,6 +164,7 @@ export function verifyAuditChain(
     problems,
     notes,
     records,
+    ...(publicKey !== undefined ? { publicKey: publicKeyFingerprint(publicKey) } : {}),
   };
 }
 

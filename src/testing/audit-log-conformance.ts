@@ -10,7 +10,7 @@ import {
   signText,
 } from "../stores/audit-signing.js";
 import { exportAuditBundle } from "../stores/export-audit-bundle.js";
-import { verifyAuditBundle } from "../stores/verify-audit-bundle.js";
+import { verifyAuditLog } from "../stores/jsonl-audit-log.js";
 import { type ConformanceTest, declareConformanceTest } from "./declare-conformance-test.js";
 
 /** The keys a log under test is made or opened with. */
@@ -316,6 +316,27 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
     });
 
     test(
+      "the writer never chains onto an entry past its head that it did not write",
+      signed(),
+      async (made) => {
+        for (const index of [1, 2]) await made.log.append(sampleRecord(index));
+        const entries = await made.readEntries();
+        const second = JSON.parse(entries[1] ?? "{}") as Entry;
+        // Someone adds an entry after the head, as if the writer had stopped before moving it.
+        const record = sampleRecord(3);
+        const unsigned = {
+          seq: 3,
+          prev: second.hash,
+          record,
+          hash: entryHashOf(3, second.hash, record),
+        };
+        await made.writeEntries([...entries, JSON.stringify(unsigned)]);
+        await assert.rejects(() => made.log.append(sampleRecord(4)), /past its head/);
+        assert.equal((await made.readEntries()).length, 3);
+      },
+    );
+
+    test(
       "an older copy of log and head together is caught by an anchored head",
       signed(),
       async (made) => {
@@ -362,7 +383,7 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
         const publicKey = signingKeys().agent.publicKey;
         const bundle = await exportAuditBundle(made.log, { publicKey, runId: "run_a" });
         const offline = JSON.parse(JSON.stringify(bundle)) as typeof bundle;
-        const verification = verifyAuditBundle(offline, { publicKey });
+        const verification = await verifyAuditLog(offline, { publicKey });
         assert.equal(verification.intact, true, verification.problems.join("; "));
         assert.deepEqual(
           verification.records.map((record) => record.toolCallId),
@@ -371,9 +392,9 @@ export function auditLogConformance(options: AuditLogConformanceOptions): void {
         const altered = JSON.parse(JSON.stringify(bundle)) as typeof bundle;
         const first = altered.entries[0];
         if (first && "record" in first) first.record.outcome = "approved";
-        assert.equal(verifyAuditBundle(altered, { publicKey }).intact, false);
+        assert.equal((await verifyAuditLog(altered, { publicKey })).intact, false);
         const other = signingKeys().attacker.publicKey;
-        assert.equal(verifyAuditBundle(offline, { publicKey: other }).intact, false);
+        assert.equal((await verifyAuditLog(offline, { publicKey: other })).intact, false);
       },
     );
   });
@@ -391,12 +412,16 @@ function recomputeUnkeyed(entries: Entry[]): Entry[] {
   let prev = `sha256:${"0".repeat(64)}`;
   return entries.map((entry, index) => {
     const seq = index + 1;
-    const content = `${prev}\n${seq}\n${canonicalJson(entry.record)}`;
-    const hash = `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
+    const hash = entryHashOf(seq, prev, entry.record);
     const rewritten = { seq, prev, record: entry.record, hash };
     prev = hash;
     return rewritten;
   });
+}
+
+function entryHashOf(seq: number, prev: string, record: ApprovalAuditRecord): string {
+  const content = `${prev}\n${seq}\n${canonicalJson(record)}`;
+  return `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
 }
 
 function sampleRecord(index: number): ApprovalAuditRecord {

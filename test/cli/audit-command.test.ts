@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -6,7 +7,10 @@ import type { RunReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
+import type { AuditLogHead } from "../../src/agent/approval/audit-log.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { entryStatement, headStatement } from "../../src/stores/audit-chain.js";
+import { signText } from "../../src/stores/audit-signing.js";
 import { auditLogExists, JsonlAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
@@ -404,5 +408,295 @@ describe("switchyard audit: who decided, provably, on the command line", () => {
       expect(refused.stderr).not.toContain("short-key");
     }
     expect(simulators.messaging.interactions()).toHaveLength(0);
+  });
+});
+
+describe("switchyard audit: a signed trail anyone can check, and what an attacker cannot hide", () => {
+  /** A state directory with a key pair made by `audit keygen`, and the environment a run signs with. */
+  async function signingEnvironment() {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-signed-"));
+    directories.push(directory);
+    const privateKeyFile = join(directory, "audit-signing-key.pem");
+    const made = await switchyard(["audit", "keygen", privateKeyFile], {});
+    expect(made.code).toBe(0);
+    const publicKeyFile = join(directory, "audit-signing-key.pub.pem");
+    const base = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+    };
+    return {
+      directory,
+      publicKeyFile,
+      file: join(directory, "audit.jsonl"),
+      /** What the runs get: the private key. */
+      writer: { ...base, SWITCHYARD_AUDIT_SIGNING_KEY: await readFile(privateKeyFile, "utf8") },
+      /** What an auditor has: no secret at all. */
+      auditor: base,
+    };
+  }
+
+  /** One foreground run whose approval is denied at once: its decision is appended. */
+  async function decide(env: Record<string, string>): Promise<string> {
+    const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny"], env);
+    expect(ran.code).toBe(0);
+    return /^run id: (\S+)$/m.exec(ran.stderr)![1]!;
+  }
+
+  const lines = async (file: string) => (await readFile(file, "utf8")).trimEnd().split("\n");
+
+  it("keygen makes a key pair it never overwrites; a signed trail verifies with the public key and no secret", async () => {
+    const trail = await signingEnvironment();
+    expect((await stat(join(trail.directory, "audit-signing-key.pem"))).mode & 0o777).toBe(0o600);
+    const again = await switchyard(
+      ["audit", "keygen", join(trail.directory, "audit-signing-key.pem")],
+      {},
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("already exists; it is never overwritten");
+    expect(again.stderr).not.toContain("PRIVATE KEY");
+
+    await decide(trail.writer);
+    await decide(trail.writer);
+    const verified = await switchyard(
+      ["audit", "verify", trail.file, "--public-key", trail.publicKeyFile],
+      trail.auditor,
+    );
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^intact \(signed\): \d+ decision\(s\)/);
+    const withoutKey = await switchyard(["audit", "verify", trail.file], trail.auditor);
+    expect(withoutKey.code).toBe(2);
+    expect(withoutKey.stderr).toContain("needs its public key (--public-key FILE");
+    const notAKey = await switchyard(
+      ["audit", "verify", trail.file, "--public-key", trail.file],
+      trail.auditor,
+    );
+    expect(notAKey.code).toBe(2);
+    expect(notAKey.stderr).toContain("is not an Ed25519 public key");
+    const badSigningKey = await switchyard(["audit", "verify", trail.file], {
+      ...trail.auditor,
+      SWITCHYARD_AUDIT_SIGNING_KEY: "not a key",
+    });
+    expect(badSigningKey.code).toBe(2);
+    expect(badSigningKey.stderr).toContain(
+      "SWITCHYARD_AUDIT_SIGNING_KEY is not an Ed25519 private key",
+    );
+  });
+
+  it("truncated, emptied with and without its head, reordered, spliced and re-signed: each ALTERED with only the public key", async () => {
+    const trail = await signingEnvironment();
+    const other = await signingEnvironment();
+    for (let run = 0; run < 3; run++) await decide(trail.writer);
+    await decide(other.writer);
+    const original = await lines(trail.file);
+    const originalHead = await readFile(`${trail.file}.head`, "utf8");
+    expect(original.length).toBeGreaterThanOrEqual(3);
+    const verify = () =>
+      switchyard(
+        ["audit", "verify", trail.file, "--public-key", trail.publicKeyFile, "--json"],
+        trail.auditor,
+      );
+    const restore = async () => {
+      await writeFile(trail.file, `${original.join("\n")}\n`);
+      await writeFile(`${trail.file}.head`, originalHead);
+    };
+    const attacks: Array<[string, () => Promise<void>, RegExp]> = [
+      [
+        "truncated",
+        () => writeFile(trail.file, `${original.slice(0, -1).join("\n")}\n`),
+        /head says/,
+      ],
+      ["emptied", () => writeFile(trail.file, ""), /head says \d+ entries/],
+      [
+        "emptied without its head",
+        async () => {
+          await writeFile(trail.file, "");
+          await rm(`${trail.file}.head`);
+        },
+        /no entries and no head/,
+      ],
+      [
+        "reordered",
+        () =>
+          writeFile(trail.file, `${[original[1], original[0], ...original.slice(2)].join("\n")}\n`),
+        /numbered 2, expected 1/,
+      ],
+      [
+        "spliced from another trail",
+        async () => {
+          const [theirs] = await lines(other.file);
+          await writeFile(
+            trail.file,
+            `${[original[0], theirs, ...original.slice(2)].join("\n")}\n`,
+          );
+        },
+        /does not follow the entry before|signature does not verify/,
+      ],
+      [
+        "re-signed with another key",
+        async () => {
+          const attacker = generateKeyPairSync("ed25519").privateKey;
+          const forged = original.map((text) => {
+            const entry = JSON.parse(text) as {
+              seq: number;
+              prev: string;
+              hash: string;
+              record: ApprovalAuditRecord;
+            };
+            return JSON.stringify({
+              ...entry,
+              signature: signText(entryStatement(entry), attacker),
+            });
+          });
+          await writeFile(trail.file, `${forged.join("\n")}\n`);
+          const head = JSON.parse(originalHead) as AuditLogHead;
+          await writeFile(
+            `${trail.file}.head`,
+            JSON.stringify({ ...head, signature: signText(headStatement(head), attacker) }),
+          );
+        },
+        /signature does not verify under this public key/,
+      ],
+    ];
+    for (const [name, attack, problem] of attacks) {
+      await attack();
+      const result = await verify();
+      expect(result.code, name).toBe(1);
+      const report = JSON.parse(result.stdout) as { intact: boolean; problems: string[] };
+      expect(report.intact, name).toBe(false);
+      expect(report.problems.join("\n"), name).toMatch(problem);
+      await restore();
+      expect((await verify()).code, `${name}, restored`).toBe(0);
+    }
+  });
+
+  it("with SWITCHYARD_AUDIT_KEY, a log emptied and its head deleted is ALTERED, and the next run does not start a chain that verifies", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-audit-cli-"));
+    directories.push(directory);
+    const env = {
+      ...simulatorVariables(simulators, ["reasoner", "orders"]),
+      SWITCHYARD_STATE_DIR: directory,
+      SWITCHYARD_AUDIT_KEY: "c".repeat(64),
+    };
+    const file = join(directory, "audit.jsonl");
+    const decided = await switchyard(["run", "callback-cleanup", "--approve", "deny"], env);
+    expect(decided.code).toBe(0);
+    expect((await switchyard(["audit", "verify", file], env)).stdout).toMatch(/^intact \(keyed\)/);
+    await writeFile(file, "");
+    await rm(`${file}.head`);
+    const emptied = await switchyard(["audit", "verify", file], env);
+    expect(emptied.code).toBe(1);
+    expect(emptied.stdout).toContain(`ALTERED: ${file}`);
+    expect(emptied.stdout).toContain("no entries and no head");
+    // The next run's writer sees a trail that was begun and emptied, and refuses to chain onto it.
+    await switchyard(["run", "callback-cleanup", "--approve", "deny"], env);
+    expect(await readFile(file, "utf8")).toBe("");
+    expect(await auditLogExists(`${file}.head`)).toBe(false);
+    const after = await switchyard(["audit", "verify", file], env);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toContain("no entries and no head");
+  });
+
+  it("export writes a run's signed records into a bundle that verifies offline, and fails when a record is altered", async () => {
+    const trail = await signingEnvironment();
+    const first = await decide(trail.writer);
+    const second = await decide(trail.writer);
+    const bundleFile = join(trail.directory, "run.audit.json");
+    const exported = await switchyard(
+      [
+        "audit",
+        "export",
+        second,
+        "--file",
+        trail.file,
+        "--public-key",
+        trail.publicKeyFile,
+        "--out",
+        bundleFile,
+      ],
+      trail.auditor,
+    );
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(/^exported \d+ record\(s\) of run/);
+    const bundle = JSON.parse(await readFile(bundleFile, "utf8")) as {
+      entries: Array<{ record?: ApprovalAuditRecord; runId?: string }>;
+    };
+    // The other run's entries are links: their records are not in the bundle.
+    expect(
+      bundle.entries
+        .filter((entry) => entry.record !== undefined)
+        .every((entry) => entry.record?.runId === second),
+    ).toBe(true);
+    expect(bundle.entries.some((entry) => entry.runId === first)).toBe(true);
+
+    // Offline: no key variable, no log, no state directory; only the bundle and the public key.
+    const offline = { PATH: process.env.PATH ?? "" };
+    const verified = await switchyard(
+      ["audit", "verify", bundleFile, "--public-key", trail.publicKeyFile],
+      offline,
+    );
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/^intact \(signed bundle\): \d+ record\(s\) of run/);
+
+    const text = await readFile(bundleFile, "utf8");
+    await writeFile(bundleFile, text.replace('"outcome": "refused"', '"outcome": "approved"'));
+    const altered = await switchyard(
+      ["audit", "verify", bundleFile, "--public-key", trail.publicKeyFile],
+      offline,
+    );
+    expect(altered.code).toBe(1);
+    expect(altered.stdout).toContain(`ALTERED: ${bundleFile}`);
+    expect(altered.stdout).toContain("does not match its hash");
+
+    await writeFile(bundleFile, text);
+    const other = await signingEnvironment();
+    const wrongKey = await switchyard(
+      ["audit", "verify", bundleFile, "--public-key", other.publicKeyFile],
+      offline,
+    );
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stdout).toContain("signed with another key");
+  });
+
+  it("in PostgreSQL: a signed trail emptied with its head is ALTERED, and a chain begun again is caught by the anchored head", async () => {
+    const trail = await signingEnvironment();
+    const schema = uniqueSchema("audit_signed_cli");
+    const anchors = join(trail.directory, "anchors.jsonl");
+    const database = {
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: schema,
+    };
+    const writer = { ...trail.writer, ...database, SWITCHYARD_AUDIT_ANCHOR: `cat >> '${anchors}'` };
+    const auditor = { ...trail.auditor, ...database };
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    const verify = (...extra: string[]) =>
+      switchyard(["audit", "verify", "--public-key", trail.publicKeyFile, ...extra], auditor);
+    try {
+      await decide(writer);
+      await decide(writer);
+      const verified = await verify();
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toMatch(/^intact \(signed\)/);
+      expect((await verify("--anchor", anchors)).code).toBe(0);
+
+      await admin.query(`DELETE FROM "${schema}".audit_log`);
+      await admin.query(`UPDATE "${schema}".audit_head SET head = NULL`);
+      const emptied = await verify();
+      expect(emptied.code).toBe(1);
+      expect(emptied.stdout).toContain("no entries and no head");
+
+      // The tables now look as a fresh migration left them: the next run begins a new chain.
+      const anchoredBefore = (await readFile(anchors, "utf8")).trimEnd().split("\n").at(-1)!;
+      const before = join(trail.directory, "anchor-before.json");
+      await writeFile(before, anchoredBefore);
+      await decide(writer);
+      expect((await verify()).code).toBe(0);
+      const caught = await verify("--anchor", before);
+      expect(caught.code).toBe(1);
+      expect(caught.stdout).toMatch(/not the anchored chain/);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
   });
 });

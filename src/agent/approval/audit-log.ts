@@ -51,8 +51,16 @@ export interface AuditLogVerification {
   problems: string[];
   /** What the operator should know that is not a problem (e.g. entries written before a key was set). */
   notes: string[];
-  /** The records, in order (those of entries that could be read). */
+  /** The records, in order (those of entries that could be read; of a bundle, the selected ones). */
   records: ApprovalAuditRecord[];
+  /** `sha256:` of the Ed25519 public key the signatures were checked with, when they were. */
+  publicKey?: string;
+  /** Of a bundle: which records it says it carries (one run's, a time range's). */
+  selection?: {
+    runId?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+  };
 }
 
 /**

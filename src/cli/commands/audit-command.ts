@@ -11,8 +11,8 @@ import {
   parseAuditPublicKey,
   publicKeyFingerprint,
 } from "../../stores/audit-signing.js";
-import { exportAuditBundle } from "../../stores/export-audit-bundle.js";
-import { auditLogExists, JsonlAuditLog } from "../../stores/jsonl-audit-log.js";
+import { inAuditSelection } from "../../stores/export-audit-bundle.js";
+import { auditLogExists, JsonlAuditLog, readAuditBundle } from "../../stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../stores/postgres-audit-log.js";
 import {
   type AuditBundleVerification,
@@ -73,7 +73,7 @@ export async function auditCommand(line: AuditCommandLine, io: CliIo): Promise<n
   if (line.action === "keygen") return keygen(io, line);
   const publicKey = line.publicKey === undefined ? undefined : await readPublicKey(line.publicKey);
   if (line.action === "verify" && line.target !== undefined) {
-    const bundle = await readBundle(line.target);
+    const bundle = await readAuditBundle(line.target);
     if (bundle !== undefined) return verifyBundle(io, line.target, bundle, publicKey, line.json);
   }
   const file = line.action === "verify" ? line.target : line.file;
@@ -93,7 +93,7 @@ export async function auditCommand(line: AuditCommandLine, io: CliIo): Promise<n
     }
     const anchor = line.anchor === undefined ? undefined : await readAnchor(line.anchor);
     const verification = await verifyWithKey(log, anchor);
-    writeVerification(io, log.where, verification, line.json, publicKey ?? signedBy(io.env));
+    writeVerification(io, log.where, verification, line.json);
     return verification.intact ? exitCodes.completed : exitCodes.notCompleted;
   } finally {
     if (log instanceof PostgresAuditLog) await log.close();
@@ -154,23 +154,6 @@ async function readFileOrUsageError(path: string, flag: string): Promise<string>
   }
 }
 
-/** The file's JSON when it is an audit bundle; undefined when it is anything else (a log). */
-async function readBundle(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
-  if (!text.trimStart().startsWith("{")) return undefined;
-  try {
-    const value = JSON.parse(text) as { format?: unknown };
-    return value?.format === "switchyard-audit-bundle" ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function verifyBundle(
   io: CliIo,
   path: string,
@@ -220,14 +203,14 @@ function describeSelection(selection: {
   return parts.length === 0 ? "the whole trail" : parts.join(", ");
 }
 
+/** The log was opened with the public key given, else the signing key's. */
 async function exportBundle(
   io: CliIo,
   log: JsonlAuditLog | PostgresAuditLog,
   line: AuditCommandLine,
   given: KeyObject | undefined,
 ): Promise<number> {
-  const publicKey = given ?? signedBy(io.env);
-  if (publicKey === undefined) {
+  if (given === undefined && signedBy(io.env) === undefined) {
     throw usageError(
       "switchyard audit export needs the trail's public key: --public-key FILE, or SWITCHYARD_AUDIT_SIGNING_KEY (its public half is used).",
     );
@@ -237,9 +220,9 @@ async function exportBundle(
     ...(line.since !== undefined ? { since: line.since } : {}),
     ...(line.until !== undefined ? { until: line.until } : {}),
   };
-  let bundle: Awaited<ReturnType<typeof exportAuditBundle>>;
+  let bundle: Awaited<ReturnType<typeof log.exportBundle>>;
   try {
-    bundle = await exportAuditBundle(log, { ...selection, publicKey });
+    bundle = await log.exportBundle(selection);
   } catch (error) {
     if (error instanceof ConfigurationError) {
       throw usageError(`switchyard audit export: ${error.message}`, { cause: error });
@@ -252,7 +235,7 @@ async function exportBundle(
   }
   const text = `${JSON.stringify(bundle, null, 2)}\n`;
   const records = bundle.entries.filter(
-    (entry) => "record" in entry && entry.signature !== undefined,
+    (entry) => "record" in entry && inAuditSelection(entry.record, bundle.selection),
   ).length;
   if (line.out === undefined) io.stdout.write(text);
   else await writeFile(line.out, text, { mode: 0o644 });
@@ -308,12 +291,11 @@ function writeVerification(
   where: string,
   verification: AuditLogVerification,
   json: boolean,
-  publicKey: KeyObject | undefined,
 ): void {
-  const { intact, chain, entries, lastHash, head, problems, notes } = verification;
+  const { intact, chain, entries, lastHash, head, problems, notes, publicKey } = verification;
   if (json) {
     io.stdout.write(
-      `${JSON.stringify({ file: where, intact, chain, entries, lastHash, head, problems, notes, ...(publicKey ? { publicKey: publicKeyFingerprint(publicKey) } : {}) })}\n`,
+      `${JSON.stringify({ file: where, intact, chain, entries, lastHash, head, problems, notes, publicKey })}\n`,
     );
     return;
   }
@@ -322,7 +304,7 @@ function writeVerification(
     for (const problem of problems) io.stdout.write(`  ${problem}\n`);
   } else if (chain === "signed") {
     io.stdout.write(
-      `intact (signed): ${entries} decision(s), each chained to the one before and signed with Ed25519, and the signed head matches; no one without the signing key changed, removed, reordered or cut an entry, and anyone with the public key${publicKey ? ` (${publicKeyFingerprint(publicKey)})` : ""} can check it. Last hash ${lastHash}\n`,
+      `intact (signed): ${entries} decision(s), each chained to the one before and signed with Ed25519, and the signed head matches; no one without the signing key changed, removed, reordered or cut an entry, and anyone with the public key${publicKey ? ` (${publicKey})` : ""} can check it. Last hash ${lastHash}\n`,
     );
   } else if (chain === "keyed") {
     io.stdout.write(
