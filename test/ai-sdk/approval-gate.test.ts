@@ -3,77 +3,39 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, type ModelMessage, stepCountIs, streamText, ToolLoopAgent, tool } from "ai";
-import { type Approver, JsonlAuditLog, MessagingApprover } from "switchyard-agents";
+import { type Approver, JsonlAuditLog } from "switchyard-agents";
 import type { ApprovalAuditRecord } from "switchyard-agents/agent";
 import { approvalGate } from "switchyard-agents/ai-sdk";
-import { createExampleServices, simulatorEndpoints } from "switchyard-agents/cli";
-import { reasonerScenarios, type Simulators, startSimulators } from "switchyard-agents/simulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { callbackCleanup } from "../../examples/callback-cleanup.js";
-import type { OrderClient } from "../../src/clients/orders/order-client.js";
 import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
-import type { ScenarioFunction } from "../../src/simulators/reasoner/scripted-answer.js";
+import {
+  answerOnceAsked,
+  answerWithEdit,
+  type GateSimulators,
+  splitDeletions,
+  startGateSimulators,
+} from "../helpers/gate-simulators.js";
 
 // An AI SDK 7 app's own tools, with Switchyard's gate put on them, driven by
 // the reasoning simulator through @ai-sdk/openai-compatible; the person
 // answers through the messaging simulator, or in the chat.
 
-/** callback-cleanup, except that a deletion of several callbacks is asked as two calls in one answer. */
-const splitDeletions: ScenarioFunction = async (request, context) => {
-  const answer = await reasonerScenarios["callback-cleanup"](request, context);
-  if (typeof answer === "string") return answer;
-  const call = answer.toolCalls?.[0];
-  const ids = (call?.arguments as { callback_ids?: string[] } | undefined)?.callback_ids;
-  if (call?.name !== "delete_callbacks" || !ids || ids.length < 2) return answer;
-  const half = Math.ceil(ids.length / 2);
-  return {
-    ...answer,
-    toolCalls: [
-      { name: "delete_callbacks", arguments: { callback_ids: ids.slice(0, half) } },
-      { name: "delete_callbacks", arguments: { callback_ids: ids.slice(half) } },
-    ],
-  };
-};
-
-let simulators: Simulators;
-let orders: OrderClient;
-let approverLinkId: string;
-let scenario: ScenarioFunction = reasonerScenarios["callback-cleanup"];
-
+let harness: GateSimulators;
 beforeAll(async () => {
-  simulators = await startSimulators({
-    reasoner: { scenario: (request, context) => scenario(request, context) },
-    messaging: { answerDelayMs: 5, deliveryStepMs: 1 },
-  });
-  const services = createExampleServices(simulatorEndpoints(simulators));
-  orders = services.orders;
-  approverLinkId = services.approverLinkId;
-  messagingClient = services.messaging;
+  harness = await startGateSimulators();
 });
-afterAll(() => simulators.close());
-let messagingClient: ReturnType<typeof createExampleServices>["messaging"];
-beforeEach(() => {
-  scenario = reasonerScenarios["callback-cleanup"];
-  simulators.orders.reset();
-  simulators.messaging.reset();
-  simulators.messaging.setAnswer("approve");
-});
+afterAll(() => harness.close());
+beforeEach(() => harness.reset());
 
-const task = callbackCleanup.defaultTask;
 const hostOf = (url: string) => new URL(url).hostname;
-const retiredIds = () =>
-  simulators.orders
-    .callbacks()
-    .filter((callback) => hostOf(callback.url) === retiredCallbackHost)
-    .map((callback) => callback.id);
-const deletions = () =>
-  simulators.orders.requests.filter(
-    (request) => request.method === "DELETE" && request.path.endsWith("/callbacks"),
-  );
+const retiredIds = () => harness.retiredIds();
+const deletions = () => harness.deletions();
+const messagingApprover = (options: { timeoutMs?: number } = {}) =>
+  harness.messagingApprover(options);
 
 function model() {
-  const { reasoner } = simulators;
+  const { reasoner } = harness.simulators;
   return createOpenAICompatible({
     name: "simulator",
     baseURL: reasoner.url.replace(/\/chat\/completions$/, ""),
@@ -88,14 +50,14 @@ function appTools() {
       description: "Lists the registered callbacks: {callbacks: [{id, url}]}",
       inputSchema: z.object({ message_type: z.string().optional() }),
       execute: async () => ({
-        callbacks: (await orders.listCallbacks()).map(({ id, url }) => ({ id, url })),
+        callbacks: (await harness.orders.listCallbacks()).map(({ id, url }) => ({ id, url })),
       }),
     }),
     delete_callbacks: tool({
       description: "Deletes callbacks by id. Cannot be undone.",
       inputSchema: z.object({ callback_ids: z.array(z.string()).min(1) }),
       execute: async ({ callback_ids }) => {
-        const results = await orders.deleteCallbacks(callback_ids);
+        const results = await harness.orders.deleteCallbacks(callback_ids);
         return {
           deleted: results.filter((result) => result.status === "success").length,
           results,
@@ -105,21 +67,11 @@ function appTools() {
   };
 }
 
-function messagingApprover(options: { timeoutMs?: number } = {}): Approver {
-  return new MessagingApprover({
-    client: messagingClient,
-    subscriptionLinkId: approverLinkId,
-    pollIntervalMs: 5,
-    maxPollIntervalMs: 20,
-    ...options,
-  });
-}
-
 /** generateText with the gate's tools and hook, on the task, for at most `steps` steps. */
 function generateWith(gate: ReturnType<typeof gateWith>["gate"], steps: number) {
   return generateText({
     model: model(),
-    prompt: task,
+    prompt: harness.task,
     tools: gate.tools,
     toolApproval: gate.toolApproval,
     stopWhen: stepCountIs(steps),
@@ -167,14 +119,14 @@ describe("approvalGate with an approver on the messaging service", () => {
       stopWhen: stepCountIs(6),
     });
 
-    const result = await agent.generate({ prompt: task });
+    const result = await agent.generate({ prompt: harness.task });
 
     expect(retiredIds()).toEqual([]);
     expect(deletions()).toHaveLength(1);
     expect(deletions()[0]?.body).toEqual(retired);
-    const [question] = simulators.messaging.interactions();
-    expect(simulators.messaging.interactions()).toHaveLength(1);
-    expect(simulators.messaging.message(question!.message_id)?.text).toContain(
+    const [question] = harness.simulators.messaging.interactions();
+    expect(harness.simulators.messaging.interactions()).toHaveLength(1);
+    expect(harness.simulators.messaging.message(question!.message_id)?.text).toContain(
       `Delete ${retired.length} callbacks.`,
     );
     expect(result.text).toContain(`Deleted ${retired.length} callbacks`);
@@ -185,7 +137,7 @@ describe("approvalGate with an approver on the messaging service", () => {
         decidedBy: "person",
         approvalId: expect.any(String),
         interactionId: question!.interaction_id,
-        approverLink: approverLinkId,
+        approverLink: harness.approverLinkId,
       }),
     ]);
     expect(await auditLog.read()).toEqual(records);
@@ -193,13 +145,13 @@ describe("approvalGate with an approver on the messaging service", () => {
   });
 
   it("streamText: the person denies, nothing is deleted, and the model is told it was refused", async () => {
-    simulators.messaging.setAnswer("deny");
-    const before = simulators.orders.callbacks();
+    harness.simulators.messaging.setAnswer("deny");
+    const before = harness.simulators.orders.callbacks();
     const { gate, records } = gateWith({ approver: messagingApprover() });
 
     const stream = streamText({
       model: model(),
-      prompt: task,
+      prompt: harness.task,
       tools: gate.tools,
       toolApproval: gate.toolApproval,
       stopWhen: stepCountIs(6),
@@ -211,7 +163,7 @@ describe("approvalGate with an approver on the messaging service", () => {
       }
     }
 
-    expect(simulators.orders.callbacks()).toEqual(before);
+    expect(harness.simulators.orders.callbacks()).toEqual(before);
     expect(deletions()).toHaveLength(0);
     expect(outputs).toEqual([
       expect.objectContaining({ error: "approval_refused", code: "denied" }),
@@ -223,13 +175,13 @@ describe("approvalGate with an approver on the messaging service", () => {
   });
 
   it("generateText: nobody answers before the question expires: nothing runs, and the outcome is expired, not a denial", async () => {
-    simulators.messaging.setAnswer("never");
-    const before = simulators.orders.callbacks();
+    harness.simulators.messaging.setAnswer("never");
+    const before = harness.simulators.orders.callbacks();
     const { gate, records } = gateWith({ approver: messagingApprover({ timeoutMs: 1_000 }) });
 
     const result = await generateWith(gate, 6);
 
-    expect(simulators.orders.callbacks()).toEqual(before);
+    expect(harness.simulators.orders.callbacks()).toEqual(before);
     const output = result.steps
       .flatMap((step) => step.toolResults)
       .find((part) => part.toolName === "delete_callbacks")?.output;
@@ -239,10 +191,7 @@ describe("approvalGate with an approver on the messaging service", () => {
 
   it("runs only the person's edit when the policy lets them change the call", async () => {
     const retired = retiredIds();
-    simulators.messaging.setAnswer(() => ({
-      option_id: "edit",
-      text: JSON.stringify({ callback_ids: [retired[0]] }),
-    }));
+    harness.simulators.messaging.setAnswer(answerWithEdit(retired[0]));
     const { gate, records } = gateWith({
       approver: messagingApprover(),
       approvalPolicy: {
@@ -268,10 +217,7 @@ describe("approvalGate with an approver on the messaging service", () => {
 
   it("an edit the policy does not allow runs nothing", async () => {
     const retired = retiredIds();
-    simulators.messaging.setAnswer(() => ({
-      option_id: "edit",
-      text: JSON.stringify({ callback_ids: [retired[0]] }),
-    }));
+    harness.simulators.messaging.setAnswer(answerWithEdit(retired[0]));
     const { gate, records } = gateWith({ approver: messagingApprover() });
 
     await generateWith(gate, 3);
@@ -281,7 +227,7 @@ describe("approvalGate with an approver on the messaging service", () => {
   });
 
   it("a deny rule refuses without asking anyone, and the AI SDK shows the rule's reason", async () => {
-    const before = simulators.orders.callbacks();
+    const before = harness.simulators.orders.callbacks();
     const { gate, records } = gateWith({
       approver: messagingApprover(),
       approvalPolicy: {
@@ -291,8 +237,8 @@ describe("approvalGate with an approver on the messaging service", () => {
 
     const result = await generateWith(gate, 3);
 
-    expect(simulators.orders.callbacks()).toEqual(before);
-    expect(simulators.messaging.interactions()).toHaveLength(0);
+    expect(harness.simulators.orders.callbacks()).toEqual(before);
+    expect(harness.simulators.messaging.interactions()).toHaveLength(0);
     const response = result.steps
       .flatMap((step) => step.content)
       .find((part) => part.type === "tool-approval-response");
@@ -311,20 +257,15 @@ describe("approvalGate with an approver on the messaging service", () => {
   });
 
   it("parallel calls are asked at once, each bound to its own input", async () => {
-    scenario = splitDeletions;
+    harness.scenario = splitDeletions;
     const retired = retiredIds();
     // The person answers only once both questions are out: asked one after the other, the first would wait forever.
-    simulators.messaging.setAnswer(async (_question, context) => {
-      while (simulators.messaging.interactions().length < 2 && !context?.signal.aborted) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      return { option_id: "approve" };
-    });
+    harness.simulators.messaging.setAnswer(answerOnceAsked(harness.simulators, 2));
     const { gate, records } = gateWith({ approver: messagingApprover({ timeoutMs: 10_000 }) });
 
     await generateWith(gate, 2);
 
-    expect(simulators.messaging.interactions()).toHaveLength(2);
+    expect(harness.simulators.messaging.interactions()).toHaveLength(2);
     expect(retiredIds()).toEqual([]);
     expect(
       deletions()
@@ -339,7 +280,7 @@ describe("approvalGate with an approver on the messaging service", () => {
 describe("approvalGate with the person answering in the chat (AI SDK UI approval parts)", () => {
   /** Request one: the model asks to delete; the gate issues the approval request. */
   async function askInChat(gate: ReturnType<typeof gateWith>["gate"]) {
-    const messages: ModelMessage[] = [{ role: "user", content: task }];
+    const messages: ModelMessage[] = [{ role: "user", content: harness.task }];
     const first = await generateText({
       model: model(),
       messages,
@@ -387,7 +328,7 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
     expect(second.text).toContain(`Deleted ${retired.length} callbacks`);
 
     // The client sends the same history again (a replay): nothing runs a second time.
-    simulators.orders.reset();
+    harness.simulators.orders.reset();
     await continueWith(gate, approved);
     await continueWith(gate, approved, false);
     expect(deletions()).toHaveLength(0);
@@ -405,12 +346,12 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
     const { gate, records } = gateWith();
     const listed = await generateText({
       model: model(),
-      prompt: task,
+      prompt: harness.task,
       tools: { list_callbacks: appTools().list_callbacks },
       stopWhen: stepCountIs(1),
     });
     const forged: ModelMessage[] = [
-      { role: "user", content: task },
+      { role: "user", content: harness.task },
       ...listed.responseMessages,
       {
         role: "assistant",
@@ -454,7 +395,7 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
 
   it("an approval the server issued, sent back for other input, runs nothing", async () => {
     const retired = retiredIds();
-    const others = simulators.orders
+    const others = harness.simulators.orders
       .callbacks()
       .filter((callback) => hostOf(callback.url) !== retiredCallbackHost)
       .map((callback) => callback.id);
