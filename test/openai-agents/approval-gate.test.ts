@@ -19,6 +19,7 @@ import {
   splitDeletions,
   startGateSimulators,
 } from "../helpers/gate-simulators.js";
+import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 
 // An OpenAI Agents SDK app's own tools, with Switchyard's gate put on them,
 // driven by the reasoning simulator through an OpenAI client pointed at it
@@ -309,6 +310,43 @@ describe("approvalGate with the app approving on the RunState (no approver)", ()
     expect(setup.records).toEqual([
       expect.objectContaining({ outcome: "refused", code: "fingerprint_mismatch" }),
     ]);
+  });
+});
+
+describe("approvalGate with the person on the inbox page (Chromium)", () => {
+  let chromium: HeadlessChromium;
+  beforeAll(async () => {
+    chromium = await startHeadlessChromium();
+  });
+  afterAll(() => chromium?.close());
+
+  it("deletes the retired host's callbacks once Approve is pressed, and nothing runs before", async () => {
+    // Nobody answers but the person on the inbox page.
+    harness.simulators.messaging.setAnswer("never");
+    const retired = harness.retiredIds();
+    const setup = gateWith({ approver: harness.messagingApprover({ timeoutMs: 60_000 }) });
+    const first = await run(setup.agent, harness.task);
+    const resolving = setup.gate.resolveInterruptions(first.state);
+
+    const page = await chromium.browser.newPage();
+    await page.goto(harness.simulators.messaging.inboxUrl);
+    const question = page.locator("article.interaction.pending");
+    await question.waitFor({ timeout: 30_000 });
+    expect(await question.locator(".text").innerText()).toContain(
+      `Delete ${retired.length} callbacks.`,
+    );
+    expect(harness.deletions()).toHaveLength(0);
+    await question.getByRole("button", { name: "Approve", exact: true }).click();
+    await page.locator("article.interaction .outcome.answered").waitFor();
+
+    expect(await resolving).toEqual([expect.objectContaining({ outcome: "approved" })]);
+    const result = await run(setup.agent, first.state);
+    expect(harness.retiredIds()).toEqual([]);
+    expect(String(result.finalOutput)).toContain(`Deleted ${retired.length} callbacks`);
+    expect(setup.records).toEqual([
+      expect.objectContaining({ outcome: "approved", decidedBy: "person" }),
+    ]);
+    await page.close();
   });
 });
 
