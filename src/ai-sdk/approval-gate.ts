@@ -266,7 +266,12 @@ export function approvalGate<TOOLS extends ToolSet>(
       honourChatApprovals(messages, async (toolName, toolCallId, input, response) => {
         if (typeof tools[toolName]?.execute !== "function") return undefined;
         await prepare(toolName);
-        const call = { toolName, toolCallId, args: input, needsApproval: true };
+        const call = {
+          toolName,
+          toolCallId,
+          args: input,
+          needsApproval: needsApprovalOf(toolName, toolCallId, messages),
+        };
         const judged = await gate.judge(call);
         if (judged.kind !== "ask") return undefined;
         const checked = gate.issued.check(toolName, toolCallId, judged.frozen.fingerprint);

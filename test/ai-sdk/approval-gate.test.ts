@@ -436,6 +436,18 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
     ]);
   });
 
+  it("what the chat is shown of the question holds none of the gate's secrets", async () => {
+    const key = "walrus banana umbrella 42";
+    const { gate } = gateWith({
+      secrets: [key],
+      toolDetails: {
+        delete_callbacks: { describeAction: () => ({ summary: `Delete callbacks with ${key}.` }) },
+      },
+    });
+    const { request } = await askInChat(gate);
+    expect(request.reason).toBe("Delete callbacks with [redacted].");
+  });
+
   it("an approval sent back after its question expired runs nothing, and is recorded as expired", async () => {
     const { gate, records } = gateWith({ chatApprovalTtlMs: 1 });
     const { messages, request } = await askInChat(gate);

@@ -10,8 +10,8 @@ import {
   consultApprover,
   type RefusedRecord,
 } from "../approval-gate.js";
-import type { Approver } from "../approver.js";
-import { buildApprovalAction } from "../build-approval-action.js";
+import type { ApprovalAction, Approver } from "../approver.js";
+import { buildApprovalAction, redactApprovalAction } from "../build-approval-action.js";
 import { describeThrown } from "../describe-thrown.js";
 import { type FrozenArguments, freezeArguments } from "../freeze-arguments.js";
 import { toolMessages } from "../tool-messages.js";
@@ -254,14 +254,20 @@ export class FrameworkGate {
   }
 
   /** The action a person is asked about (described, redacted by the approver wrapper), under a new approval id. */
-  async action(call: GatedCall, frozen: FrozenArguments, approvalId = newApprovalId(undefined)) {
-    return buildApprovalAction(
+  async action(
+    call: GatedCall,
+    frozen: FrozenArguments,
+    approvalId = newApprovalId(undefined),
+  ): Promise<ApprovalAction> {
+    const built = await buildApprovalAction(
       this.#shim(call.toolName, call.needsApproval),
       frozen.args,
       frozen.fingerprint,
       approvalId,
       this.#context(call),
     );
+    // What a client is shown (the chat's request reason) holds no secret the gate knows either.
+    return redactApprovalAction(built, this.#secrets);
   }
 
   /**
