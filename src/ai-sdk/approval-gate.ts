@@ -192,10 +192,24 @@ export function approvalGate<TOOLS extends ToolSet>(
             ),
           ) as unknown;
         }
+        const response = chatApprovalResponses(messages).get(toolCallId);
+        if (!response && !gate.issued.find(toolName, toolCallId)) {
+          // Nothing asked the person: the AI SDK was not given the gate's toolApproval.
+          const approval = await gate.publish(
+            call,
+            {
+              outcome: "refused",
+              fingerprint: judged.frozen.fingerprint,
+              code: "no_approver",
+              reason: `nobody was asked to approve this call of ${toolName}: without an approver the person answers in the chat, which needs the gate's toolApproval given to the AI SDK (toolApproval: gate.toolApproval)`,
+            },
+            new Date(),
+          );
+          return notRunOutput(toolName, approval);
+        }
         // The person answered in the chat: the answer counts only for the approval this server issued.
         const checked = gate.issued.take(toolName, toolCallId, judged.frozen.fingerprint);
-        const note = chatApprovalResponses(messages).get(toolCallId)?.reason;
-        const approval = await gate.publishCheck(call, checked, note);
+        const approval = await gate.publishCheck(call, checked, response?.reason);
         return approval.outcome === "approved"
           ? run(judged.frozen.args)
           : notRunOutput(toolName, approval);

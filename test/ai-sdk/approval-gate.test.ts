@@ -446,6 +446,30 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
     ]);
   });
 
+  it("without the gate's toolApproval, nothing asks the person, so nothing runs, and the model is told why", async () => {
+    const { gate, records } = gateWith();
+
+    const result = await generateText({
+      model: model(),
+      prompt: harness.task,
+      tools: gate.tools,
+      stopWhen: stepCountIs(3),
+    });
+
+    expect(deletions()).toHaveLength(0);
+    const output = result.steps
+      .flatMap((step) => step.toolResults)
+      .find((part) => part.toolName === "delete_callbacks")?.output;
+    expect(output).toMatchObject({ error: "approval_refused", code: "no_approver" });
+    expect(records).toEqual([
+      expect.objectContaining({
+        outcome: "refused",
+        code: "no_approver",
+        reason: expect.stringContaining("toolApproval: gate.toolApproval"),
+      }),
+    ]);
+  });
+
   it("what the chat is shown of the question holds none of the gate's secrets", async () => {
     const key = "walrus banana umbrella 42";
     const { gate } = gateWith({
