@@ -21,11 +21,13 @@ import { z } from "zod";
 import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import {
   answerOnceAsked,
+  answerOnInboxPage,
   answerWithEdit,
   type GateSimulators,
   splitDeletions,
   startGateSimulators,
 } from "../helpers/gate-simulators.js";
+import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 
 // An AI SDK 7 app's own tools, with Switchyard's gate put on them, driven by
 // the reasoning simulator through @ai-sdk/openai-compatible; the person
@@ -284,6 +286,42 @@ describe("approvalGate with an approver on the messaging service", () => {
     ).toEqual([...retired].sort());
     expect(records.map((record) => record.outcome)).toEqual(["approved", "approved"]);
     expect(new Set(records.map((record) => record.fingerprint)).size).toBe(2);
+  });
+});
+
+describe("approvalGate with the person on the inbox page (Chromium)", () => {
+  let chromium: HeadlessChromium;
+  beforeAll(async () => {
+    chromium = await startHeadlessChromium();
+  });
+  afterAll(() => chromium?.close());
+
+  it("streamText: nothing is deleted until Deny is pressed, and then nothing at all", async () => {
+    // Nobody answers but the person on the inbox page.
+    harness.simulators.messaging.setAnswer("never");
+    const retired = retiredIds();
+    const { gate, records } = gateWith({ approver: messagingApprover({ timeoutMs: 60_000 }) });
+    const stream = streamText({
+      model: model(),
+      prompt: harness.task,
+      tools: gate.tools,
+      toolApproval: gate.toolApproval,
+      stopWhen: stepCountIs(4),
+    });
+    const text = stream.text;
+
+    await answerOnInboxPage(
+      chromium,
+      harness.simulators,
+      `Delete ${retired.length} callbacks.`,
+      "Deny",
+    );
+
+    expect(await text).toMatch(/Nothing was deleted/);
+    expect(retiredIds()).toEqual(retired);
+    expect(records).toEqual([
+      expect.objectContaining({ outcome: "refused", code: "denied", decidedBy: "person" }),
+    ]);
   });
 });
 

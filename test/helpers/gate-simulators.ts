@@ -1,10 +1,12 @@
 import { type Approver, MessagingApprover } from "switchyard-agents";
 import { createExampleServices, simulatorEndpoints } from "switchyard-agents/cli";
 import { reasonerScenarios, type Simulators, startSimulators } from "switchyard-agents/simulators";
+import { expect } from "vitest";
 import { callbackCleanup } from "../../examples/callback-cleanup.js";
 import type { OrderClient } from "../../src/clients/orders/order-client.js";
 import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import type { ScenarioFunction } from "../../src/simulators/reasoner/scripted-answer.js";
+import type { HeadlessChromium } from "./headless-chromium.js";
 
 /**
  * callback-cleanup, except that a deletion of several callbacks is asked
@@ -105,4 +107,25 @@ export function answerOnceAsked(simulators: Simulators, count: number) {
 /** The person edits the call to delete only `id`. */
 export function answerWithEdit(id: string | undefined) {
   return () => ({ option_id: "edit", text: JSON.stringify({ callback_ids: [id] }) });
+}
+
+/**
+ * The person opens the messaging simulator's inbox page in Chromium, finds
+ * the pending question (its text holding `shown`) and presses `button`;
+ * resolves once the page shows the answer.
+ */
+export async function answerOnInboxPage(
+  chromium: HeadlessChromium,
+  simulators: Simulators,
+  shown: string,
+  button: "Approve" | "Deny",
+): Promise<void> {
+  const page = await chromium.browser.newPage();
+  await page.goto(simulators.messaging.inboxUrl);
+  const question = page.locator("article.interaction.pending");
+  await question.waitFor({ timeout: 30_000 });
+  expect(await question.locator(".text").innerText()).toContain(shown);
+  await question.getByRole("button", { name: button, exact: true }).click();
+  await page.locator("article.interaction .outcome.answered").waitFor();
+  await page.close();
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   answerOnceAsked,
+  answerOnInboxPage,
   answerWithEdit,
   type GateSimulators,
   splitDeletions,
@@ -328,16 +329,13 @@ describe("approvalGate with the person on the inbox page (Chromium)", () => {
     const first = await run(setup.agent, harness.task);
     const resolving = setup.gate.resolveInterruptions(first.state);
 
-    const page = await chromium.browser.newPage();
-    await page.goto(harness.simulators.messaging.inboxUrl);
-    const question = page.locator("article.interaction.pending");
-    await question.waitFor({ timeout: 30_000 });
-    expect(await question.locator(".text").innerText()).toContain(
-      `Delete ${retired.length} callbacks.`,
-    );
     expect(harness.deletions()).toHaveLength(0);
-    await question.getByRole("button", { name: "Approve", exact: true }).click();
-    await page.locator("article.interaction .outcome.answered").waitFor();
+    await answerOnInboxPage(
+      chromium,
+      harness.simulators,
+      `Delete ${retired.length} callbacks.`,
+      "Approve",
+    );
 
     expect(await resolving).toEqual([expect.objectContaining({ outcome: "approved" })]);
     const result = await run(setup.agent, first.state);
@@ -346,7 +344,6 @@ describe("approvalGate with the person on the inbox page (Chromium)", () => {
     expect(setup.records).toEqual([
       expect.objectContaining({ outcome: "approved", decidedBy: "person" }),
     ]);
-    await page.close();
   });
 });
 
