@@ -1,12 +1,4 @@
-import {
-  Agent,
-  OpenAIChatCompletionsModel,
-  RunState,
-  run,
-  setTracingDisabled,
-  tool,
-} from "@openai/agents";
-import OpenAI from "openai";
+import { Agent, OpenAIProvider, RunState, run, setTracingDisabled, tool } from "@openai/agents";
 import type { Approver } from "switchyard-agents";
 import type { ApprovalAuditRecord } from "switchyard-agents/agent";
 import { approvalGate } from "switchyard-agents/openai-agents";
@@ -23,7 +15,7 @@ import {
 import { type HeadlessChromium, startHeadlessChromium } from "../helpers/headless-chromium.js";
 
 // An OpenAI Agents SDK app's own tools, with Switchyard's gate put on them,
-// driven by the reasoning simulator through an OpenAI client pointed at it
+// driven by the reasoning simulator through the SDK's OpenAI provider pointed at it
 // (chat completions); the person answers through the messaging simulator,
 // or on the RunState the client sends back.
 
@@ -36,14 +28,17 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 beforeEach(() => harness.reset());
 
-function model() {
+/** The simulator as the agents' model: chat completions through the SDK's OpenAI provider. */
+let simulatorModel: Awaited<ReturnType<OpenAIProvider["getModel"]>>;
+beforeAll(async () => {
   const { reasoner } = harness.simulators;
-  const client = new OpenAI({
+  const provider = new OpenAIProvider({
     baseURL: reasoner.url.replace(/\/chat\/completions$/, ""),
     apiKey: reasoner.apiKey,
+    useResponses: false,
   });
-  return new OpenAIChatCompletionsModel(client, "switchyard-sim");
-}
+  simulatorModel = await provider.getModel("switchyard-sim");
+});
 
 /** The app's own tools, as an Agents SDK app writes them. */
 function appTools() {
@@ -92,7 +87,7 @@ function gateWith(options: Partial<Parameters<typeof approvalGate>[0]> = {}) {
   const agent = new Agent({
     name: "callback cleanup",
     instructions: "Remove the callbacks the user names.",
-    model: model(),
+    model: simulatorModel,
     tools: [...gate.tools],
   });
   return { gate, agent, records };
