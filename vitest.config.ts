@@ -22,6 +22,8 @@ export default defineConfig({
       { find: /^switchyard-agents\/ag-ui$/, replacement: source("./src/ag-ui/index.ts") },
 
       { find: /^switchyard-agents\/ai-sdk$/, replacement: source("./src/ai-sdk/index.ts") },
+      // biome-ignore format: the public-names test reads each alias on one line.
+      { find: /^switchyard-agents\/openai-agents$/, replacement: source("./src/openai-agents/index.ts") },
       { find: /^switchyard-agents\/examples$/, replacement: source("./examples/index.ts") },
       { find: /^switchyard-agents\/simulators$/, replacement: source("./src/simulators/index.ts") },
       { find: /^switchyard-agents$/, replacement: source("./src/index.ts") },

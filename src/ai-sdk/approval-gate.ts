@@ -3,7 +3,11 @@ import type { Logger } from "pino";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { ApprovalPolicy } from "../agent/approval/approval-rule.js";
 import type { FinalApproval } from "../agent/approval/decide-approval.js";
-import { FrameworkGate, type GatedToolDetails } from "../agent/approval/framework-gate.js";
+import {
+  FrameworkGate,
+  type GatedToolDetails,
+  gateOptionProblems,
+} from "../agent/approval/framework-gate.js";
 import type { Approver } from "../agent/approver.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
@@ -106,23 +110,10 @@ export function approvalGate<TOOLS extends ToolSet>(
 ): AiSdkApprovalGate<TOOLS> {
   const problems = checkGateOptions(options);
   if (problems.length > 0) throw new ConfigurationError(problems);
-  const details = (options.toolDetails ?? {}) as Record<string, GatedToolDetails | undefined>;
   const gate = new FrameworkGate(
-    {
-      approver: options.approver,
-      approvalPolicy: options.approvalPolicy,
-      auditLog: options.auditLog,
-      onApprovalDecided: options.onApprovalDecided,
-      secrets: options.secrets,
-      logger: options.logger,
-    },
-    new Map(
-      Object.keys(options.tools).map((name) => [
-        name,
-        { parameters: { type: "object" }, details: details[name] },
-      ]),
-    ),
-    "approvalGate",
+    options,
+    new Map(Object.keys(options.tools).map((name) => [name, { type: "object" }])),
+    (options.toolDetails ?? {}) as Record<string, GatedToolDetails | undefined>,
   );
   const ttlMs = options.chatApprovalTtlMs ?? defaultChatApprovalTtlMs;
   const tools = options.tools as ToolSet;
@@ -201,24 +192,24 @@ export function approvalGate<TOOLS extends ToolSet>(
             ),
           ) as unknown;
         }
+        const response = chatApprovalResponses(messages).get(toolCallId);
+        if (!response && !gate.issued.find(toolName, toolCallId)) {
+          // Nothing asked the person: the AI SDK was not given the gate's toolApproval.
+          const approval = await gate.publish(
+            call,
+            {
+              outcome: "refused",
+              fingerprint: judged.frozen.fingerprint,
+              code: "no_approver",
+              reason: `nobody was asked to approve this call of ${toolName}: without an approver the person answers in the chat, which needs the gate's toolApproval given to the AI SDK (toolApproval: gate.toolApproval)`,
+            },
+            new Date(),
+          );
+          return notRunOutput(toolName, approval);
+        }
         // The person answered in the chat: the answer counts only for the approval this server issued.
         const checked = gate.issued.take(toolName, toolCallId, judged.frozen.fingerprint);
-        const requestedAt = "usable" in checked ? checked.usable.requestedAt : new Date();
-        const note = chatApprovalResponses(messages).get(toolCallId)?.reason;
-        const approval = await gate.publish(
-          call,
-          "usable" in checked
-            ? {
-                outcome: "approved",
-                fingerprint: checked.usable.fingerprint,
-                approvalId: checked.usable.approvalId,
-                ...(note !== undefined && note.trim() !== "" ? { note } : {}),
-              }
-            : "expired" in checked
-              ? checked.expired
-              : checked.refused,
-          requestedAt,
-        );
+        const approval = await gate.publishCheck(call, checked, response?.reason);
         return approval.outcome === "approved"
           ? run(judged.frozen.args)
           : notRunOutput(toolName, approval);
@@ -262,11 +253,7 @@ export function approvalGate<TOOLS extends ToolSet>(
       // The AI SDK checks an approval the client sent back: only one this server issued passes.
       const checked = gate.issued.check(toolName, toolCallId, judged.frozen.fingerprint);
       if ("usable" in checked) return { type: "user-approval" };
-      const approval = await gate.publish(
-        call,
-        "expired" in checked ? checked.expired : checked.refused,
-        checked.issued?.requestedAt ?? new Date(),
-      );
+      const approval = await gate.publishCheck(call, checked);
       if (checked.issued) gate.issued.close(checked.issued);
       return { type: "denied", reason: reasonOf(approval) };
     }
@@ -293,7 +280,12 @@ export function approvalGate<TOOLS extends ToolSet>(
       honourChatApprovals(messages, async (toolName, toolCallId, input, response) => {
         if (typeof tools[toolName]?.execute !== "function") return undefined;
         await prepare(toolName);
-        const call = { toolName, toolCallId, args: input, needsApproval: true };
+        const call = {
+          toolName,
+          toolCallId,
+          args: input,
+          needsApproval: needsApprovalOf(toolName, toolCallId, messages),
+        };
         const judged = await gate.judge(call);
         if (judged.kind !== "ask") return undefined;
         const checked = gate.issued.check(toolName, toolCallId, judged.frozen.fingerprint);
@@ -317,11 +309,7 @@ export function approvalGate<TOOLS extends ToolSet>(
           return undefined;
         }
         if (!response.approved) return undefined;
-        const approval = await gate.publish(
-          call,
-          "expired" in checked ? checked.expired : checked.refused,
-          checked.issued?.requestedAt ?? new Date(),
-        );
+        const approval = await gate.publishCheck(call, checked);
         if (checked.issued) gate.issued.close(checked.issued);
         return reasonOf(approval);
       }),
@@ -348,22 +336,11 @@ function checkGateOptions(options: AiSdkApprovalGateOptions<ToolSet>): string[] 
       "approvalGate: tools must be the app's tool set, e.g. { deleteCallbacks: tool({ ... }) }.",
     );
   }
-  if (
-    options.approver !== undefined &&
-    (typeof options.approver?.ask !== "function" || typeof options.approver?.read !== "function")
-  ) {
-    problems.push(
-      "approvalGate: approver must be a Switchyard Approver (with ask and read), e.g. new MessagingApprover({ ... }); leave it out to let the person answer in the chat.",
-    );
-  }
-  const ttl = options.chatApprovalTtlMs;
-  if (ttl !== undefined && (!Number.isFinite(ttl) || ttl <= 0)) {
-    problems.push("approvalGate: chatApprovalTtlMs must be a positive number of milliseconds.");
-  }
-  for (const name of Object.keys(options.toolDetails ?? {})) {
-    if (!Object.hasOwn(options.tools ?? {}, name)) {
-      problems.push(`approvalGate: toolDetails names "${name}", which is not one of tools.`);
-    }
-  }
+  problems.push(
+    ...gateOptionProblems(options, Object.keys(options.tools ?? {}), {
+      option: "chatApprovalTtlMs",
+      value: options.chatApprovalTtlMs,
+    }),
+  );
   return problems;
 }

@@ -42,6 +42,18 @@ describe("what import('switchyard-agents') loads", () => {
   });
 });
 
+describe("what the approval gates of the two SDKs load", () => {
+  it("importing them, or making a gate, loads neither SDK: each is an optional peer, loaded where used", () => {
+    const agentsSdk = /\/node_modules\/@openai\//;
+    const main = modulesResolvedBy('await import("./src/index.ts");');
+    expect(main.filter((url) => agentsSdk.test(url))).toEqual([]);
+    const made = modulesResolvedBy(
+      'const { approvalGate } = await import("./src/openai-agents/index.ts"); const ai = await import("./src/ai-sdk/index.ts"); approvalGate({ tools: [] }); ai.approvalGate({ tools: {} });',
+    );
+    expect(made.filter((url) => agentsSdk.test(url) || aiSdkPackage.test(url))).toEqual([]);
+  });
+});
+
 describe("a process using aiSdkModel", () => {
   it("exits once its calls are done: no timer or listener of the adapter keeps it alive", () => {
     const script = `

@@ -33,6 +33,8 @@ const mayImport: Record<string, readonly string[]> = {
   // speaks the agent's protocol and throws the reasoning client's errors.
   // Its approval gate reads the tools' contract (targets, descriptions).
   "ai-sdk": ["agent", "tools", "clients", "internal", "errors"],
+  // Switchyard's approval gate inside OpenAI Agents SDK apps, beside the AI SDK's.
+  "openai-agents": ["agent", "tools", "internal", "errors"],
 
   // Durable runs on DBOS: the agent, run by DBOS workflows, its runs in the PostgreSQL store.
   dbos: ["agent", "stores", "internal", "errors"],

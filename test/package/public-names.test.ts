@@ -352,6 +352,7 @@ const publicNames: Record<string, string[]> = {
   ],
   "./ai-sdk": ["AiSdkLanguageModel", "AiSdkModelOptions", "aiSdkModel", "approvalGate"],
   "./dbos": ["DbosAgent", "DbosAgentOptions", "DbosRunHandle", "DbosRunOutcome", "dbosAgent"],
+  "./openai-agents": ["approvalGate"],
 };
 
 const root = new URL("../../", import.meta.url);

@@ -10,8 +10,8 @@ import {
   consultApprover,
   type RefusedRecord,
 } from "../approval-gate.js";
-import type { Approver } from "../approver.js";
-import { buildApprovalAction } from "../build-approval-action.js";
+import type { ApprovalAction, Approver } from "../approver.js";
+import { buildApprovalAction, redactApprovalAction } from "../build-approval-action.js";
 import { describeThrown } from "../describe-thrown.js";
 import { type FrozenArguments, freezeArguments } from "../freeze-arguments.js";
 import { toolMessages } from "../tool-messages.js";
@@ -26,7 +26,7 @@ import type { ApprovalPolicy } from "./approval-rule.js";
 import { checkApprovedEdit } from "./approved-edit.js";
 import { compileApprovalPolicy } from "./compile-approval-policy.js";
 import type { FinalApproval } from "./decide-approval.js";
-import { IssuedApprovals } from "./issued-approvals.js";
+import { type IssuedApprovalCheck, IssuedApprovals } from "./issued-approvals.js";
 import { redactingApprover } from "./redacting-approver.js";
 
 /** How a call of one of the framework's tools reads to the person, and where it acts. */
@@ -52,6 +52,38 @@ export interface FrameworkGateOptions {
   /** Secrets that must never reach the person, the audit trail or a log. */
   secrets?: readonly string[] | undefined;
   logger?: Logger | undefined;
+}
+
+/**
+ * The problems of the options every framework's gate shares: the approver
+ * must be one (with `ask` and `read`), the lifetime of an approval a
+ * positive number, and `toolDetails` must name only the tools given.
+ */
+export function gateOptionProblems(
+  options: { approver?: unknown; toolDetails?: object | undefined },
+  toolNames: readonly string[],
+  lifetime: { option: string; value: number | undefined },
+): string[] {
+  const problems: string[] = [];
+  const approver = options.approver as Partial<Approver> | undefined;
+  if (
+    approver !== undefined &&
+    (typeof approver?.ask !== "function" || typeof approver?.read !== "function")
+  ) {
+    problems.push(
+      "approvalGate: approver must be a Switchyard Approver (with ask and read), e.g. new MessagingApprover({ ... }).",
+    );
+  }
+  const { option, value } = lifetime;
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+    problems.push(`approvalGate: ${option} must be a positive number of milliseconds.`);
+  }
+  for (const name of Object.keys(options.toolDetails ?? {})) {
+    if (!toolNames.includes(name)) {
+      problems.push(`approvalGate: toolDetails names "${name}", which is not one of tools.`);
+    }
+  }
+  return problems;
 }
 
 /** One call of a framework's tool reaching the gate. */
@@ -98,10 +130,15 @@ export class FrameworkGate {
   readonly #secrets: SecretRegistry;
   readonly #logger: Logger;
 
+  /**
+   * @param options the gate's options (an adapter's own options may be given whole)
+   * @param tools by name: the JSON Schema of the arguments (when known now)
+   * @param toolDetails by name: targets and descriptions
+   */
   constructor(
     options: FrameworkGateOptions,
-    tools: ReadonlyMap<string, { parameters: JsonSchema; details?: GatedToolDetails | undefined }>,
-    subject: string,
+    tools: ReadonlyMap<string, JsonSchema>,
+    toolDetails: Readonly<Record<string, GatedToolDetails | undefined>> = {},
   ) {
     this.#options = options;
     this.#secrets = new SecretRegistry()
@@ -111,13 +148,13 @@ export class FrameworkGate {
       ? redactingApprover(options.approver, this.#secrets)
       : undefined;
     this.#logger = options.logger ?? silentLogger();
-    this.#details = new Map([...tools].map(([name, tool]) => [name, tool.details ?? {}] as const));
-    this.#parameters = new Map([...tools].map(([name, tool]) => [name, tool.parameters] as const));
+    this.#details = new Map([...tools.keys()].map((name) => [name, toolDetails[name] ?? {}]));
+    this.#parameters = new Map(tools);
     const problems: string[] = [];
     const shims = new Map([...tools.keys()].map((name) => [name, this.#shim(name, false)]));
     checkApprovalPolicy(options.approvalPolicy, shims, problems);
     if (problems.length > 0) {
-      throw new ConfigurationError(problems.map((problem) => `${subject}: ${problem}`));
+      throw new ConfigurationError(problems.map((problem) => `approvalGate: ${problem}`));
     }
     this.#policy = options.approvalPolicy ?? {};
   }
@@ -217,14 +254,20 @@ export class FrameworkGate {
   }
 
   /** The action a person is asked about (described, redacted by the approver wrapper), under a new approval id. */
-  async action(call: GatedCall, frozen: FrozenArguments, approvalId = newApprovalId(undefined)) {
-    return buildApprovalAction(
+  async action(
+    call: GatedCall,
+    frozen: FrozenArguments,
+    approvalId = newApprovalId(undefined),
+  ): Promise<ApprovalAction> {
+    const built = await buildApprovalAction(
       this.#shim(call.toolName, call.needsApproval),
       frozen.args,
       frozen.fingerprint,
       approvalId,
       this.#context(call),
     );
+    // What a client is shown (the chat's request reason) holds no secret the gate knows either.
+    return redactApprovalAction(built, this.#secrets);
   }
 
   /**
@@ -247,6 +290,33 @@ export class FrameworkGate {
       approval,
       requestedAt,
     )) as FinalApproval;
+  }
+
+  /**
+   * Records what checking an approval that came back in client-sent state
+   * found: the person's approval (with what they wrote), or why it cannot
+   * be used (refused or expired). Publishes through {@link publish}.
+   */
+  async publishCheck(
+    call: Pick<GatedCall, "toolName" | "toolCallId">,
+    checked: IssuedApprovalCheck,
+    note?: string,
+  ): Promise<FinalApproval> {
+    if ("usable" in checked) {
+      const { fingerprint, approvalId, requestedAt } = checked.usable;
+      const written = note !== undefined && note.trim() !== "" ? { note: redactText(note) } : {};
+      return this.publish(
+        call,
+        { outcome: "approved", fingerprint, approvalId, ...written },
+        requestedAt,
+      );
+    }
+    const requestedAt = checked.issued?.requestedAt ?? new Date();
+    return this.publish(
+      call,
+      "expired" in checked ? checked.expired : checked.refused,
+      requestedAt,
+    );
   }
 
   /** What the model reads of a call that did not run: refused or expired, never as a success. */
