@@ -42,6 +42,7 @@ import {
   type TicketQuestion,
   writeTicket,
 } from "./messaging-ticket.js";
+import { questionIdempotencyKey } from "./question-idempotency-key.js";
 import { combineTwoApprovals } from "./two-approvers.js";
 
 /** An action in a question, with what the ticket recorded of it. */
@@ -294,7 +295,13 @@ export class MessagingApprover implements Approver {
             ...(context.task !== undefined ? { task: context.task } : {}),
           }) as Record<string, unknown>,
         },
-        { signal: context.signal },
+        {
+          signal: context.signal,
+          idempotencyKey: questionIdempotencyKey(
+            asked.map(({ action }) => action.approvalId),
+            subscriptionLinkId,
+          ),
+        },
       );
     } catch (error) {
       throwIfAborted(context.signal, subject, error);
@@ -492,7 +499,10 @@ export class MessagingApprover implements Approver {
           ...this.#expiresIn(context),
           metadata,
         },
-        { signal: context.signal },
+        {
+          signal: context.signal,
+          idempotencyKey: questionIdempotencyKey([action.approvalId], subscriptionLinkId),
+        },
       );
     } catch (error) {
       throwIfAborted(context.signal, action.toolName, error);
