@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
@@ -526,7 +527,16 @@ async function withLaunchLock<T>(pool: Pool, schema: string, body: () => Promise
   client.on("error", lost);
   const key = `switchyard dbos launch ${schema}`;
   try {
-    await client.query("SELECT pg_advisory_lock(hashtext($1))", [key]);
+    // Tried, not waited for in one statement: a statement waiting holds a
+    // snapshot, which DBOS's migrations (indexes built concurrently) wait on.
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
+        [key],
+      );
+      if (rows[0]?.locked) break;
+      await sleep(100);
+    }
     try {
       return await body();
     } finally {
