@@ -49,6 +49,11 @@ export interface FleetAgentOptions {
   onCalled?: ((ids: readonly string[]) => void) | undefined;
   /** The model; `steps` is then not read. @default a ScriptedModel of `steps` */
   model?: Model | undefined;
+  /**
+   * The tool's timeout: also how long after its holder stopped acting a
+   * call cut short waits before it is reconciled. @default the agent's (60 s)
+   */
+  toolTimeoutMs?: number | undefined;
   /** How long a question stays open (`MessagingApprover` `pendingExpiresInSeconds`). @default its default */
   pendingExpiresInSeconds?: number | undefined;
 }
@@ -87,6 +92,7 @@ export function fleetAgentOptions(
     description: "Deletes callbacks by id.",
     parameters: z.object({ ids: z.array(z.string()).min(1) }),
     needsApproval: true,
+    ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
     describeAction: ({ ids }) => ({
       summary: `Delete ${ids.length} callback(s).`,
       details: ids,

@@ -13,6 +13,7 @@ import { peekPendingAnswers } from "./durable/peek-pending-answers.js";
 import { checkResumeRequest, openResumedRun } from "./durable/prepare-resume.js";
 import type { RunClaim } from "./durable/run-queue.js";
 import type { RunState } from "./durable/run-state.js";
+import { watchClaim } from "./durable/watch-claim.js";
 import { resolveRunLoopOverrides } from "./loop-options.js";
 import type { ModelMessage, ModelToolDefinition } from "./model-message.js";
 import { claimNewRun, type PreparedRun, prepareRun } from "./prepare-run.js";
@@ -281,8 +282,15 @@ export class Agent<
     mode: ModelCallMode,
     emit: AgentEventSink,
   ): Promise<RunResult<unknown>> {
-    const { claim, ...loop } = prepared;
+    const { claim, ...given } = prepared;
     const stopRenewing = keepClaimRenewed(claim);
+    // The run goes on only while its claim (this agent's, or the caller's) holds.
+    const held = given.journal.claim;
+    const watch = held ? watchClaim(held, settings.logger) : undefined;
+    given.journal.claimWatch = watch;
+    const loop = watch
+      ? { ...given, signal: AbortSignal.any([given.signal, watch.signal]) }
+      : given;
     let status: RunResult<unknown>["status"] | undefined;
     try {
       if (!settings.tracing) {
@@ -305,6 +313,7 @@ export class Agent<
       status = result.status;
       return result;
     } finally {
+      watch?.stop();
       stopRenewing();
       await claim?.release().catch(() => {});
       // The agent's own memory keeps a run while it may go on (suspended).

@@ -28,6 +28,16 @@ export async function runTool(
   logger: () => Logger,
 ): Promise<ToolCallRecord> {
   const runSignal = environment.signal;
+  // Right before the side effect: a process whose claim lapsed (it stalled,
+  // or lost the store) is no longer the run's holder and sends nothing.
+  if (environment.journal.claimLapsed()) {
+    return {
+      ...base,
+      status: "aborted",
+      error: new AbortedError("The run's claim lapsed before the call was sent"),
+      content: toolMessages.aborted(tool.name),
+    };
+  }
   const toolTimeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
   // The tool's own signal, made if the tool reads it; fires on the timeout or the run's abort.
   const controller = new LazyAbortController();

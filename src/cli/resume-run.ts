@@ -226,7 +226,9 @@ function describeRefusal(error: unknown, runId: string): unknown {
   // Another process holding the run is a reason to try again later, not a mistake.
   return new CommandError(
     message,
-    error.status === "claimed" ? exitCodes.notCompleted : exitCodes.usage,
+    error.status === "claimed" || error.hint.retryAfterMs !== undefined
+      ? exitCodes.notCompleted
+      : exitCodes.usage,
     { cause: error },
   );
 }

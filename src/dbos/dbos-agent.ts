@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import { describeThrown } from "../agent/describe-thrown.js";
 import { RunNotFoundError } from "../agent/durable/durable-errors.js";
+import { firstRecheckAfterMs } from "../agent/durable/recheck-schedule.js";
 import { findRunIdProblem, newRunId } from "../agent/durable/run-id.js";
 import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
 import type { RunResult } from "../agent/run-result.js";
@@ -11,8 +13,13 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { loadOptionalPeer } from "../internal/load-optional-peer.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import { redactText } from "../internal/redact.js";
-import { connectionStringProblem, schemaProblem } from "../stores/postgres-pool.js";
+import {
+  connectionStringProblem,
+  guardPoolClients,
+  schemaProblem,
+} from "../stores/postgres-pool.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
+import { dbosLogSink } from "./dbos-logger.js";
 import { type Dbos, loadDbos } from "./load-dbos.js";
 import { RecordedModel } from "./recorded-model.js";
 import { StepsInFlight } from "./steps-in-flight.js";
@@ -72,6 +79,13 @@ export interface DbosAgentOptions {
    * @default 100
    */
   checksPerRound?: number | undefined;
+  /**
+   * The lease of the claim each advance holds on its run in the run store
+   * (renewed every third of it): a process that dies or stalls in an advance
+   * keeps its run this long before another process's advance may take it
+   * (and a call it had started waits the tool's timeout more). @default 60_000
+   */
+  leaseMs?: number | undefined;
   /** DBOS's log level (`debug`, `info`, `warn`, `error`). @default "warn" */
   logLevel?: string | undefined;
 }
@@ -158,28 +172,29 @@ export class DbosAgent {
   #systemPool: Pool | undefined;
   readonly #steps = new StepsInFlight();
   readonly #logger: Logger;
+  /** The agent's logger for DBOS's own lines, when the agent was given one. */
+  readonly #agentLogger: Logger | undefined;
 
   constructor(agentOptions: AgentOptions, options: DbosAgentOptions) {
     const settings = checkOptions(agentOptions, options);
     this.#settings = settings;
     this.#executorId = options.executorId;
     this.#logger = componentLogger(agentOptions.logger, "dbos");
+    this.#agentLogger = agentOptions.logger ? this.#logger : undefined;
     this.#applicationVersion = options.applicationVersion;
     const dbos = loadDbos();
     this.#dbos = dbos;
     this.runStore = new PostgresRunStore({
       connectionString: settings.databaseUrl,
       schema: options.runStoreSchema ?? "switchyard",
+      ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     });
     this.#model = new RecordedModel(dbos, agentOptions.model, `${settings.name}.model-call`);
-    // DBOS is the runs' queue: one workflow holds each run, so nothing is
-    // claimed in the store; its revisions fence the saves.
-    this.agent = new Agent({
-      ...agentOptions,
-      model: this.#model,
-      runStore: this.runStore,
-      runQueue: false,
-    });
+    // DBOS is the runs' queue, but it may run one workflow in two processes
+    // at once (a process that stalled while DBOS recovered its workflow
+    // elsewhere): each advance claims the run in the store, as a worker
+    // does, so two never act on it together (see docs/dbos.md).
+    this.agent = new Agent({ ...agentOptions, model: this.#model, runStore: this.runStore });
     this.#runWorkflow = dbos.registerWorkflow(
       async (runId: string, input: AgentInput) => {
         let advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
@@ -218,21 +233,27 @@ export class DbosAgent {
       max: 10,
       options: "-c idle_in_transaction_session_timeout=60000",
     });
-    this.#systemPool.on("error", () => {
-      // An idle connection that broke: the pool drops it and DBOS opens another.
-    });
+    // A connection the server ends (a restart, pg_terminate_backend) must
+    // not end the process: idle ones reach the pool's listener, and every
+    // client keeps one of its own (DBOS listens only while a query runs).
+    const lost = (error: Error) => this.#logger.debug({ err: error }, "a DBOS connection was lost");
+    this.#systemPool.on("error", lost);
+    guardPoolClients(this.#systemPool, lost);
     this.#dbos.setConfig({
       name,
       systemDatabaseUrl: databaseUrl,
       systemDatabasePool: this.#systemPool,
       systemDatabaseSchemaName: dbosSchema,
       logLevel,
+      logger: dbosLogSink(this.#agentLogger, logLevel),
       ...(this.#executorId !== undefined ? { executorID: this.#executorId } : {}),
       ...(this.#applicationVersion !== undefined
         ? { applicationVersion: this.#applicationVersion }
         : {}),
     });
-    await this.#dbos.launch();
+    // DBOS migrates its schema at launch; processes launched together on a
+    // fresh database would race in its migrations (deadlocks): one at a time.
+    await withLaunchLock(this.#systemPool, dbosSchema, () => this.#dbos.launch());
     if (checkSchedule !== false) {
       await this.#dbos.applySchedules([
         {
@@ -314,7 +335,7 @@ export class DbosAgent {
   /**
    * Hands the runs in flight of a process that will not come back (its
    * executor id) to the processes of the fleet: each of its pending run
-   * workflows (and model calls) is queued again in DBOS, and a launched
+   * workflows (and model calls, and scheduled checks) is queued again in DBOS, and a launched
    * process takes it and goes on from the stored state. Resolves with the
    * ids of the run workflows handed over. Should the process come back
    * after all, the run store keeps the two from both writing: each save
@@ -326,7 +347,7 @@ export class DbosAgent {
     const pending = await this.#dbos.listWorkflows({
       status: "PENDING",
       executorId,
-      workflowName: [`${name}.run`, `${name}.model-call`],
+      workflowName: [`${name}.run`, `${name}.model-call`, `${name}.check-approvals`],
     });
     const ids = pending.map((workflow) => workflow.workflowID);
     if (ids.length > 0) await this.#dbos.resumeWorkflows(ids);
@@ -371,8 +392,12 @@ export class DbosAgent {
       if (saved && saved.status !== "suspended" && saved.status !== "running") {
         return { status: saved.status, outcome: outcomeOf(runId, saved.status, saved) };
       }
+      // Never taken over from a live claim: an advance in another process
+      // (stalled, or not yet told it lost the workflow) still holds the run.
+      // Refused, the step is tried again (advanceStep) until that claim
+      // lapses, and a call it had started waits out the tool's timeout.
       const result = saved
-        ? await this.agent.resume(runId, { suspendOnApproval: true, takeOver: true })
+        ? await this.agent.resume(runId, { suspendOnApproval: true })
         : await this.agent.run(input, { runId, suspendOnApproval: true });
       if (result.status === "suspended") return { status: result.status };
       return { status: result.status, outcome: outcomeOf(runId, result.status, result) };
@@ -394,7 +419,13 @@ export class DbosAgent {
     try {
       const peek = await this.agent.peekPendingAnswers(await this.runStore.load(runId));
       const expires = peek.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
-      return { pending: peek.pending, deadlineEpochMs: Math.min(longest, expires) };
+      // A question past its expiry by the clock, still pending at the
+      // service, is read again after the built-in worker's shortest wait.
+      const soonest = Date.now() + firstRecheckAfterMs;
+      return {
+        pending: peek.pending,
+        deadlineEpochMs: Math.max(soonest, Math.min(longest, expires)),
+      };
     } catch (error) {
       this.#logger.warn(
         { err: error, runId },
@@ -482,6 +513,39 @@ function checkOptions(agent: AgentOptions, options: DbosAgentOptions): DbosSetti
     databaseUrl: options.databaseUrl,
     logLevel: options.logLevel ?? "warn",
   };
+}
+
+/**
+ * Runs `body` (DBOS's launch, which migrates its schema) under a
+ * PostgreSQL advisory lock named after the DBOS schema, so processes
+ * launched together on a fresh database migrate one at a time. The lock
+ * is a session's: it ends with the connection, should the process die.
+ */
+async function withLaunchLock<T>(pool: Pool, schema: string, body: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const lost = () => {};
+  client.on("error", lost);
+  const key = `switchyard dbos launch ${schema}`;
+  try {
+    // Tried, not waited for in one statement: a statement waiting holds a
+    // snapshot, which DBOS's migrations (indexes built concurrently) wait on.
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
+        [key],
+      );
+      if (rows[0]?.locked) break;
+      await sleep(100);
+    }
+    try {
+      return await body();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [key]).catch(() => {});
+    }
+  } finally {
+    client.off("error", lost);
+    client.release();
+  }
 }
 
 /** How the run ended, for the workflow's result: plain data, secrets already removed by the agent. */

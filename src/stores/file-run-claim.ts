@@ -101,6 +101,8 @@ export async function claimWithLockFile(
   const underLock = <T>(operation: string, body: () => Promise<T>) =>
     withLockFile(taking, { operation, runId }, body);
   let recovered: boolean;
+  /** When the holder a takeover replaced could act until (its lease's end). */
+  let previousUntil: number | undefined;
   try {
     await writeFile(lockFile, text(), { flag: "wx", mode: 0o600 });
     recovered = await options.wasRunning();
@@ -121,6 +123,7 @@ export async function claimWithLockFile(
       const live = current ? isLive(current) : await isRecent(lockFile, leaseMs);
       if (options.takeOver !== true && live) throw refusal(runId, lockFile, current);
       holder.token = nextToken(current?.token);
+      if (current?.expiresAt !== undefined) previousUntil = Date.parse(current.expiresAt);
       holder.expiresAt = new Date(Date.now() + leaseMs).toISOString();
       await writeFile(lockFile, text(), { mode: 0o600 });
     });
@@ -134,6 +137,7 @@ export async function claimWithLockFile(
     token: holder.token,
     recovered,
     attempts,
+    ...(previousUntil !== undefined ? { sincePreviousHolderMs: Date.now() - previousUntil } : {}),
     get expiresAt() {
       return new Date(holder.expiresAt ?? 0);
     },

@@ -187,6 +187,14 @@ export const postgresMigrations: readonly string[] = [
     PRIMARY KEY (approver_link, interaction_id)
   );
   `,
+  // When every process that held a run before its current claim stopped
+  // acting on it (a lease that lapsed or was taken over, a holder that
+  // released after it wrote): a started call is reconciled only a tool's
+  // timeout after that. claimed_revision tells a release that wrote.
+  `
+  ALTER TABLE {schema}.runs ADD COLUMN acted_until timestamptz;
+  ALTER TABLE {schema}.runs ADD COLUMN claimed_revision bigint;
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

@@ -73,6 +73,18 @@ export function openPostgresPool(
   };
 }
 
+/**
+ * Gives every client of `pool`, from its connection on and for as long as it
+ * lives, a listener for its `error` event: pg emits it on a client with no
+ * statement in flight (a session ended by a restart or `pg_terminate_backend`
+ * between two statements, or as the pool hands the client over, before its
+ * user listens), and an event nobody listens to ends the process. (Idle
+ * clients' errors also reach the pool's own `error` event: listen there too.)
+ */
+export function guardPoolClients(pool: Pool, onError: (error: Error) => void): void {
+  pool.on("connect", (client) => client.on("error", onError));
+}
+
 /** Options of {@link withPoolClient}. */
 export interface PoolClientOptions {
   /**

@@ -55,7 +55,12 @@ import {
 import { isTransientPostgresError } from "./is-transient-postgres-error.js";
 import { PostgresAuditLog, type PostgresAuditLogOptions } from "./postgres-audit-log.js";
 import { dueChannel, migrate, quoteIdentifier } from "./postgres-migrations.js";
-import { checkPostgresPool, openPostgresPool, withPoolClient } from "./postgres-pool.js";
+import {
+  checkPostgresPool,
+  guardPoolClients,
+  openPostgresPool,
+  withPoolClient,
+} from "./postgres-pool.js";
 import { RenewingClaims } from "./renewing-claims.js";
 
 /** Options of {@link PostgresRunStore}: a pool of yours, or a connection string. */
@@ -136,6 +141,25 @@ function isoText(column: string): string {
  */
 function lapsedLease(tokens: string, row = ""): string {
   return `(${row}lease_expires_at <= now() AND ${row}lease_token <> ALL(${tokens}::bigint[]))`;
+}
+
+/**
+ * SQL SET clauses of a claim statement: the previous holder, when the run
+ * had one, may act until its lease ends (`acted_until`), and the revision the
+ * run is claimed at (a release after a write moves `acted_until` too).
+ * `ownWrite`: SQL true when the row is this statement's own claim (sent again
+ * after a lost answer), which is no previous holder.
+ */
+function heldUntil(row: string, ownWrite = "false"): string {
+  return `acted_until = CASE WHEN ${row}lease_owner IS NOT NULL AND NOT ${ownWrite}
+                          THEN GREATEST(${row}acted_until, ${row}lease_expires_at)
+                          ELSE ${row}acted_until END,
+         claimed_revision = ${row}revision`;
+}
+
+/** SQL of the claim's `RunClaim.sincePreviousHolderMs`, from the row as the statement left it. */
+function sinceHeld(row: string): string {
+  return `round(extract(epoch FROM now() - ${row}acted_until) * 1000) AS since_held_ms`;
 }
 
 /** Statuses a worker may find due: waiting for answers, or abandoned mid-run. */
@@ -233,7 +257,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     // pg emits "error" on a client with no query in flight (a session ended
     // by pg_terminate_backend or a restart between two statements, or as
     // the pool hands it over), which would otherwise end the process.
-    this.#pool.on("connect", (client) => client.on("error", this.#onClientError));
+    guardPoolClients(this.#pool, this.#onClientError);
     // The log's tables are the store's: migrated once, by the store.
     this.auditLog = new PostgresAuditLog(
       {
@@ -573,7 +597,12 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const { approval } = start;
     const parameters = [start.toolCallId, start.fingerprint, start.contentKey, approval ?? null];
     // $10 call id, $11 fingerprint, $12 content key, $13 approval id.
-    const blocked = "NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)";
+    // Under a claim, the call runs only while its lease is live by the
+    // server's clock: a holder whose lease lapsed (stalled, or cut off from
+    // the database) may have been replaced, or soon be.
+    const blocked = `NOT EXISTS (SELECT 1 FROM used_before) AND NOT EXISTS (SELECT 1 FROM earlier)${
+      options.claim ? " AND runs.lease_expires_at > now()" : ""
+    }`;
     const save = this.#saveStatement(checked, { ...options, release: false }, writeId, blocked);
     const text = `WITH earlier AS (
          SELECT tool_call_id, content FROM ${schema}.tool_executions
@@ -609,10 +638,16 @@ export class PostgresRunStore implements RunStore, RunQueue {
 
   /** Says why a save was refused: the claim no longer current, or another revision stored. */
   async #conflict(runId: string, options: RunSaveOptions): Promise<RunConflictError> {
-    const { rows } = await this.#query<{ revision: string; token: string; held: boolean }>(
+    const { rows } = await this.#query<{
+      revision: string;
+      token: string;
+      held: boolean;
+      lapsed: boolean;
+    }>(
       "save",
       runId,
-      `SELECT revision, lease_token AS token, lease_owner IS NOT NULL AS held
+      `SELECT revision, lease_token AS token, lease_owner IS NOT NULL AS held,
+              lease_expires_at <= now() AS lapsed
          FROM ${this.#table} WHERE run_id = $1`,
       [runId],
     );
@@ -624,6 +659,16 @@ export class PostgresRunStore implements RunStore, RunQueue {
         runId,
         reason: "claim",
         message: `Run "${runId}" was not saved: this process's claim on it is no longer current (${row && Number(row.token) !== claim.token ? "another process took the run over" : "it was released"}). Nothing was written; the run stops here.`,
+      });
+    }
+    const sameRevision =
+      expectedRevision === undefined || Number(row?.revision ?? 0) === expectedRevision;
+    if (claim && row?.lapsed && sameRevision) {
+      return new RunConflictError({
+        operation: "startCall",
+        runId,
+        reason: "claim",
+        message: `Run "${runId}" did not start its call: this process's claim on it lapsed (its lease ran out by the database's clock without a renewal), so another process may take the run over. Nothing was written and nothing run; the run stops here.`,
       });
     }
     return new RunConflictError({
@@ -757,6 +802,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const owner = ownerOf(options);
     const leaseMs = this.#leaseOf(options);
     const writeId = randomUUID();
+    const askedAt = Date.now();
     const { rows } = await this.#query<ClaimRow>(
       "claim",
       runId,
@@ -774,17 +820,18 @@ export class PostgresRunStore implements RunStore, RunQueue {
          lease_expires_at = EXCLUDED.lease_expires_at,
          write_id = EXCLUDED.write_id,
          next_check_at = CASE WHEN runs.status IN ${dueStatuses}
-                              THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END
+                              THEN EXCLUDED.lease_expires_at ELSE runs.next_check_at END,
+         ${heldUntil("runs.", "runs.write_id IS NOT DISTINCT FROM EXCLUDED.write_id")}
        WHERE runs.lease_owner IS NULL OR $4 OR runs.write_id = EXCLUDED.write_id
           OR ${lapsedLease("$6", "runs.")}
-       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
+       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts, ${sinceHeld("runs.")},
          COALESCE((SELECT lease_owner IS NOT NULL OR (status = 'running')
                      FROM previous), false) AS recovered,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
       () => [runId, owner, leaseMs, options.takeOver === true, writeId, this.#renewing.tokens()],
     );
     const row = rows[0];
-    if (row) return this.#claimFrom(row, owner, leaseMs);
+    if (row) return this.#claimFrom(row, owner, leaseMs, askedAt);
     await this.#refuseIfHeld(runId, "claimed");
     // Released between the two statements: try again.
     return this.claim(runId, options);
@@ -832,6 +879,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
     const available = `LEAST(${capacity}, COALESCE(budget.tokens, ${capacity})
       + extract(epoch FROM now() - budget.refilled_at) * $3::float8 / ${shards})`;
     const checks = "(SELECT count(*) FROM next WHERE is_check)";
+    const askedAt = Date.now();
     const { rows } = await this.#query<ClaimRow & { due_at: Date }>(
       operation,
       undefined,
@@ -871,10 +919,11 @@ export class PostgresRunStore implements RunStore, RunQueue {
          lease_owner = $1,
          lease_token = nextval('${this.#sequence}'),
          lease_expires_at = now() + $2 * interval '1 millisecond',
-         next_check_at = now() + $2 * interval '1 millisecond'
+         next_check_at = now() + $2 * interval '1 millisecond',
+         ${heldUntil("runs.")}
        FROM next WHERE runs.run_id = next.run_id
          AND (NOT next.is_check OR $3::float8 IS NULL OR EXISTS (SELECT 1 FROM paid))
-       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts,
+       RETURNING runs.run_id, runs.lease_token AS token, runs.attempts, ${sinceHeld("runs.")},
          (next.lease_owner IS NOT NULL OR next.status = 'running') AS recovered,
          next.next_check_at AS due_at,
          runs.state, EXISTS (SELECT 1 FROM ${this.#sealedTable}) AS sealed_store`,
@@ -882,22 +931,24 @@ export class PostgresRunStore implements RunStore, RunQueue {
     );
     return rows
       .sort((first, second) => first.due_at.getTime() - second.due_at.getTime())
-      .map((row) => this.#claimFrom(row, owner, leaseMs));
+      .map((row) => this.#claimFrom(row, owner, leaseMs, askedAt));
   }
 
-  #claimFrom(row: ClaimRow, owner: string, leaseMs: number): RunClaim {
+  /** `askedAt`: when the claim statement was sent, so the lease is never thought longer than the server's. */
+  #claimFrom(row: ClaimRow, owner: string, leaseMs: number, askedAt: number): RunClaim {
     const runId = row.run_id;
     const token = Number(row.token);
     const table = this.#table;
     const query = this.#query.bind(this);
     const renewing = this.#renewing;
-    let expiresAt = new Date(Date.now() + leaseMs);
+    let expiresAt = new Date(askedAt + leaseMs);
     const claim: RunClaim = {
       runId,
       owner,
       token,
       recovered: row.recovered,
       attempts: row.attempts,
+      ...(row.since_held_ms !== null ? { sincePreviousHolderMs: Number(row.since_held_ms) } : {}),
       get expiresAt() {
         return expiresAt;
       },
@@ -941,7 +992,10 @@ export class PostgresRunStore implements RunStore, RunQueue {
              attempts = CASE WHEN $4::text IS NOT NULL THEN attempts + 1
                              WHEN $5::boolean THEN attempts ELSE 0 END,
              last_error = CASE WHEN $4::text IS NULL AND $5::boolean THEN last_error
-                               ELSE $4::text END
+                               ELSE $4::text END,
+             acted_until = CASE WHEN revision IS DISTINCT FROM claimed_revision
+                                THEN GREATEST(acted_until, LEAST(now(), lease_expires_at))
+                                ELSE acted_until END
            WHERE run_id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL
              AND state IS NOT NULL`,
           // A delay, not the caller's clock: the server's clock decides when the run is due.
@@ -1166,6 +1220,8 @@ interface ClaimRow {
   recovered: boolean;
   /** Failed attempts in a row (the column is never null). */
   attempts: number;
+  /** Milliseconds since an earlier holder stopped acting on the run (`RunClaim.sincePreviousHolderMs`). */
+  since_held_ms: string | number | null;
   /** The run's state (`null` while the run is reserved, not saved yet). */
   state: unknown;
   sealed_store: boolean;

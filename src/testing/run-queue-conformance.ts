@@ -156,6 +156,9 @@ export function runQueueConformance(options: RunQueueConformanceOptions): void {
         const current = await queue.claim("run-a", { owner: "worker-2", takeOver: true });
         assert.equal(current.recovered, true);
         assert.ok(current.token > stale.token);
+        // The holder taken over may act until its lease would have run out.
+        const since = current.sincePreviousHolderMs;
+        if (since !== undefined) assert.ok(since <= 0, `sincePreviousHolderMs ${since} > 0`);
         await assertConflict(
           store.save(runState("run-a", { revision: 2, stepCount: 4 }), {
             expectedRevision: 1,
@@ -185,6 +188,9 @@ export function runQueueConformance(options: RunQueueConformanceOptions): void {
         await sleep(leaseMs * 3);
         const next = await queue.claim("run-a", { owner: "worker-2" });
         assert.equal(next.recovered, true, "a claim taken from an expired one is recovered");
+        // Its holder stopped acting when its lease ran out: at least 2 leases ago.
+        const since = next.sincePreviousHolderMs;
+        if (since !== undefined) assert.ok(since >= leaseMs, `sincePreviousHolderMs ${since}`);
         await assertConflict(
           store.save(runState("run-a", { revision: 2 }), { expectedRevision: 1, claim: lapsed }),
           "claim",
@@ -666,6 +672,22 @@ export function runQueueConformance(options: RunQueueConformanceOptions): void {
         assert.equal(stored.pendingCalls[0]?.phase, "started");
         assert.equal(await store.isApprovalUsed(approval), true);
         await claim.release();
+      });
+      test("writes nothing for a holder whose lease ran out, though nobody took the run: the call never starts", async ({
+        store,
+        queue,
+      }) => {
+        await store.save(runState("run-a", { revision: 1, status: "running" }));
+        const leaseMs = 300;
+        const lapsed = await queue.claim("run-a", { owner: "worker-1", leaseMs });
+        await sleep(leaseMs * 2);
+        await assertConflict(
+          store.startCall(startedState("run-a", 2), start, { expectedRevision: 1, claim: lapsed }),
+          "claim",
+        );
+        assert.equal(await store.isApprovalUsed(approval), false, "the approval is unspent");
+        assert.equal((await store.load("run-a")).revision, 1);
+        await lapsed.release();
       });
       test("writes nothing for a holder whose claim was taken over: the next owner spends the approval", async ({
         store,

@@ -245,3 +245,36 @@ it.each([
     }
   },
 );
+
+it("three processes launched together on a fresh database all launch: DBOS's migrations run one at a time", async () => {
+  const dbosSchema = uniqueSchema("dbos");
+  const runSchema = uniqueSchema("dbos_runs");
+  schemas.push(dbosSchema, runSchema);
+  const launched = await Promise.allSettled(
+    ["one", "two", "three"].map((executor) =>
+      startProcess({
+        DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
+        DBOS_TEST_DBOS_SCHEMA: dbosSchema,
+        DBOS_TEST_RUN_SCHEMA: runSchema,
+        DBOS_TEST_SERVICES: JSON.stringify({
+          ordersUrl: orders.url,
+          ordersToken: orders.token,
+          messagingUrl: messaging.url,
+          messagingToken: messaging.token ?? "",
+          approverLinkId: messaging.approverLinkId,
+        }),
+        DBOS_TEST_EXECUTOR: executor,
+      }),
+    ),
+  );
+  const failures = launched.flatMap((outcome) =>
+    outcome.status === "rejected" ? [String(outcome.reason)] : [],
+  );
+  for (const outcome of launched) {
+    if (outcome.status === "fulfilled") {
+      outcome.value.child.kill("SIGTERM");
+      await outcome.value.exited;
+    }
+  }
+  expect(failures).toEqual([]);
+}, 120_000);

@@ -81,6 +81,8 @@ const durable = dbosAgent(options, {
   // The run reads its question again this often: answers come without wake().
   approvalWaitMs: 100,
   checkSchedule: false,
+  // A killed process's claim lapses soon, and its runs go on elsewhere.
+  leaseMs: 1_500,
   ...(process.env.DBOS_TEST_EXECUTOR ? { executorId: process.env.DBOS_TEST_EXECUTOR } : {}),
 });
 await durable.launch();

@@ -43,6 +43,8 @@ export function dbosTestAgentOptions(
   return fleetAgentOptions(services, {
     model,
     onCalled,
+    // A call cut by a killed process is reconciled this long after its claim lapsed.
+    toolTimeoutMs: 2_000,
     pendingExpiresInSeconds,
     ...(afterCallMs !== undefined ? { afterCallMs } : {}),
   });

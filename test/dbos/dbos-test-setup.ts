@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import type { Approver } from "../../src/agent/approver.js";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
 import { type DbosAgent, type DbosAgentOptions, dbosAgent } from "../../src/dbos/index.js";
 import {
@@ -34,6 +35,8 @@ export interface DbosTestBed {
 export function useDbosTestBed(
   options: Omit<DbosAgentOptions, "databaseUrl"> & {
     pendingExpiresInSeconds?: number;
+    /** Wraps the agent's approver (the messaging one), to change what it says. */
+    wrapApprover?: (approver: Approver) => Approver;
     /** The server's URL, once its `beforeAll` ran. @default the test run's server */
     databaseUrl?: () => string;
   } = {},
@@ -47,21 +50,27 @@ export function useDbosTestBed(
       startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
       startOrdersSimulator(),
     ]);
-    const { pendingExpiresInSeconds, databaseUrl: _, ...dbosOptions } = options;
+    const { pendingExpiresInSeconds, wrapApprover, databaseUrl: _, ...dbosOptions } = options;
     const model = conversationModel();
+    const agentOptions = dbosTestAgentOptions(
+      {
+        ordersUrl: orders.url,
+        ordersToken: orders.token,
+        messagingUrl: messaging.url,
+        messagingToken: messaging.token ?? "",
+        approverLinkId: messaging.approverLinkId,
+      },
+      model,
+      undefined,
+      pendingExpiresInSeconds,
+    );
     const durable = dbosAgent(
-      dbosTestAgentOptions(
-        {
-          ordersUrl: orders.url,
-          ordersToken: orders.token,
-          messagingUrl: messaging.url,
-          messagingToken: messaging.token ?? "",
-          approverLinkId: messaging.approverLinkId,
-        },
-        model,
-        undefined,
-        pendingExpiresInSeconds,
-      ),
+      {
+        ...agentOptions,
+        ...(wrapApprover && agentOptions.approver
+          ? { approver: wrapApprover(agentOptions.approver) }
+          : {}),
+      },
       {
         checkSchedule: false,
         ...dbosOptions,

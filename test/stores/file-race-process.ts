@@ -53,8 +53,16 @@ class FaultyFileRunStore extends FileRunStore {
 }
 
 const services = JSON.parse(environment("RACE_SERVICES")) as FleetServices;
-const runStore = new FaultyFileRunStore({ directory: environment("RACE_DIRECTORY") });
-const agent = buildFleetAgent(services, runStore, { afterCallMs: 5 });
+// Short leases and timeouts: a run taken over mid-call waits for the call
+// (the other holder's lease, then the tool's timeout) before it is reconciled.
+const runStore = new FaultyFileRunStore({
+  directory: environment("RACE_DIRECTORY"),
+  leaseMs: Number(environment("RACE_LEASE_MS")),
+});
+const agent = buildFleetAgent(services, runStore, {
+  afterCallMs: 5,
+  toolTimeoutMs: Number(environment("RACE_TOOL_TIMEOUT_MS")),
+});
 const runIds = JSON.parse(environment("RACE_RUNS")) as string[];
 for (const runId of runIds) {
   try {

@@ -15,6 +15,7 @@
  */
 
 import { writeSync } from "node:fs";
+import { pino } from "pino";
 import { buildFleetAgent, type FleetServices } from "../../bench/fleet-agent.js";
 import type { RunState } from "../../src/agent/durable/run-state.js";
 import type {
@@ -67,9 +68,14 @@ const runStore = new FaultyRunStore({
 });
 const worker = new RunWorker({
   runStore,
+  ...(process.env.FLEET_LOG === "1"
+    ? { logger: pino({ level: "info" }, pino.destination(2)) }
+    : {}),
   // The tool takes a moment after its request, so a worker killed mid-call has most likely sent it.
   agent: buildFleetAgent(services, runStore, {
     afterCallMs: 20,
+    // A call cut short is reconciled this long after its holder stopped acting.
+    toolTimeoutMs: 3_000,
     onCalled: (ids) => maybeDie("in-call", { ids }),
   }),
   owner: environment("FLEET_OWNER"),

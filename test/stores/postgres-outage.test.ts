@@ -5,7 +5,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFleetAgent, fleetServicesOf } from "../../bench/fleet-agent.js";
 import { Agent } from "../../src/agent/agent.js";
-import { RunNotResumableError, RunStoreError } from "../../src/agent/durable/durable-errors.js";
+import {
+  RunConflictError,
+  RunNotResumableError,
+  RunStoreError,
+} from "../../src/agent/durable/durable-errors.js";
 import type { RunState } from "../../src/agent/durable/run-state.js";
 import { RunWorker, type RunWorkerOutcome } from "../../src/agent/durable/run-worker.js";
 import {
@@ -339,7 +343,7 @@ describe("PostgresRunStore under database faults", () => {
     await recovered?.release();
   });
 
-  it("starts a call under a claim whose lease ran out while nobody took the run (fenced by its token)", async () => {
+  it("refuses to start a call under a claim whose lease ran out by the database's clock, though nobody took the run: the holder may be replaced any moment", async () => {
     const leaseMs = 300;
     const store = makeStore("lapsed-start");
     await store.save(savedState("run-a"), { expectedRevision: 0 });
@@ -347,9 +351,14 @@ describe("PostgresRunStore under database faults", () => {
     await sleep(2 * leaseMs);
     const start = { toolCallId: "call-1", fingerprint: "", contentKey: "step-1:call-1" };
     const state = endedRunState("run-a", { revision: 2, status: "running" });
-    expect(await store.startCall(state, start, { expectedRevision: 1, claim: lapsed })).toEqual({
-      outcome: "started",
-    });
+    const refused = await store
+      .startCall(state, start, { expectedRevision: 1, claim: lapsed })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RunConflictError);
+    expect((refused as RunConflictError).reason).toBe("claim");
+    expect((refused as Error).message).toMatch(/lapsed/);
+    // Nothing was written: the call never started.
+    expect((await store.load("run-a")).revision).toBe(1);
     await lapsed.release();
   });
 
@@ -432,7 +441,7 @@ describe("PostgresRunStore under database faults", () => {
       }
     }, 120_000);
 
-    it("keeps a run whose call is in flight through an outage longer than its lease: the worker takes no run from itself, and saves the call's end under its own claim", async () => {
+    it("stops acting on a run whose claim lapsed during an outage longer than its lease (its call in flight aborted, nothing saved), then takes it again and reconciles the call once the tool's timeout passed: one deletion", async () => {
       const leaseMs = 1_000;
       const store = makeStore("long-outage");
       const services = fleetServicesOf(orders, messaging);
@@ -449,7 +458,7 @@ describe("PostgresRunStore under database faults", () => {
       const worker = new RunWorker({
         runStore: store,
         // The call goes on well after its request: through the whole outage.
-        agent: buildFleetAgent(services, store, { afterCallMs: 6 * leaseMs }),
+        agent: buildFleetAgent(services, store, { afterCallMs: 6 * leaseMs, toolTimeoutMs: 2_000 }),
         concurrency: 2,
         leaseMs,
         pollIntervalMs: 20,
@@ -471,20 +480,25 @@ describe("PostgresRunStore under database faults", () => {
         await admin.end().catch(() => {});
         admin = await connectAdmin();
         const deadline = Date.now() + 60_000;
-        while (settled.length === 0 && Date.now() < deadline) await sleep(20);
+        while (!settled.some((outcome) => outcome.result?.status === "completed")) {
+          if (Date.now() > deadline) break;
+          await sleep(20);
+        }
       } finally {
         await worker.stop();
         await working;
       }
-      expect(taken).toEqual([{ runId: suspended.runId, recovered: false }]);
-      expect(settled).toHaveLength(1);
-      expect(settled[0]?.recovered).toBe(false);
-      expect(settled[0]?.error).toBeUndefined();
-      expect(settled[0]?.result?.status).toBe("completed");
+      // Taken first fresh, then again as a run its holder stopped acting on.
+      expect(taken[0]).toEqual({ runId: suspended.runId, recovered: false });
+      expect(taken.at(-1)).toEqual({ runId: suspended.runId, recovered: true });
+      // The lapse stopped the first attempt: its end was not saved.
+      expect(settled[0]?.error).toBeInstanceOf(RunConflictError);
+      expect(settled.at(-1)?.result?.status).toBe("completed");
       const state = await store.load(suspended.runId);
       expect(state.status).toBe("completed");
       const told = state.messages.find((message) => message.role === "tool")?.content ?? "";
-      expect(told).not.toMatch(/already_used|outcome_unknown|approval_not_recorded|already gone/);
+      expect(told).toContain('"reconciled":true');
+      expect(told).toContain("1 of 1 already gone");
       const deletions = orders.requests.filter(
         (request) =>
           request.method === "DELETE" && JSON.stringify(request.body).includes(callbackId),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { isRunId } from "../durable/run-id.js";
 
 /** Between the run's id and the random part of an approval id: base64url never holds it. */
@@ -29,6 +29,18 @@ export function standingUseApprovalId(
 ): string {
   const digest = createHash("sha256").update(`standing use\n${grantedBy}\n${use}`).digest();
   return `${runId ?? "run"}${separator}${digest.subarray(0, 16).toString("base64url")}`;
+}
+
+/**
+ * The approval id of the action with `contentKey` (its step, fingerprint and
+ * rank, `RunJournal`'s key) in a run whose secret seed is `seed`: the same
+ * action asked again by a run that went on from a state after a crash gets
+ * the same id, so its question is the same message. It has the form of any
+ * approval id, and is as hard to guess as a new one without the seed.
+ */
+export function derivedApprovalId(runId: string, seed: string, contentKey: string): string {
+  const digest = createHmac("sha256", seed).update(`approval\n${contentKey}`).digest();
+  return `${runId}${separator}${digest.subarray(0, 16).toString("base64url")}`;
 }
 
 /** The run an approval id was minted in, or `undefined` when the id is not one the agent mints. */

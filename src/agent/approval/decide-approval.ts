@@ -15,7 +15,7 @@ import { describeThrown } from "../describe-thrown.js";
 import type { PendingToolCall } from "../durable/run-state.js";
 import type { FrozenArguments } from "../freeze-arguments.js";
 import type { ToolCallEnvironment } from "../tool-call-environment.js";
-import { newApprovalId, standingUseApprovalId } from "./approval-id.js";
+import { standingUseApprovalId } from "./approval-id.js";
 import { decideByPolicy, policyRefusal } from "./approval-policy.js";
 import { checkApprovedEdit } from "./approved-edit.js";
 import { type StandingScope, sameValueOf, standingScopeFor } from "./standing-approval.js";
@@ -261,8 +261,12 @@ async function askApproval(
       : undefined;
   // A resumed run reads the answer against the scope the question stated, kept in its state.
   const standing = check ? prior?.standing : options.standing;
-  // A resumed run reads its approval id back from its state; a new question gets a new one.
-  const approvalId = check && prior?.approvalId ? prior.approvalId : newApprovalId(journal.runId);
+  // A resumed run reads its approval id back from its state; a new question
+  // gets one derived from the run's seed and the call (the same after a crash).
+  const approvalId =
+    check && prior?.approvalId
+      ? prior.approvalId
+      : journal.approvalIdFor(input.context.toolCallId, frozen.fingerprint);
   const built = await buildApprovalAction(
     tool,
     frozen.args,

@@ -109,6 +109,12 @@ export interface RunNotResumableHint {
   resumeById?: true;
   /** The run ended or cannot go on; start a new run (e.g. with its messages). */
   startNewRun?: true;
+  /**
+   * Resume again after this many milliseconds: a call the run's previous
+   * holder started may still be in flight until then (a `RunWorker`
+   * reschedules the run so, without counting a failed attempt).
+   */
+  retryAfterMs?: number;
 }
 
 /**

@@ -232,7 +232,8 @@ export class InMemoryRunStore implements RunStore, RunQueue {
     const leaseMs = checkLeaseMs(options.leaseMs ?? this.#leaseMs);
     const live = this.#liveHolder(runId);
     if (live && options.takeOver !== true) throw refusal(runId, live);
-    const recovered = this.#holders.has(runId) || this.#runs.get(runId)?.state.status === "running";
+    const previous = this.#holders.get(runId);
+    const recovered = previous !== undefined || this.#runs.get(runId)?.state.status === "running";
     const holder: Holder = {
       token: ++this.#lastToken,
       owner: options.owner ?? `${hostname()}:${process.pid}`,
@@ -247,6 +248,8 @@ export class InMemoryRunStore implements RunStore, RunQueue {
       token: holder.token,
       recovered,
       attempts: this.#due.get(runId)?.attempts ?? 0,
+      // A holder replaced may act until its lease ends.
+      ...(previous ? { sincePreviousHolderMs: Date.now() - previous.expiresAt } : {}),
       get expiresAt() {
         return new Date(holder.expiresAt);
       },

@@ -140,6 +140,10 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
   ) {
     problems.push("deniedActions must be an array of fingerprints when present");
   }
+  const seed = fields.approvalIdSeed;
+  if (seed !== undefined && typeof seed !== "string") {
+    problems.push("approvalIdSeed must be a string when present");
+  }
   const seal = fields.seal;
   if (seal !== undefined && typeof seal !== "string") {
     problems.push("seal must be a string when present");
@@ -164,6 +168,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     ...(finishedCalls ? { finishedCalls } : {}),
     ...(standingApprovals ? { standingApprovals } : {}),
     ...(Array.isArray(deniedActions) ? { deniedActions: [...(deniedActions as string[])] } : {}),
+    ...(typeof seed === "string" ? { approvalIdSeed: seed } : {}),
     ...(typeof seal === "string" ? { seal } : {}),
   };
   if (problems.length === 0) checkOpenStep(state, problems);

@@ -10,6 +10,7 @@ import { RunNotFoundError, RunNotResumableError } from "./durable-errors.js";
 import { parseRunState } from "./parse-run-state.js";
 import { findRunIdProblem } from "./run-id.js";
 import { RunJournal } from "./run-journal.js";
+import type { RunClaim } from "./run-queue.js";
 import type { RunState } from "./run-state.js";
 import { checkRunStateSeal } from "./seal-run-state.js";
 
@@ -114,6 +115,7 @@ export async function openResumedRun(
       await checkStateIsLatest(state, store, source);
     }
     checkResumable(state, resumeChecks(settings, state, { ...options, takeOver }));
+    if (claim) checkNoCallInFlight(settings, state, claim);
     if (fromGiven) await store.save(state, { expectedRevision: 0, claim });
     const maxSteps = options.maxSteps ?? state.maxSteps;
     return {
@@ -140,6 +142,33 @@ export async function openResumedRun(
     if (!given) await claim?.release().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Throws `RunNotResumableError` (with `hint.retryAfterMs`) while a call the
+ * run's previous holder started may still act: that process's claim ended
+ * (lapsed, taken over, released) less than the tool's timeout ago, so its
+ * request could still be on the wire, or about to be sent. Reconciling now
+ * could act beside it; the call is neither run nor reported until then.
+ */
+function checkNoCallInFlight(settings: AgentSettings, state: RunState, claim: RunClaim): void {
+  const since = claim.sincePreviousHolderMs;
+  if (since === undefined) return;
+  const started = state.pendingCalls.filter((call) => call.phase === "started");
+  const waitMs = Math.max(
+    0,
+    ...started.map(
+      (call) => (settings.tools.get(call.toolName)?.timeoutMs ?? settings.toolTimeoutMs) - since,
+    ),
+  );
+  if (waitMs <= 0) return;
+  const names = [...new Set(started.map((call) => call.toolName))].join(", ");
+  throw new RunNotResumableError(
+    state.runId,
+    state.status,
+    `Run "${state.runId}" is not resumed yet: a call of ${names} its previous holder started may still be in flight (${since >= 0 ? `that holder stopped acting on the run ${Math.round(since)} ms ago, and the tool's timeout has not passed since` : `that holder's claim was taken over and lets it act ${Math.round(-since)} ms more, and the tool's timeout after that`}). The call is neither run again nor reported until then; resume again in ${Math.ceil(waitMs / 1000)} s.`,
+    { retryAfterMs: Math.ceil(waitMs) },
+  );
 }
 
 /** Throws unless the state given is the one the store holds (or one never stored). */

@@ -1,3 +1,11 @@
+/**
+ * The shortest wait before answers still pending are read again (a
+ * `RunWorker`'s default `firstRecheckAfterMs`, and a DBOS run's floor): a
+ * question past its expiry by the clock but still pending at the service
+ * is read again after this, not in a loop.
+ */
+export const firstRecheckAfterMs = 1_000;
+
 /** How a {@link nextRecheckAt} schedule grows. */
 export interface RecheckSchedule {
   /** The first wait after a question is asked. */

@@ -18,7 +18,7 @@ export interface ReconcileEnvironment {
   /** The agent's tool timeout, for a tool without its own. */
   toolTimeoutMs: number;
   /** Gives the call's idempotency key, the one its interrupted run used. */
-  journal: Pick<RunJournal, "idempotencyKey">;
+  journal: Pick<RunJournal, "idempotencyKey" | "claimLapsed">;
 }
 
 /**
@@ -54,6 +54,8 @@ export async function reconcileStartedCall(
   ) {
     return undefined;
   }
+  // Reconciling acts on the service too: only while this process holds the run.
+  if (environment.journal.claimLapsed()) return undefined;
   const timeoutMs = tool.timeoutMs ?? environment.toolTimeoutMs;
   const signal = AbortSignal.any([environment.signal, AbortSignal.timeout(timeoutMs)]);
   const logger = environment.logger.child({ tool: base.toolName, toolCallId: base.toolCallId });

@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { SecretRegistry } from "../../internal/redact.js";
+import { derivedApprovalId } from "../approval/approval-id.js";
 import {
   type StandingApproval,
   type StandingCoverage,
@@ -33,6 +34,7 @@ import {
 } from "./run-state.js";
 import type { CallStart, CallStartOutcome, FinishedCall, RunStore } from "./run-store.js";
 import { sealRunState } from "./seal-run-state.js";
+import type { ClaimWatch } from "./watch-claim.js";
 
 /** What {@link RunJournal.startCall} decided: only `started` lets the call run. */
 export type CallStartDecision =
@@ -105,6 +107,7 @@ export interface RunJournalOptions {
     | "finishedCalls"
     | "standingApprovals"
     | "deniedActions"
+    | "approvalIdSeed"
   >;
 }
 
@@ -133,6 +136,8 @@ export class RunJournal {
   readonly #endState: boolean;
   /** Set once the run is claimed; saves carry it so a store can refuse a stale holder's. */
   claim: RunClaim | undefined;
+  /** Watches `claim` while the run goes on: once it lapsed, nothing more is started or saved. */
+  claimWatch: ClaimWatch | undefined;
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
   readonly #secrets: SecretRegistry;
@@ -147,6 +152,8 @@ export class RunJournal {
   readonly #standingApprovals: StandingApproval[];
   /** Fingerprints of the actions a person denied in this run (`RunState.deniedActions`). */
   readonly #deniedActions: Set<string>;
+  /** `RunState.approvalIdSeed`: kept from the state, or new for a run that has none. */
+  readonly #approvalIdSeed: string;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The revision the run went on from (0: a new run, or a state never stored). */
@@ -186,6 +193,7 @@ export class RunJournal {
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
     this.#standingApprovals = from ? structuredClone(from.standingApprovals ?? []) : [];
     this.#deniedActions = new Set(from?.deniedActions ?? []);
+    this.#approvalIdSeed = from?.approvalIdSeed ?? randomBytes(16).toString("base64url");
     this.#createdAt = from?.createdAt ?? new Date().toISOString();
     this.#revision = from?.revision ?? 0;
     this.#resumedRevision = this.#revision;
@@ -236,6 +244,20 @@ export class RunJournal {
    */
   get matchesStartsByContent(): boolean {
     return !this.#inProcess || this.resumed;
+  }
+
+  /**
+   * True once this process's claim on the run lapsed (read from the clock
+   * now): it is no longer the run's holder, so it starts no call, sends no
+   * request and saves nothing more.
+   */
+  claimLapsed(): boolean {
+    return this.claimWatch?.lapsed() ?? false;
+  }
+
+  /** Throws the lapse (a RunConflictError) once the claim lapsed. */
+  #refuseIfLapsed(): void {
+    if (this.claimLapsed()) throw this.claimWatch?.signal.reason;
   }
 
   /** The first save that failed, if any; the run must stop, as later saves may fail too. */
@@ -387,6 +409,7 @@ export class RunJournal {
       return { outcome: "started" };
     }
     const writing = this.#queue.then(async () => {
+      this.#refuseIfLapsed();
       // Changed only here, inside the queue, so no other save writes the call
       // started without this write's approval record.
       const previous = { ...call };
@@ -458,6 +481,20 @@ export class RunJournal {
         ]),
       )
       .digest("hex");
+  }
+
+  /**
+   * The approval id of a new question about this call: derived from the
+   * run's seed and the call's content, so the same call asked again in a
+   * step resumed after a crash (before the question was saved) is the same
+   * approval, and its question the same message.
+   */
+  approvalIdFor(toolCallId: string, fingerprint: string | undefined): string {
+    return derivedApprovalId(
+      this.runId,
+      this.#approvalIdSeed,
+      this.#contentKey(toolCallId, fingerprint),
+    );
   }
 
   /**
@@ -669,6 +706,7 @@ export class RunJournal {
       ...(this.#finishedCalls.length > 0 ? { finishedCalls: [...this.#finishedCalls] } : {}),
       ...(this.#standingApprovals.length > 0 ? { standingApprovals: this.#standingApprovals } : {}),
       ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
+      approvalIdSeed: this.#approvalIdSeed,
     };
   }
 
@@ -734,6 +772,7 @@ export class RunJournal {
           ? { standingApprovals: structuredClone(this.#standingApprovals) }
           : {}),
         ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
+        approvalIdSeed: this.#approvalIdSeed,
       },
       this.#secrets,
     );
@@ -746,6 +785,7 @@ export class RunJournal {
   ): Promise<RunState> {
     const store = this.#store;
     const saving = this.#queue.then(async () => {
+      this.#refuseIfLapsed();
       const state = this.#snapshotAt(this.#revision + 1);
       const saved = this.#savedShape();
       try {

@@ -100,8 +100,22 @@ export interface RunClaim {
    * that holder had started are reported as of unknown outcome.
    */
   readonly recovered: boolean;
-  /** When the claim expires unless renewed. */
+  /**
+   * When the claim expires unless renewed, by this process's clock, never
+   * later than the store's lease: the agent stops acting on the run then
+   * (a request in flight is aborted) unless a renewal moved it.
+   */
   readonly expiresAt: Date;
+  /**
+   * How long ago, by the store's clock, the last process that held the run
+   * before this claim stopped acting on it: its lease ran out, or it was
+   * taken over (then when its lease would have run out: negative while it
+   * could still act), or it released the run after writing to it.
+   * A call that process had started is reconciled only once this exceeds
+   * the tool's timeout. Absent when no process held the run before, or
+   * the store does not know (the call is then reconciled at once).
+   */
+  readonly sincePreviousHolderMs?: number | undefined;
   /**
    * The run's state as the claim found it, while nothing was saved under
    * the claim since (then `undefined`): a resume under this claim goes on

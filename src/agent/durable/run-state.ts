@@ -247,6 +247,12 @@ export interface RunState {
    */
   deniedActions?: string[];
   /**
+   * The run's secret the ids of its approvals are derived from (with each
+   * call's content), so a run that goes on from this state after a crash
+   * names the same action's approval alike and asks its question once.
+   */
+  approvalIdSeed?: string;
+  /**
    * `hmac-sha256:<hex>` over the rest of the state, when the agent has a
    * `stateKey`; a resume with the key refuses a state it does not match.
    */

@@ -163,7 +163,10 @@ export interface RunStore {
    * call, or by this call in a state this one is an older copy of;
    * `already_started` when this run holds a start record of the call, by its
    * id or by its content (`CallStart.contentKey`). Rejects with
-   * `RunConflictError` when the claim or the revision does not hold, and
+   * `RunConflictError` when the claim or the revision does not hold (a
+   * store that times leases also refuses a claim whose lease ran out by its
+   * clock, taken over or not: the call would run after its holder may have
+   * been replaced), and
    * with `RunStoreError` when it cannot write: the approval is then unspent,
    * and whoever holds the run next uses it. Spent approvals outlive `delete`.
    */

@@ -15,7 +15,7 @@ import {
 } from "./durable-errors.js";
 import { endRunFailed, runAttemptsExhaustedName, runRolledBackName } from "./end-run-failed.js";
 import { keepClaimRenewed } from "./keep-claim-renewed.js";
-import { nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
+import { firstRecheckAfterMs, nextRecheckAt, nextRetryAt } from "./recheck-schedule.js";
 import {
   checksPerSecondProblem,
   isRunQueue,
@@ -268,7 +268,7 @@ export class RunWorker {
     this.#pollIntervalMs = whole("pollIntervalMs", options?.pollIntervalMs, 1_000, 1);
     this.#recheckAfterMs = whole("recheckAfterMs", options?.recheckAfterMs, 30_000, 0);
     this.#firstRecheckAfterMs = Math.min(
-      whole("firstRecheckAfterMs", options?.firstRecheckAfterMs, 1_000, 0),
+      whole("firstRecheckAfterMs", options?.firstRecheckAfterMs, firstRecheckAfterMs, 0),
       this.#recheckAfterMs,
     );
     this.#maxAttempts = whole("maxAttempts", options?.maxAttempts, 25, 1);
@@ -511,6 +511,14 @@ export class RunWorker {
     agent: Agent | undefined,
   ): Promise<RunWorkerOutcome> {
     const { runId, recovered } = claim;
+    if (thrown instanceof RunNotResumableError && thrown.hint.retryAfterMs !== undefined) {
+      // A call its previous holder started may still be in flight: waited
+      // for, not a failure (see RunClaim.sincePreviousHolderMs).
+      const nextCheckAt = new Date(Date.now() + thrown.hint.retryAfterMs);
+      this.#logger.info({ runId }, `${thrown.message} (at ${nextCheckAt.toISOString()})`);
+      await claim.release({ nextCheckAt, keepAttempts: true }).catch(() => {});
+      return { runId, recovered, error: thrown, attempts: claim.attempts ?? 0 };
+    }
     // The agent's secrets (its clients' tokens, its `secrets`) as well as the patterns.
     const secrets = secretsOf(agent);
     const error = secrets ? secrets.redactError(thrown) : thrown;

@@ -43,6 +43,7 @@ import {
   type TicketQuestion,
   writeTicket,
 } from "./messaging-ticket.js";
+import { questionIdempotencyKey } from "./question-idempotency-key.js";
 import { combineTwoApprovals } from "./two-approvers.js";
 
 /** An action in a question, with what the ticket recorded of it. */
@@ -299,7 +300,13 @@ export class MessagingApprover implements Approver {
             [questionDigestKey]: textDigest(text),
           }) as Record<string, unknown>,
         },
-        { signal: context.signal },
+        {
+          signal: context.signal,
+          idempotencyKey: questionIdempotencyKey(
+            asked.map(({ action }) => action.approvalId),
+            subscriptionLinkId,
+          ),
+        },
       );
     } catch (error) {
       throwIfAborted(context.signal, subject, error);
@@ -575,7 +582,10 @@ export class MessagingApprover implements Approver {
           ...this.#expiresIn(context),
           metadata,
         },
-        { signal: context.signal },
+        {
+          signal: context.signal,
+          idempotencyKey: questionIdempotencyKey([action.approvalId], subscriptionLinkId),
+        },
       );
     } catch (error) {
       throwIfAborted(context.signal, action.toolName, error);

@@ -4,8 +4,17 @@ export interface FaultRule {
   method?: string;
   /** Only this path relative to the base path (`/callbacks`), or paths matching the pattern. */
   path?: string | RegExp;
-  /** Status code to answer, e.g. 429 or 503. */
-  status: number;
+  /**
+   * Status code to answer, e.g. 429 or 503. Without it (and with
+   * `delayMs`) the request gets its real answer, late.
+   */
+  status?: number;
+  /**
+   * Holds the request this many milliseconds first: a slow service. With no
+   * `status`, the request then takes effect and is answered as usual (a client
+   * that gave up meanwhile does not undo it).
+   */
+  delayMs?: number;
   /** Body: an object is sent as JSON, a string as text; default is the simulator's error body. */
   body?: unknown;
   /** Extra headers, e.g. `{ "retry-after": "0" }`. */
@@ -24,9 +33,19 @@ export class FaultInjector {
     if (!Number.isInteger(times) || times < 1) {
       throw new RangeError(`failNext: times must be a positive integer, got ${String(rule.times)}`);
     }
-    if (!Number.isInteger(rule.status) || rule.status < 100 || rule.status > 599) {
+    const delayed = rule.delayMs !== undefined;
+    if (delayed && (!Number.isInteger(rule.delayMs) || (rule.delayMs ?? 0) < 0)) {
       throw new RangeError(
-        `failNext: status must be an HTTP status code, got ${String(rule.status)}`,
+        `failNext: delayMs must be a whole number of milliseconds, got ${String(rule.delayMs)}`,
+      );
+    }
+    const status = rule.status;
+    if (
+      (status !== undefined || !delayed) &&
+      (!Number.isInteger(status) || (status ?? 0) < 100 || (status ?? 0) > 599)
+    ) {
+      throw new RangeError(
+        `failNext: status must be an HTTP status code (or give delayMs alone for a slow answer), got ${String(status)}`,
       );
     }
     this.#rules.push({ rule, remaining: times });

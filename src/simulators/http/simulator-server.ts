@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { FaultInjector, type FaultRule, normalizePath } from "./fault-injector.js";
 import { matchRoute } from "./match-route.js";
 import { type RequestBody, readRequestBody } from "./read-request-body.js";
@@ -99,9 +100,10 @@ export async function startSimulatorServer(
     });
 
     const fault = faults.take(method, entry.path);
-    if (fault) {
+    if (fault?.delayMs !== undefined) await sleep(fault.delayMs);
+    if (fault?.status !== undefined) {
       entry.injected = true;
-      sendFault(response, fault, options.errorFormat);
+      sendFault(response, { ...fault, status: fault.status }, options.errorFormat);
       return;
     }
     if (bodyError) return sendError(response, bodyError);
@@ -247,7 +249,11 @@ function sendAnswer(response: ServerResponse, answer: RouteResponse): void {
   }
 }
 
-function sendFault(response: ServerResponse, fault: FaultRule, format: "json" | "text"): void {
+function sendFault(
+  response: ServerResponse,
+  fault: FaultRule & { status: number },
+  format: "json" | "text",
+): void {
   const headers = fault.headers ?? {};
   const message = `Injected fault: the simulator answers ${fault.status} to this request (failNext).`;
   if (typeof fault.body === "string") {
