@@ -1,15 +1,18 @@
 import type { Interrupt } from "@ag-ui/core";
+import { viewOfAction } from "../agent/approval/action-view.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import { describeActionParts } from "../approvers/messaging/approval-message-text.js";
-import { redactValue } from "../internal/redact.js";
 
 /**
  * The interrupt that asks a person about one action: its id the approval's,
- * the question in words (untrusted parts escaped), and the whole action in
- * `metadata.switchyard`, with the answers it allows; `responseSchema` says
- * what a resume payload must be.
+ * the question in words, and the whole action in `metadata.switchyard`,
+ * with the answers it allows; `responseSchema` says what a resume payload
+ * must be. All of it comes from the action's one view: the words laid out
+ * as every channel lays them out, the arguments and the target as data
+ * with the same placeholders, and the view itself (`view`).
  */
 export function interruptForAction(action: ApprovalAction, interruptId: string): Interrupt {
+  const view = viewOfAction(action);
   const parts = describeActionParts(action);
   const message = [
     `Approval needed: ${parts.summary}`,
@@ -46,9 +49,10 @@ export function interruptForAction(action: ApprovalAction, interruptId: string):
       switchyard: {
         reason: "human_approval",
         tool: action.toolName,
-        arguments: redactValue(action.arguments),
-        description: redactValue(action.description),
-        ...(action.target ? { target: action.target } : {}),
+        arguments: view.values.arguments,
+        description: action.description,
+        ...(view.values.target ? { target: view.values.target } : {}),
+        view,
         fingerprint: action.fingerprint,
         answers: {
           edit: action.editable === true,

@@ -43,9 +43,10 @@ export interface ApprovalAction {
   target?: ToolTarget;
   /**
    * What the person is shown of this action, built once by the gate: every
-   * value escaped once, secrets as placeholders. A channel lays it out
-   * (`actionViewLines`) and never escapes or hides anything on its own.
-   * Absent only on an action built by hand; `viewOfAction` builds one then.
+   * value escaped once, secrets as placeholders. A channel only lays it out,
+   * and never escapes or hides anything on its own. Every action an
+   * approver is given by an agent has one; absent only on an action built
+   * by hand.
    */
   view?: ActionView;
   /**

@@ -229,6 +229,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     usage: journal.usage,
     runId: journal.runId,
     approver: settings.approver,
+    secrets: settings.secrets,
     audit,
     signal,
     emit,

@@ -193,6 +193,23 @@ function escapeCharacter(character: string): string {
  * escapeShownText('https://а.example/"\u202e') // => 'https://\\u0430.example/\\"\\u202e'
  */
 export function escapeShownText(text: string): string {
+  return escapeShown(text).replaceAll('"', '\\"');
+}
+
+/**
+ * A line of a text (a page, a diff) as an approval's one view shows it,
+ * behind a gutter rather than inside quotes: escaped as by
+ * {@link escapeShownText}, but a double quote is kept as it is.
+ * {@link readShownText} undoes it exactly too.
+ *
+ * @example
+ * escapeShownLine('{"url":"https://а.example/"}') // => '{"url":"https://\\u0430.example/"}'
+ */
+export function escapeShownLine(text: string): string {
+  return escapeShown(text);
+}
+
+function escapeShown(text: string): string {
   let shown = "";
   let last = 0;
   for (const match of text.matchAll(urlAuthority)) {
@@ -254,10 +271,7 @@ const beyondAscii = /[\u0080-\u{10ffff}]/gu;
 const shownEscape = /\\(?:x([0-9a-f]{2})|u\{([0-9a-f]{1,6})\}|u([0-9a-f]{4})|([\\"nrt]))/g;
 
 function escapeShownPart(text: string): string {
-  return text
-    .replace(unsafeCharacter, escapeCharacter)
-    .replaceAll('"', '\\"')
-    .replaceAll(redactedText, "\\x5bredacted]");
+  return text.replace(unsafeCharacter, escapeCharacter).replaceAll(redactedText, "\\x5bredacted]");
 }
 
 /** Every UTF-16 unit of `text` as a JSON `\u` escape: `"ab"` gives `\u0061\u0062`. */

@@ -335,7 +335,7 @@ describe("switchyard mcp --approve elicit over stdio", () => {
       expect(denied.isError).toBe(true);
       expect(deletions() - before).toBe(1);
       expect(messages).toHaveLength(2);
-      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(messages[0]).toContain("Tool: delete_callbacks");
       expect(messages[0]).toContain(callbacks[0]!);
     } finally {
       await host.close();

@@ -11,13 +11,16 @@ import type { ActionView, ActionViewDetail, ActionViewTarget } from "./action-vi
  * @example
  * summary: "Delete 1 callback: deliveries to this URL stop at once."
  * where:   ['Where: service "orders" at "sandbox.example.com", account "acme", environment "sandbox"']
- * details: ['- order_shipped events to: "https://hooks.example.com/a"', "Arguments (JSON):", "  | {", ...]
+ * details: ['- order_shipped events to: "https://hooks.example.com/a"']
+ * arguments: ["Arguments (JSON):", "  | {", '  |   "ids": [', ...]
  * foot:    ["This cannot be undone.", "Tool: delete_callbacks"]
  */
 export interface ActionViewLines {
   summary: string;
   where: string[];
   details: string[];
+  /** `Arguments (JSON):` and the arguments behind the gutter. */
+  arguments: string[];
   foot: string[];
 }
 
@@ -26,11 +29,8 @@ export function actionViewLines(view: ActionView): ActionViewLines {
   return {
     summary: view.summary || "run the tool below.",
     where: view.target ? [`Where: ${targetWords(view.target)}`] : [],
-    details: [
-      ...view.details.flatMap(detailLines),
-      "Arguments (JSON):",
-      ...view.arguments.split("\n").map((line) => `  | ${line}`),
-    ],
+    details: view.details.flatMap(detailLines),
+    arguments: ["Arguments (JSON):", ...view.arguments.split("\n").map((line) => `  | ${line}`)],
     foot: [...(view.irreversible ? ["This cannot be undone."] : []), `Tool: ${view.tool}`],
   };
 }

@@ -1,13 +1,14 @@
 import { isSecretKey, redactedMarker } from "../../internal/redact.js";
 import {
   escapeHtml,
+  escapeShownLine,
   escapeShownText,
   escapeUntrustedText,
   jsonEscape,
   shownJsonString,
 } from "../../internal/untrusted-text.js";
 import type { ActionDescription, ToolTarget } from "../../tools/tool.js";
-import type { ApprovalAction } from "../approver.js";
+import type { StandingScope } from "./standing-approval.js";
 
 /**
  * What a person is shown of one action before approving it, built once by
@@ -16,7 +17,7 @@ import type { ApprovalAction } from "../approver.js";
  * elicitation, the terminal).
  *
  * Every string in it is the tool's own words or a value, escaped once by
- * the same rule (`escapeShownText`, undone exactly by `readShownText`):
+ * the same rule, which is exact to undo:
  * controls, line breaks, bidirectional and zero-width characters, combining
  * marks and every other character that would act on the text around it are
  * written out as `\n`, `\xHH`, `\uHHHH` or `\u{H...}`; a backslash is
@@ -39,10 +40,17 @@ export interface ActionView {
   summary: string;
   /** False only when the tool says the action can be undone. */
   irreversible: boolean;
-  /** Where the call acts, when the tool says: every field of the tool's `target`. */
-  target?: ActionViewTarget;
-  /** What the tool says the action affects, one entry per detail, in its order. */
-  details: ActionViewDetail[];
+  /** Where the call acts, when the tool says: every field of the tool's `target`, each escaped. */
+  target?: { service: string; address?: string; account?: string; environment?: string };
+  /**
+   * What the tool says the action affects, one entry per detail, in its
+   * order: `label` the tool's words for the thing affected; `value` a value
+   * to show on the label's line inside double quotes; `lines` a text of
+   * several lines (a page, a diff), each escaped with a double quote kept,
+   * to show one under another; `writtenByAgent` when the value or the lines
+   * are the model's own words.
+   */
+  details: Array<{ label: string; value?: string; lines?: string[]; writtenByAgent?: boolean }>;
   /**
    * Every argument the call runs with, as JSON indented by two spaces: the
    * same value `JSON.parse` gives back (a placeholder is a JSON string), with
@@ -50,8 +58,19 @@ export interface ActionView {
    * outside ASCII written as JSON `\u` escapes.
    */
   arguments: string;
-  /** The standing approval the question offers, when it offers one. */
-  standing?: ActionViewStanding;
+  /**
+   * The standing approval the question offers ("approve this and the next
+   * ones like it"), when it offers one: the tool and target every covered
+   * call has, the value it has (`sameValue`, the tool's name for it and the
+   * value), how many more calls it covers and when it ends (ISO 8601).
+   */
+  standing?: {
+    tool: string;
+    target?: { service: string; address?: string; account?: string; environment?: string };
+    sameValue?: { label: string; value: string };
+    maxCalls: number;
+    until: string;
+  };
   /**
    * The arguments and the target as data (not escaped), with the same
    * placeholders: for a channel that carries structured data beside the
@@ -60,39 +79,14 @@ export interface ActionView {
   values: { arguments: unknown; target?: ToolTarget };
 }
 
-/** {@link ActionView.target}: each field escaped. */
-export interface ActionViewTarget {
-  service: string;
-  address?: string;
-  account?: string;
-  environment?: string;
-}
+/** {@link ActionView.target}. */
+export type ActionViewTarget = NonNullable<ActionView["target"]>;
 
 /** One entry of {@link ActionView.details}. */
-export interface ActionViewDetail {
-  /** The tool's words for the thing affected, e.g. `order_shipped events to`. */
-  label: string;
-  /** A value, escaped, to show on the label's line inside double quotes. */
-  value?: string;
-  /** A text of several lines (a page, a diff), each escaped, to show one under another. */
-  lines?: string[];
-  /** The value or the lines are the model's own words. */
-  writtenByAgent?: boolean;
-}
+export type ActionViewDetail = ActionView["details"][number];
 
-/** {@link ActionView.standing}: the scope of "approve this and the next ones like it". */
-export interface ActionViewStanding {
-  /** The tool every covered call runs. */
-  tool: string;
-  /** The target every covered call has. */
-  target?: ActionViewTarget;
-  /** The value every covered call has: the tool's name for it and the value. */
-  sameValue?: { label: string; value: string };
-  /** How many more calls it covers. */
-  maxCalls: number;
-  /** ISO 8601: when it ends. */
-  until: string;
-}
+/** {@link ActionView.standing}. */
+export type ActionViewStanding = NonNullable<ActionView["standing"]>;
 
 /** The placeholder of a value equal to a secret the agent knows. */
 export const registeredSecretPlaceholder = `${redactedMarker} registered secret`;
@@ -100,6 +94,20 @@ export const registeredSecretPlaceholder = `${redactedMarker} registered secret`
 /** The placeholder of the value of a secret-named field (`token`, `password`, ...). */
 export function secretFieldPlaceholder(field: string): string {
   return `${redactedMarker} secret field ${escapeUntrustedText(field)}`;
+}
+
+/**
+ * What a view is built from: the parts of an `ApprovalAction` a person is
+ * shown (the tool, the arguments, the description, the target, the
+ * standing scope offered), and the view already built, if any.
+ */
+export interface ViewedAction {
+  toolName: string;
+  arguments: unknown;
+  description: ActionDescription;
+  target?: ToolTarget | undefined;
+  standing?: StandingScope | undefined;
+  view?: ActionView | undefined;
 }
 
 /** The view of an action, or where a secret the agent knows sits inside a value the person would judge. */
@@ -121,7 +129,7 @@ export type ActionViewOutcome =
  * place where it sits, and no view: the gate then refuses to ask.
  */
 export function buildActionView(
-  action: ApprovalAction,
+  action: ViewedAction,
   knownSecrets: readonly string[],
 ): ActionViewOutcome {
   const secrets = new Secrets(knownSecrets);
@@ -150,7 +158,7 @@ export function buildActionView(
         const text = secrets.show(detail.text, where);
         const lines = text.placeholder
           ? [text.escaped]
-          : text.data.split("\n").map(escapeShownText);
+          : text.data.split("\n").map(escapeShownLine);
         shownDetails.push({ label, lines, ...agent });
         describedDetails.push({ label: detail.label, text: text.data, ...agent });
       } else {
@@ -363,7 +371,7 @@ function plainData(value: unknown): unknown {
  * hand, one built now with no secret but those of secret-named fields
  * hidden (a secret inside a value is then hidden whole).
  */
-export function viewOfAction(action: ApprovalAction): ActionView {
+export function viewOfAction(action: ViewedAction): ActionView {
   if (action.view) return action.view;
   const built = buildActionView(action, []);
   if ("view" in built) return built.view;

@@ -75,7 +75,8 @@ describe("buildActionView", () => {
         [],
       ),
     );
-    const lines = actionViewLines(view).details;
+    const { details, arguments: json } = actionViewLines(view);
+    const lines = [...details, ...json];
     for (const url of urls) {
       expect(lines).toContain(`- orderEvent events to: "${url}"`);
       expect(lines).toContain(`  |     "${url}"${url === urls[2] ? "" : ","}`);
