@@ -1,7 +1,7 @@
 import type { Interrupt } from "@ag-ui/core";
 import { viewOfAction } from "../agent/approval/action-view.js";
+import { actionViewLines } from "../agent/approval/action-view-lines.js";
 import type { ApprovalAction } from "../agent/approver.js";
-import { describeActionParts } from "../approvers/messaging/approval-message-text.js";
 
 /**
  * The interrupt that asks a person about one action: its id the approval's,
@@ -13,11 +13,13 @@ import { describeActionParts } from "../approvers/messaging/approval-message-tex
  */
 export function interruptForAction(action: ApprovalAction, interruptId: string): Interrupt {
   const view = viewOfAction(action);
-  const parts = describeActionParts(action);
+  // Whole: an interrupt has no length limit, so no line is cut.
+  const parts = actionViewLines(view);
   const message = [
     `Approval needed: ${parts.summary}`,
     ...parts.where,
     ...parts.details,
+    ...parts.arguments,
     ...parts.foot,
   ].join("\n");
   return {

@@ -123,7 +123,7 @@ function unavailableReason(server: Server): string | undefined {
  * values and arguments are escaped by the view and secrets the agent knows
  * are placeholders, so nothing in them can pose as a line of the question.
  */
-function elicitationMessage(action: ApprovalAction): string {
+export function elicitationMessage(action: ApprovalAction): string {
   const view = viewOfAction(action);
   const lines = actionViewLines(view);
   return [
