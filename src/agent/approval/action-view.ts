@@ -12,7 +12,7 @@ import type { StandingScope } from "./standing-approval.js";
 
 /**
  * What a person is shown of one action before approving it, built once by
- * the gate ({@link buildActionView}) and only laid out by each channel (the
+ * the gate and only laid out by each channel (the
  * messaging question, the inbox page, an AG-UI interrupt, an MCP
  * elicitation, the terminal).
  *
