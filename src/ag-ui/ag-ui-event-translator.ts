@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
-import { redactApprovalAction } from "../agent/build-approval-action.js";
+import { showApprovalAction } from "../agent/build-approval-action.js";
 import type { RunResult } from "../agent/run-result.js";
 import { SecretRegistry } from "../internal/redact.js";
 import { StreamingRedactor } from "../internal/streaming-redactor.js";
@@ -106,7 +106,7 @@ export class AgUiEventTranslator {
       }
       case "approval-request": {
         // The action as the person is shown it: the agent's secrets removed (the fingerprint is the real call's).
-        const action = redactApprovalAction(event.action, this.#secrets);
+        const action = showApprovalAction(event.action, this.#secrets);
         this.#asked.set(event.toolCallId, action);
         // What the person is asked about is what runs: its validated arguments.
         return this.#endToolCall(event.toolCallId, { value: action.arguments });

@@ -1,24 +1,30 @@
 import type { Interrupt } from "@ag-ui/core";
+import { viewOfAction } from "../agent/approval/action-view.js";
+import { actionViewLines } from "../agent/approval/action-view-lines.js";
 import type { ApprovalAction } from "../agent/approver.js";
-import { describeActionParts } from "../approvers/messaging/approval-message-text.js";
-import { redactValue } from "../internal/redact.js";
 
 /**
  * The interrupt that asks a person about one action: its id the approval's,
- * the question in words (untrusted parts escaped), and the whole action in
- * `metadata.switchyard`, with the answers it allows; `responseSchema` says
- * what a resume payload must be; `expiresAt`, when it can no longer be answered.
+ * the question in words, and the whole action in `metadata.switchyard`,
+ * with the answers it allows; `responseSchema` says what a resume payload
+ * must be; `expiresAt`, when it can no longer be answered. All of it comes
+ * from the action's one view: the words laid out as every channel lays
+ * them out, the arguments and the target as data with the same
+ * placeholders, and the view itself (`view`).
  */
 export function interruptForAction(
   action: ApprovalAction,
   interruptId: string,
   expiresAt?: string,
 ): Interrupt {
-  const parts = describeActionParts(action);
+  const view = viewOfAction(action);
+  // Whole: an interrupt has no length limit, so no line is cut.
+  const parts = actionViewLines(view);
   const message = [
     `Approval needed: ${parts.summary}`,
     ...parts.where,
     ...parts.details,
+    ...parts.arguments,
     ...parts.foot,
   ].join("\n");
   return {
@@ -51,9 +57,10 @@ export function interruptForAction(
       switchyard: {
         reason: "human_approval",
         tool: action.toolName,
-        arguments: redactValue(action.arguments),
-        description: redactValue(action.description),
-        ...(action.target ? { target: action.target } : {}),
+        arguments: view.values.arguments,
+        description: action.description,
+        ...(view.values.target ? { target: view.values.target } : {}),
+        view,
         fingerprint: action.fingerprint,
         answers: {
           edit: action.editable === true,

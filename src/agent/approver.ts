@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { ActionDescription, ToolTarget } from "../tools/tool.js";
+import type { ActionView } from "./approval/action-view.js";
 import type { StandingScope } from "./approval/standing-approval.js";
 import type { InteractionBinding, InteractionBindingOutcome } from "./durable/run-store.js";
 import type { RefusalCode } from "./refusal-code.js";
@@ -18,8 +19,9 @@ export interface ApprovalAction {
   toolCallId: string;
   /**
    * The parsed, validated arguments the call would run with, as a person
-   * may see them: every secret the agent knows (and every secret-named
-   * property) shows as `[redacted]`. `fingerprint` binds to the real ones.
+   * may see them: a value equal to a secret the agent knows, and the value
+   * of every secret-named property, shows as a placeholder beginning with
+   * `[redacted]`; nothing else is changed. `fingerprint` binds to the real ones.
    */
   arguments: unknown;
   /**
@@ -34,8 +36,20 @@ export interface ApprovalAction {
    * where it is typed. The agent checks an edit itself in any case.
    */
   parameters?: Readonly<Record<string, unknown>>;
-  /** Where the call acts (service, account, sandbox or production), when the tool says. */
+  /**
+   * Where the call acts (service, account, sandbox or production), when the
+   * tool says: the real target, which an edited action's fingerprint is
+   * computed with. Show a person `view.target`, where a secret is a placeholder.
+   */
   target?: ToolTarget;
+  /**
+   * What the person is shown of this action, built once by the gate: every
+   * value escaped once, secrets as placeholders. A channel only lays it out,
+   * and never escapes or hides anything on its own. Every action an
+   * approver is given by an agent has one; absent only on an action built
+   * by hand.
+   */
+  view?: ActionView;
   /**
    * The question may offer a standing approval with this scope ("approve
    * this and the next actions like it in this run"): state it to the person

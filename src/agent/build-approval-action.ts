@@ -1,5 +1,17 @@
-import { redactText, redactValue, type SecretRegistry } from "../internal/redact.js";
-import type { ActionDescription, ActionDetail, AnyTool, ToolContext } from "../tools/tool.js";
+import { redactText, type SecretRegistry } from "../internal/redact.js";
+import type {
+  ActionDescription,
+  ActionDetail,
+  AnyTool,
+  ToolContext,
+  ToolTarget,
+} from "../tools/tool.js";
+import {
+  buildActionView,
+  registeredSecretPlaceholder,
+  viewOfAction,
+} from "./approval/action-view.js";
+import type { StandingScope } from "./approval/standing-approval.js";
 import type { ApprovalAction } from "./approver.js";
 import { describeThrown } from "./describe-thrown.js";
 
@@ -8,10 +20,11 @@ import { describeThrown } from "./describe-thrown.js";
  * agent's, minted when the call reached the gate), the fingerprint of the
  * tool name, the arguments that will run and the tool's target, where it
  * acts, and a description, from the tool's `describeAction` or, when it has
- * none or it fails, a generic one showing the whole arguments, and the
- * JSON Schema of the tool's arguments (for a person who changes them). The describer and the approver each get their own
- * copy of the arguments, so neither can change what runs. Descriptions are
- * redacted: the approver may relay them to a chat service.
+ * none or it fails, a generic one, and the JSON Schema of the tool's
+ * arguments (for a person who changes them). The describer and the
+ * approver each get their own copy of the arguments, so neither can change
+ * what runs. Nothing is hidden here: the gate builds the action's view,
+ * with the agent's secrets as placeholders, before anyone is asked.
  */
 export async function buildApprovalAction(
   tool: AnyTool,
@@ -41,7 +54,7 @@ async function describe(
     try {
       const description = await tool.describeAction(args, context);
       if (typeof description?.summary === "string" && description.summary.trim() !== "") {
-        return redactDescription(description);
+        return plainDescription(description);
       }
       context.logger.warn(
         { tool: tool.name },
@@ -54,84 +67,109 @@ async function describe(
       );
     }
   }
-  return genericDescription(tool.name, args);
+  return genericDescription(tool.name);
 }
 
-/** `Run the tool "name"` and the whole arguments as indented JSON, secrets redacted. */
-export function genericDescription(toolName: string, args: unknown): ActionDescription {
+/**
+ * `Run the tool "name"`: the summary of a tool that does not describe its
+ * actions. Every argument is shown anyway, in the action's view.
+ */
+export function genericDescription(toolName: string): ActionDescription {
   return {
     summary: `Run the tool "${toolName}" with the arguments below.`,
-    details: [
-      {
-        label: "arguments (JSON, as the agent gave them)",
-        text: JSON.stringify(redactValue(args ?? {}), null, 2) ?? "{}",
-      },
-    ],
     irreversible: true,
   };
 }
 
 /**
- * The action as an approver is shown it: its arguments, its description
- * and its standing scope's value with every secret of `secrets` (the
+ * The action as an approver is shown it: its one view (the gate's, or one
+ * built now for an action that has none) and its arguments and description
+ * with the same placeholders: a value equal to a secret of `secrets` (the
  * agent's registry: its `secrets` option, its model's, tools' and
- * approver's) and every secret the patterns recognise replaced by
- * `[redacted]`. An approver relays what it is shown to a person, through
- * a chat or messaging service: no secret may reach either. The
- * fingerprints, the tool, the call and the target are kept, so an approval
- * still binds to the real arguments; an edit copied from the redacted ones
- * is refused, since it holds the marker.
+ * approver's) and the value of a secret-named property. Nothing else is
+ * changed, so a person judges the values that run. The fingerprint, the
+ * tool, the call and the target are kept, so an approval still binds to
+ * the real arguments; an edit copied from the shown ones is refused where
+ * it holds a placeholder.
+ *
+ * The gate never asks about an action with a secret inside one of its
+ * values (it refuses it, `secret_in_value`); for an action built elsewhere
+ * that has one, every value holding a secret is hidden whole.
  */
-export function redactApprovalAction(
+export function showApprovalAction(
   action: ApprovalAction,
   secrets: SecretRegistry,
 ): ApprovalAction {
   const known = secrets.values();
-  const { standing } = action;
-  return {
+  const built = buildActionView(action, known);
+  if ("view" in built) {
+    return {
+      ...action,
+      arguments: built.shown.arguments,
+      description: built.shown.description,
+      view: action.view ?? built.view,
+      ...(action.standing ? { standing: shownStanding(action.standing, known) } : {}),
+    };
+  }
+  const hidden: ApprovalAction = {
     ...action,
-    arguments: redactValue(action.arguments, known),
-    description: redactDescription(action.description, known),
-    ...(standing
-      ? {
-          standing: {
-            ...standing,
-            ...(standing.sameValue
-              ? {
-                  sameValue: {
-                    label: redactText(standing.sameValue.label, known),
-                    value: redactText(standing.sameValue.value, known),
-                  },
-                }
-              : {}),
-          },
-        }
-      : {}),
+    arguments: hideWhole(action.arguments, known),
+    description: hideWhole(action.description, known) as ActionDescription,
+    ...(action.target ? { target: hideWhole(action.target, known) as ToolTarget } : {}),
+    ...(action.standing ? { standing: shownStanding(action.standing, known) } : {}),
+  };
+  const rebuilt = buildActionView(hidden, []);
+  const view = "view" in rebuilt ? rebuilt.view : viewOfAction(action);
+  return { ...hidden, ...(action.target ? { target: action.target } : {}), view };
+}
+
+function shownStanding(standing: StandingScope, known: readonly string[]): StandingScope {
+  if (!standing.sameValue) return standing;
+  return {
+    ...standing,
+    sameValue: {
+      label: hideWhole(standing.sameValue.label, known) as string,
+      value: hideWhole(standing.sameValue.value, known) as string,
+    },
   };
 }
 
-function redactDescription(
-  description: ActionDescription,
-  known: readonly string[] = [],
-): ActionDescription {
+// Every string that holds a secret, replaced whole by the placeholder.
+function hideWhole(value: unknown, known: readonly string[]): unknown {
+  if (typeof value === "string") {
+    return known.some((secret) => value.includes(secret)) ? registeredSecretPlaceholder : value;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => hideWhole(item, known));
+  const result: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    Object.defineProperty(result, key, {
+      value: hideWhole(inner, known),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return result;
+}
+
+// The describer's answer as plain data of the expected shape (it may be any object at run time).
+function plainDescription(description: ActionDescription): ActionDescription {
   return {
-    summary: redactText(String(description?.summary ?? ""), known),
+    summary: String(description?.summary ?? ""),
     ...(Array.isArray(description?.details)
-      ? { details: description.details.map((detail) => redactDetail(detail, known)) }
+      ? { details: description.details.map(plainDetail) }
       : {}),
     irreversible: description?.irreversible !== false,
   };
 }
 
-function redactDetail(
-  detail: ActionDetail | string,
-  known: readonly string[],
-): ActionDetail | string {
-  if (typeof detail !== "object" || detail === null) return redactText(String(detail), known);
+function plainDetail(detail: ActionDetail | string): ActionDetail | string {
+  if (typeof detail !== "object" || detail === null) return String(detail);
   return {
-    label: redactText(String(detail.label ?? ""), known),
-    ...(typeof detail.value === "string" ? { value: redactText(detail.value, known) } : {}),
-    ...(typeof detail.text === "string" ? { text: redactText(detail.text, known) } : {}),
+    label: String(detail.label ?? ""),
+    ...(typeof detail.value === "string" ? { value: detail.value } : {}),
+    ...(typeof detail.text === "string" ? { text: detail.text } : {}),
     ...(detail.writtenByAgent === true ? { writtenByAgent: true } : {}),
   };
 }

@@ -27,6 +27,8 @@ export const refusalCodes = [
   "audit_not_recorded",
   "invalid_edit",
   "not_enough_approvers",
+  // The gate did not ask: a person cannot judge the action as it would run.
+  "secret_in_value",
 ] as const;
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SwitchyardError } from "../errors/switchyard-error.js";
 import { actionFingerprint } from "../internal/canonical-json.js";
-import { redactValue } from "../internal/redact.js";
+import { redactValue, type SecretRegistry } from "../internal/redact.js";
 import type { ActionDetail } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import {
@@ -17,6 +17,7 @@ import {
   type RefusedRecord,
 } from "./approval-gate.js";
 import type { ApprovalAction, ApprovalContext, Approver } from "./approver.js";
+import { showApprovalAction } from "./build-approval-action.js";
 import type { RunBudgetState } from "./durable/run-state.js";
 import type { ModelToolCall } from "./model-message.js";
 import type { RunUsage, ToolCallRecord } from "./run-result.js";
@@ -181,6 +182,8 @@ export interface BudgetContext {
   approver: Approver | undefined;
   /** Binds an interaction to its question in the run store, for the approver (`ApprovalContext.bindInteraction`). */
   bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
+  /** Every secret the agent knows of: the question shows them as placeholders. */
+  secrets: SecretRegistry;
   audit: ApprovalAuditSinks;
   signal: AbortSignal;
   /** The run's events: a question to extend the budget is an `approval-request` and its `approval-result`. */
@@ -282,7 +285,8 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
   const { budget } = context;
   if (budget.onExhausted !== "ask" || !budget.extendBy) return "";
   budget.extensions += 1;
-  const action = extensionAction(context, next.calls);
+  // The question's one view, built here as the gate builds a tool call's.
+  const action = showApprovalAction(extensionAction(context, next.calls), context.secrets);
   const { stepNumber } = next;
   context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
   const requestedAt = new Date();

@@ -236,6 +236,7 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     runId: journal.runId,
     approver: settings.approver,
     bindInteraction,
+    secrets: settings.secrets,
     audit,
     signal,
     emit,

@@ -1,11 +1,11 @@
 import type { AgentEvent } from "../agent/agent-events.js";
+import { viewOfAction } from "../agent/approval/action-view.js";
+import { actionViewLines } from "../agent/approval/action-view-lines.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import { budgetExtensionToolName } from "../agent/run-budget.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
-import { describeActionLines } from "../approvers/messaging/approval-message-text.js";
 import { redactText } from "../internal/redact.js";
 import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-text.js";
-import { formatTarget } from "../tools/format-target.js";
 import type { TerminalAware } from "./cli-io.js";
 import { formatJsonText, formatJsonValue, parseJsonText } from "./format-json-text.js";
 import { formatDuration, truncate } from "./format-text.js";
@@ -205,22 +205,24 @@ export class ProgressRenderer {
   }
 
   #approvalRequested(toolCallId: string, action: ApprovalAction): void {
-    const { summary, irreversible } = action.description;
-    const undo = irreversible === false ? "" : " (cannot be undone)";
-    const shownSummary = truncate(escapeUntrustedText(redactText(summary)), 200);
+    const view = viewOfAction(action);
+    const lines = actionViewLines(view);
+    const undo = view.irreversible ? " (cannot be undone)" : "";
+    const shownSummary = truncate(lines.summary, 200);
     this.line(
       action.toolName === budgetExtensionToolName
         ? `  ? the run's budget is spent; asking the person: ${shownSummary}`
-        : `  ? approval needed for ${escapeUntrustedText(action.toolName)}: ${shownSummary}${undo}`,
+        : `  ? approval needed for ${view.tool}: ${shownSummary}${undo}`,
     );
     if (this.#approvalDetails) {
-      if (action.target) this.line(`      where: ${formatTarget(action.target)}`);
-      const lines = describeActionLines(action.description);
+      for (const line of lines.where) this.line(`      ${line}`);
       // Already escaped, one line each; cut without collapsing a page's indentation.
-      for (const line of lines.slice(0, 5)) {
+      // The tool's own details; the arguments when it gave none.
+      const shown = lines.details.length > 0 ? lines.details : lines.arguments;
+      for (const line of shown.slice(0, 5)) {
         this.line(`      ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`);
       }
-      if (lines.length > 5) this.line(`      ... and ${lines.length - 5} more lines`);
+      if (shown.length > 5) this.line(`      ... and ${shown.length - 5} more lines`);
     }
     this.#waits.set(toolCallId, {
       toolName: action.toolName,

@@ -6,6 +6,7 @@
  * @module switchyard-agents/agent
  */
 
+export type { ActionView } from "../agent/approval/action-view.js";
 export type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 export type {
   AuditLog,

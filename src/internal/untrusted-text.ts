@@ -177,3 +177,122 @@ function escapeCharacter(character: string): string {
   if (codePoint <= 0xffff) return `\\u${hex.padStart(4, "0")}`;
   return `\\u{${hex}}`;
 }
+
+/**
+ * An untrusted value as an approval's one view shows it (its detail values,
+ * its target, the lines of a text): escaped as by {@link escapeUntrustedText},
+ * with three differences that make the escaping exact to undo
+ * ({@link readShownText}) and never ambiguous:
+ *
+ * - a double quote is written `\"`, so the value can stand inside quotes;
+ * - in the authority of a URL (`scheme://` up to the path) every character
+ *   outside ASCII is written as an escape (`https://\u0430pple.com/` for a
+ *   Cyrillic `а`) instead of as punycode, so a look-alike host stands out and
+ *   the value still reads back exactly;
+ * - the text `[redacted]` is written `\x5bredacted]`: in a view it only ever
+ *   begins the placeholder of a secret, never a value.
+ *
+ * @example
+ * escapeShownText('https://а.example/"\u202e') // => 'https://\\u0430.example/\\"\\u202e'
+ */
+export function escapeShownText(text: string): string {
+  return escapeShown(text).replaceAll('"', '\\"');
+}
+
+/**
+ * A line of a text (a page, a diff) as an approval's one view shows it,
+ * behind a gutter rather than inside quotes: escaped as by
+ * {@link escapeShownText}, but a double quote is kept as it is.
+ * {@link readShownText} undoes it exactly too.
+ *
+ * @example
+ * escapeShownLine('{"url":"https://а.example/"}') // => '{"url":"https://\\u0430.example/"}'
+ */
+export function escapeShownLine(text: string): string {
+  return escapeShown(text);
+}
+
+function escapeShown(text: string): string {
+  let shown = "";
+  let last = 0;
+  for (const match of text.matchAll(urlAuthority)) {
+    const start = match.index + (match[1]?.length ?? 0);
+    const end = match.index + match[0].length;
+    shown += escapeShownPart(text.slice(last, start));
+    shown += escapeShownPart(text.slice(start, end)).replace(beyondAscii, escapeCharacter);
+    last = end;
+  }
+  return shown + escapeShownPart(text.slice(last));
+}
+
+/**
+ * A string as a JSON string literal in an approval's one view: what
+ * {@link escapeShownText} writes out is written as a JSON `\u` escape, so
+ * `JSON.parse` gives back exactly the string.
+ *
+ * @example
+ * shownJsonString("https://а.example/\u202e") // => '"https://\\u0430.example/\\u202e"'
+ */
+export function shownJsonString(text: string): string {
+  const json = JSON.stringify(text);
+  let shown = "";
+  let last = 0;
+  for (const match of json.matchAll(urlAuthority)) {
+    const start = match.index + (match[1]?.length ?? 0);
+    const end = match.index + match[0].length;
+    shown += json.slice(last, start);
+    shown += json.slice(start, end).replace(beyondAscii, jsonEscape);
+    last = end;
+  }
+  return (shown + json.slice(last))
+    .replace(actsOnTextInJson, jsonEscape)
+    .replaceAll(redactedText, "\\u005bredacted]");
+}
+
+/**
+ * The value {@link escapeShownText} was given, from what it wrote: `\\`,
+ * `\"`, `\n`, `\r`, `\t`, `\xHH`, `\uHHHH` and `\u{H...}` are read back; every
+ * other character stands for itself.
+ *
+ * @example
+ * readShownText('https://\\u0430.example/\\"') // => 'https://а.example/"'
+ */
+export function readShownText(shown: string): string {
+  return shown.replace(
+    shownEscape,
+    (_escape, hex2?: string, braced?: string, hex4?: string, short?: string) => {
+      if (hex2 !== undefined) return String.fromCharCode(Number.parseInt(hex2, 16));
+      if (braced !== undefined) return String.fromCodePoint(Number.parseInt(braced, 16));
+      if (hex4 !== undefined) return String.fromCharCode(Number.parseInt(hex4, 16));
+      return short === "n" ? "\n" : short === "r" ? "\r" : short === "t" ? "\t" : (short ?? "");
+    },
+  );
+}
+
+const redactedText = "[redacted]";
+const beyondAscii = /[\u0080-\u{10ffff}]/gu;
+const shownEscape = /\\(?:x([0-9a-f]{2})|u\{([0-9a-f]{1,6})\}|u([0-9a-f]{4})|([\\"nrt]))/g;
+
+function escapeShownPart(text: string): string {
+  return text.replace(unsafeCharacter, escapeCharacter).replaceAll(redactedText, "\\x5bredacted]");
+}
+
+/** Every UTF-16 unit of `text` as a JSON `\u` escape: `"ab"` gives `\u0061\u0062`. */
+export function jsonEscape(text: string): string {
+  let escaped = "";
+  // A JSON escape names one UTF-16 unit: a character beyond U+FFFF takes two.
+  for (let index = 0; index < text.length; index += 1) {
+    escaped += `\\u${text.charCodeAt(index).toString(16).padStart(4, "0")}`;
+  }
+  return escaped;
+}
+
+/** `text` safe inside HTML text and double-quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}

@@ -1,5 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ElicitRequestFormParams, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { viewOfAction } from "../agent/approval/action-view.js";
+import { actionViewLines } from "../agent/approval/action-view-lines.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -12,13 +14,6 @@ import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { textDigest } from "../internal/canonical-json.js";
 import { loadZod } from "../internal/load-zod.js";
 import type { SecretRegistry } from "../internal/redact.js";
-import {
-  editableJson,
-  escapeUntrustedText,
-  quoteUntrustedValue,
-} from "../internal/untrusted-text.js";
-import { formatTarget } from "../tools/format-target.js";
-import type { ActionDetail } from "../tools/tool.js";
 import { mcpSdk } from "./mcp-sdk.js";
 
 /** Options of {@link elicitationApprover}. */
@@ -99,7 +94,7 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
     if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
     // The question is the agent's approval: it is named by the approval's id.
     const interactionId = action.approvalId;
-    const message = options.secrets.redactText(elicitationMessage(action));
+    const message = elicitationMessage(action);
     const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
     let answer: unknown;
     try {
@@ -135,37 +130,23 @@ function unavailableReason(server: Server): string | undefined {
 }
 
 /**
- * The question the host's user reads. The summary and labels are the tool's
- * words; names, values and arguments come from the model or a service and
- * are escaped, so nothing in them can pose as a line of the question.
+ * The question the host's user reads, laid out from the action's one view
+ * (`actionViewLines`): the summary and labels are the tool's words; names,
+ * values and arguments are escaped by the view and secrets the agent knows
+ * are placeholders, so nothing in them can pose as a line of the question.
  */
-function elicitationMessage(action: ApprovalAction): string {
-  const { description } = action;
-  const summary = escapeUntrustedText(String(description?.summary ?? "").trim());
-  const lines = [`Approve this tool call? ${summary || "Run the tool below."}`];
-  if (action.target) lines.push(`Where: ${formatTarget(action.target)}`);
-  lines.push(`Tool: ${quoteUntrustedValue(action.toolName)}`);
-  for (const detail of description?.details ?? []) lines.push(...detailLines(detail));
-  lines.push("Arguments (JSON):", editableJson(action.arguments, 2));
-  lines.push(
-    description?.irreversible === false ? "This can be undone." : "This cannot be undone.",
+export function elicitationMessage(action: ApprovalAction): string {
+  const view = viewOfAction(action);
+  const lines = actionViewLines(view);
+  return [
+    `Approve this tool call? ${lines.summary}`,
+    ...lines.where,
+    `Tool: ${view.tool}`,
+    ...lines.details,
+    ...lines.arguments,
+    view.irreversible ? "This cannot be undone." : "This can be undone.",
     "Approve runs this call once, exactly as shown; anything else refuses it.",
-  );
-  return lines.join("\n");
-}
-
-function detailLines(detail: ActionDetail | string): string[] {
-  if (typeof detail === "string") return [`- ${quoteUntrustedValue(detail)}`];
-  const agent = detail.writtenByAgent === true ? " (the agent's words)" : "";
-  const label = `- ${escapeUntrustedText(String(detail.label ?? ""))}${agent}`;
-  if (typeof detail.value === "string") return [`${label}: ${quoteUntrustedValue(detail.value)}`];
-  if (typeof detail.text === "string") {
-    return [
-      `${label}:`,
-      ...detail.text.split(/\r?\n/).map((line) => `  | ${escapeUntrustedText(line)}`),
-    ];
-  }
-  return [label];
+  ].join("\n");
 }
 
 /** An MCP client's answer to the approval form, as it is read. */

@@ -22,7 +22,7 @@ afterEach(async () => {
 it("keeps the agent's registered secrets out of everything sent to the client: the interrupt's description and the streamed arguments", async () => {
   directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
   const ran: unknown[] = [];
-  // The description quotes service data that holds the secret (a callback URL with its token).
+  // The description quotes service data that is the secret (the webhook's token).
   const tool = defineTool({
     name: "delete_hook",
     description: "Deletes a webhook by id.",
@@ -30,9 +30,7 @@ it("keeps the agent's registered secrets out of everything sent to the client: t
     needsApproval: true,
     describeAction: ({ id }) => ({
       summary: "Delete 1 webhook",
-      details: [
-        { label: `webhook ${id} sends to`, value: `https://hooks.example.com/in?token=${secret}` },
-      ],
+      details: [{ label: `webhook ${id} signs with`, value: secret }],
     }),
     execute: async (args) => {
       ran.push(args);
@@ -59,7 +57,7 @@ it("keeps the agent's registered secrets out of everything sent to the client: t
   const text = await response.text();
   expect(text).toContain('"type":"RUN_FINISHED"');
   expect(text).toContain("interrupt");
-  expect(text).toContain("https://hooks.example.com/in?token=[redacted]");
+  expect(text).toContain('signs with: \\"[redacted] registered secret\\"');
   expect(text).not.toContain(secret);
   expect(ran).toEqual([]);
 });

@@ -147,23 +147,21 @@ describe("the approval gate fails closed", () => {
       toolName: "delete_callbacks",
       toolCallId: "call_1_0",
       // What the approver relays to a person holds no secret; the fingerprint is the real call's.
-      arguments: { ids: ["cb-1", "cb-2"], token: "[redacted]" },
+      arguments: { ids: ["cb-1", "cb-2"], token: "[redacted] secret field token" },
       fingerprint: actionFingerprint("delete_callbacks", {
         token: secretToken,
         ids: ["cb-1", "cb-2"],
       }),
     });
-    // The generic description shows the whole arguments, secrets redacted.
+    // The generic description says what runs; the view shows every argument, secrets as placeholders.
     expect(action.description).toEqual({
       summary: 'Run the tool "delete_callbacks" with the arguments below.',
-      details: [
-        {
-          label: "arguments (JSON, as the agent gave them)",
-          text: JSON.stringify({ ids: ["cb-1", "cb-2"], token: "[redacted]" }, null, 2),
-        },
-      ],
       irreversible: true,
     });
+    expect(action.view?.arguments).toBe(
+      JSON.stringify({ ids: ["cb-1", "cb-2"], token: "[redacted] secret field token" }, null, 2),
+    );
+    expect(JSON.stringify(action)).not.toContain(secretToken);
     expect(context.signal).toBeInstanceOf(AbortSignal);
     expect(context.allowPending).toBe(false);
   });

@@ -90,7 +90,7 @@ describe("switchyard run: standing approvals", () => {
     await asked;
     expect(test.stderr()).toContain("3) Approve this and up to 5 more like it [approve_standing]");
     expect(test.stderr()).toContain(
-      "then up to 5 more calls of delete_callbacks in this run on orders service",
+      'then up to 5 more calls of delete_callbacks in this run on service "orders"',
     );
     test.type("3");
     const code = await running;

@@ -66,7 +66,7 @@ describe('createMcpServer({ approver: "elicitation" }) asks the host\'s user', (
     const { client, questions } = await host([
       { action: "accept", content: { decision: "approve", note: "go ahead" } },
     ]);
-    const result = await deleteOrder(client, "ORD-7", `key ${secret}`);
+    const result = await deleteOrder(client, "ORD-7", secret);
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain("deleted ORD-7");
     expect(ran).toEqual(["ORD-7"]);
@@ -75,8 +75,11 @@ describe('createMcpServer({ approver: "elicitation" }) asks the host\'s user', (
     expect(question.mode).toBe("form");
     const message = question.message;
     expect(message).toContain("Delete one order: it is gone for good.");
-    expect(message).toContain("Where: orders service, account acme, environment: PRODUCTION");
-    expect(message).toContain('Tool: "delete_order"');
+    expect(message).toContain(
+      'Where: service "orders", account "acme", environment "production" (PRODUCTION)',
+    );
+    expect(message).toContain("Tool: delete_order");
+    expect(message).toContain('"reason": "[redacted] registered secret"');
     expect(message).toContain('- order: "ORD-7"');
     expect(message).toContain('"id": "ORD-7"');
     expect(message).toContain("This cannot be undone.");

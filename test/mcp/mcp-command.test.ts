@@ -372,7 +372,7 @@ describe("switchyard mcp --approve elicit over stdio", () => {
       expect(denied.isError).toBe(true);
       expect(deletions() - before).toBe(1);
       expect(messages).toHaveLength(2);
-      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(messages[0]).toContain("Tool: delete_callbacks");
       expect(messages[0]).toContain(callbacks[0]!);
       expect(decidedRuns(output())).toHaveLength(2);
     } finally {

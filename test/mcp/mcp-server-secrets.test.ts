@@ -22,7 +22,10 @@ it("shows an approver of the application's own each action with the registered s
     description: "Sends the report to a partner endpoint.",
     parameters: z.object({ header: z.string() }),
     needsApproval: true,
-    describeAction: ({ header }) => ({ summary: `Send the report with ${header}.` }),
+    describeAction: ({ header }) => ({
+      summary: "Send the report.",
+      details: [{ label: "header", value: header }],
+    }),
     execute: async (args) => {
       ran.push(args);
       return { sent: true };
@@ -35,19 +38,20 @@ it("shows an approver of the application's own each action with the registered s
   await client.connect(clientTransport);
   const progress: string[] = [];
   try {
-    await client.callTool(
-      { name: "forward_report", arguments: { header: `X-Key ${secret}` } },
-      undefined,
-      { onprogress: (update) => progress.push(update.message ?? "") },
-    );
+    await client.callTool({ name: "forward_report", arguments: { header: secret } }, undefined, {
+      onprogress: (update) => progress.push(update.message ?? ""),
+    });
   } finally {
     await client.close();
   }
   expect(ran).toEqual([]);
   expect(seen).toHaveLength(1);
   expect(JSON.stringify(seen[0]?.arguments)).not.toContain(secret);
-  expect(seen[0]?.arguments).toEqual({ header: "X-Key [redacted]" });
-  expect(seen[0]?.description.summary).toBe("Send the report with X-Key [redacted].");
+  expect(seen[0]?.arguments).toEqual({ header: "[redacted] registered secret" });
+  expect(seen[0]?.description.details).toEqual([
+    { label: "header", value: "[redacted] registered secret" },
+  ]);
+  expect(JSON.stringify(seen[0]?.view)).not.toContain(secret);
   // The fingerprint binds to the real arguments, not the redacted copy shown.
   expect(seen[0]?.fingerprint).toMatch(/^sha256:/);
   expect(progress.join("\n")).not.toContain(secret);

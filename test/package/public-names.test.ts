@@ -87,6 +87,7 @@ const publicNames: Record<string, string[]> = {
     "ModelUsage",
   ],
   "./agent": [
+    "ActionView",
     "AgentInput",
     "ApprovalAuditRecord",
     "ApprovalPeek",

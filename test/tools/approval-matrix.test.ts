@@ -296,7 +296,7 @@ describe("delete_callbacks behind a MessagingApprover: every refusal deletes not
       "Approval needed: Delete 2 callbacks: deliveries to these URLs stop at once and queued events are discarded",
     );
     expect(question).toContain(
-      "Where: orders service at orders.test.example, account acme, environment: PRODUCTION",
+      'Where: service "orders" at "orders.test.example", account "acme", environment "production" (PRODUCTION)',
     );
     expect(question).toContain(
       '- orderEvent callback to: "https://hooks.old-warehouse.example/acme/orders"',

@@ -192,7 +192,7 @@ describe("where the action happens", () => {
     });
     const action = approver.requests[0]?.action as ApprovalAction;
     expect(action.target).toMatchObject({ service: "orders", environment: "production" });
-    expect(buildApprovalMessageText(action)).toContain("environment: PRODUCTION");
+    expect(buildApprovalMessageText(action)).toContain('environment "production" (PRODUCTION)');
     expect(call?.status).toBe("refused");
     expect(call?.approval).toMatchObject({ outcome: "refused", code: "fingerprint_mismatch" });
     expect(writes()).toBe(0);

@@ -6,6 +6,7 @@ import {
   type ApprovedRecord,
   consultApprover,
   type ExpiredRecord,
+  gateRefusal,
   type PendingRecord,
   type RefusedRecord,
   type ShadowVerdict,
@@ -15,6 +16,7 @@ import { describeThrown } from "../describe-thrown.js";
 import type { PendingToolCall } from "../durable/run-state.js";
 import type { FrozenArguments } from "../freeze-arguments.js";
 import type { ToolCallEnvironment } from "../tool-call-environment.js";
+import { buildActionView } from "./action-view.js";
 import { standingUseApprovalId } from "./approval-id.js";
 import { decideByPolicy, policyRefusal } from "./approval-policy.js";
 import { checkApprovedEdit } from "./approved-edit.js";
@@ -274,7 +276,7 @@ async function askApproval(
     approvalId,
     context,
   );
-  const action = {
+  const asked = {
     ...built,
     ...(standing ? { standing } : {}),
     ...(options.requiredApprovers !== undefined
@@ -282,6 +284,18 @@ async function askApproval(
       : {}),
     ...(options.editable ? { editable: true } : {}),
   };
+  // What the person is shown, built once for every channel; a secret inside a value they
+  // would judge cannot be shown without hiding part of that value, so nobody is asked.
+  const shown = buildActionView(asked, environment.secrets.values());
+  if ("secretInside" in shown) {
+    environment.stepQuestion?.leave();
+    return gateRefusal(
+      asked,
+      "secret_in_value",
+      `a secret the agent knows sits inside ${shown.secretInside}; the person would have to approve it with part of that value hidden, so nobody was asked and nothing ran (pass the secret in a field of its own, or let the tool add it)`,
+    );
+  }
+  const action = { ...asked, view: shown.view };
   if (!check) {
     emit({ type: "approval-request", stepNumber, toolCallId: context.toolCallId, action });
   }

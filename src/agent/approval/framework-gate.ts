@@ -11,7 +11,7 @@ import {
   type RefusedRecord,
 } from "../approval-gate.js";
 import type { ApprovalAction, Approver } from "../approver.js";
-import { buildApprovalAction, redactApprovalAction } from "../build-approval-action.js";
+import { buildApprovalAction, showApprovalAction } from "../build-approval-action.js";
 import { describeThrown } from "../describe-thrown.js";
 import { type FrozenArguments, freezeArguments } from "../freeze-arguments.js";
 import { toolMessages } from "../tool-messages.js";
@@ -267,7 +267,7 @@ export class FrameworkGate {
       this.#context(call),
     );
     // What a client is shown (the chat's request reason) holds no secret the gate knows either.
-    return redactApprovalAction(built, this.#secrets);
+    return showApprovalAction(built, this.#secrets);
   }
 
   /**

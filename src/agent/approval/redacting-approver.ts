@@ -1,19 +1,19 @@
 import { attachSecrets, type SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { ApprovalAction, Approver } from "../approver.js";
-import { redactApprovalAction } from "../build-approval-action.js";
+import { showApprovalAction } from "../build-approval-action.js";
 
 /**
  * `approver` as an agent uses it: every action it is shown (asked about, or
- * read back after a resume) first has the agent's secrets removed
- * ({@link redactApprovalAction}), so a secret the model put in a call's
- * arguments never reaches the person or the service that carries the
- * question. Its tickets and decisions are returned as they are (the gate
+ * read back after a resume) carries its one view and shows the agent's
+ * secrets as placeholders ({@link showApprovalAction}), so a secret the
+ * model put in a call's arguments never reaches the person or the service
+ * that carries the question. Its tickets and decisions are returned as they are (the gate
  * judges them against the real action), and `peek` and its own secrets are
  * passed through.
  */
 export function redactingApprover(approver: Approver, secrets: SecretRegistry): Approver {
   const shown = (actions: readonly ApprovalAction[]) =>
-    actions.map((action) => redactApprovalAction(action, secrets));
+    actions.map((action) => showApprovalAction(action, secrets));
   const wrapped: Approver = {
     ask: (actions, context) => approver.ask(shown(actions), context),
     read: (ticket, actions, context) => approver.read(ticket, shown(actions), context),

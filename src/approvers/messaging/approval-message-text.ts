@@ -1,13 +1,11 @@
+import { type ActionViewStanding, viewOfAction } from "../../agent/approval/action-view.js";
+import { actionViewLines, targetWords } from "../../agent/approval/action-view-lines.js";
 import type { StandingScope } from "../../agent/approval/standing-approval.js";
 import type { ApprovalAction } from "../../agent/approver.js";
 import {
   editAnswer,
   maximumMessageTextLength,
 } from "../../clients/messaging/messaging-requests.js";
-import { redactText } from "../../internal/redact.js";
-import { escapeUntrustedText, quoteUntrustedValue } from "../../internal/untrusted-text.js";
-import { formatTarget } from "../../tools/format-target.js";
-import type { ActionDescription, ActionDetail } from "../../tools/tool.js";
 
 /** The answers an approval question offers; only `approve` lets the action run. */
 export const approvalOptions = [
@@ -25,23 +23,26 @@ export const editOption = { id: editAnswer.optionId, label: editAnswer.label } a
 export const standingOptionId = "approve_standing";
 
 /** The standing answer's option, naming how many more actions it covers. */
-export function standingOption(scope: StandingScope): { id: string; label: string } {
+export function standingOption(scope: Pick<StandingScope, "maxCalls">): {
+  id: string;
+  label: string;
+} {
   return { id: standingOptionId, label: `Approve this and up to ${scope.maxCalls} more like it` };
 }
 
 /**
  * The lines stating a standing approval's scope, before anyone chooses:
- * which tool, where, the constrained value (quoted, escaped), how many more
- * calls and until when, and what still stops them.
+ * which tool, where, the constrained value (quoted), how many more calls
+ * and until when, and what still stops them; from the action's view.
  */
-export function describeStandingScope(scope: StandingScope): string {
-  const where = scope.target ? ` on ${formatTarget(scope.target)}` : "";
+export function describeStandingScope(scope: ActionViewStanding): string {
+  const where = scope.target ? ` on ${targetWords(scope.target)}` : "";
   const value = scope.sameValue
-    ? ` whose ${escapeUntrustedText(redactText(scope.sameValue.label))} is ${quoteUntrustedValue(redactText(scope.sameValue.value))}`
+    ? ` whose ${scope.sameValue.label} is "${scope.sameValue.value}"`
     : "";
   const until = `${scope.until.slice(0, 16).replace("T", " ")} UTC`;
   return [
-    `Or choose "${standingOption(scope).label}": then up to ${scope.maxCalls} more calls of ${escapeUntrustedText(scope.toolName)} in this run${where}${value} run without asking you, until ${until}.`,
+    `Or choose "${standingOption(scope).label}": then up to ${scope.maxCalls} more calls of ${scope.tool} in this run${where}${value} run without asking you, until ${until}.`,
     "A denial of yours, or a rule that forbids a call, still stops them.",
   ].join("\n");
 }
@@ -61,18 +62,18 @@ const maxLineLength = 600;
 const noticeReserve = 320;
 
 /**
- * The question a person reads before approving: what will happen, where
- * (service, address, account, sandbox or production), to what (every
- * detail the tool gave), whether it can be undone, which tool, and how to
+ * The question a person reads before approving, laid out from the action's
+ * one view (`actionViewLines`): what will happen, where (service, address,
+ * account, sandbox or production), to what (every detail the tool gave),
+ * every argument as JSON, whether it can be undone, which tool, and how to
  * answer.
  *
  * The summary and the labels are the tool's words. Everything else (values
  * from the arguments or from a service) is shown quoted, or behind a `|`
- * gutter for text of several lines, with control characters, ANSI escapes,
- * bidirectional overrides and zero-width characters written out
- * (`escapeUntrustedText`), so no value can pose as a line of the question.
- * What the model wrote (a change message) is labelled as the agent's words.
- * Secrets are scrubbed from every part.
+ * gutter for text of several lines and for the arguments, escaped once by
+ * the view, so no value can pose as a line of the question. What the model
+ * wrote (a change message) is labelled as the agent's words. Secrets the
+ * agent knows show as placeholders; nothing else is hidden.
  *
  * When the whole does not fit in `maxLength`, the question shows the first
  * lines and says plainly that the rest is left out and that approving
@@ -80,9 +81,16 @@ const noticeReserve = 320;
  *
  * @example
  * Approval needed: Delete 2 callbacks: deliveries to these URLs stop at once.
- * Where: orders service at sandbox.example.com, account acme, environment: sandbox
+ * Where: service "orders" at "sandbox.example.com", account "acme", environment "sandbox"
  * - order_shipped events to: "https://hooks.example.com/a"
  * - order_cancelled events to: "https://hooks.example.com/b"
+ * Arguments (JSON):
+ *   | {
+ *   |   "ids": [
+ *   |     "cb_1",
+ *   |     "cb_2"
+ *   |   ]
+ *   | }
  * This cannot be undone.
  * Tool: delete_callbacks
  * Reply approve or deny.
@@ -114,10 +122,11 @@ export function buildApprovalMessageText(
 }
 
 /**
- * The parts of an action as a question shows them: its summary (or "run the
- * tool below."), where it acts, its detail lines, and whether it can be
- * undone and which tool it runs; every untrusted part escaped, secrets
- * scrubbed.
+ * The parts of an action as a question shows them, from its one view
+ * ({@link actionViewLines}): its summary (or "run the tool below."), where
+ * it acts, its detail lines and its arguments, and whether it can be
+ * undone and which tool it runs. A line longer than the question allows is
+ * cut, never inside an escape, and `details.cutLines` says so.
  */
 export function describeActionParts(action: ApprovalAction): {
   summary: string;
@@ -125,85 +134,36 @@ export function describeActionParts(action: ApprovalAction): {
   details: DetailLines;
   foot: string[];
 } {
-  const { description } = action;
-  const summary = cut(
-    escapeUntrustedText(redactText(String(description?.summary ?? "")).trim()),
-    maxSummaryLength,
-  );
+  const lines = actionViewLines(viewOfAction(action));
+  const details: DetailLines = [];
+  for (const line of [...lines.details, ...lines.arguments]) {
+    const shown = cutLine(line, maxLineLength);
+    if (shown !== line) details.cutLines = true;
+    details.push(shown);
+  }
   return {
-    summary: summary || "run the tool below.",
-    where: action.target ? [`Where: ${formatTarget(action.target)}`] : [],
-    details: describeActionLines(description),
-    foot: [
-      ...(description?.irreversible !== false ? ["This cannot be undone."] : []),
-      `Tool: ${escapeUntrustedText(action.toolName)}`,
-    ],
+    summary: cutLine(lines.summary, maxSummaryLength),
+    where: lines.where.map((line) => cutLine(line, maxLineLength)),
+    details,
+    foot: lines.foot,
   };
 }
 
 /** The lines of an action's details, and whether a line had to be cut to `maxLineLength`. */
 type DetailLines = string[] & { cutLines?: boolean };
 
-/**
- * The lines showing an action's details, as the approval question and the
- * command line show them: one `- label: "value"` line per value, a block
- * behind `  | ` per text, every untrusted part escaped and secrets scrubbed.
- */
-export function describeActionLines(description: ActionDescription | undefined): DetailLines {
-  const details = Array.isArray(description?.details) ? description.details : [];
-  const lines: DetailLines = [];
-  const push = (line: string) => {
-    if (line.length > maxLineLength) lines.cutLines = true;
-    lines.push(cut(line, maxLineLength));
-  };
-  for (const detail of details) {
-    if (typeof detail === "string") {
-      const line = valueLine("- ", detail);
-      if (line.cut) lines.cutLines = true;
-      lines.push(line.text);
-      continue;
-    }
-    if (typeof detail !== "object" || detail === null) continue;
-    const { value, text } = detail as ActionDetail;
-    const label = `- ${escapeUntrustedText(redactText(String(detail.label ?? "")))}${detail.writtenByAgent === true ? " (the agent's words)" : ""}`;
-    if (typeof value === "string") {
-      const line = valueLine(`${label}: `, value);
-      if (line.cut) lines.cutLines = true;
-      lines.push(line.text);
-    } else if (typeof text === "string") {
-      if (text === "") {
-        push(`${label}: (empty)`);
-        continue;
-      }
-      push(`${label}:`);
-      const textLines = redactText(text).split(/\r?\n/);
-      if (textLines.length > 1 && textLines.at(-1) === "") textLines.pop();
-      for (const line of textLines) push(`  | ${escapeUntrustedText(line)}`);
-    } else push(label);
-  }
-  return lines;
-}
+// One escape of the view (`\\`, `\"`, `\n`, `\xHH`, `\uHHHH`, `\u{H...}`) or one character.
+const shownUnit = /\\(?:x[0-9a-f]{2}|u\{[0-9a-f]{1,6}\}|u[0-9a-f]{4}|[\s\S])|[\s\S]/gu;
 
-// `label: "value"`, the value cut (inside its quotes, never in an escape) when the line would be too long.
-function valueLine(prefix: string, value: string): { text: string; cut: boolean } {
-  const redacted = redactText(value);
-  const room = maxLineLength - prefix.length;
-  const whole = quoteUntrustedValue(redacted);
-  if (whole.length <= room) return { text: `${prefix}${whole}`, cut: false };
-  let kept = Math.min(redacted.length, room);
-  let quoted = whole;
-  for (;;) {
-    if (/[\ud800-\udbff]/.test(redacted.charAt(kept - 1))) kept -= 1;
-    quoted = quoteUntrustedValue(redacted.slice(0, kept));
-    if (quoted.length <= room || kept === 0) break;
-    kept = Math.floor(kept * 0.8);
+/** `line`, or its first part and how much is left out, when it is longer than `maxLength`; never cut inside an escape. */
+function cutLine(line: string, maxLength: number): string {
+  if (line.length <= maxLength) return line;
+  const room = maxLength - 60;
+  let kept = 0;
+  for (const unit of line.slice(0, room + 12).matchAll(shownUnit)) {
+    if (unit.index + unit[0].length > room) break;
+    kept = unit.index + unit[0].length;
   }
-  const left = redacted.length - kept;
-  return { text: `${prefix}${quoted}… (${left} more characters not shown)`, cut: true };
-}
-
-function cut(text: string, maxLength: number): string {
-  if (text.length <= maxLength) return text;
-  const end = /[\ud800-\udbff]/.test(text.charAt(maxLength - 1)) ? maxLength - 1 : maxLength;
-  return `${text.slice(0, end)}… (${text.length - end} more characters on this line)`;
+  const quoted = /^[^"]*: "/.test(line) && line.endsWith('"');
+  return `${line.slice(0, kept)}${quoted ? '"' : ""}… (${line.length - kept} more characters not shown)`;
 }

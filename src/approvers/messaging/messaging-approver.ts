@@ -1,3 +1,4 @@
+import { viewOfAction } from "../../agent/approval/action-view.js";
 import type {
   ApprovalAction,
   ApprovalContext,
@@ -7,14 +8,17 @@ import type {
   RefusedDecision,
 } from "../../agent/approver.js";
 import { batchAnswer } from "../../clients/messaging/batch-answer.js";
-import { editAnswer } from "../../clients/messaging/messaging-requests.js";
+import {
+  editAnswer,
+  maximumMessageTextLength,
+} from "../../clients/messaging/messaging-requests.js";
 import type { AcceptedMessage, Interaction } from "../../clients/messaging/messaging-types.js";
 import type { InteractionOutcome } from "../../clients/messaging/wait-options.js";
 import { AbortedError } from "../../errors/transport-errors.js";
 import { actionFingerprint, textDigest } from "../../internal/canonical-json.js";
 import { componentLogger, type Logger } from "../../internal/logger.js";
 import { attachSecrets, redactValue, secretsOf } from "../../internal/redact.js";
-import { editableJson, escapeUntrustedText } from "../../internal/untrusted-text.js";
+import { escapeUntrustedText } from "../../internal/untrusted-text.js";
 import {
   approvalOptions,
   buildApprovalMessageText,
@@ -553,13 +557,14 @@ export class MessagingApprover implements Approver {
       tool_call_id: action.toolCallId,
       ...(context.runId !== undefined ? { run_id: context.runId } : {}),
       ...(context.task !== undefined ? { task: context.task } : {}),
-      // A channel that can shows the arguments ready to change ("Approve with changes").
-      ...(edits ? { [editAnswer.metadataKey]: action.arguments } : {}),
       // The standing scope offered, so the answer is read against the scope the question stated.
       ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
       // For a service that echoes the metadata: the read checks the question is this one.
       [questionDigestKey]: textDigest(text),
     }) as Record<string, unknown>;
+    // A channel that can shows the arguments ready to change ("Approve with changes"), as the
+    // question shows them: the view's placeholders, no value changed by a pattern.
+    if (edits) metadata[editAnswer.metadataKey] = viewOfAction(action).values.arguments;
     // What a change must meet, so the channel can check it where the person types it: the
     // tool's own schema, whose property names (a `token` argument) are not secrets.
     if (edits && action.parameters !== undefined) {
@@ -779,30 +784,18 @@ export class MessagingApprover implements Approver {
    * change and how; with a standing approval offered, it states its scope.
    */
   #questionText(action: ApprovalAction): string {
-    const plain = buildApprovalMessageText(action);
-    const question =
-      this.#offersStanding(action) && action.standing
-        ? `${plain}\n${describeStandingScope(action.standing)}`
-        : plain;
-    if (!this.#editsAllowed(action)) return question;
-    const how = `Or choose "${editOption.label}" and reply with the whole arguments as JSON`;
-    const redacted = redactValue(action.arguments);
-    let args: string;
-    try {
-      // JSON as JSON, on one line, with what would act on the text around it written as JSON escapes.
-      args = editableJson(redacted);
-    } catch {
-      return question;
-    }
-    const shownAbove = action.description?.details?.some(
-      (detail) =>
-        typeof detail === "object" &&
-        detail !== null &&
-        detail.text === JSON.stringify(redacted, null, 2),
-    );
-    return shownAbove
-      ? `${question}\n${how}; they are shown above.`
-      : `${question}\n${how}; they are now: ${args}`;
+    const standing = viewOfAction(action).standing;
+    const tail = [
+      ...(this.#offersStanding(action) && standing ? [describeStandingScope(standing)] : []),
+      ...(this.#editsAllowed(action)
+        ? [
+            `Or choose "${editOption.label}" and reply with the whole arguments as JSON; they are shown above.`,
+          ]
+        : []),
+    ];
+    // The question is cut to leave room for what follows it, so the whole fits one message.
+    const room = maximumMessageTextLength - tail.reduce((sum, line) => sum + line.length + 1, 0);
+    return [buildApprovalMessageText(action, { maxLength: room }), ...tail].join("\n");
   }
 
   /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */
@@ -829,7 +822,7 @@ export class MessagingApprover implements Approver {
       await this.#options.client.sendMessage({
         subscriptionLinkId: asked.link,
         kind: "notification",
-        text: `Reminder: the approval question about ${escapeUntrustedText(action.toolName)} is still waiting for your answer. It expires in ${formatDuration(leftMs)}; if nobody answers, the action is not run.`,
+        text: `Reminder: the approval question about ${viewOfAction(action).tool} is still waiting for your answer. It expires in ${formatDuration(leftMs)}; if nobody answers, the action is not run.`,
       });
     } catch (error) {
       // A reminder that cannot be sent changes nothing about the question.

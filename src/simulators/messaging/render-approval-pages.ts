@@ -6,6 +6,7 @@ import {
 import { editAnswer } from "../../clients/messaging/messaging-requests.js";
 import {
   editableJson,
+  escapeHtml,
   escapeUntrustedLines,
   escapeUntrustedText,
 } from "../../internal/untrusted-text.js";
@@ -441,14 +442,4 @@ ${content}
 </body>
 </html>
 `;
-}
-
-/** `text` safe inside HTML text and double-quoted attribute values. */
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
 }

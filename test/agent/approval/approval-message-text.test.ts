@@ -25,9 +25,17 @@ describe("buildApprovalMessageText", () => {
     expect(buildApprovalMessageText(action)).toBe(
       [
         "Approval needed: Delete 2 callbacks.",
-        "Where: orders service at acme.example.com, account acme, environment: PRODUCTION",
+        'Where: service "orders" at "acme.example.com", account "acme", environment "production" (PRODUCTION)',
         '- order_shipped events to: "https://hooks.example.com/orders"',
         '- order_cancelled events to: "https://hooks.example.com/cancellations"',
+        "Arguments (JSON):",
+        "  | {",
+        '  |   "callback_ids": [',
+        '  |     "7d3f0c9e-1111-4a5b-9c8d-000000000001",',
+        '  |     "7d3f0c9e-2222-4a5b-9c8d-000000000002"',
+        "  |   ],",
+        '  |   "secret_phrase": "[redacted] secret field secret_phrase"',
+        "  | }",
         "This cannot be undone.",
         "Tool: delete_callbacks",
         "Reply approve or deny.",
@@ -107,8 +115,9 @@ describe("buildApprovalMessageText", () => {
     expect(text).toContain('- order: "ORD-1"');
     expect(text).not.toContain('"ORD-500"');
     const shown = text.split("\n").filter((line) => line.startsWith("- order")).length;
+    // 500 detail lines, then the arguments: a heading and 7 lines of JSON.
     expect(text).toContain(
-      `[This question is too long for one message: only the first ${shown} of 500 lines are shown. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]`,
+      `[This question is too long for one message: only the first ${shown} of 508 lines are shown. Approving approves the whole action, including what is not shown; deny if you need to see all of it first.]`,
     );
     expect(
       text.endsWith("This cannot be undone.\nTool: delete_callbacks\nReply approve or deny."),
@@ -132,17 +141,28 @@ describe("buildApprovalMessageText", () => {
     expect(buildApprovalMessageText(action)).not.toContain("cannot be undone");
   });
 
-  it("scrubs secrets from values, text and labels", () => {
-    const action = deleteCallbacksAction();
+  it("shows every value as it runs, a credential-shaped one too, and hides only secret-named fields", () => {
+    const action = deleteCallbacksAction({
+      url: "https://eyJhbGciOiJub25lIn0.attacker-exfil.net/orders",
+      secret_phrase: "correct horse",
+    });
     action.description = {
-      summary: "Rotate the token.",
+      summary: "Create 1 callback.",
       details: [
-        { label: "header", value: "Authorization: Bearer sk_live_0123456789abcdef" },
-        { label: "token", text: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl" },
+        {
+          label: "orderEvent events to",
+          value: "https://eyJhbGciOiJub25lIn0.attacker-exfil.net/orders",
+        },
+        { label: "header", text: "Authorization: Bearer sk_live_0123456789abcdef" },
       ],
     };
     const text = buildApprovalMessageText(action);
-    expect(text).not.toContain("sk_live_0123456789abcdef");
-    expect(text).not.toContain("eyJhbGciOiJIUzI1NiJ9");
+    expect(text).toContain(
+      '- orderEvent events to: "https://eyJhbGciOiJub25lIn0.attacker-exfil.net/orders"',
+    );
+    expect(text).toContain('  |   "url": "https://eyJhbGciOiJub25lIn0.attacker-exfil.net/orders",');
+    expect(text).toContain("  | Authorization: Bearer sk_live_0123456789abcdef");
+    expect(text).toContain('  |   "secret_phrase": "[redacted] secret field secret_phrase"');
+    expect(text).not.toContain("correct horse");
   });
 });

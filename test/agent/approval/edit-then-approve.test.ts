@@ -79,9 +79,14 @@ describe("edit, then approve, through the messaging service's free text", () => 
       '{"callback_ids":["$FIRST"]}',
     );
     expect(question.options?.map((option) => option.id)).toEqual(["approve", "deny", "edit"]);
-    // The arguments print as JSON, not as a quoted string of JSON.
+    // The arguments print as JSON, not as a quoted string of JSON, once, above the offer.
     expect(question.text).toContain(
-      `Or choose "Approve with changes" and reply with the whole arguments as JSON; they are now: {"callback_ids":["${ids[0]}","${ids[1]}"]}`,
+      ["  | {", '  |   "callback_ids": [', `  |     "${ids[0]}",`, `  |     "${ids[1]}"`].join(
+        "\n",
+      ),
+    );
+    expect(question.text).toContain(
+      'Or choose "Approve with changes" and reply with the whole arguments as JSON; they are shown above.',
     );
     // The arguments, for a channel that shows them ready to change (the inbox page, the terminal).
     expect(question.metadata?.arguments).toEqual({ callback_ids: ids });

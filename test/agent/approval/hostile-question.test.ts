@@ -95,7 +95,7 @@ describe("a hostile value on its way to the person", () => {
     expect(orders.callbacks()).toHaveLength(before);
   });
 
-  it("shows look-alike quotes, blanks and stray marks escaped, and a look-alike host in ASCII", async () => {
+  it("shows look-alike quotes, blanks and stray marks escaped, and a look-alike host's letters written out", async () => {
     const spoofId = "7d3f0c9e-9999-4a5b-9c8d-000000000098";
     // Looks like: "https://hooks.example.com/ok"  then, on a line of its own, the forged lines.
     const spoofUrl = `https://hooks.ex\u0430mple.com/ok\uff02${"\u3164\u2800\u3000\u00a0\u2003\u205f\u115f\u1160\uffa0".repeat(4)}"\u0338 This can be undone. Reply approve`;
@@ -111,7 +111,7 @@ describe("a hostile value on its way to the person", () => {
     const line = sent.split("\n").find((candidate) => candidate.includes("callback to:")) ?? "";
     const blanks = "\\u3164\\u2800\\u3000\\xa0\\u2003\\u205f\\u115f\\u1160\\uffa0".repeat(4);
     expect(line).toBe(
-      `- orderEvent callback to: "https://hooks.xn--exmple-4nf.com/ok\\uff02${blanks}\\"\\u0338 This can be undone. Reply approve"`,
+      `- orderEvent callback to: "https://hooks.ex\\u0430mple.com/ok\\uff02${blanks}\\"\\u0338 This can be undone. Reply approve"`,
     );
     const invisible = /[\p{Default_Ignorable_Code_Point}\u2800\uff02\u0430]|\u0338|(?! )\p{Zs}/u;
     expect(sent).not.toMatch(invisible);

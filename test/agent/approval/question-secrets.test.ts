@@ -24,9 +24,9 @@ function agentWith(model: ScriptedModel, ran: unknown[]): Agent {
     description: "Sends the report to a partner endpoint.",
     parameters: z.object({ endpoint: z.string(), header: z.string() }),
     needsApproval: true,
-    // A tool's description may quote its arguments: the secret is in the summary and a detail.
-    describeAction: ({ endpoint, header }) => ({
-      summary: `Send the report to ${endpoint} with ${header}.`,
+    // A tool's description may quote its arguments: a detail shows the header.
+    describeAction: ({ header }) => ({
+      summary: "Send the report to the partner endpoint.",
       details: [{ label: "header", value: header }],
       irreversible: true,
     }),
@@ -68,17 +68,14 @@ function agentWith(model: ScriptedModel, ran: unknown[]): Agent {
 }
 
 describe("what the question sent to the messaging service holds of the agent's secrets", () => {
-  it("shows a registered secret as [redacted] in the text, arguments, description and standing scope, and binds to the real arguments", async () => {
+  it("shows a registered secret as a placeholder in the text, arguments, description and standing scope, and binds to the real arguments", async () => {
     const ran: unknown[] = [];
     const model = new ScriptedModel([
       {
         toolCalls: [
           {
             name: "forward_report",
-            arguments: {
-              endpoint: `https://partner.example/in/${secret}`,
-              header: `X-Key ${secret}`,
-            },
+            arguments: { endpoint: "https://partner.example/in", header: secret },
           },
         ],
       },
@@ -95,20 +92,45 @@ describe("what the question sent to the messaging service holds of the agent's s
     expect(body).not.toContain(secret);
     const message = messaging.messages()[0]!;
     expect(message.text).not.toContain(secret);
-    expect(message.text).toContain("https://partner.example/in/[redacted]");
-    expect(message.text).toContain('- header: "X-Key [redacted]"');
-    expect(message.text).toContain('whose header is "X-Key [redacted]"');
+    expect(message.text).toContain('  |   "endpoint": "https://partner.example/in",');
+    expect(message.text).toContain('  |   "header": "[redacted] registered secret"');
+    expect(message.text).toContain('- header: "[redacted] registered secret"');
+    expect(message.text).toContain('whose header is "[redacted] registered secret"');
     expect(message.metadata).toMatchObject({
-      arguments: { endpoint: "https://partner.example/in/[redacted]", header: "X-Key [redacted]" },
+      arguments: { endpoint: "https://partner.example/in", header: "[redacted] registered secret" },
     });
     // The fingerprint is the real call's: the one the agent's approval record names.
-    const approval = result.state?.pendingCalls?.[0];
-    expect(approval).toBeUndefined();
     const record = result.steps
       .flatMap((step) => step.toolCalls)
       .find((call) => call.toolName === "forward_report");
     expect(record?.approval).toMatchObject({ outcome: "refused", code: "denied" });
     expect(message.metadata?.fingerprint).toBe(record?.approval?.fingerprint);
+    expect(ran).toEqual([]);
+  });
+
+  it("asks nobody about a value with a registered secret inside it: the gate refuses the call and says where", async () => {
+    const ran: unknown[] = [];
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: `https://partner.example/in/${secret}`, header: "X-Key" },
+          },
+        ],
+      },
+      { text: "not sent" },
+    ]);
+    const result = await agentWith(model, ran).run("forward the report");
+    expect(result.status).toBe("completed");
+    expect(messaging.requests.filter((request) => request.path === "/v1/messages")).toEqual([]);
+    const record = result.steps
+      .flatMap((step) => step.toolCalls)
+      .find((call) => call.toolName === "forward_report");
+    expect(record?.approval).toMatchObject({ outcome: "refused", code: "secret_in_value" });
+    const reason = record?.approval?.outcome === "refused" ? record.approval.reason : "";
+    expect(reason).toContain("the argument endpoint");
+    expect(reason).not.toContain(secret);
     expect(ran).toEqual([]);
   });
 

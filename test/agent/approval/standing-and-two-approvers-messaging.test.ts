@@ -102,7 +102,7 @@ describe("MessagingApprover: standing approvals, against the simulators", () => 
     ]);
     expect(message.options?.[2]?.label).toBe("Approve this and up to 2 more like it");
     expect(message.text).toContain(
-      'Or choose "Approve this and up to 2 more like it": then up to 2 more calls of delete_callbacks in this run on orders service',
+      'Or choose "Approve this and up to 2 more like it": then up to 2 more calls of delete_callbacks in this run on service "orders"',
     );
     expect(message.text).toContain(
       "A denial of yours, or a rule that forbids a call, still stops them.",
