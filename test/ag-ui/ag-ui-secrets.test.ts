@@ -6,6 +6,7 @@ import { afterEach, expect, it } from "vitest";
 import { z } from "zod";
 import { AgUiApprover, createAgUiHandler } from "../../src/ag-ui/index.js";
 import { Agent } from "../../src/agent/agent.js";
+import { registeredSecretPlaceholder } from "../../src/agent/approval/action-view.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
@@ -92,7 +93,10 @@ it("keeps a registered secret out of streamed text and argument deltas when the 
     expect(deltas("TEXT_MESSAGE_CONTENT").join("")).toBe(
       "Deleting [redacted] now.Nothing was deleted.",
     );
-    expect(deltas("TOOL_CALL_ARGS").join("")).toBe('{"ids":["[redacted]"]}');
+    // The arguments go out as the person is asked about them: the secret as the view's placeholder.
+    expect(JSON.parse(deltas("TOOL_CALL_ARGS").join(""))).toEqual({
+      ids: [registeredSecretPlaceholder],
+    });
     expect(JSON.stringify(run.events)).not.toContain(splitSecret);
     expect(run.types).toEqual(
       expect.arrayContaining([
@@ -133,7 +137,7 @@ it("keeps a registered secret the model wrote with JSON \\u escapes out of the t
     const call = client.messages.flatMap((message) =>
       message.role === "assistant" ? (message.toolCalls ?? []) : [],
     )[0];
-    expect(JSON.parse(call!.function.arguments)).toEqual({ ids: ["[redacted]"] });
+    expect(JSON.parse(call!.function.arguments)).toEqual({ ids: [registeredSecretPlaceholder] });
     expect(JSON.stringify(client.messages)).not.toContain("k3y9911");
     expect(server.runs).toEqual([]);
   } finally {
