@@ -388,9 +388,12 @@ describe("public names", () => {
     expect(publicNames["."]?.length).toBeLessThan(241 / 3);
   });
 
-  it("number at most 300 over all entries, a name two entries export counting once (about 480 before the surface was cut)", () => {
+  // 300 when the surface was cut; 310 since the gate came to AI SDK and
+  // Agents SDK apps (approvalGate) and approvers of your own got the view of
+  // an action (ActionView). Grow it only on purpose.
+  it("number at most 310 over all entries, a name two entries export counting once (about 480 before the surface was cut)", () => {
     const distinct = new Set(Object.values(publicNames).flat());
-    expect(distinct.size).toBeLessThanOrEqual(300);
+    expect(distinct.size).toBeLessThanOrEqual(310);
   });
 
   it("resolve the same way in package.json, tsconfig.json and vitest.config.ts", () => {
