@@ -42,6 +42,8 @@ export interface FleetAgentOptions {
    * killed mid-call has most likely sent it). @default 0
    */
   afterCallMs?: number;
+  /** Called when the tool starts, after its start record, before its request (a test may stall there). */
+  onCalling?: ((ids: readonly string[]) => void) | undefined;
   /**
    * Called once the deletion request was answered, before the tool returns
    * (the fleet test's worker may die there: a kill during the call).
@@ -99,6 +101,7 @@ export function fleetAgentOptions(
       irreversible: true,
     }),
     execute: async ({ ids }, context) => {
+      options.onCalling?.(ids);
       const results = await orders.deleteCallbacks(ids, { signal: context.signal });
       options.onCalled?.(ids);
       if (afterCallMs > 0) await sleep(afterCallMs);

@@ -278,3 +278,69 @@ it("three processes launched together on a fresh database all launch: DBOS's mig
   }
   expect(failures).toEqual([]);
 }, 120_000);
+
+it("a process stopped (SIGSTOP) after its start write while another takes its workflow over: the approved deletion is sent once, and the stalled process sends nothing when continued", async () => {
+  const dbosSchema = uniqueSchema("dbos");
+  const runSchema = uniqueSchema("dbos_runs");
+  schemas.push(dbosSchema, runSchema);
+  const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
+  try {
+    const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
+    const [created] = await client.createCallbacks([
+      { url: `https://hooks.example.com/dbos/stop-${randomUUID()}`, message_type: "orderEvent" },
+    ]);
+    const id = created?.id ?? "";
+    const runId = newRunId();
+    const environment = {
+      DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
+      DBOS_TEST_DBOS_SCHEMA: dbosSchema,
+      DBOS_TEST_RUN_SCHEMA: runSchema,
+      DBOS_TEST_SERVICES: JSON.stringify({
+        ordersUrl: orders.url,
+        ordersToken: orders.token,
+        messagingUrl: messaging.url,
+        messagingToken: messaging.token ?? "",
+        approverLinkId: messaging.approverLinkId,
+      }),
+    };
+    const first = await startProcess({
+      ...environment,
+      DBOS_TEST_EXECUTOR: "first",
+      DBOS_TEST_RUNS: JSON.stringify([{ runId, task: `Delete callback ${id}` }]),
+      DBOS_TEST_DIE_AT: "stop-before-call",
+      DBOS_TEST_DIE_FOR: id,
+      // Longer than the stop: the stalled request is not ended by its own timeout.
+      DBOS_TEST_TOOL_TIMEOUT_MS: "20000",
+    });
+    const waiting = await storedRun(
+      store,
+      runId,
+      (state) => state.status === "suspended" && !!state.pendingCalls[0]?.interactionId,
+      "to wait for its answer",
+    );
+    messaging.answerInteraction(waiting.pendingCalls[0]?.interactionId ?? "", "approve");
+    for (let tries = 0; tries < 3_000 && first.dying === undefined; tries++) await sleep(10);
+    expect(first.dying).toBe("stop-before-call");
+    const deletions = () =>
+      orders.requests.filter(
+        (request) => request.method === "DELETE" && JSON.stringify(request.body).includes(id),
+      ).length;
+    // Another executor takes the stalled process's workflow over while it is stopped.
+    const second = await startProcess({
+      ...environment,
+      DBOS_TEST_EXECUTOR: "second",
+      DBOS_TEST_RECOVER_EXECUTOR: "first",
+      DBOS_TEST_TOOL_TIMEOUT_MS: "20000",
+    });
+    expect(second.recovered).toContain(runId);
+    await storedRun(store, runId, (state) => state.status === "completed", "to complete");
+    // Continued after the other completed the run: it must not act any more.
+    first.child.kill("SIGCONT");
+    await sleep(2_000);
+    expect(deletions()).toBe(1);
+    for (const one of [first, second]) one.child.kill("SIGTERM");
+    await Promise.all([first.exited, second.exited]);
+  } finally {
+    await store.close();
+  }
+}, 120_000);

@@ -63,6 +63,13 @@ const options = dbosTestAgentOptions(
   },
   undefined,
   process.env.DBOS_TEST_AFTER_CALL_MS ? Number(process.env.DBOS_TEST_AFTER_CALL_MS) : undefined,
+  (ids) => {
+    // After the start record, before the request: the process stalls (SIGSTOP) there.
+    if (dieAt !== "stop-before-call" || !dieFor || !ids.includes(dieFor)) return;
+    say({ dying: dieAt });
+    process.kill(process.pid, "SIGSTOP");
+  },
+  process.env.DBOS_TEST_TOOL_TIMEOUT_MS ? Number(process.env.DBOS_TEST_TOOL_TIMEOUT_MS) : undefined,
 );
 const approver = options.approver!;
 const ask = approver.ask.bind(approver);

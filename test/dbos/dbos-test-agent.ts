@@ -39,12 +39,15 @@ export function dbosTestAgentOptions(
   onCalled?: (ids: readonly string[]) => void,
   pendingExpiresInSeconds?: number,
   afterCallMs?: number,
+  onCalling?: (ids: readonly string[]) => void,
+  toolTimeoutMs = 2_000,
 ): AgentOptions {
   return fleetAgentOptions(services, {
     model,
     onCalled,
+    onCalling,
     // A call cut by a killed process is reconciled this long after its claim lapsed.
-    toolTimeoutMs: 2_000,
+    toolTimeoutMs,
     pendingExpiresInSeconds,
     ...(afterCallMs !== undefined ? { afterCallMs } : {}),
   });
