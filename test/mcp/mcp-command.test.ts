@@ -132,20 +132,10 @@ describe("switchyard mcp over stdio, as a host starts it", () => {
 
 describe("switchyard mcp --http", () => {
   it("serves over Streamable HTTP with the token from SWITCHYARD_MCP_TOKEN, until SIGTERM", async () => {
-    const token = "token-from-the-environment-0123";
-    const child = spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "deny"], {
-      SWITCHYARD_MCP_TOKEN: token,
-    });
-    const ended = finished(child);
-    let output = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
-    });
+    const token = httpToken;
+    const command = await startHttpCommand(["--approve", "deny"]);
+    const output = command.output();
+    const url = command.url.href;
     expect(output).not.toContain(token);
     expect(output).toContain("always denied by the messaging simulator (--approve deny)");
     const httpClient = new Client({ name: "http-host", version: "1" });
@@ -164,39 +154,22 @@ describe("switchyard mcp --http", () => {
     })) as CallToolResult;
     expect(JSON.parse(textOf(denied))).toMatchObject({ error: "approval_refused", code: "denied" });
     await httpClient.close();
-    child.kill("SIGTERM");
-    const { code, stdout } = await ended;
+    const { code, stdout } = await command.stop();
     expect(code).toBe(0);
     expect(stdout).toBe("");
   });
 
   it("answers a foreign Origin or Host 403, and serves those given with --allowed-origins and --allowed-hosts", async () => {
-    const token = "token-from-the-environment-0123";
-    const child = spawnScript(
-      "src/cli/main.ts",
-      [
-        "mcp",
-        "--http",
-        "0",
-        "--approve",
-        "deny",
-        "--allowed-origins",
-        "http://localhost:5173",
-        "--allowed-hosts",
-        "127.0.0.1,mcp.test",
-      ],
-      { SWITCHYARD_MCP_TOKEN: token },
-    );
-    const ended = finished(child);
-    let output = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
-    });
+    const token = httpToken;
+    const command = await startHttpCommand([
+      "--approve",
+      "deny",
+      "--allowed-origins",
+      "http://localhost:5173",
+      "--allowed-hosts",
+      "127.0.0.1,mcp.test",
+    ]);
+    const url = command.url.href;
     const ping = (origin: string) =>
       fetch(url, {
         method: "POST",
@@ -236,8 +209,7 @@ describe("switchyard mcp --http", () => {
       });
     expect(await withHost(`mcp.test:${port}`)).toBe(200);
     expect(await withHost(`localhost:${port}`)).toBe(403);
-    child.kill("SIGTERM");
-    expect((await ended).code).toBe(0);
+    expect((await command.stop()).code).toBe(0);
   });
 
   it("refuses --allowed-origins without --http, and an origin or a host that is not one", async () => {
