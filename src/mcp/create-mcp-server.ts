@@ -42,8 +42,8 @@ export interface McpServerOptions {
    * the whole call, and only their explicit approve lets it run, once. A
    * client that did not declare the `elicitation` capability cannot be
    * asked, and its gated calls are refused saying so. Needs a connection
-   * that stays open (stdio, or any transport with sessions): the stateless
-   * `serveMcpOverHttp` cannot carry the question back.
+   * that stays open (stdio, or Streamable HTTP with sessions such as
+   * `serveMcpOverHttp`): a stateless HTTP server cannot carry the question back.
    */
   approver: Approver | "elicitation" | undefined;
   /**

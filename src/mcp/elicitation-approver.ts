@@ -121,7 +121,7 @@ function unavailableReason(server: Server): string | undefined {
   const otherwise =
     "use an MCP host that supports elicitation (form mode), or have someone else approve (switchyard mcp --approve browser, or the messaging service through SWITCHYARD_MESSAGING_URL).";
   if (capabilities === undefined) {
-    return `This MCP connection never said what its client can do (a stateless HTTP server sees each request on its own), so the host's user cannot be asked to approve this call: serve over stdio to approve through the host, or ${otherwise}`;
+    return `This MCP connection never said what its client can do (a stateless HTTP server sees each request on its own), so the host's user cannot be asked to approve this call: serve over stdio or over HTTP with sessions (serveMcpOverHttp, switchyard mcp --http) to approve through the host, or ${otherwise}`;
   }
   if (capabilities.elicitation?.form === undefined) {
     return `The MCP client did not declare the elicitation capability (form mode), so its user cannot be asked to approve this call: ${otherwise}`;

@@ -1,15 +1,17 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { maxTimerMs } from "../tools/tool-timeout.js";
 import { mcpSdk } from "./mcp-sdk.js";
 import { allowedHostName, hostName, originOf } from "./request-sources.js";
 
 /** Options of {@link serveMcpOverHttp}. */
 export interface ServeMcpOverHttpOptions {
-  /** Builds the MCP server for one request, e.g. `() => createMcpServer({ tools, approver })`. */
+  /** Builds the MCP server of one session, e.g. `() => createMcpServer({ tools, approver })`. */
   createServer: () => Server;
   /**
    * The bearer token every request must carry (`Authorization: Bearer
@@ -39,6 +41,22 @@ export interface ServeMcpOverHttpOptions {
    * @default []
    */
   allowedOrigins?: readonly string[] | undefined;
+  /**
+   * The most sessions kept at once. An `initialize` beyond it is answered
+   * 503 (nothing is dropped to make room: a session may hold a call waiting
+   * for a person's answer); sessions make room by ending (`DELETE`) or
+   * expiring.
+   * @default 100
+   */
+  maxSessions?: number | undefined;
+  /**
+   * How long a session with no request open may stay unused before it is
+   * ended, in milliseconds. A session with an open request (a call waiting
+   * for its approval, the host's GET stream) never expires. A request naming
+   * an ended session is answered 404, after which the host opens a new one.
+   * @default 1_800_000 (30 minutes)
+   */
+  sessionIdleTimeoutMs?: number | undefined;
   /** The path MCP is served at. @default "/mcp" */
   path?: string | undefined;
   /** Receives one line per failed request. @default silent */
@@ -57,22 +75,33 @@ export interface McpHttpEndpoint {
 export const minimumMcpTokenLength = 16;
 
 /**
- * Serves MCP over Streamable HTTP, stateless: each POST gets its own server
- * and transport (the SDK's `StreamableHTTPServerTransport`), so requests of
- * many clients never share state and a server holds nothing between calls.
- * Every request needs the bearer token (compared in constant time); GET and
- * DELETE, which only sessions use, are answered 405. Before anything else, a
- * request whose `Host` header is not one of `allowedHosts`, or whose
- * `Origin` header is neither the server's own origin nor one of
- * `allowedOrigins`, is answered 403 with a JSON-RPC error (DNS rebinding
- * protection).
+ * Serves MCP over Streamable HTTP with sessions: an `initialize` request
+ * opens one (a server from `createServer` and the SDK's
+ * `StreamableHTTPServerTransport`, named by a random `Mcp-Session-Id` the
+ * SDK's transport mints with `crypto.randomUUID`), and every later request
+ * of that host names it. A session keeps what its host declared it can do,
+ * so the server can ask the host's user (elicitation) on the stream of the
+ * call it is about, even when the host never opens the optional GET stream.
+ * `DELETE` with the header ends a session; one unused for
+ * `sessionIdleTimeoutMs` ends by itself; at most `maxSessions` are kept. A
+ * call still waiting for its approval when its session ends (`DELETE`, or
+ * `close()`) is refused and does not run.
  *
- * @throws ConfigurationError when the token is missing or short, or an
- * allowed host or origin is not one (or none is given for a wildcard `host`).
+ * Every request needs the bearer token (compared in constant time). Before
+ * anything else, a request whose `Host` header is not one of
+ * `allowedHosts`, or whose `Origin` header is neither the server's own
+ * origin nor one of `allowedOrigins`, is answered 403 with a JSON-RPC error
+ * (DNS rebinding protection). A request without a session other than
+ * `initialize` is answered 400, one naming an unknown or ended session 404,
+ * each saying what to send instead.
+ *
+ * @throws ConfigurationError when the token is missing or short, an allowed
+ * host or origin is not one (or none is given for a wildcard `host`), or
+ * `maxSessions` or `sessionIdleTimeoutMs` is not a positive whole number.
  *
  * @example
  * const endpoint = await serveMcpOverHttp({
- *   createServer: () => createMcpServer({ tools, approver }),
+ *   createServer: () => createMcpServer({ tools, approver: "elicitation" }),
  *   token: process.env.SWITCHYARD_MCP_TOKEN!,
  *   port: 8931,
  * });
@@ -88,14 +117,30 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
   const problems: string[] = [];
   const allowedHosts = readAllowedHosts(options.allowedHosts, listenHost, problems);
   const extraOrigins = readAllowedOrigins(options.allowedOrigins, problems);
+  const maxSessions = readWholeNumber(
+    "maxSessions",
+    options.maxSessions,
+    defaultMaxMcpSessions,
+    problems,
+  );
+  const idleTimeoutMs = readWholeNumber(
+    "sessionIdleTimeoutMs",
+    options.sessionIdleTimeoutMs,
+    defaultMcpSessionIdleTimeoutMs,
+    problems,
+  );
   if (problems.length > 0) {
     throw new ConfigurationError(problems.map((problem) => `serveMcpOverHttp: ${problem}`));
   }
   const { StreamableHTTPServerTransport } = mcpSdk.streamableHttp("serveMcpOverHttp");
+  const { isInitializeRequest } = mcpSdk.types("serveMcpOverHttp");
   const allowedOrigins = new Set(extraOrigins);
   const expected = digest(options.token);
   const path = options.path ?? "/mcp";
   const logger = componentLogger(options.logger, "mcp-http");
+  const sessions = new Map<string, McpSession>();
+  /** Sessions whose `initialize` is being answered: they count against the cap. */
+  let opening = 0;
   const httpServer = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       logger.warn({ error: (error as Error)?.message }, "MCP request failed");
@@ -121,20 +166,122 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
       sendError(response, 401, -32001, "Unauthorized: send Authorization: Bearer <token>.");
       return;
     }
-    if (request.method !== "POST") {
-      response.setHeader("Allow", "POST");
-      sendError(response, 405, -32000, "Method not allowed: this server is stateless; send POST.");
+    const sessionId = request.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (session === undefined) {
+        sendError(
+          response,
+          404,
+          -32001,
+          "Session not found: it was ended (DELETE) or expired unused; open a new one with an initialize request without Mcp-Session-Id.",
+        );
+        return;
+      }
+      keepOpenWhile(session, response);
+      await session.transport.handleRequest(request, response);
       return;
     }
+    if (request.method !== "POST") {
+      response.setHeader("Allow", "POST");
+      sendError(
+        response,
+        request.method === "GET" || request.method === "DELETE" ? 400 : 405,
+        -32000,
+        `Bad Request: ${request.method} needs the Mcp-Session-Id header of a session; open one with a POST of an initialize request.`,
+      );
+      return;
+    }
+    const body = await readJsonBody(request);
+    if (body === invalidBody) {
+      sendError(response, 400, -32700, "Parse error: the body is not JSON of at most 4 MB.");
+      return;
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (!messages.some((message) => isInitializeRequest(message))) {
+      sendError(
+        response,
+        400,
+        -32000,
+        "Bad Request: no Mcp-Session-Id header. This server keeps sessions: send an initialize request first, then the Mcp-Session-Id header it answers with on every request.",
+      );
+      return;
+    }
+    if (sessions.size + opening >= maxSessions) {
+      response.setHeader("Retry-After", "60");
+      sendError(
+        response,
+        503,
+        -32000,
+        `Service Unavailable: this server keeps at most ${maxSessions} sessions and all are in use; try again once one ends (a host ends its session with DELETE, an unused one expires).`,
+      );
+      return;
+    }
+    opening += 1;
+    try {
+      await openSession(request, response, body);
+    } finally {
+      opening -= 1;
+    }
+  }
+
+  async function openSession(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
     const server = options.createServer();
-    // Without a session id generator the transport is stateless.
-    const transport = new StreamableHTTPServerTransport({});
+    const session: McpSession = {
+      server,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+        },
+        // DELETE: the transport closes itself (and so its server) after this.
+        onsessionclosed: (id) => {
+          forget(id);
+        },
+      }),
+      openRequests: 0,
+      idleTimer: undefined,
+    };
+    await server.connect(session.transport);
+    keepOpenWhile(session, response);
+    await session.transport.handleRequest(request, response, body);
+    // An initialize the transport refused opened no session.
+    if (session.transport.sessionId === undefined) await server.close().catch(() => {});
+  }
+
+  /** Counts the request as open until its response closes; the last one to close starts the idle clock. */
+  function keepOpenWhile(session: McpSession, response: ServerResponse): void {
+    session.openRequests += 1;
+    clearTimeout(session.idleTimer);
+    session.idleTimer = undefined;
     response.on("close", () => {
-      transport.close().catch(() => {});
-      server.close().catch(() => {});
+      session.openRequests -= 1;
+      const id = session.transport.sessionId;
+      if (session.openRequests > 0 || id === undefined || !sessions.has(id)) return;
+      session.idleTimer = setTimeout(() => {
+        logger.info({ sessionId: id }, "MCP session expired unused");
+        end(id);
+      }, idleTimeoutMs);
+      session.idleTimer.unref();
     });
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
+  }
+
+  function forget(id: string): McpSession | undefined {
+    const session = sessions.get(id);
+    sessions.delete(id);
+    clearTimeout(session?.idleTimer);
+    return session;
+  }
+
+  /** Ends a session: a call still waiting on it gets its approval question refused. */
+  function end(id: string): void {
+    forget(id)
+      ?.server.close()
+      .catch(() => {});
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -152,12 +299,64 @@ export async function serveMcpOverHttp(options: ServeMcpOverHttpOptions): Promis
   }
   return {
     url: `http://${host}:${address.port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      for (const id of [...sessions.keys()]) end(id);
+      await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
-      }),
+      });
+    },
   };
+}
+
+/** The default of {@link ServeMcpOverHttpOptions.maxSessions}. */
+const defaultMaxMcpSessions = 100;
+/** The default of {@link ServeMcpOverHttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
+const defaultMcpSessionIdleTimeoutMs = 30 * 60_000;
+/** The largest request body read, as the SDK's transport allows. */
+const maxBodyBytes = 4 * 1024 * 1024;
+const invalidBody = Symbol("invalid body");
+
+/** One host's session: its server, its transport, and what keeps it from expiring. */
+interface McpSession {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  /** Requests of the session whose responses are still open (a waiting call, the GET stream). */
+  openRequests: number;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/** The request's body parsed as JSON, or {@link invalidBody} when it is not JSON or is too large. */
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) return invalidBody;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return invalidBody;
+  }
+}
+
+/** A whole number above zero that a Node timer keeps, or the default when absent. */
+function readWholeNumber(
+  name: string,
+  given: number | undefined,
+  fallback: number,
+  problems: string[],
+): number {
+  if (given === undefined) return fallback;
+  if (!Number.isInteger(given) || given <= 0 || given > maxTimerMs) {
+    problems.push(
+      `${name} must be a whole number from 1 to ${maxTimerMs}; got ${JSON.stringify(given)}.`,
+    );
+    return fallback;
+  }
+  return given;
 }
 
 const loopbackNames = ["localhost", "127.0.0.1", "[::1]"];

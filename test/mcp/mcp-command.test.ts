@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
+  CallToolResultSchema,
   ElicitRequestSchema,
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
 import { finished, repositoryRoot, runSwitchyard, spawnScript } from "../cli/spawn-switchyard.js";
-import { secretsOf, textOf } from "./mcp-test-kit.js";
+import { initializeBody, secretsOf, textOf } from "./mcp-test-kit.js";
 
 const answers: AnswerChoice[] = [];
 let simulators: Simulators;
@@ -131,20 +132,10 @@ describe("switchyard mcp over stdio, as a host starts it", () => {
 
 describe("switchyard mcp --http", () => {
   it("serves over Streamable HTTP with the token from SWITCHYARD_MCP_TOKEN, until SIGTERM", async () => {
-    const token = "token-from-the-environment-0123";
-    const child = spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "deny"], {
-      SWITCHYARD_MCP_TOKEN: token,
-    });
-    const ended = finished(child);
-    let output = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
-    });
+    const token = httpToken;
+    const command = await startHttpCommand(["--approve", "deny"]);
+    const output = command.output();
+    const url = command.url.href;
     expect(output).not.toContain(token);
     expect(output).toContain("always denied by the messaging simulator (--approve deny)");
     const httpClient = new Client({ name: "http-host", version: "1" });
@@ -163,39 +154,22 @@ describe("switchyard mcp --http", () => {
     })) as CallToolResult;
     expect(JSON.parse(textOf(denied))).toMatchObject({ error: "approval_refused", code: "denied" });
     await httpClient.close();
-    child.kill("SIGTERM");
-    const { code, stdout } = await ended;
+    const { code, stdout } = await command.stop();
     expect(code).toBe(0);
     expect(stdout).toBe("");
   });
 
   it("answers a foreign Origin or Host 403, and serves those given with --allowed-origins and --allowed-hosts", async () => {
-    const token = "token-from-the-environment-0123";
-    const child = spawnScript(
-      "src/cli/main.ts",
-      [
-        "mcp",
-        "--http",
-        "0",
-        "--approve",
-        "deny",
-        "--allowed-origins",
-        "http://localhost:5173",
-        "--allowed-hosts",
-        "127.0.0.1,mcp.test",
-      ],
-      { SWITCHYARD_MCP_TOKEN: token },
-    );
-    const ended = finished(child);
-    let output = "";
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr?.on("data", (chunk: Buffer) => {
-        output += chunk.toString("utf8");
-        const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.on("exit", () => reject(new Error(`exited early: ${output}`)));
-    });
+    const token = httpToken;
+    const command = await startHttpCommand([
+      "--approve",
+      "deny",
+      "--allowed-origins",
+      "http://localhost:5173",
+      "--allowed-hosts",
+      "127.0.0.1,mcp.test",
+    ]);
+    const url = command.url.href;
     const ping = (origin: string) =>
       fetch(url, {
         method: "POST",
@@ -205,7 +179,7 @@ describe("switchyard mcp --http", () => {
           Authorization: `Bearer ${token}`,
           Origin: origin,
         },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        body: initializeBody,
       });
     const foreign = await ping("https://evil.example.com");
     expect(foreign.status).toBe(403);
@@ -231,12 +205,11 @@ describe("switchyard mcp --http", () => {
           },
         );
         outgoing.on("error", reject);
-        outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+        outgoing.end(initializeBody);
       });
     expect(await withHost(`mcp.test:${port}`)).toBe(200);
     expect(await withHost(`localhost:${port}`)).toBe(403);
-    child.kill("SIGTERM");
-    expect((await ended).code).toBe(0);
+    expect((await command.stop()).code).toBe(0);
   });
 
   it("refuses --allowed-origins without --http, and an origin or a host that is not one", async () => {
@@ -310,6 +283,39 @@ describe("switchyard mcp --http", () => {
   });
 });
 
+/**
+ * Two calls deleting the first and the second callback, which the host's
+ * user is asked about (and answers approve, then deny): their results, and
+ * the bodies of the deletions that reached the orders service meanwhile.
+ */
+async function approveThenDeny(host: Client): Promise<{
+  callbacks: string[];
+  approved: CallToolResult;
+  denied: CallToolResult;
+  deleted: unknown[];
+}> {
+  const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+  const deletions = () =>
+    simulators.orders.requests.filter((request) => request.method === "DELETE");
+  const before = deletions().length;
+  const approved = (await host.callTool({
+    name: "delete_callbacks",
+    arguments: { callback_ids: [callbacks[0]!] },
+  })) as CallToolResult;
+  const denied = (await host.callTool({
+    name: "delete_callbacks",
+    arguments: { callback_ids: [callbacks[1]!] },
+  })) as CallToolResult;
+  return {
+    callbacks,
+    approved,
+    denied,
+    deleted: deletions()
+      .slice(before)
+      .map((request) => request.body),
+  };
+}
+
 /** `switchyard mcp --approve elicit` started by a host over stdio, whose user answers with `answer`. */
 async function elicitingHost(
   flags: readonly string[],
@@ -356,21 +362,10 @@ describe("switchyard mcp --approve elicit over stdio", () => {
     try {
       expect(output()).toContain("asked of the MCP host's user");
       expect(output()).toContain("who has 10 minutes to answer each");
-      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
-      const deletions = () =>
-        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
-      const before = deletions();
-      const approved = (await host.callTool({
-        name: "delete_callbacks",
-        arguments: { callback_ids: [callbacks[0]!] },
-      })) as CallToolResult;
-      const denied = (await host.callTool({
-        name: "delete_callbacks",
-        arguments: { callback_ids: [callbacks[1]!] },
-      })) as CallToolResult;
+      const { callbacks, approved, denied, deleted } = await approveThenDeny(host);
       expect(approved.isError).toBeFalsy();
       expect(denied.isError).toBe(true);
-      expect(deletions() - before).toBe(1);
+      expect(deleted).toHaveLength(1);
       expect(messages).toHaveLength(2);
       expect(messages[0]).toContain("Tool: delete_callbacks");
       expect(messages[0]).toContain(callbacks[0]!);
@@ -425,13 +420,211 @@ describe("switchyard mcp --approve elicit over stdio", () => {
     expect(endless.code).toBe(2);
     expect(endless.stderr).toContain("--elicitation-timeout can be at most 24 days");
   });
+});
 
-  it("refuses --approve elicit over HTTP, whose requests stand alone", async () => {
-    const { code, stderr: errors } = await finished(
-      spawnScript("src/cli/main.ts", ["mcp", "--http", "0", "--approve", "elicit"]),
+/** `switchyard mcp --http 0` started with `flags`, once it says where it listens. */
+async function startHttpCommand(
+  flags: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{
+  url: URL;
+  output: () => string;
+  stop: () => Promise<Awaited<ReturnType<typeof finished>>>;
+}> {
+  const child = spawnScript("src/cli/main.ts", ["mcp", "--http", "0", ...flags], {
+    SWITCHYARD_MCP_TOKEN: httpToken,
+    ...env,
+  });
+  const ended = finished(child);
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const match = /Streamable HTTP at (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on("exit", () => reject(new Error(`exited early: ${output}`)));
+  });
+  return {
+    url: new URL(url),
+    output: () => output,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return ended;
+    },
+  };
+}
+
+const httpToken = "token-from-the-environment-0123";
+
+/**
+ * An MCP host over HTTP whose user answers with `answer`. It never opens the
+ * optional GET stream (its fetch answers every GET itself with 405, as the
+ * spec lets a server do), so the question can only come on the call's own
+ * POST stream; `requests` lists the methods it sent.
+ */
+async function elicitingHttpHost(
+  url: URL,
+  answer: (message: string) => Promise<ElicitResult> | ElicitResult,
+): Promise<{ host: Client; transport: StreamableHTTPClientTransport; requests: string[] }> {
+  const requests: string[] = [];
+  const postOnly: typeof fetch = (input, init) => {
+    const method = init?.method ?? "GET";
+    requests.push(method);
+    return method === "GET"
+      ? Promise.resolve(new Response(null, { status: 405 }))
+      : fetch(input, init);
+  };
+  const host = new Client(
+    { name: "elicit-http-host", version: "1.0.0" },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  host.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
+  const transport = new StreamableHTTPClientTransport(url, {
+    fetch: postOnly,
+    requestInit: { headers: { Authorization: `Bearer ${httpToken}` } },
+  });
+  await host.connect(transport);
+  return { host, transport, requests };
+}
+
+const elicitEnvironment = () => ({
+  SWITCHYARD_ORDERS_URL: simulators.orders.url,
+  SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+  SWITCHYARD_STATE_DIR: stateDirectory,
+});
+
+describe("switchyard mcp --http --approve elicit", () => {
+  it("asks the host's user on the call's own stream, runs what they approve and not what they deny", async () => {
+    const command = await startHttpCommand(
+      ["--tools", "orders", "--approve", "elicit"],
+      elicitEnvironment(),
     );
-    expect(code).toBe(2);
-    expect(errors).toContain("--approve elicit needs a connection that stays open");
+    const messages: string[] = [];
+    const decisions = ["approve", "deny"];
+    const { host, requests, transport } = await elicitingHttpHost(command.url, (message) => {
+      messages.push(message);
+      return { action: "accept", content: { decision: decisions.shift() ?? "deny" } };
+    });
+    try {
+      expect(command.output()).toContain("asked of the MCP host's user");
+      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      const { callbacks, approved, denied, deleted } = await approveThenDeny(host);
+      expect(approved.isError).toBeFalsy();
+      expect(denied.isError).toBe(true);
+      expect(JSON.parse(textOf(denied))).toMatchObject({
+        error: "approval_refused",
+        code: "denied",
+      });
+      expect(deleted).toEqual([[callbacks[0]!]]);
+      expect(messages).toHaveLength(2);
+      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(decidedRuns(command.output())).toHaveLength(2);
+      // Nothing reached the host but on the POSTs of its calls.
+      expect(requests.filter((method) => method === "GET").length).toBeLessThanOrEqual(1);
+    } finally {
+      await host.close();
+      expect((await command.stop()).code).toBe(0);
+    }
+  });
+
+  it("waits --elicitation-timeout, sending progress, then does not run the call", async () => {
+    const command = await startHttpCommand(
+      ["--tools", "orders", "--approve", "elicit", "--elicitation-timeout", "2s"],
+      elicitEnvironment(),
+    );
+    // The host's user never answers.
+    const { host } = await elicitingHttpHost(
+      command.url,
+      () => new Promise<ElicitResult>(() => {}),
+    );
+    try {
+      expect(command.output()).toContain("who has 2 seconds to answer each");
+      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+      const deletions = () =>
+        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
+      const before = deletions();
+      const progress: string[] = [];
+      const expired = (await host.callTool(
+        { name: "delete_callbacks", arguments: { callback_ids: [callbacks.at(-1)!] } },
+        CallToolResultSchema,
+        { onprogress: (update) => progress.push(update.message ?? "") },
+      )) as CallToolResult;
+      expect(expired.isError).toBe(true);
+      expect(JSON.parse(textOf(expired))).toMatchObject({ error: "approval_expired" });
+      expect(textOf(expired)).toContain("within 2 seconds");
+      expect(progress[0]).toMatch(/^Waiting for a person to approve: /);
+      expect(deletions()).toBe(before);
+      expect(command.output()).toMatch(
+        /^Approval expired for delete_callbacks: switchyard audit show \S+$/m,
+      );
+    } finally {
+      await host.close();
+      await command.stop();
+    }
+  });
+
+  it("ends a session on DELETE, refusing its waiting call, and tells a host without a session what to send", async () => {
+    const command = await startHttpCommand(
+      ["--tools", "orders", "--approve", "elicit"],
+      elicitEnvironment(),
+    );
+    let asked: () => void = () => {};
+    const question = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const { host, transport } = await elicitingHttpHost(command.url, () => {
+      asked();
+      // The host's user is still reading when the session ends.
+      return new Promise<ElicitResult>(() => {});
+    });
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(command.url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          Authorization: `Bearer ${httpToken}`,
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    try {
+      const sessionless = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+      expect(sessionless.status).toBe(400);
+      expect(
+        ((await sessionless.json()) as { error: { message: string } }).error.message,
+      ).toContain(
+        "This server keeps sessions: send an initialize request first, then the Mcp-Session-Id header",
+      );
+      const callbacks = simulators.orders.state.callbacks.map((callback) => callback.id);
+      const deletions = () =>
+        simulators.orders.requests.filter((request) => request.method === "DELETE").length;
+      const before = deletions();
+      const call = host.callTool({
+        name: "delete_callbacks",
+        arguments: { callback_ids: [callbacks[0]!] },
+      });
+      call.catch(() => {});
+      await question;
+      const sessionId = transport.sessionId!;
+      await transport.terminateSession();
+      // The session's end aborted the waiting call: the command's trail says so, and nothing ran.
+      const refusal = /^Approval refused \(aborted\) for delete_callbacks: /m;
+      while (!refusal.test(command.output())) await delay(50);
+      expect(deletions()).toBe(before);
+      const ended = await post(
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { "Mcp-Session-Id": sessionId, "Mcp-Protocol-Version": "2025-11-25" },
+      );
+      expect(ended.status).toBe(404);
+      expect(((await ended.json()) as { error: { message: string } }).error.message).toContain(
+        "Session not found",
+      );
+    } finally {
+      await host.close().catch(() => {});
+      await command.stop();
+    }
   });
 });
 

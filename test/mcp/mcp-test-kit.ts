@@ -55,3 +55,15 @@ export function deleteOrderTool(ran: string[]) {
     },
   });
 }
+
+/** An initialize request as a raw HTTP body: it opens a session of `serveMcpOverHttp`. */
+export const initializeBody = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "raw-fetch", version: "1" },
+  },
+});

@@ -11,18 +11,10 @@ import {
   serveMcpOverHttp,
 } from "../../src/mcp/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { initializeBody } from "./mcp-test-kit.js";
 
 const token = "origin-test-token-0123456789";
-const initialize = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "raw-fetch", version: "1" },
-  },
-});
+const initialize = initializeBody;
 let ran = 0;
 let serversCreated = 0;
 const endpoints: McpHttpEndpoint[] = [];

@@ -69,11 +69,6 @@ export async function mcpCommand(
   const given = overHttp ? readMcpToken(io.env) : undefined;
   for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
   const elicit = args.approve === "elicit";
-  if (elicit && overHttp) {
-    throw usageError(
-      "--approve elicit needs a connection that stays open, for the host to carry the question to its user and back; the HTTP server is stateless (each request stands alone). Serve over stdio (leave --http out), or use --approve ask|browser|approve|deny over HTTP.",
-    );
-  }
   // With elicit the host's user answers; the messaging simulator, never asked, denies.
   const mode = elicit
     ? "deny"
