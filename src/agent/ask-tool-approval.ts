@@ -1,9 +1,14 @@
 import type { Logger } from "pino";
 import { actionFingerprint } from "../internal/canonical-json.js";
 import type { ToolContext } from "../tools/tool.js";
+import {
+  type ApprovalAuditSinks,
+  publishApprovalDecision,
+} from "./approval/approval-audit-record.js";
 import { newApprovalId } from "./approval/approval-id.js";
+import { unwrappedApprover } from "./approval/redacting-approver.js";
 import { consultApprover } from "./approval-gate.js";
-import type { Approver } from "./approver.js";
+import type { ApprovalContext, Approver } from "./approver.js";
 
 /** What a tool asks a person to approve mid-call (see `ToolContext.askApproval`). */
 export type ToolApprovalRequest = Parameters<NonNullable<ToolContext["askApproval"]>>[0];
@@ -16,14 +21,22 @@ export interface ToolApprovalAsker {
   /** The call whose tool asks. */
   toolCallId: string;
   runId?: string | undefined;
+  /** Binds an interaction to its question in the run's store (`ApprovalContext.bindInteraction`). */
+  bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
+  /** Where the decision's audit record goes, as every other decision's; none is written without. */
+  audit?: ApprovalAuditSinks | undefined;
 }
 
 /**
  * Puts a tool's own question to the approver through the gate's judging
  * (`consultApprover`), under an approval id minted for it and bound to its
  * fingerprint: `true` only for an approval of exactly these arguments, not
- * edited; anything else, no approver included, is `false`. Nothing is
- * spent or recorded: it lets no call run, only the tool answer for the person.
+ * edited; anything else, no approver included, is `false`. The approver may
+ * bind its interaction in the run's store, as for the run's own calls, and
+ * the decision is published as every decision is (one audit record, under
+ * the question's own tool name); an approval whose record cannot be written
+ * is `false`. Nothing is spent: it lets no call run, only the tool answer
+ * for the person.
  */
 export async function askToolApproval(
   request: ToolApprovalRequest,
@@ -37,17 +50,54 @@ export async function askToolApproval(
     fingerprint: actionFingerprint(request.toolName, request.arguments),
     description: request.description,
   };
-  const [decision] = await consultApprover({
+  const requestedAt = new Date();
+  const [asked] = await consultApprover({
     approver: asker.approver,
     actions: [action],
     signal: asker.signal,
     logger: asker.logger,
     ...(asker.runId !== undefined ? { runId: asker.runId } : {}),
+    ...(asker.bindInteraction !== undefined ? { bindInteraction: asker.bindInteraction } : {}),
   });
+  const decision =
+    asked !== undefined && asker.audit !== undefined
+      ? await publishApprovalDecision(
+          asker.audit,
+          { toolName: request.toolName, toolCallId: asker.toolCallId, runId: asker.runId },
+          asked,
+          requestedAt,
+        )
+      : asked;
   const approved = decision?.outcome === "approved" && decision.edited === undefined;
   asker.logger.info(
     { toolName: request.toolName, toolCallId: asker.toolCallId, approved },
     `the approver ${approved ? "approved" : "did not approve"} ${request.toolName}, asked by the tool`,
   );
   return approved;
+}
+
+/** The approver behind each `askApproval` made by {@link toolApprovalAsk}. */
+const approverOfAsk = new WeakMap<NonNullable<ToolContext["askApproval"]>, Approver>();
+
+/**
+ * A tool's `askApproval` for one call: {@link askToolApproval} of
+ * `approver`, the rest of the asker made when a question is asked;
+ * {@link approverAskedBy} names its approver.
+ */
+export function toolApprovalAsk(
+  approver: Approver,
+  askerOf: () => Omit<ToolApprovalAsker, "approver">,
+): NonNullable<ToolContext["askApproval"]> {
+  const ask = (request: ToolApprovalRequest) =>
+    askToolApproval(request, { ...askerOf(), approver });
+  approverOfAsk.set(ask, unwrappedApprover(approver));
+  return ask;
+}
+
+/**
+ * The approver an `askApproval` puts its questions to, as the application
+ * gave it, when {@link toolApprovalAsk} made it; `undefined` for any other.
+ */
+export function approverAskedBy(ask: ToolContext["askApproval"]): Approver | undefined {
+  return ask === undefined ? undefined : approverOfAsk.get(ask);
 }

@@ -4,7 +4,7 @@ import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
 import { fingerprintOf } from "./approval/fingerprint-check.js";
-import { askToolApproval } from "./ask-tool-approval.js";
+import { toolApprovalAsk } from "./ask-tool-approval.js";
 import { describeThrown } from "./describe-thrown.js";
 import { ToolExecutionError, ToolTimeoutError } from "./errors.js";
 import { neverAborted } from "./never-aborted.js";
@@ -127,12 +127,12 @@ function askApprovalOf(
 ): ToolContext["askApproval"] {
   const { approver } = environment;
   if (approver === undefined) return undefined;
-  return (request) =>
-    askToolApproval(request, {
-      approver,
-      signal: source.signal,
-      logger: logger(),
-      toolCallId,
-      runId: environment.journal.runId,
-    });
+  return toolApprovalAsk(approver, () => ({
+    signal: source.signal,
+    logger: logger(),
+    toolCallId,
+    runId: environment.journal.runId,
+    bindInteraction: environment.bindInteraction,
+    audit: environment.audit,
+  }));
 }

@@ -1,7 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Approver } from "../agent/approver.js";
-import { askToolApproval, type ToolApprovalRequest } from "../agent/ask-tool-approval.js";
+import {
+  approverAskedBy,
+  askToolApproval,
+  type ToolApprovalRequest,
+} from "../agent/ask-tool-approval.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
 import type { ToolContext } from "../tools/tool.js";
@@ -31,6 +35,8 @@ export interface ElicitationAnswerers {
 /** A tool call of an agent in progress on a client: whom its server's questions can reach. */
 interface CallInProgress {
   askApproval: ToolContext["askApproval"];
+  /** The approver `askApproval` asks, when known. */
+  approver: Approver | undefined;
   logger: Logger;
 }
 
@@ -49,7 +55,11 @@ export function callInProgress(client: Client, context: ToolContext): () => void
     calls = new Set();
     callsInProgress.set(client, calls);
   }
-  const call: CallInProgress = { askApproval: context.askApproval, logger: context.logger };
+  const call: CallInProgress = {
+    askApproval: context.askApproval,
+    approver: approverAskedBy(context.askApproval),
+    logger: context.logger,
+  };
   calls.add(call);
   return () => {
     calls.delete(call);
@@ -60,8 +70,12 @@ export function callInProgress(client: Client, context: ToolContext): () => void
  * Has the client answer the server's elicitation requests through a person:
  * `onElicitation` when given, else an approver (see below): `approver` when
  * given, else the approver of the agent whose call to the server is in
- * progress (the earliest, when several are); else every request is
- * declined, and the decline logged with its reason. An approver can only
+ * progress; else every request is declined, and the decline logged with
+ * its reason. A request says nothing of the call it is about, so when
+ * several calls are in progress on the client (agents sharing it) it is put
+ * to their approver only when they all have the same one, in the earliest
+ * call's run; with different approvers it is declined, lest one person
+ * answer a question raised by another's call. An approver can only
  * say yes or no, so it is asked only for a form whose every required field
  * has a default (approve accepts with the defaults, anything else
  * declines); any other request is declined without asking.
@@ -109,9 +123,27 @@ async function answer(
   if (answerers.onElicitation) {
     return answerers.onElicitation(request, { server: answerers.serverName, signal });
   }
-  const [call] = calls ?? [];
+  const inProgress = [...(calls ?? [])];
+  const [call] = inProgress;
   const logger = call?.logger ?? componentLogger(undefined, "mcp-elicitation");
+  const declined = (reason: string): ElicitResult => {
+    // Each agent whose call was in progress hears why, in its own log.
+    const loggers = new Set(inProgress.map((each) => each.logger));
+    if (loggers.size === 0) loggers.add(logger);
+    for (const each of loggers) {
+      each.warn(
+        { server: answerers.serverName },
+        `declined the elicitation request of MCP server "${answerers.serverName}": ${reason}`,
+      );
+    }
+    return { action: "decline" };
+  };
   const { approver } = answerers;
+  if (approver === undefined && !oneApprover(inProgress)) {
+    return declined(
+      `${inProgress.length} agents' calls to the server were in progress with different approvers, and the request does not say which call it is about, so it was put to none of them (give each agent its own client, or mcpTools onElicitation or approver)`,
+    );
+  }
   const ask: ToolContext["askApproval"] =
     approver === undefined
       ? call?.askApproval
@@ -122,13 +154,6 @@ async function answer(
             logger,
             toolCallId: `elicitation-${answerers.serverName}`,
           });
-  const declined = (reason: string): ElicitResult => {
-    logger.warn(
-      { server: answerers.serverName },
-      `declined the elicitation request of MCP server "${answerers.serverName}": ${reason}`,
-    );
-    return { action: "decline" };
-  };
   if (ask === undefined) {
     return declined(
       call === undefined
@@ -151,6 +176,13 @@ async function answer(
   return (await ask(elicitationQuestion(answerers.serverName, request, defaults)))
     ? { action: "accept", content: defaults }
     : { action: "decline" };
+}
+
+/** Whether the calls in progress all put questions to one approver (at most one call: trivially). */
+function oneApprover(calls: readonly CallInProgress[]): boolean {
+  if (calls.length <= 1) return true;
+  const approver = calls[0]?.approver;
+  return approver !== undefined && calls.every((call) => call.approver === approver);
 }
 
 type FormRequest = Exclude<ElicitRequest["params"], { mode: "url" }>;

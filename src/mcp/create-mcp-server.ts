@@ -12,15 +12,17 @@ import type {
 } from "../agent/approval/approval-audit-record.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
-import type { Approver } from "../agent/approver.js";
+import type { ApprovalContext, Approver } from "../agent/approver.js";
 import { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 import { newRunId } from "../agent/durable/run-id.js";
 import { RunJournal } from "../agent/durable/run-journal.js";
+import { type RunStore, runStoreMethods } from "../agent/durable/run-store.js";
 import type { ModelToolCall } from "../agent/model-message.js";
 import type { ToolCallRecord } from "../agent/run-result.js";
 import { runToolCall } from "../agent/run-tool-call.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { missingMethods } from "../internal/missing-methods.js";
 import { SecretRegistry, secretsOf } from "../internal/redact.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { AnyTool } from "../tools/tool.js";
@@ -81,6 +83,16 @@ export interface McpServerOptions {
    * @default { rules: [] } (the tools' defaults decide)
    */
   approvalPolicy?: ApprovalPolicy | undefined;
+  /**
+   * Where each call is kept as a run of one call while it is in progress,
+   * its approval spent, and where the approver binds each interaction to the
+   * question it holds (`RunStore.bindInteraction`), so an answer counts for
+   * that question only. Share one store (e.g. a `PostgresRunStore`) with the
+   * agents and servers of other processes that use the same approver link,
+   * so an interaction answers one question across them all.
+   * @default a store in the server's own memory
+   */
+  runStore?: RunStore | undefined;
   /** The server's name, as MCP hosts show it. @default "switchyard" */
   name?: string | undefined;
   /** The server's version. @default "0.0.0" */
@@ -168,6 +180,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   if (!Array.isArray(given) || given.some((value) => typeof value !== "string")) {
     problems.push("secrets must be an array of strings.");
   }
+  const missing =
+    options.runStore === undefined ? [] : missingMethods(options.runStore, runStoreMethods);
+  if (missing.length > 0) {
+    problems.push(
+      `runStore must implement every RunStore method (e.g. a FileRunStore); it lacks ${missing.map((method) => `${method}()`).join(", ")}.`,
+    );
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const { Server } = mcpSdk.server("createMcpServer");
   const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } =
@@ -201,9 +220,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     onApprovalDecided: options.onApprovalDecided,
     secrets,
   };
-  // Each call is a run of one call in the server's own memory, as an agent
-  // without a store keeps its runs: one approval lets one call run.
-  const runStore = new InMemoryRunStore();
+  // Each call is a run of one call, in the server's own memory unless a store
+  // is given, as an agent keeps its runs: one approval lets one call run.
+  const runStore = options.runStore ?? new InMemoryRunStore();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
@@ -238,6 +257,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     journal.openStep({ role: "assistant", content: null, tool_calls: [toolCall] });
     // Each decision's log line names the run its audit record is under (switchyard audit show).
     const callLogger = logger.child({ runId: journal.runId });
+    // An interaction the approver hands out holds this call's question, ever.
+    const bindInteraction: ApprovalContext["bindInteraction"] = (binding) =>
+      runStore.bindInteraction({ ...binding, runId: journal.runId });
     // The host's user is asked on the stream of the call the question is about.
     const approver =
       givenApprover === "elicitation"
@@ -251,6 +273,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const record = await runToolCall(toolCall, {
         tools,
         approver,
+        bindInteraction,
         approvalPolicy,
         onApprovalExpired: "tell-model",
         audit: { ...audit, logger: callLogger },

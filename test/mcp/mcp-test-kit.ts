@@ -1,4 +1,7 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Agent } from "../../src/agent/agent.js";
 import type { Simulators } from "../../src/simulators/start-simulators.js";
@@ -67,3 +70,61 @@ export const initializeBody = JSON.stringify({
     clientInfo: { name: "raw-fetch", version: "1" },
   },
 });
+
+/**
+ * Registers `purge_notes` on an SDK McpServer: it asks the user to confirm
+ * (elicitInput, a form whose `confirm` field has a default when
+ * `withDefault`) before it acts, as servers that confirm their own actions
+ * do, pushes each answer to `answers`, calls `answered` and says "purged"
+ * or "kept".
+ */
+export function registerPurgeNotes(
+  server: McpServer,
+  options: {
+    message: string;
+    withDefault: boolean;
+    answers: ElicitResult[];
+    answered?: () => void;
+  },
+): void {
+  server.registerTool(
+    "purge_notes",
+    { description: "Purges every note.", inputSchema: {} },
+    async () => {
+      const result = await server.server.elicitInput({
+        mode: "form",
+        message: options.message,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            confirm: {
+              type: "boolean",
+              title: "Purge",
+              ...(options.withDefault ? { default: true } : {}),
+            },
+          },
+          required: ["confirm"],
+        },
+      });
+      options.answers.push(result);
+      options.answered?.();
+      const purged = result.action === "accept" && result.content?.confirm === true;
+      return { content: [{ type: "text", text: purged ? "purged" : "kept" }] };
+    },
+  );
+}
+
+/** An SDK client connected to `server` in memory, declaring elicitation when `elicitation`; close it when done. */
+export async function connectInMemory(
+  server: { connect: McpServer["connect"] },
+  elicitation: boolean,
+): Promise<Client> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client(
+    { name: "switchyard-agent", version: "1.0.0" },
+    { capabilities: elicitation ? { elicitation: { form: {} } } : {} },
+  );
+  await client.connect(clientTransport);
+  return client;
+}

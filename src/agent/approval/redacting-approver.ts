@@ -22,5 +22,18 @@ export function redactingApprover(approver: Approver, secrets: SecretRegistry): 
       : {}),
   };
   attachSecrets(wrapped, secretsOf(approver));
+  givenApprovers.set(wrapped, unwrappedApprover(approver));
   return wrapped;
+}
+
+/** The approver each {@link redactingApprover} wraps. */
+const givenApprovers = new WeakMap<Approver, Approver>();
+
+/**
+ * The approver as the application gave it: the one a
+ * {@link redactingApprover} wraps, else `approver` itself. Two agents given
+ * one approver ask the same person through it.
+ */
+export function unwrappedApprover(approver: Approver): Approver {
+  return givenApprovers.get(approver) ?? approver;
 }
