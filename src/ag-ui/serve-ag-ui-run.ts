@@ -1,8 +1,13 @@
 import type { Message, RunAgentInput } from "@ag-ui/core";
 import type { Logger } from "pino";
 import type { AgentStream } from "../agent/agent-stream.js";
+import { runIdOfApprovalId } from "../agent/approval/approval-id.js";
 import { describeThrown } from "../agent/describe-thrown.js";
-import { RunConflictError, RunNotResumableError } from "../agent/durable/durable-errors.js";
+import {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+} from "../agent/durable/durable-errors.js";
 import type { PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import type { AgentInput } from "../agent/start-conversation.js";
@@ -45,8 +50,11 @@ export async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEv
   yield* translator.start();
   try {
     const resuming = input.resume !== undefined && input.resume.length > 0;
-    const head = await latestThreadRun(options.runStore, input.threadId);
-    const owner = head.state?.metadata?.[ownerMetadataKey] || undefined;
+    // An answer is the business of the run that asked, whatever became of the thread since.
+    const head = resuming ? undefined : await latestThreadRun(options.runStore, input.threadId);
+    const owner = head
+      ? head.state?.metadata?.[ownerMetadataKey] || undefined
+      : await answeredRunOwner(options.runStore, input);
     const person = await personOf(options, options.request, {
       threadId: input.threadId,
       ...(owner !== undefined ? { owner } : {}),
@@ -57,10 +65,33 @@ export async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEv
       yield* translator.error(refusal.code, refusal.message);
       return;
     }
-    if (resuming) yield* serveResume(options, translator, person);
+    if (head === undefined) yield* serveResume(options, translator, person);
     else yield* serveMessage(options, translator, head, person);
   } catch (error) {
     yield* failedRequest(options, translator, error, undefined);
+  }
+}
+
+/**
+ * Who owns the run a resume answers, from that run's own state: the first
+ * interrupt names it (a resume mixing runs is refused later, as one naming
+ * no open interrupt is). `undefined` when the run is gone, belongs to
+ * another thread or had nobody named.
+ */
+async function answeredRunOwner(
+  runStore: RunStore,
+  input: RunAgentInput,
+): Promise<string | undefined> {
+  const first = input.resume?.[0]?.interruptId;
+  const runId = first === undefined ? undefined : runIdOfApprovalId(first);
+  if (runId === undefined) return undefined;
+  try {
+    const state = await runStore.load(runId);
+    if (state.metadata?.[threadMetadataKey] !== input.threadId) return undefined;
+    return state.metadata?.[ownerMetadataKey] || undefined;
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return undefined;
+    throw error;
   }
 }
 

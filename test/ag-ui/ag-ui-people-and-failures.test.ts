@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgUiHandlerOptions, createAgUiHandler } from "../../src/ag-ui/index.js";
+import { threadRunId } from "../../src/ag-ui/thread-runs.js";
 import { Agent } from "../../src/agent/agent.js";
 import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import { ReasonerClient } from "../../src/clients/reasoner/reasoner-client.js";
@@ -101,6 +102,57 @@ describe("an AG-UI thread belongs to the person who started it", () => {
       const state = await server.runStore.load(id.slice(0, id.lastIndexOf(".")));
       expect(state.finishedCalls?.[0]?.approval?.approvedBy).toBe(person);
     }
+  });
+
+  it("a thread whose oldest runs were pruned stays its owner's: nobody else takes it over or answers its open question", async () => {
+    server = await startAgUiServer([
+      { text: "Hello Ada." },
+      { text: "Noted." },
+      { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_ada"] } }] },
+      { text: "Deleted rec_ada." },
+      (request) => ({
+        text: `first words kept: ${request.messages.find((message) => message.role === "user")?.content}`,
+      }),
+    ]);
+    const ada = clientFor(server.url, "ada");
+    await runClient(ada, { message: "one" });
+    await runClient(ada, { message: "two" });
+    const asked = await runClient(ada, { message: "delete rec_ada" });
+    expect(asked.interrupts).toHaveLength(1);
+    // `runs prune --older-than` deletes a thread's oldest runs first.
+    expect(await server.runStore.delete(threadRunId(ada.threadId, 1))).toBe(true);
+    expect(await server.runStore.delete(threadRunId(ada.threadId, 2))).toBe(true);
+
+    const bobWrites = await postRun(
+      server.url,
+      { threadId: ada.threadId, messages: [{ id: "b1", role: "user", content: "mine now" }] },
+      "bob",
+    );
+    expect(bobWrites.error?.code).toBe("not_thread_owner");
+    const bobAnswers = await postRun(
+      server.url,
+      { threadId: ada.threadId, resume: [approve(asked.interrupts[0]!)] },
+      "bob",
+    );
+    expect(bobAnswers.error?.code).toBe("not_thread_owner");
+    expect(server.runs).toEqual([]);
+    // Ada's own message is refused only because her question is open; her answer is taken.
+    const adaWrites = await postRun(
+      server.url,
+      { threadId: ada.threadId, messages: [{ id: "a4", role: "user", content: "hello?" }] },
+      "ada",
+    );
+    expect(adaWrites.error?.code).toBe("interrupt_open");
+    expect(
+      (await runClient(ada, { resume: [approve(asked.interrupts[0]!)] })).error,
+    ).toBeUndefined();
+    expect(server.runs).toEqual([{ ids: ["rec_ada"] }]);
+    // The thread goes on from its latest surviving run, as turn 4: each run holds the whole conversation.
+    const goesOn = await runClient(ada, { message: "What is left?" });
+    expect(goesOn.error).toBeUndefined();
+    expect(ada.messages.at(-1)?.content).toBe("first words kept: one");
+    const fourth = await server.runStore.load(threadRunId(ada.threadId, 4));
+    expect(fourth.metadata?.agUiThreadOwner).toBe("ada@example.com");
   });
 
   it("threadAccess lets the application admit someone else to a thread", async () => {
