@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgUiHandlerOptions, createAgUiHandler } from "../../src/ag-ui/index.js";
 import { threadRunId } from "../../src/ag-ui/thread-runs.js";
@@ -240,21 +241,54 @@ describe("a model failure reaches an AG-UI client as a code of its own, in words
   );
 });
 
+/** A file run store whose every load rejects with `error`. */
+async function storeFailingWith(error: Error): Promise<FileRunStore> {
+  const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
+  closing.push(() => rm(directory, { recursive: true, force: true }));
+  const files = new FileRunStore({ directory });
+  return Object.assign(Object.create(files) as FileRunStore, {
+    load: () => Promise.reject(error),
+  });
+}
+
+describe("onError", () => {
+  it("gets the error with the agent's secrets removed, its message, stack and cause included", async () => {
+    const secret = "plain-store-secret-5bd0c7e1a9";
+    // A store whose error repeats the password it was given.
+    const runStore = await storeFailingWith(
+      new RunStoreError(
+        { operation: "load", message: `login failed for password ${secret}` },
+        { cause: new Error(`server saw ${secret}`) },
+      ),
+    );
+    const failures: Array<Parameters<NonNullable<AgUiHandlerOptions["onError"]>>[0]> = [];
+    const handler = createAgUiHandler({
+      agent: ({ approver, runStore }) =>
+        new Agent({ model: new ScriptedModel([]), approver, runStore, secrets: [secret] }),
+      runStore,
+      authorize: () => "ada",
+      onError: (failure) => {
+        failures.push(failure);
+      },
+    });
+    const told = await (await handler(userMessageRequest("Hello"))).text();
+    expect(told).toContain('"code":"internal_error"');
+    expect(failures).toHaveLength(1);
+    const error = failures[0]?.error;
+    expect(error).toBeInstanceOf(RunStoreError);
+    expect(error?.message).toContain("login failed for password [redacted]");
+    const everything = inspect(error, { depth: 10, showHidden: true });
+    expect(everything).toContain("server saw [redacted]");
+    expect(everything).not.toContain(secret);
+  });
+});
+
 describe("a request that fails on the server", () => {
   it("is internal_error for the client, without the store's address, and logged through the agent's logger", async () => {
-    const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
-    closing.push(() => rm(directory, { recursive: true, force: true }));
-    const files = new FileRunStore({ directory });
     // A store that cannot be reached: its error names where it lives.
-    const runStore = Object.assign(Object.create(files) as FileRunStore, {
-      load: () =>
-        Promise.reject(
-          new RunStoreError({
-            operation: "load",
-            message: "could not reach db.internal.example:5432",
-          }),
-        ),
-    });
+    const runStore = await storeFailingWith(
+      new RunStoreError({ operation: "load", message: "could not reach db.internal.example:5432" }),
+    );
     const { logger, text } = captureLogger("info");
     const failures: string[] = [];
     const handler = createAgUiHandler({
