@@ -30,7 +30,7 @@ export interface AgUiAnswer {
 interface AgUiApproverOptions {
   /**
    * How long an interrupt can be answered, in milliseconds (a whole number,
-   * at least 1000): each interrupt carries its `expiresAt`, an answer after
+   * from 1000 to a year, 31_536_000_000): each interrupt carries its `expiresAt`, an answer after
    * it is refused (`interrupt_expired`) and the call ends `expired`, as on
    * every other channel (the agent's `onApprovalExpired` says what the run
    * does next).
@@ -38,6 +38,9 @@ interface AgUiApproverOptions {
    */
   timeoutMs?: number | undefined;
 }
+
+/** The longest an interrupt can wait for its answer: a year. */
+const longestTimeoutMs = 365 * 86_400_000;
 
 /**
  * The approver behind an AG-UI handler: it never waits. Asked about an
@@ -58,9 +61,9 @@ export class AgUiApprover implements Approver {
 
   constructor(options: AgUiApproverOptions = {}) {
     const { timeoutMs = 86_400_000 } = options;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1_000) {
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1_000 || timeoutMs > longestTimeoutMs) {
       throw new ConfigurationError(
-        `AgUiApprover: timeoutMs must be a whole number of milliseconds, at least 1000 (e.g. 3_600_000 for an hour); got ${String(timeoutMs)}.`,
+        `AgUiApprover: timeoutMs must be a whole number of milliseconds, from 1000 to ${longestTimeoutMs} (a year; e.g. 3_600_000 for an hour); got ${String(timeoutMs)}.`,
       );
     }
     this.#timeoutMs = timeoutMs;

@@ -12,6 +12,9 @@ import { interruptForAction } from "./interrupt-for-action.js";
 /** An AG-UI event as it goes on the wire (the `type` one of AG-UI's event types). */
 export type AgUiEvent = BaseEvent & Record<string, unknown>;
 
+/** The CUSTOM event naming the arguments an edited call runs with (`value: { toolCallId, arguments }`). */
+const editedArgumentsEventName = "switchyard.edited_arguments";
+
 /** Where an AG-UI run happens: what RUN_STARTED, RUN_FINISHED and RUN_ERROR name. */
 export interface AgUiRunIds {
   threadId: string;
@@ -117,6 +120,20 @@ export class AgUiEventTranslator {
           const { expiresAt } = readAgUiTicket(event.approval.ticket);
           if (action)
             this.#interrupts.push(interruptForAction(action, event.approval.approvalId, expiresAt));
+        }
+        // The person changed the call: the client's TOOL_CALL_ARGS hold what was asked
+        // about (AG-UI appends arguments, so they are not sent again); this names what runs.
+        if (event.approval.outcome === "approved" && event.approval.edited !== undefined) {
+          return [
+            {
+              type: "CUSTOM",
+              name: editedArgumentsEventName,
+              value: {
+                toolCallId: event.toolCallId,
+                arguments: this.#secrets.redactValue(event.approval.edited.arguments),
+              },
+            } as AgUiEvent,
+          ];
         }
         return [];
       case "tool-result": {

@@ -37,7 +37,7 @@ export interface AgUiRunFailure {
   threadId: string;
   /** The Switchyard run, when one was started or resumed. */
   runId?: string | undefined;
-  /** What failed, secrets removed: for your logs and alerts, never for the client. */
+  /** What failed, with the agent's secrets removed (a redacted copy, its causes too, when it held any): for your logs and alerts, never for the client. */
   error?: Error | undefined;
 }
 

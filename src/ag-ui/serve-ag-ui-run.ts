@@ -1,13 +1,17 @@
 import type { Message, RunAgentInput } from "@ag-ui/core";
-import type { Logger } from "pino";
 import type { AgentStream } from "../agent/agent-stream.js";
+import { runIdOfApprovalId } from "../agent/approval/approval-id.js";
 import { describeThrown } from "../agent/describe-thrown.js";
-import { RunConflictError, RunNotResumableError } from "../agent/durable/durable-errors.js";
+import {
+  RunConflictError,
+  RunNotFoundError,
+  RunNotResumableError,
+} from "../agent/durable/durable-errors.js";
 import type { PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import type { AgentInput } from "../agent/start-conversation.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { redactText, secretsOf } from "../internal/redact.js";
+import { redactError, redactText, secretsOf } from "../internal/redact.js";
 import type { AgUiApprover } from "./ag-ui-approver.js";
 import { type AgUiEvent, AgUiEventTranslator } from "./ag-ui-event-translator.js";
 import type { AgUiHandlerOptions, AgUiRunFailure, AnyAgent } from "./ag-ui-handler-options.js";
@@ -45,8 +49,11 @@ export async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEv
   yield* translator.start();
   try {
     const resuming = input.resume !== undefined && input.resume.length > 0;
-    const head = await latestThreadRun(options.runStore, input.threadId);
-    const owner = head.state?.metadata?.[ownerMetadataKey] || undefined;
+    // An answer is the business of the run that asked, whatever became of the thread since.
+    const head = resuming ? undefined : await latestThreadRun(options.runStore, input.threadId);
+    const owner = head
+      ? head.state?.metadata?.[ownerMetadataKey] || undefined
+      : await answeredRunOwner(options.runStore, input);
     const person = await personOf(options, options.request, {
       threadId: input.threadId,
       ...(owner !== undefined ? { owner } : {}),
@@ -57,10 +64,33 @@ export async function* serveRun(options: ServeRunOptions): AsyncGenerator<AgUiEv
       yield* translator.error(refusal.code, refusal.message);
       return;
     }
-    if (resuming) yield* serveResume(options, translator, person);
+    if (head === undefined) yield* serveResume(options, translator, person);
     else yield* serveMessage(options, translator, head, person);
   } catch (error) {
     yield* failedRequest(options, translator, error, undefined);
+  }
+}
+
+/**
+ * Who owns the run a resume answers, from that run's own state: the first
+ * interrupt names it (a resume mixing runs is refused later, as one naming
+ * no open interrupt is). `undefined` when the run is gone, belongs to
+ * another thread or had nobody named.
+ */
+async function answeredRunOwner(
+  runStore: RunStore,
+  input: RunAgentInput,
+): Promise<string | undefined> {
+  const first = input.resume?.[0]?.interruptId;
+  const runId = first === undefined ? undefined : runIdOfApprovalId(first);
+  if (runId === undefined) return undefined;
+  try {
+    const state = await runStore.load(runId);
+    if (state.metadata?.[threadMetadataKey] !== input.threadId) return undefined;
+    return state.metadata?.[ownerMetadataKey] || undefined;
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return undefined;
+    throw error;
   }
 }
 
@@ -210,11 +240,11 @@ async function* followRun(
         continue;
       }
       const failure = runFailureOf(result);
-      await report(options, agent.logger, { ...failure, runId, error: result.error });
+      await report(options, agent, { ...failure, runId, error: result.error });
       yield* translator.finishWith(failure.code, failure.message);
     }
   } catch (error) {
-    yield* failedRequest(options, translator, error, runId, agent.logger);
+    yield* failedRequest(options, translator, error, runId, agent);
   }
 }
 
@@ -245,14 +275,14 @@ async function* failedRequest(
   translator: AgUiEventTranslator,
   error: unknown,
   runId: string | undefined,
-  logger?: Logger,
+  agent?: AnyAgent,
 ): AsyncGenerator<AgUiEvent> {
   const failure = {
     code: "internal_error",
     message:
       "The server could not handle this request. The people running this service can see what happened in its log.",
   };
-  await report(options, logger ?? (await agentLoggerOf(options)), {
+  await report(options, agent ?? (await agentIfAny(options)), {
     ...failure,
     runId,
     error: error instanceof Error ? error : new Error(String(error)),
@@ -260,23 +290,33 @@ async function* failedRequest(
   yield* translator.finishWith(failure.code, failure.message);
 }
 
-/** The agent's logger, for a failure before the request had its agent; none when it cannot be built. */
-async function agentLoggerOf(options: ServeRunOptions): Promise<Logger | undefined> {
+/** The agent, for its logger and secrets on a failure before the request had it; none when it cannot be built. */
+async function agentIfAny(options: ServeRunOptions): Promise<AnyAgent | undefined> {
   try {
-    return (await options.openAgent()).logger;
+    return await options.openAgent();
   } catch {
     return undefined;
   }
 }
 
-/** Logs a failure on the server (what failed, secrets removed) and tells `onError`. */
+/**
+ * Logs a failure on the server and tells `onError`, both with the agent's
+ * secrets removed: `onError` gets a redacted copy of the error (its cause
+ * and properties too) when it held one, never the original.
+ */
 async function report(
   options: ServeRunOptions,
-  logger: Logger | undefined,
+  agent: AnyAgent | undefined,
   failure: Omit<AgUiRunFailure, "threadId">,
 ): Promise<void> {
-  const full: AgUiRunFailure = { ...failure, threadId: options.input.threadId };
-  const detail = full.error ? redactText(describeThrown(full.error)) : undefined;
+  const logger = agent?.logger;
+  const secrets = secretsOf(agent)?.values() ?? [];
+  const full: AgUiRunFailure = {
+    ...failure,
+    threadId: options.input.threadId,
+    error: failure.error ? redactError(failure.error, secrets) : undefined,
+  };
+  const detail = full.error ? redactText(describeThrown(full.error), secrets) : undefined;
   logger?.error(
     { code: full.code, threadId: full.threadId, runId: full.runId, error: detail },
     `AG-UI run ended ${full.code}`,
@@ -285,7 +325,7 @@ async function report(
   try {
     await options.onError(full);
   } catch (thrown) {
-    logger?.warn({ error: redactText(describeThrown(thrown)) }, "onError threw; ignored");
+    logger?.warn({ error: redactText(describeThrown(thrown), secrets) }, "onError threw; ignored");
   }
 }
 

@@ -1,3 +1,4 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { AgUiAuthorizeContext, AgUiHandlerOptions } from "./ag-ui-handler-options.js";
 
 /** A request refused before anything runs, and the words the client gets. */
@@ -6,20 +7,36 @@ export interface AccessRefusal {
   message: string;
 }
 
-/** The person behind the request, as `authorize` names them; `undefined` when it names nobody or is not given. */
+/**
+ * The person behind the request, as `authorize` names them; `undefined`
+ * when it names nobody or is not given. A name longer than 200 characters
+ * throws a `ConfigurationError` (the request fails `internal_error`).
+ */
 export async function personOf(
   options: Pick<AgUiHandlerOptions, "authorize">,
   request: Request,
   context: AgUiAuthorizeContext,
 ): Promise<string | undefined> {
   if (options.authorize === undefined) return undefined;
+  let name: string | undefined;
   try {
-    const name = await options.authorize(request, context);
-    return typeof name === "string" && name.trim() !== "" ? name.trim().slice(0, 200) : undefined;
+    name = await options.authorize(request, context);
   } catch {
     return undefined;
   }
+  if (typeof name !== "string" || name.trim() === "") return undefined;
+  const person = name.trim();
+  // Cut, two long names could read as one owner: refused instead.
+  if (person.length > longestName) {
+    throw new ConfigurationError(
+      `authorize named a person with ${person.length} characters; a name is at most ${longestName}: name people by a shorter id (a user id or an email address).`,
+    );
+  }
+  return person;
 }
+
+/** The longest name `authorize` may give. */
+const longestName = 200;
 
 /** Why this person may not use this thread; `undefined` when they may. */
 export async function accessRefusal(

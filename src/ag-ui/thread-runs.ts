@@ -30,9 +30,13 @@ export interface ThreadHead {
 }
 
 /**
- * The thread's latest run: its runs are numbered from 1 without gaps, so a
- * few loads find the last (doubling, then halving), never a listing of the
- * store. Runs pruned from the store end their thread: it starts over.
+ * The thread's latest run. Its runs are numbered from 1 without gaps, so
+ * a few loads find the last (doubling, then halving), never a listing of
+ * the store. A thread whose turn 1 is gone is either new or had its
+ * oldest runs deleted (`runs prune` deletes by age, oldest first): the
+ * store's listing tells which, and the latest surviving run goes on being
+ * the thread's head, with its owner. Only a thread none of whose runs is
+ * left starts over.
  */
 export async function latestThreadRun(runStore: RunStore, threadId: string): Promise<ThreadHead> {
   const found = new Map<number, RunState>();
@@ -45,12 +49,17 @@ export async function latestThreadRun(runStore: RunStore, threadId: string): Pro
       throw error;
     }
   };
-  if (!(await exists(1))) return { turn: 0 };
   let low = 1;
-  let high = 2;
+  if (!(await exists(1))) {
+    const surviving = await survivingTurns(runStore, threadId);
+    const first = (await firstThat(surviving, exists)) ?? 0;
+    if (first === 0) return { turn: 0 };
+    low = first;
+  }
+  let high = low + 1;
   while (await exists(high)) {
     low = high;
-    high *= 2;
+    high = low * 2;
   }
   // Turn `low` exists, turn `high` does not: the last one lies between.
   while (high - low > 1) {
@@ -59,6 +68,33 @@ export async function latestThreadRun(runStore: RunStore, threadId: string): Pro
     else high = middle;
   }
   return { turn: low, state: found.get(low) };
+}
+
+/** The turns of a thread's runs the store still holds, latest first, from its listing. */
+async function survivingTurns(runStore: RunStore, threadId: string): Promise<number[]> {
+  const prefix = threadRunId(threadId, 0).slice(0, -1);
+  const turns: number[] = [];
+  let after: string | undefined;
+  do {
+    const page = await runStore.list({ limit: 1000, ...(after ? { after } : {}) });
+    for (const run of page.runs) {
+      if (!run.runId.startsWith(prefix)) continue;
+      const turn = Number(run.runId.slice(prefix.length));
+      if (Number.isSafeInteger(turn) && turn > 0 && `${turn}` === run.runId.slice(prefix.length))
+        turns.push(turn);
+    }
+    after = page.nextCursor;
+  } while (after !== undefined);
+  return turns.sort((left, right) => right - left);
+}
+
+/** The first turn that still loads (one may be deleted between the listing and its load). */
+async function firstThat(
+  turns: readonly number[],
+  exists: (turn: number) => Promise<boolean>,
+): Promise<number | undefined> {
+  for (const turn of turns) if (await exists(turn)) return turn;
+  return undefined;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Interrupt } from "@ag-ui/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgUiApprover } from "../../src/ag-ui/index.js";
@@ -177,8 +176,7 @@ describe("AG-UI interrupts expire", () => {
     const [interrupt] = (await runClient(client, { message: "Delete rec_a" })).interrupts;
     const expiresAt = Date.parse(String(interrupt?.expiresAt));
     expect(expiresAt).toBeGreaterThanOrEqual(asked + 1_000);
-    // Let the interrupt's life run out before answering it.
-    await sleep(Math.max(0, expiresAt - Date.now()) + 50);
+    await untilPast(expiresAt);
 
     const late = await postRun(server.url, {
       threadId: client.threadId,
@@ -216,8 +214,7 @@ describe("AG-UI interrupts expire", () => {
     const client = clientFor(server.url);
     const [interrupt] = (await runClient(client, { message: "Delete rec_a" })).interrupts;
     const expiresAt = Date.parse(String(interrupt?.expiresAt));
-    // Let the interrupt's life run out before answering it.
-    await sleep(Math.max(0, expiresAt - Date.now()) + 50);
+    await untilPast(expiresAt);
     const next = await postRun(server.url, {
       threadId: client.threadId,
       messages: [{ id: "m2", role: "user", content: "Never mind that. Hello?" }],
@@ -230,3 +227,10 @@ describe("AG-UI interrupts expire", () => {
     expect(seen.at(-1)).toEqual({ role: "user", content: "Never mind that. Hello?" });
   });
 });
+
+/** Waits until the clock has passed `moment` (epoch milliseconds). */
+async function untilPast(moment: number): Promise<void> {
+  while (Date.now() <= moment) {
+    await new Promise((resolve) => setTimeout(resolve, moment - Date.now() + 10));
+  }
+}

@@ -3,8 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgUiHandlerOptions, createAgUiHandler } from "../../src/ag-ui/index.js";
+import { threadRunId } from "../../src/ag-ui/thread-runs.js";
 import { Agent } from "../../src/agent/agent.js";
 import { RunStoreError } from "../../src/agent/durable/durable-errors.js";
 import { ReasonerClient } from "../../src/clients/reasoner/reasoner-client.js";
@@ -103,6 +105,57 @@ describe("an AG-UI thread belongs to the person who started it", () => {
     }
   });
 
+  it("a thread whose oldest runs were pruned stays its owner's: nobody else takes it over or answers its open question", async () => {
+    server = await startAgUiServer([
+      { text: "Hello Ada." },
+      { text: "Noted." },
+      { toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_ada"] } }] },
+      { text: "Deleted rec_ada." },
+      (request) => ({
+        text: `first words kept: ${request.messages.find((message) => message.role === "user")?.content}`,
+      }),
+    ]);
+    const ada = clientFor(server.url, "ada");
+    await runClient(ada, { message: "one" });
+    await runClient(ada, { message: "two" });
+    const asked = await runClient(ada, { message: "delete rec_ada" });
+    expect(asked.interrupts).toHaveLength(1);
+    // `runs prune --older-than` deletes a thread's oldest runs first.
+    expect(await server.runStore.delete(threadRunId(ada.threadId, 1))).toBe(true);
+    expect(await server.runStore.delete(threadRunId(ada.threadId, 2))).toBe(true);
+
+    const bobWrites = await postRun(
+      server.url,
+      { threadId: ada.threadId, messages: [{ id: "b1", role: "user", content: "mine now" }] },
+      "bob",
+    );
+    expect(bobWrites.error?.code).toBe("not_thread_owner");
+    const bobAnswers = await postRun(
+      server.url,
+      { threadId: ada.threadId, resume: [approve(asked.interrupts[0]!)] },
+      "bob",
+    );
+    expect(bobAnswers.error?.code).toBe("not_thread_owner");
+    expect(server.runs).toEqual([]);
+    // Ada's own message is refused only because her question is open; her answer is taken.
+    const adaWrites = await postRun(
+      server.url,
+      { threadId: ada.threadId, messages: [{ id: "a4", role: "user", content: "hello?" }] },
+      "ada",
+    );
+    expect(adaWrites.error?.code).toBe("interrupt_open");
+    expect(
+      (await runClient(ada, { resume: [approve(asked.interrupts[0]!)] })).error,
+    ).toBeUndefined();
+    expect(server.runs).toEqual([{ ids: ["rec_ada"] }]);
+    // The thread goes on from its latest surviving run, as turn 4: each run holds the whole conversation.
+    const goesOn = await runClient(ada, { message: "What is left?" });
+    expect(goesOn.error).toBeUndefined();
+    expect(ada.messages.at(-1)?.content).toBe("first words kept: one");
+    const fourth = await server.runStore.load(threadRunId(ada.threadId, 4));
+    expect(fourth.metadata?.agUiThreadOwner).toBe("ada@example.com");
+  });
+
   it("threadAccess lets the application admit someone else to a thread", async () => {
     server = await startAgUiServer(
       [{ toolCalls: [{ name: "delete_records", arguments: { ids: ["rec_a"] } }] }, { text: "ok" }],
@@ -188,21 +241,54 @@ describe("a model failure reaches an AG-UI client as a code of its own, in words
   );
 });
 
+/** A file run store whose every load rejects with `error`. */
+async function storeFailingWith(error: Error): Promise<FileRunStore> {
+  const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
+  closing.push(() => rm(directory, { recursive: true, force: true }));
+  const files = new FileRunStore({ directory });
+  return Object.assign(Object.create(files) as FileRunStore, {
+    load: () => Promise.reject(error),
+  });
+}
+
+describe("onError", () => {
+  it("gets the error with the agent's secrets removed, its message, stack and cause included", async () => {
+    const secret = "plain-store-secret-5bd0c7e1a9";
+    // A store whose error repeats the password it was given.
+    const runStore = await storeFailingWith(
+      new RunStoreError(
+        { operation: "load", message: `login failed for password ${secret}` },
+        { cause: new Error(`server saw ${secret}`) },
+      ),
+    );
+    const failures: Array<Parameters<NonNullable<AgUiHandlerOptions["onError"]>>[0]> = [];
+    const handler = createAgUiHandler({
+      agent: ({ approver, runStore }) =>
+        new Agent({ model: new ScriptedModel([]), approver, runStore, secrets: [secret] }),
+      runStore,
+      authorize: () => "ada",
+      onError: (failure) => {
+        failures.push(failure);
+      },
+    });
+    const told = await (await handler(userMessageRequest("Hello"))).text();
+    expect(told).toContain('"code":"internal_error"');
+    expect(failures).toHaveLength(1);
+    const error = failures[0]?.error;
+    expect(error).toBeInstanceOf(RunStoreError);
+    expect(error?.message).toContain("login failed for password [redacted]");
+    const everything = inspect(error, { depth: 10, showHidden: true });
+    expect(everything).toContain("server saw [redacted]");
+    expect(everything).not.toContain(secret);
+  });
+});
+
 describe("a request that fails on the server", () => {
   it("is internal_error for the client, without the store's address, and logged through the agent's logger", async () => {
-    const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
-    closing.push(() => rm(directory, { recursive: true, force: true }));
-    const files = new FileRunStore({ directory });
     // A store that cannot be reached: its error names where it lives.
-    const runStore = Object.assign(Object.create(files) as FileRunStore, {
-      load: () =>
-        Promise.reject(
-          new RunStoreError({
-            operation: "load",
-            message: "could not reach db.internal.example:5432",
-          }),
-        ),
-    });
+    const runStore = await storeFailingWith(
+      new RunStoreError({ operation: "load", message: "could not reach db.internal.example:5432" }),
+    );
     const { logger, text } = captureLogger("info");
     const failures: string[] = [];
     const handler = createAgUiHandler({

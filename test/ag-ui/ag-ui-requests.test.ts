@@ -8,7 +8,7 @@ import { Agent } from "../../src/agent/agent.js";
 import { ConfigurationError } from "../../src/errors/configuration-error.js";
 import { FileRunStore } from "../../src/stores/file-run-store.js";
 import { ScriptedModel } from "../../src/testing/index.js";
-import { deleteRecordsTool, deletingSteps, startAgUiServer } from "./ag-ui-server.js";
+import { deleteRecordsTool, deletingSteps, postRun, startAgUiServer } from "./ag-ui-server.js";
 
 let directory: string | undefined;
 afterEach(async () => {
@@ -78,6 +78,41 @@ describe("createAgUiHandler as a Fetch API handler", () => {
       );
     }
     expect(() => createAgUiHandler({ agent, maxBodyBytes: 1 })).not.toThrow();
+  });
+
+  it("refuses an AgUiApprover timeoutMs beyond a year, saying what is allowed", () => {
+    const year = 365 * 86_400_000;
+    for (const timeoutMs of [year + 1, 8.7e15, Number.MAX_SAFE_INTEGER]) {
+      expect(() => new AgUiApprover({ timeoutMs })).toThrow(ConfigurationError);
+      expect(() => new AgUiApprover({ timeoutMs })).toThrow(
+        `timeoutMs must be a whole number of milliseconds, from 1000 to ${year} (a year;`,
+      );
+    }
+    expect(() => new AgUiApprover({ timeoutMs: year })).not.toThrow();
+  });
+
+  it("refuses a name from authorize longer than 200 characters instead of cutting it (two names cut alike would read as one owner)", async () => {
+    const failures: Array<{ code: string; error?: Error | undefined }> = [];
+    const server = await startAgUiServer(deletingSteps(["rec_a"]), {
+      authorize: (request) => `${"x".repeat(200)}-${request.headers.get("x-user")}`,
+      onError: (failure) => {
+        failures.push(failure);
+      },
+    });
+    const threadId = crypto.randomUUID();
+    const ada = await postRun(
+      server.url,
+      { threadId, messages: [{ id: "a1", role: "user", content: "Delete rec_a" }] },
+      "ada",
+    );
+    expect(ada.error?.code).toBe("internal_error");
+    expect(ada.interrupts).toEqual([]);
+    expect(failures[0]?.error).toBeInstanceOf(ConfigurationError);
+    expect(failures[0]?.error?.message).toBe(
+      "authorize named a person with 204 characters; a name is at most 200: name people by a shorter id (a user id or an email address).",
+    );
+    expect(server.runs).toEqual([]);
+    await server.close();
   });
 
   it("answers bad requests with a status and a line saying what was wrong", async () => {

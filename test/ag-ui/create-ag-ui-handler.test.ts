@@ -87,10 +87,23 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     server = await startAgUiServer(deletingSteps(["rec_a", "rec_b"]));
     const client = clientFor(server.url);
     const first = await runClient(client, { message: "Delete rec_a and rec_b" });
-    await runClient(client, {
+    const toolCallId = first.interrupts[0]!.toolCallId;
+    const answered = await runClient(client, {
       resume: [approve(first.interrupts[0]!, { editedArgs: { ids: ["rec_b"] } })],
     });
     expect(server.runs).toEqual([{ ids: ["rec_b"] }]);
+    // The client learns what ran: a CUSTOM event naming the call and its edited arguments, before its result.
+    const types: string[] = answered.events.map((event) => event.type);
+    const edited = answered.events.filter((event) => event.type === "CUSTOM");
+    expect(edited).toEqual([
+      expect.objectContaining({
+        name: "switchyard.edited_arguments",
+        value: { toolCallId, arguments: { ids: ["rec_b"] } },
+      }),
+    ]);
+    expect(types.indexOf("CUSTOM")).toBeLessThan(types.indexOf("TOOL_CALL_RESULT"));
+    // The call's announced arguments are never sent again (AG-UI appends them).
+    expect(types).not.toContain("TOOL_CALL_ARGS");
   });
 
   it("refuses an edit the tool's schema rejects: nothing runs", async () => {
