@@ -239,6 +239,7 @@ export class PostgresRunStore implements RunStore, RunQueue {
         auditKey,
         auditSigningKey: options.auditSigningKey,
         anchorCommand: options.auditAnchorCommand,
+        logger: options.logger,
       },
       () => this.migrate(),
     );
