@@ -698,6 +698,28 @@ describe("switchyard audit: a signed trail anyone can check, and what an attacke
     });
   });
 
+  it("in PostgreSQL: a run begins a fresh signed trail, which verifies empty before any decision is written", async () => {
+    const trail = await signingEnvironment();
+    const database = {
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: uniqueSchema("audit_fresh_cli"),
+    };
+    // The orders service cannot be reached: the run stops before any decision.
+    const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny"], {
+      ...trail.writer,
+      ...database,
+      SWITCHYARD_ORDERS_URL: simulators.orders.url.replace(/:\d+\//, ":9/"),
+    });
+    expect(ran.code, ran.stderr).not.toBe(0);
+    const verified = await switchyard(["audit", "verify", "--public-key", trail.publicKeyFile], {
+      ...trail.auditor,
+      ...database,
+    });
+    expect(verified.stdout, ran.stderr).not.toContain("ALTERED");
+    expect(verified.stdout).toMatch(/^intact: no decisions yet/);
+    expect(verified.code).toBe(0);
+  });
+
   it("in PostgreSQL: a signed trail emptied with its head is ALTERED, and a chain begun again is caught by the anchored head", async () => {
     const trail = await signingEnvironment();
     const schema = uniqueSchema("audit_signed_cli");
