@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { JsonlAuditLog, verifyAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 
 const directories: string[] = [];
@@ -73,6 +74,24 @@ describe("a signing key is checked, and kept out of errors", () => {
     // PEM text from an environment variable may carry its line breaks as \n.
     const escaped = privateKey.trimEnd().replaceAll("\n", "\\n");
     expect(() => new JsonlAuditLog({ path: "a.jsonl", auditSigningKey: escaped })).not.toThrow();
+  });
+});
+
+describe("a PostgreSQL run store checks its signing key first", () => {
+  it("a bad auditSigningKey is an error naming the store, before the store touches the pool", async () => {
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl() });
+    try {
+      const errorListeners = pool.listenerCount("error");
+      const connectListeners = pool.listenerCount("connect");
+      expect(
+        () => new PostgresRunStore({ pool, auditSigningKey: "secret-looking text, not a key" }),
+      ).toThrow(/PostgresRunStore's auditSigningKey must be an Ed25519 private key/);
+      // Nothing of the store was left on the pool it was given.
+      expect(pool.listenerCount("error")).toBe(errorListeners);
+      expect(pool.listenerCount("connect")).toBe(connectListeners);
+    } finally {
+      await pool.end();
+    }
   });
 });
 
