@@ -264,6 +264,33 @@ describe("anchoring each head elsewhere", () => {
   });
 });
 
+describe("a failed anchor in PostgreSQL", () => {
+  it("the committed entry stays, the append resolves, and the warning holds the command's stderr without secrets", async () => {
+    const keys = keyPair();
+    const warnings: Array<{ msg: string; stderr?: string }> = [];
+    const log = new PostgresAuditLog({
+      connectionString: testDatabaseUrl(),
+      schema: uniqueSchema("audit_anchor_fails"),
+      auditSigningKey: keys.privateKey,
+      anchorCommand: "echo denied for Bearer abcdef1234567890abcdef >&2; exit 4",
+      logger: pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) }),
+    });
+    try {
+      await log.append(record(1, "run_a"));
+      const verified = await log.verify();
+      expect(verified).toMatchObject({ intact: true, chain: "signed", entries: 1 });
+      // The head committed with the entry: a warning, not a failure.
+      expect(warnings.map((warning) => warning.msg)).toEqual([
+        expect.stringMatching(/exited with 4; the head of 1 entries is stored but not anchored/),
+      ]);
+      expect(warnings[0]?.stderr).toContain("denied for");
+      expect(warnings[0]?.stderr).not.toContain("abcdef1234567890abcdef");
+    } finally {
+      await log.close();
+    }
+  });
+});
+
 describe("from an HMAC-keyed trail to a signed one", () => {
   it("goes on signed with both keys, says what it needs with the signing key alone, and verifies with both", async () => {
     const keys = keyPair();
