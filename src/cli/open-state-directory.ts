@@ -7,7 +7,8 @@ import { JsonlAuditLog } from "../stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../stores/postgres-audit-log.js";
 import type { CliIo } from "./cli-io.js";
 import { CliRunRecords } from "./cli-run-records.js";
-import { usageError } from "./command-error.js";
+import { CommandError, usageError } from "./command-error.js";
+import { exitCodes } from "./exit-codes.js";
 
 /** Where the command keeps durable runs: the saved states and its own records of them. */
 export interface StateDirectory {
@@ -136,4 +137,30 @@ export function openAuditLog(
     });
   }
   return new JsonlAuditLog({ path: options.path ?? auditLogPath(env), ...settings });
+}
+
+/**
+ * Begins the runs' audit trail before a run writes to it, when it is
+ * keyed or signed (`SWITCHYARD_AUDIT_KEY`, `SWITCHYARD_AUDIT_SIGNING_KEY`):
+ * its head of 0 entries is written now, so a fresh trail verifies as
+ * empty, never as a trail without its head, before the first decision. A
+ * trail this writer cannot vouch for, or a database it cannot reach, stops
+ * the command here, naming the log. An unkeyed trail is left as it is
+ * (nothing is created until a decision).
+ */
+export async function beginAuditTrail(
+  env: CliIo["env"],
+  log: JsonlAuditLog | PostgresAuditLog,
+): Promise<void> {
+  const { auditKey, auditSigningKey } = auditSettingsOf(env);
+  if (auditKey === undefined && auditSigningKey === undefined) return;
+  try {
+    await log.open();
+  } catch (error) {
+    throw new CommandError(
+      `${log.where} could not be begun: ${(error as Error).message}`,
+      exitCodes.notCompleted,
+      { cause: error },
+    );
+  }
 }

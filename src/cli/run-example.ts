@@ -21,7 +21,7 @@ import { followRun } from "./follow-run.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { openAuditLog, stateKeyOf } from "./open-state-directory.js";
+import { beginAuditTrail, openAuditLog, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
@@ -122,6 +122,8 @@ export async function runExample(
     state = noWait ? await openRunStorage(io.env) : undefined;
     // With --no-wait the storage's own log: in PostgreSQL, no second pool.
     ownAuditLog = state ? undefined : openAuditLog(io.env);
+    const auditLog = state?.auditLog ?? ownAuditLog;
+    if (auditLog) await beginAuditTrail(io.env, auditLog);
     resolved = await resolveServices({
       settings,
       scenario: scenarioFor(example.name),
@@ -131,7 +133,7 @@ export async function runExample(
       allowEdits: options.allowEdits === true,
       ...(state ? { runStore: state.store } : {}),
       stateKey,
-      auditLog: state?.auditLog ?? ownAuditLog,
+      auditLog,
     });
     // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
     const runId = newRunId();

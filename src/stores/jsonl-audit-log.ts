@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { AuditLog, AuditLogHead, AuditLogVerification } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
 import { anchorAuditHead } from "./anchor-audit-head.js";
 import {
   type AuditChainKeys,
@@ -60,11 +61,15 @@ export interface JsonlAuditLogOptions {
   /**
    * A shell command (`/bin/sh -c`) that receives each head the log writes,
    * as one line of JSON on its stdin, to keep a copy where the writer of
-   * the log cannot rewrite it (another machine, a write-once bucket). An
-   * append whose head the command does not take (exit other than 0) fails.
+   * the log cannot rewrite it (another machine, a write-once bucket). It
+   * runs once the entry and its head are stored, so a head it does not
+   * take (exit other than 0) does not fail the append: it is a warning to
+   * `logger` (else a process warning), and the next head anchored covers it.
    * @default none
    */
   anchorCommand?: string | undefined;
+  /** Where an anchor that failed is reported (a pino logger, `warn`). @default a process warning */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -99,6 +104,7 @@ export class JsonlAuditLog implements AuditLog {
   readonly #keys: AuditChainKeys;
   readonly #publicKey: KeyObject | undefined;
   readonly #anchorCommand: string | undefined;
+  readonly #logger: Logger | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: JsonlAuditLogOptions) {
@@ -113,6 +119,7 @@ export class JsonlAuditLog implements AuditLog {
     this.#keys = settings.keys;
     this.#publicKey = settings.publicKey;
     this.#anchorCommand = settings.anchorCommand;
+    this.#logger = options.logger ? componentLogger(options.logger, "audit-log") : undefined;
   }
 
   /** The file, for messages. */
@@ -198,7 +205,8 @@ export class JsonlAuditLog implements AuditLog {
 
   async #moveHead(head: AuditLogHead): Promise<void> {
     await writeHead(this.headPath, head);
-    if (this.#anchorCommand !== undefined) await anchorAuditHead(this.#anchorCommand, head);
+    if (this.#anchorCommand !== undefined)
+      await anchorAuditHead(this.#anchorCommand, head, this.#logger);
   }
 
   /** The records in order, optionally one run's; throws on a line of an unknown shape. */

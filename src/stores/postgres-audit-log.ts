@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from "pg";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { AuditLog, AuditLogHead, AuditLogVerification } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { componentLogger, type Logger } from "../internal/logger.js";
 import { anchorAuditHead } from "./anchor-audit-head.js";
 import {
   type AuditChainKeys,
@@ -57,11 +58,15 @@ export interface PostgresAuditLogOptions {
   publicKey?: string | KeyObject | undefined;
   /**
    * A shell command that receives each head the log commits, as one line
-   * of JSON on its stdin, to keep a copy outside the database. An append
-   * whose head the command does not take fails (after its transaction).
+   * of JSON on its stdin, to keep a copy outside the database. It runs
+   * once the transaction has committed, so a head it does not take does not
+   * fail the append: it is a warning to `logger` (else a process warning),
+   * and the next head anchored covers it.
    * @default none
    */
   anchorCommand?: string | undefined;
+  /** Where an anchor that failed is reported (a pino logger, `warn`). @default a process warning */
+  logger?: Logger | undefined;
 }
 
 /**
@@ -86,6 +91,7 @@ export class PostgresAuditLog implements AuditLog {
   readonly #keys: AuditChainKeys;
   readonly #publicKey: KeyObject | undefined;
   readonly #anchorCommand: string | undefined;
+  readonly #logger: Logger | undefined;
   readonly #log: string;
   readonly #head: string;
   readonly #prepare: (() => Promise<void>) | undefined;
@@ -105,6 +111,7 @@ export class PostgresAuditLog implements AuditLog {
     this.#keys = settings.keys;
     this.#publicKey = settings.publicKey;
     this.#anchorCommand = settings.anchorCommand;
+    this.#logger = options.logger ? componentLogger(options.logger, "audit-log") : undefined;
     this.schema = schema;
     this.#log = `${quoteIdentifier(schema)}.audit_log`;
     this.#head = `${quoteIdentifier(schema)}.audit_head`;
@@ -132,7 +139,8 @@ export class PostgresAuditLog implements AuditLog {
       ]);
       return chainHead(entry.seq, entry.hash, this.#keys, before);
     });
-    if (this.#anchorCommand !== undefined) await anchorAuditHead(this.#anchorCommand, head);
+    if (this.#anchorCommand !== undefined)
+      await anchorAuditHead(this.#anchorCommand, head, this.#logger);
   }
 
   /**
@@ -148,7 +156,7 @@ export class PostgresAuditLog implements AuditLog {
       return undefined;
     });
     if (begun && this.#anchorCommand !== undefined)
-      await anchorAuditHead(this.#anchorCommand, begun);
+      await anchorAuditHead(this.#anchorCommand, begun, this.#logger);
   }
 
   /**

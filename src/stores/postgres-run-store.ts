@@ -45,7 +45,9 @@ import { DueNotices } from "../internal/due-notices.js";
 import type { RetrySchedule } from "../internal/http/retry-policy.js";
 import { withRetries } from "../internal/http/with-retries.js";
 import { componentLogger, type Logger } from "../internal/logger.js";
+import { checkAnchorCommand } from "./anchor-audit-head.js";
 import { checkAuditKey } from "./audit-chain.js";
+import { checkAuditSigningKey } from "./audit-signing.js";
 import {
   attachClaimedState,
   endClaimBySave,
@@ -238,6 +240,9 @@ export class PostgresRunStore implements RunStore, RunQueue {
     }
     if (problems.length > 0) throw new ConfigurationError(problems);
     const auditKey = checkAuditKey(options.auditKey, "PostgresRunStore");
+    // Checked before the pool is made or touched: a bad key leaves nothing behind.
+    const auditSigningKey = checkAuditSigningKey(options.auditSigningKey, "PostgresRunStore");
+    const auditAnchorCommand = checkAnchorCommand(options.auditAnchorCommand, "PostgresRunStore");
     this.#retry = retry;
     this.#logger = componentLogger(options.logger, "run-store");
     this.schema = schema;
@@ -264,8 +269,9 @@ export class PostgresRunStore implements RunStore, RunQueue {
         pool: this.#pool,
         schema,
         auditKey,
-        auditSigningKey: options.auditSigningKey,
-        anchorCommand: options.auditAnchorCommand,
+        auditSigningKey: auditSigningKey?.privateKey,
+        anchorCommand: auditAnchorCommand,
+        logger: options.logger,
       },
       () => this.migrate(),
     );

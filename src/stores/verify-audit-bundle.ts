@@ -55,8 +55,10 @@ const shapes = buildOnFirstUse(() => {
 /**
  * Checks an audit bundle ({@link AuditBundle}, parsed from its JSON)
  * offline, with nothing but the public key: give `publicKey` (the agent's,
- * as you hold it) so a bundle re-signed with another key fails; without it
- * the bundle is checked against the key it carries, and a note says so.
+ * as you hold it) so a bundle re-signed with another key fails. Without it
+ * the bundle is checked against the key it carries, which anyone forging a
+ * bundle can carry: it is then never `intact`, only `consistent`, with that
+ * key's fingerprint in `unverifiedKey` and a problem saying to give the key.
  *
  * Applications reach it through `verifyAuditLog(bundle, { publicKey })`.
  */
@@ -108,10 +110,6 @@ export function verifyAuditBundle(
         `the bundle carries another public key (${publicKeyFingerprint(carried)}) than the one given (${publicKeyFingerprint(publicKey)}): it was signed with another key`,
       );
     }
-  } else {
-    notes.push(
-      `checked with the public key the bundle carries (${publicKeyFingerprint(carried)}); compare it with the agent's, or give the agent's public key, so a bundle signed with another key fails`,
-    );
   }
   let prev = auditLogGenesis;
   let seenSigned = false;
@@ -181,8 +179,18 @@ export function verifyAuditBundle(
     }
   }
   if (entries > 0 && !seenSigned) problems.push("no entry of the bundle is signed");
+  const consistent = problems.length === 0;
+  const pinned = options.publicKey !== undefined;
+  if (!pinned) {
+    // Anyone can sign a bundle with a key of their own: only the agent's key makes it evidence.
+    problems.push(
+      `signed by an unverified key ${publicKeyFingerprint(carried)}: give the agent's public key (switchyard audit verify --public-key FILE, or verifyAuditLog's publicKey) to check the bundle is the agent's; anyone can sign a bundle with a key of their own`,
+    );
+  }
   return {
     intact: problems.length === 0,
+    consistent,
+    ...(pinned ? {} : { unverifiedKey: publicKeyFingerprint(carried) }),
     chain: entries === 0 ? "empty" : "signed",
     entries,
     lastHash: prev,

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -655,6 +655,69 @@ describe("switchyard audit: a signed trail anyone can check, and what an attacke
     );
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stdout).toContain("signed with another key");
+  });
+
+  it("a bundle forged and signed with someone else's key is never reported intact without --public-key", async () => {
+    // Anyone can write a trail of their own with a key of their own and export it.
+    const forger = generateKeyPairSync("ed25519");
+    const directory = await mkdtemp(join(tmpdir(), "switchyard-forged-"));
+    const log = new JsonlAuditLog({
+      path: join(directory, "forged.jsonl"),
+      auditSigningKey: forger.privateKey,
+    });
+    await log.append({
+      action: "delete_callbacks",
+      toolCallId: "call_forged",
+      runId: "run_forged",
+      fingerprint: `sha256:${"0".repeat(64)}`,
+      outcome: "approved",
+      decidedBy: "person",
+      requestedAt: "2026-01-01T00:00:00.000Z",
+      decidedAt: "2026-01-01T00:00:01.000Z",
+    });
+    const bundleFile = join(directory, "forged.audit.json");
+    await writeFile(bundleFile, JSON.stringify(await log.exportBundle({ runId: "run_forged" })));
+    const fingerprint = `sha256:${createHash("sha256")
+      .update(forger.publicKey.export({ type: "spki", format: "der" }))
+      .digest("hex")}`;
+    const unpinned = await switchyard(["audit", "verify", bundleFile], {
+      PATH: process.env.PATH ?? "",
+    });
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stdout).not.toContain("intact");
+    expect(unpinned.stdout).toContain(`signed by an unverified key ${fingerprint}`);
+    expect(unpinned.stdout).toContain("--public-key");
+    const json = await switchyard(["audit", "verify", bundleFile, "--json"], {
+      PATH: process.env.PATH ?? "",
+    });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      intact: false,
+      consistent: true,
+      unverifiedKey: fingerprint,
+    });
+  });
+
+  it("in PostgreSQL: a run begins a fresh signed trail, which verifies empty before any decision is written", async () => {
+    const trail = await signingEnvironment();
+    const database = {
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: uniqueSchema("audit_fresh_cli"),
+    };
+    // The orders service cannot be reached: the run stops before any decision.
+    const ran = await switchyard(["run", "callback-cleanup", "--approve", "deny"], {
+      ...trail.writer,
+      ...database,
+      SWITCHYARD_ORDERS_URL: simulators.orders.url.replace(/:\d+\//, ":9/"),
+    });
+    expect(ran.code, ran.stderr).not.toBe(0);
+    const verified = await switchyard(["audit", "verify", "--public-key", trail.publicKeyFile], {
+      ...trail.auditor,
+      ...database,
+    });
+    expect(verified.stdout, ran.stderr).not.toContain("ALTERED");
+    expect(verified.stdout).toMatch(/^intact: no decisions yet/);
+    expect(verified.code).toBe(0);
   });
 
   it("in PostgreSQL: a signed trail emptied with its head is ALTERED, and a chain begun again is caught by the anchored head", async () => {

@@ -3,10 +3,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { JsonlAuditLog, verifyAuditLog } from "../../src/stores/jsonl-audit-log.js";
 import { PostgresAuditLog } from "../../src/stores/postgres-audit-log.js";
+import { PostgresRunStore } from "../../src/stores/postgres-run-store.js";
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 
 const directories: string[] = [];
@@ -75,6 +77,24 @@ describe("a signing key is checked, and kept out of errors", () => {
   });
 });
 
+describe("a PostgreSQL run store checks its signing key first", () => {
+  it("a bad auditSigningKey is an error naming the store, before the store touches the pool", async () => {
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl() });
+    try {
+      const errorListeners = pool.listenerCount("error");
+      const connectListeners = pool.listenerCount("connect");
+      expect(
+        () => new PostgresRunStore({ pool, auditSigningKey: "secret-looking text, not a key" }),
+      ).toThrow(/PostgresRunStore's auditSigningKey must be an Ed25519 private key/);
+      // Nothing of the store was left on the pool it was given.
+      expect(pool.listenerCount("error")).toBe(errorListeners);
+      expect(pool.listenerCount("connect")).toBe(connectListeners);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
 describe("exported bundles hide nothing of their selection", () => {
   it("a run's bundle leaves other runs as links; a record hidden, or a link moved to another run, is caught", async () => {
     const keys = keyPair();
@@ -112,9 +132,15 @@ describe("exported bundles hide nothing of their selection", () => {
     const movedCheck = await verifyAuditLog(moved, { publicKey: keys.publicKey });
     expect(movedCheck.problems.join("\n")).toMatch(/entry 2: its signature does not verify/);
 
+    // Anyone can sign a bundle with a key of their own: without the agent's
+    // public key, a bundle is at most consistent, never intact.
     const unpinned = await verifyAuditLog(bundle);
-    expect(unpinned.intact).toBe(true);
-    expect(unpinned.notes.join("\n")).toMatch(/checked with the public key the bundle carries/);
+    expect(unpinned.intact).toBe(false);
+    expect(unpinned.consistent).toBe(true);
+    expect(unpinned.unverifiedKey).toBe(unpinned.publicKey);
+    expect(unpinned.problems.join("\n")).toMatch(
+      /signed by an unverified key sha256:[0-9a-f]{64}: give the agent's public key/,
+    );
   });
 
   it("a time range of a PostgreSQL log exports and verifies; an unsigned or HMAC-keyed log is not exported", async () => {
@@ -166,7 +192,7 @@ describe("exported bundles hide nothing of their selection", () => {
 });
 
 describe("anchoring each head elsewhere", () => {
-  it("the anchor command receives every head, never the keys; an anchor that fails fails the append", async () => {
+  it("the anchor command receives every head, never the keys; an anchor that fails is a warning, never a failed append", async () => {
     const keys = keyPair();
     const folder = await directory();
     const path = join(folder, "audit.jsonl");
@@ -194,19 +220,73 @@ describe("anchoring each head elsewhere", () => {
       });
       expect(verified.intact).toBe(true);
 
+      // The entry and its head are stored before the anchor runs: a failed
+      // anchor is a warning on the writer's side, never a failed append
+      // (the gate would refuse a call the trail already shows approved).
+      const warnings: Array<{ msg: string; stderr?: string }> = [];
       const failing = new JsonlAuditLog({
         path,
         auditSigningKey: keys.privateKey,
-        anchorCommand: "echo bucket unreachable >&2; exit 3",
+        anchorCommand: "echo bucket unreachable, token sk-live-abcdefghijklmnopqrstuv >&2; exit 3",
+        logger: pino(
+          { level: "warn" },
+          { write: (line: string) => warnings.push(JSON.parse(line)) },
+        ),
       });
-      await expect(failing.append(record(3, "run_a"))).rejects.toThrow(
-        /the audit anchor command exited with 3: bucket unreachable/,
+      await failing.append(record(3, "run_a"));
+      const after = await verifyAuditLog(path, { publicKey: keys.publicKey });
+      expect(after.intact).toBe(true);
+      expect(after.records.map((entry) => entry.toolCallId)).toEqual([
+        "call_1",
+        "call_2",
+        "call_3",
+      ]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.msg).toMatch(
+        /the audit anchor command exited with 3; the head of 3 entries is stored but not anchored/,
+      );
+      expect(warnings[0]?.msg).not.toContain("bucket unreachable");
+      expect(warnings[0]?.stderr).toContain("bucket unreachable");
+      expect(warnings[0]?.stderr).not.toContain("sk-live-abcdefghijklmnopqrstuv");
+      // The next head anchored covers the entry whose head was not.
+      await log.append(record(4, "run_a"));
+      const last = JSON.parse((await readFile(anchors, "utf8")).trimEnd().split("\n").at(-1) ?? "");
+      expect(last.entries).toBe(4);
+      expect((await verifyAuditLog(path, { publicKey: keys.publicKey, anchor: last })).intact).toBe(
+        true,
       );
       expect(() => new JsonlAuditLog({ path, anchorCommand: " " })).toThrow(
         /anchorCommand must be a shell command/,
       );
     } finally {
       delete process.env.SWITCHYARD_AUDIT_SIGNING_KEY;
+    }
+  });
+});
+
+describe("a failed anchor in PostgreSQL", () => {
+  it("the committed entry stays, the append resolves, and the warning holds the command's stderr without secrets", async () => {
+    const keys = keyPair();
+    const warnings: Array<{ msg: string; stderr?: string }> = [];
+    const log = new PostgresAuditLog({
+      connectionString: testDatabaseUrl(),
+      schema: uniqueSchema("audit_anchor_fails"),
+      auditSigningKey: keys.privateKey,
+      anchorCommand: "echo denied for Bearer abcdef1234567890abcdef >&2; exit 4",
+      logger: pino({ level: "warn" }, { write: (line: string) => warnings.push(JSON.parse(line)) }),
+    });
+    try {
+      await log.append(record(1, "run_a"));
+      const verified = await log.verify();
+      expect(verified).toMatchObject({ intact: true, chain: "signed", entries: 1 });
+      // The head committed with the entry: a warning, not a failure.
+      expect(warnings.map((warning) => warning.msg)).toEqual([
+        expect.stringMatching(/exited with 4; the head of 1 entries is stored but not anchored/),
+      ]);
+      expect(warnings[0]?.stderr).toContain("denied for");
+      expect(warnings[0]?.stderr).not.toContain("abcdef1234567890abcdef");
+    } finally {
+      await log.close();
     }
   });
 });

@@ -55,6 +55,15 @@ export interface AuditLogVerification {
   records: ApprovalAuditRecord[];
   /** `sha256:` of the Ed25519 public key the signatures were checked with, when they were. */
   publicKey?: string;
+  /**
+   * Of a bundle: true when everything holds under the key it was checked
+   * with. Without a public key given, that is the key the bundle carries,
+   * which anyone can sign with, so the bundle is `consistent` but never
+   * `intact`.
+   */
+  consistent?: boolean;
+  /** Of a bundle checked without a public key: `sha256:` of the SPKI DER of the key it carries, to compare with the agent's. */
+  unverifiedKey?: string;
   /** Of a bundle: which records it says it carries (one run's, a time range's). */
   selection?: {
     runId?: string | undefined;

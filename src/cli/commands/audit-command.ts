@@ -162,7 +162,7 @@ function verifyBundle(
   json: boolean,
 ): number {
   const verification = verifyAuditBundle(bundle, { publicKey });
-  writeBundleVerification(io, path, verification, json, publicKey !== undefined);
+  writeBundleVerification(io, path, verification, json);
   return verification.intact ? exitCodes.completed : exitCodes.notCompleted;
 }
 
@@ -171,21 +171,25 @@ function writeBundleVerification(
   path: string,
   verification: AuditBundleVerification,
   json: boolean,
-  pinned: boolean,
 ): void {
-  const { intact, entries, records, selection, problems, notes } = verification;
+  const { intact, consistent, unverifiedKey, entries, records, selection, problems, notes } =
+    verification;
   if (json) {
     io.stdout.write(
-      `${JSON.stringify({ bundle: path, intact, entries, records: records.length, selection, publicKey: verification.publicKey, head: verification.head, problems, notes })}\n`,
+      `${JSON.stringify({ bundle: path, intact, consistent, unverifiedKey, entries, records: records.length, selection, publicKey: verification.publicKey, head: verification.head, problems, notes })}\n`,
     );
     return;
   }
-  if (!intact) {
+  if (consistent && unverifiedKey !== undefined) {
+    io.stdout.write(
+      `NOT VERIFIED: ${path} is consistent (${records.length} record(s) of ${describeSelection(selection)}, among ${entries} entries), but signed by an unverified key ${unverifiedKey}, which anyone can make. Pass --public-key FILE, the agent's public key, to check it is the agent's.\n`,
+    );
+  } else if (!intact) {
     io.stdout.write(`ALTERED: ${path}\n`);
     for (const problem of problems) io.stdout.write(`  ${problem}\n`);
   } else {
     io.stdout.write(
-      `intact (signed bundle): ${records.length} record(s) of ${describeSelection(selection)}, among the trail's ${entries} entries; each record matches its hash and its Ed25519 signature, every entry left out is of another run or time, and the signed head covers them all. Public key ${verification.publicKey}${pinned ? " (the one given)" : ""}\n`,
+      `intact (signed bundle): ${records.length} record(s) of ${describeSelection(selection)}, among the trail's ${entries} entries; each record matches its hash and its Ed25519 signature, every entry left out is of another run or time, and the signed head covers them all. Public key ${verification.publicKey} (the one given)\n`,
     );
   }
   for (const note of notes) io.stdout.write(`  note: ${note}\n`);
