@@ -18,6 +18,7 @@ import type { ApprovalAuditRecord } from "switchyard-agents/agent";
 import { approvalGate } from "switchyard-agents/ai-sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { registeredSecretPlaceholder } from "../../src/agent/approval/action-view.js";
 import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
 import {
   answerOnceAsked,
@@ -517,7 +518,9 @@ describe("approvalGate with the person answering in the chat (AI SDK UI approval
       },
     });
     const { request } = await askInChat(gate);
-    expect(request.reason).toBe("Delete callbacks with [redacted].");
+    // A text holding a registered secret is shown as the placeholder whole, never in part.
+    expect(request.reason).toBe(registeredSecretPlaceholder);
+    expect(JSON.stringify(request)).not.toContain("walrus");
   });
 
   it("an approval sent back after its question expired runs nothing, and is recorded as expired", async () => {
