@@ -33,6 +33,11 @@ export type IssuedApprovalCheck =
  * only once. A call is issued at most once: asking about it again (the
  * framework checking its policy again on the next request) finds the entry
  * as it is, spent or closed ones included, so a replay never re-opens it.
+ *
+ * An entry is kept for {@link keptAfterExpiryMs} past its expiry, then
+ * forgotten, so a long-running server's memory stays bounded. An approval
+ * of a forgotten call that comes back is refused as never asked for here,
+ * and asking about that call again asks a person again: nothing runs on it.
  */
 export class IssuedApprovals {
   readonly #entries = new Map<string, IssuedApproval>();
@@ -43,7 +48,8 @@ export class IssuedApprovals {
   }
 
   /** Issues `entry` unless its call already has one; returns the call's entry. */
-  issue(entry: Omit<IssuedApproval, "state">): IssuedApproval {
+  issue(entry: Omit<IssuedApproval, "state">, now = Date.now()): IssuedApproval {
+    this.#forgetExpired(now);
     const key = keyOf(entry.toolName, entry.toolCallId);
     const existing = this.#entries.get(key);
     if (existing) return existing;
@@ -126,7 +132,19 @@ export class IssuedApprovals {
   close(entry: IssuedApproval): void {
     if (entry.state === "issued") entry.state = "closed";
   }
+
+  // Entries are issued in order of time with one expiry window, so the
+  // oldest come first: forgetting stops at the first one still kept.
+  #forgetExpired(now: number): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt + keptAfterExpiryMs >= now) return;
+      this.#entries.delete(key);
+    }
+  }
 }
+
+/** How long an issued approval is remembered after its expiry: one day. */
+export const keptAfterExpiryMs = 24 * 60 * 60 * 1000;
 
 function keyOf(toolName: string, toolCallId: string): string {
   return `${toolName}\n${toolCallId}`;
