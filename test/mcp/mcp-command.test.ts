@@ -518,7 +518,7 @@ describe("switchyard mcp --http --approve elicit", () => {
       });
       expect(deleted).toEqual([[callbacks[0]!]]);
       expect(messages).toHaveLength(2);
-      expect(messages[0]).toContain('Tool: "delete_callbacks"');
+      expect(messages[0]).toContain("Tool: delete_callbacks");
       expect(decidedRuns(command.output())).toHaveLength(2);
       // Nothing reached the host but on the POSTs of its calls.
       expect(requests.filter((method) => method === "GET").length).toBeLessThanOrEqual(1);
