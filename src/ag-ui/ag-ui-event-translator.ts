@@ -112,7 +112,7 @@ export class AgUiEventTranslator {
         const action = showApprovalAction(event.action, this.#secrets);
         this.#asked.set(event.toolCallId, action);
         // What the person is asked about is what runs: its validated arguments.
-        return this.#endToolCall(event.toolCallId, { value: action.arguments });
+        return this.#endToolCall(event.toolCallId, { value: action.arguments, shown: true });
       }
       case "approval-result":
         if (event.approval.outcome === "pending") {
@@ -244,13 +244,15 @@ export class AgUiEventTranslator {
    * validated arguments, when the run has them; else the model's own,
    * parsed. Secrets are removed from the value, never from its text.
    */
-  #endToolCall(toolCallId: string, known?: { value: unknown }): AgUiEvent[] {
+  #endToolCall(toolCallId: string, known?: { value: unknown; shown?: true }): AgUiEvent[] {
     const open = this.#openToolCalls.get(toolCallId);
     if (open === undefined) return [];
     this.#openToolCalls.delete(toolCallId);
+    // Arguments a person is asked about are the view's (registered secrets and
+    // secret-named fields already placeholders): no pattern changes what they judge.
     const text =
       known !== undefined
-        ? (JSON.stringify(this.#secrets.redactValue(known.value)) ?? "")
+        ? (JSON.stringify(known.shown ? known.value : this.#secrets.redactValue(known.value)) ?? "")
         : this.#argumentsText(open.rawArguments ?? "");
     return [
       ...(text === "" ? [] : [{ type: "TOOL_CALL_ARGS", toolCallId, delta: text } as AgUiEvent]),

@@ -144,3 +144,37 @@ it("keeps a registered secret the model wrote with JSON \\u escapes out of the t
     await server.close();
   }
 });
+
+it("sends a gated call's arguments exactly as the person is asked about them: a JWT-shaped host label is not masked by a pattern", async () => {
+  directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
+  // A host a credential pattern would match: the person must see it as it is.
+  const url = "https://eyJhbGciOiJub25lIn0.attacker-exfil.net/orders";
+  const tool = defineTool({
+    name: "create_hook",
+    description: "Creates a webhook.",
+    parameters: z.object({ url: z.string() }),
+    needsApproval: true,
+    execute: async () => ({ created: true }),
+  });
+  const approver = new AgUiApprover();
+  const runStore = new FileRunStore({ directory });
+  const agent = new Agent({
+    model: new ScriptedModel([
+      { toolCalls: [{ name: "create_hook", arguments: { url }, id: "call_1" }] },
+    ]),
+    tools: [tool],
+    approver,
+    runStore,
+  });
+  const handler = createAgUiHandler({ agent, approver, runStore, authorize: () => "ada" });
+  const response = await handler(userMessageRequest("Add the hook"));
+  const events = (await response.text())
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice("data: ".length)) as BaseEvent & { delta?: string });
+  const streamed = events
+    .filter((event) => event.type === "TOOL_CALL_ARGS")
+    .map((event) => event.delta)
+    .join("");
+  expect(JSON.parse(streamed)).toEqual({ url });
+});
