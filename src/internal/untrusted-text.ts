@@ -216,8 +216,9 @@ function escapeShown(text: string): string {
   let shown = "";
   let last = 0;
   for (const match of text.matchAll(urlAuthority)) {
-    const start = match.index + (match[1]?.length ?? 0);
+    // The match is `://` and the authority after it (group 1).
     const end = match.index + match[0].length;
+    const start = end - (match[1]?.length ?? 0);
     shown += escapeShownPart(text.slice(last, start));
     shown += escapeShownPart(text.slice(start, end)).replace(beyondAscii, escapeCharacter);
     last = end;
@@ -238,8 +239,9 @@ export function shownJsonString(text: string): string {
   let shown = "";
   let last = 0;
   for (const match of json.matchAll(urlAuthority)) {
-    const start = match.index + (match[1]?.length ?? 0);
+    // The match is `://` and the authority after it (group 1).
     const end = match.index + match[0].length;
+    const start = end - (match[1]?.length ?? 0);
     shown += json.slice(last, start);
     shown += json.slice(start, end).replace(beyondAscii, jsonEscape);
     last = end;
