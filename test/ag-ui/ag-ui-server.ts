@@ -103,7 +103,8 @@ export async function startAgUiServer(
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(directory, { recursive: true, force: true });
+      // A run aborted by a client that went away may still be writing its last file.
+      await rm(directory, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     },
   };
 }
