@@ -217,14 +217,13 @@ export function approvalGate<TOOLS extends ToolSet>(
     } as (typeof wrapped)[string];
   }
 
-  const toolApproval = async ({
-    toolCall,
-    messages,
-  }: {
-    toolCall: { toolName: string; toolCallId: string; input: unknown };
-    messages: ModelMessage[];
-  }): Promise<ToolApprovalStatus> => {
-    const { toolName, toolCallId, input } = toolCall;
+  // A call of one of the app's tools with an execute, as the gate judges it.
+  const judgeCall = async (
+    toolName: string,
+    toolCallId: string,
+    input: unknown,
+    messages: ModelMessage[],
+  ) => {
     if (typeof tools[toolName]?.execute !== "function") return undefined;
     await prepare(toolName);
     const call = {
@@ -233,7 +232,20 @@ export function approvalGate<TOOLS extends ToolSet>(
       args: input,
       needsApproval: needsApprovalOf(toolName, toolCallId, messages),
     };
-    const judged = await gate.judge(call);
+    return { call, judged: await gate.judge(call) };
+  };
+
+  const toolApproval = async ({
+    toolCall,
+    messages,
+  }: {
+    toolCall: { toolName: string; toolCallId: string; input: unknown };
+    messages: ModelMessage[];
+  }): Promise<ToolApprovalStatus> => {
+    const { toolName, toolCallId, input } = toolCall;
+    const found = await judgeCall(toolName, toolCallId, input, messages);
+    if (found === undefined) return undefined;
+    const { call, judged } = found;
     if (judged.kind === "refused") {
       const approval = await gate.publish(call, judged.approval, new Date());
       return { type: "denied", reason: reasonOf(approval) };
@@ -278,16 +290,9 @@ export function approvalGate<TOOLS extends ToolSet>(
     toolApproval,
     checkApprovalResponses: (messages) =>
       honourChatApprovals(messages, async (toolName, toolCallId, input, response) => {
-        if (typeof tools[toolName]?.execute !== "function") return undefined;
-        await prepare(toolName);
-        const call = {
-          toolName,
-          toolCallId,
-          args: input,
-          needsApproval: needsApprovalOf(toolName, toolCallId, messages),
-        };
-        const judged = await gate.judge(call);
-        if (judged.kind !== "ask") return undefined;
+        const found = await judgeCall(toolName, toolCallId, input, messages);
+        if (found === undefined || found.judged.kind !== "ask") return undefined;
+        const { call, judged } = found;
         const checked = gate.issued.check(toolName, toolCallId, judged.frozen.fingerprint);
         if ("usable" in checked && response.approved) return undefined;
         if ("usable" in checked) {
