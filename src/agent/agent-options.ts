@@ -9,6 +9,7 @@ import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval/approval-audit-record.js";
 import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
+import type { ApproverDirectory } from "./approval/approver-directory.js";
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
@@ -47,6 +48,18 @@ export interface AgentOptions<
    * calls are refused (fail closed).
    */
   approver?: Approver | undefined;
+  /**
+   * Who may approve: the people, their roles and how each channel
+   * recognises them (`approverDirectory({ people })`, a JSON file with
+   * `loadApproverDirectory`, or your own). With one, an answer counts only
+   * from a person in it whom the asking rule allows (its `roles`,
+   * `required` distinct people, and not the person who started the run
+   * unless `allowSelfApproval`), and every decision record names each
+   * person by directory id and the channel evidence that recognised them.
+   * Without one, the approver's answer counts as now (the quick start's
+   * local user at the terminal).
+   */
+  approverDirectory?: ApproverDirectory | undefined;
   /**
    * The one place that decides whether a tool call runs, is refused, or asks
    * the approver: named rules (`allow` | `deny` | `ask`) over the tool, its

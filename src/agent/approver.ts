@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ActionDescription, ToolTarget } from "../tools/tool.js";
 import type { ActionView } from "./approval/action-view.js";
+import type { ApproverIdentity, ApproverPerson } from "./approval/approver-directory.js";
 import type { StandingScope } from "./approval/standing-approval.js";
 import type { InteractionBinding, InteractionBindingOutcome } from "./durable/run-store.js";
 import type { RefusalCode } from "./refusal-code.js";
@@ -69,6 +70,37 @@ export interface ApprovalAction {
    * edited approval is refused (`invalid_edit`).
    */
   editable?: boolean;
+  /**
+   * Who may answer, when the agent has an `approverDirectory`: the people
+   * the asking rule allows (its roles, less the person who started the run
+   * unless the rule allows self-approval), and how many of them must
+   * approve. A channel that reaches people itself (messaging) asks these
+   * people, by their identities on its channel; any channel shows the
+   * person who is asked. The gate judges every answer against the
+   * directory in any case: an answer from anyone else approves nothing.
+   * Absent without a directory.
+   */
+  whoMayApprove?: WhoMayApprove;
+}
+
+/** Who may approve one action: {@link ApprovalAction.whoMayApprove}. */
+export interface WhoMayApprove {
+  /** The rule's roles; empty: anyone in the directory. */
+  roles: readonly string[];
+  /** How many distinct people must each approve. */
+  required: number;
+  /**
+   * The people who may answer now, in the directory's order (absent when
+   * the directory cannot list people by role).
+   */
+  people?: readonly ApproverPerson[];
+  /** The person who started the run, when known and not allowed to approve it. */
+  excluded?: string;
+  /**
+   * Escalation by role: when nobody decided within `afterMs`, the people
+   * holding these roles are asked too (they count like the others).
+   */
+  escalation?: { roles: readonly string[]; afterMs: number; people?: readonly ApproverPerson[] };
 }
 
 export interface ApprovalContext {
@@ -105,6 +137,13 @@ export interface DecisionSource {
   approverLink?: string;
   /** `sha256:` + hex digest of the question's text as it was sent. */
   questionDigest?: string;
+  /**
+   * Who answered, as the channel recognised them (the `authorize`
+   * principal, the MCP host's user, the local user); a messaging answer is
+   * recognised by its `approverLink` when this is absent. The gate looks it
+   * up in the agent's `approverDirectory`.
+   */
+  answeredBy?: ApproverIdentity;
 }
 
 /** Lets the call run once. `fingerprint` must equal the action's, or the gate refuses. */
@@ -131,9 +170,11 @@ export interface ApprovedDecision extends DecisionSource {
   standing?: { fingerprint: string };
   /**
    * When the action needs several approvers: each one that approved it, by
-   * link. Links must differ; the same link counted twice counts once.
+   * link (and, with an `approverDirectory`, as recognised). Without a
+   * directory links must differ; with one, people must: two answers of one
+   * person count once.
    */
-  approvers?: Array<{ approverLink: string; approvedBy?: string }>;
+  approvers?: Array<{ approverLink: string; approvedBy?: string; answeredBy?: ApproverIdentity }>;
 }
 
 /**

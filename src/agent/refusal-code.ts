@@ -27,6 +27,10 @@ export const refusalCodes = [
   "audit_not_recorded",
   "invalid_edit",
   "not_enough_approvers",
+  // The answer came from someone the asking rule does not allow (not in the approver directory, or
+  // without its roles), or from the person who started the run.
+  "approver_not_allowed",
+  "self_approval",
   // The gate did not ask: a person cannot judge the action as it would run.
   "secret_in_value",
 ] as const;

@@ -1,3 +1,4 @@
+import type { ApproverIdentity } from "./approval/approver-directory.js";
 import type { RunClaim } from "./durable/run-queue.js";
 import type { RunBudget } from "./run-budget.js";
 import type { StopWhen } from "./stop-conditions.js";
@@ -56,6 +57,15 @@ export interface RunOptions<
    * it is resumed: `result.state.metadata`. String values only.
    */
   metadata?: Record<string, string> | undefined;
+  /**
+   * Who started the run: a person's id in the agent's `approverDirectory`,
+   * or their identity on the channel they started it from (the AG-UI
+   * handler gives its `authorize` principal, the command line its local
+   * user). Saved with the run's state and kept when it is resumed. With a
+   * directory, that person's answer does not count for a rule that does
+   * not `allowSelfApproval` (refused, code `self_approval`).
+   */
+  startedBy?: string | ApproverIdentity | undefined;
 }
 
 /** Options of `agent.resume()` and `agent.resumeStream()`. */

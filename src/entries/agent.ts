@@ -8,6 +8,13 @@
 
 export type { ActionView } from "../agent/approval/action-view.js";
 export type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
+export {
+  type ApproverDirectory,
+  type ApproverIdentity,
+  type ApproverPerson,
+  approverDirectory,
+  loadApproverDirectory,
+} from "../agent/approval/approver-directory.js";
 export type {
   AuditLog,
   AuditLogHead,
@@ -18,7 +25,7 @@ export type {
   StandingScope,
 } from "../agent/approval/standing-approval.js";
 export type { ApprovalRecord } from "../agent/approval-gate.js";
-export type { ApprovalPeek } from "../agent/approver.js";
+export type { ApprovalPeek, WhoMayApprove } from "../agent/approver.js";
 export { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 export { parseRunState, serializeRunState } from "../agent/durable/parse-run-state.js";
 export type {

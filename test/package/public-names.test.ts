@@ -92,6 +92,9 @@ const publicNames: Record<string, string[]> = {
     "ApprovalAuditRecord",
     "ApprovalPeek",
     "ApprovalRecord",
+    "ApproverDirectory",
+    "ApproverIdentity",
+    "ApproverPerson",
     "AuditLog",
     "AuditLogEntry",
     "AuditLogHead",
@@ -135,6 +138,9 @@ const publicNames: Record<string, string[]> = {
     "TracingOptions",
     "TracingSpan",
     "TracingTracer",
+    "WhoMayApprove",
+    "approverDirectory",
+    "loadApproverDirectory",
     "parseRunState",
     "refusalCodes",
     "serializeRunState",
@@ -390,10 +396,11 @@ describe("public names", () => {
 
   // 300 when the surface was cut; 310 since the gate came to AI SDK and
   // Agents SDK apps (approvalGate) and approvers of your own got the view of
-  // an action (ActionView). Grow it only on purpose.
-  it("number at most 310 over all entries, a name two entries export counting once (about 480 before the surface was cut)", () => {
+  // an action (ActionView); 320 since an approver directory says who may
+  // approve. Grow it only on purpose.
+  it("number at most 320 over all entries, a name two entries export counting once (about 480 before the surface was cut)", () => {
     const distinct = new Set(Object.values(publicNames).flat());
-    expect(distinct.size).toBeLessThanOrEqual(310);
+    expect(distinct.size).toBeLessThanOrEqual(320);
   });
 
   it("resolve the same way in package.json, tsconfig.json and vitest.config.ts", () => {

@@ -30,11 +30,36 @@ export interface ApprovalRule {
   /** `allow` runs the call without asking; `deny` refuses it; `ask` asks the approver. */
   decision: ApprovalRuleDecision;
   /**
-   * For `ask`: how many distinct approvers (approver links) must each approve
-   * the same action; any denial refuses. `2` for production deletions, say.
+   * For `ask`: how many distinct approvers must each approve the same
+   * action (M of N); any denial refuses. `2` for production deletions, say.
+   * Without an `approverDirectory` approvers are told apart by their links
+   * (1 or 2); with one, by person (up to 10).
    * @default 1
    */
-  required?: 1 | 2 | undefined;
+  required?: number | undefined;
+  /**
+   * For `ask`, with an `approverDirectory`: only people holding one of these
+   * roles may approve. An answer from anyone else is refused
+   * (`approver_not_allowed`) and nothing runs.
+   * @default anyone in the directory
+   */
+  roles?: readonly string[] | undefined;
+  /**
+   * For `ask`, with an `approverDirectory`: whether the person who started
+   * the run (`RunOptions.startedBy`) may be one of its approvers. When not,
+   * their answer is refused (`self_approval`) and they are not asked.
+   * @default false
+   */
+  allowSelfApproval?: boolean | undefined;
+  /**
+   * For `ask`, with an `approverDirectory`: when nobody decided within
+   * `afterMs`, the people holding `roles` are asked as well (a channel
+   * that reaches people itself, such as messaging, asks them).
+   *
+   * @example
+   * escalateTo: { roles: ["lead"], afterMs: 120_000 }
+   */
+  escalateTo?: { roles: readonly string[]; afterMs: number } | undefined;
   /**
    * For `ask`: the question may offer "approve this and the next actions like
    * it in this run", within this scope. Never offered when two approvers

@@ -31,7 +31,7 @@ export interface CompiledRule {
     logger: () => Logger,
   ): ApprovalRuleDecision | undefined | Promise<ApprovalRuleDecision | undefined>;
   /** For `ask` rules of the policy: how many distinct approvers must approve. */
-  required?: 1 | 2 | undefined;
+  required?: number | undefined;
   /** For `ask` rules of the policy: the standing approval the question may offer. */
   standing?: StandingApprovalOffer | undefined;
   /** For `ask` rules: the person may change the call before approving it. */

@@ -1,0 +1,242 @@
+import { readFile } from "node:fs/promises";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+
+/**
+ * The channels a person answers on, each recognising them by its own
+ * evidence: `messaging` by the subscription link id the answer came from
+ * (the messaging service's inbox page answers as its link), `agUi` by the
+ * principal `authorize` named, `mcp` by the MCP host's user, `terminal` by
+ * the local user name of the process that asks.
+ */
+export const approverChannels = ["messaging", "agUi", "mcp", "terminal"] as const;
+
+/** One of {@link approverChannels}. */
+export type ApproverChannel = (typeof approverChannels)[number];
+
+/**
+ * Who answered, as the channel that asked recognised them: the channel and
+ * its evidence (a subscription link id, an `authorize` principal, an MCP
+ * host user, a local user name). Never a secret.
+ */
+export interface ApproverIdentity {
+  channel: ApproverChannel;
+  /** The channel's evidence: e.g. `sl_7f3a…`, `alice@example.com`, `alice`. */
+  id: string;
+}
+
+/** One person of an {@link ApproverDirectory}. */
+export interface ApproverPerson {
+  /** Stable id, named in every decision record (e.g. an employee id or an email address). */
+  id: string;
+  /** Display name, for people reading questions and records. */
+  name: string;
+  /** The roles the person holds, e.g. `["oncall", "finance"]`. */
+  roles: readonly string[];
+  /**
+   * How each channel recognises the person: the evidence of each channel
+   * that is theirs. A channel not named never recognises them.
+   *
+   * @example
+   * { messaging: ["sl_alice_phone"], agUi: ["alice@example.com"], terminal: ["alice"] }
+   */
+  identities: Readonly<Partial<Record<ApproverChannel, readonly string[]>>>;
+}
+
+/**
+ * Who may approve, and how each channel recognises them: the people, their
+ * roles and their identities on each channel. Build one from a plain object
+ * with {@link approverDirectory}, from a JSON file with
+ * {@link loadApproverDirectory}, or write your own (your identity
+ * provider's groups, say): `recognize` is all the gate needs to judge an
+ * answer; `withRoles` lets a channel that reaches people itself (messaging)
+ * ask the right ones.
+ */
+export interface ApproverDirectory {
+  /** The person this channel evidence belongs to; `undefined` when nobody in the directory. */
+  recognize(
+    identity: ApproverIdentity,
+  ): ApproverPerson | undefined | Promise<ApproverPerson | undefined>;
+  /** The person with this directory id; `undefined` when none. */
+  person(id: string): ApproverPerson | undefined | Promise<ApproverPerson | undefined>;
+  /**
+   * The people holding any of `roles` (every person when `roles` is empty),
+   * in the directory's order. Optional: without it, channels that reach
+   * people themselves ask whom their own options name.
+   */
+  withRoles?(
+    roles: readonly string[],
+  ): readonly ApproverPerson[] | Promise<readonly ApproverPerson[]>;
+}
+
+/** A person as written in code or in a directory file: `roles` and `identities` may be left out. */
+export interface ApproverPersonEntry {
+  id: string;
+  name?: string | undefined;
+  roles?: readonly string[] | undefined;
+  identities?: Readonly<Partial<Record<ApproverChannel, readonly string[]>>> | undefined;
+}
+
+/** A directory as written in code or in a JSON file. */
+export interface ApproverDirectoryEntries {
+  people: readonly ApproverPersonEntry[];
+}
+
+/** The longest id, name, role or channel evidence a directory takes. */
+const longestText = 200;
+
+/**
+ * A directory from a plain object, checked whole: every problem (a missing
+ * id, an id used twice, one channel evidence given to two people, an
+ * unknown channel) is named in one `ConfigurationError`.
+ *
+ * @example
+ * const directory = approverDirectory({
+ *   people: [
+ *     { id: "alice", name: "Alice Ng", roles: ["oncall"], identities: { messaging: ["sl_alice"], agUi: ["alice@example.com"] } },
+ *     { id: "bob", name: "Bob Roy", roles: ["oncall", "lead"], identities: { messaging: ["sl_bob"] } },
+ *   ],
+ * });
+ */
+export function approverDirectory(entries: ApproverDirectoryEntries): ApproverDirectory {
+  const people = checkDirectoryEntries(entries, "approverDirectory");
+  const byId = new Map(people.map((person) => [person.id, person]));
+  const byEvidence = new Map<string, ApproverPerson>();
+  for (const person of people) {
+    for (const channel of approverChannels) {
+      for (const evidence of person.identities[channel] ?? []) {
+        byEvidence.set(evidenceKey({ channel, id: evidence }), person);
+      }
+    }
+  }
+  return {
+    recognize: (identity) =>
+      typeof identity?.id === "string" ? byEvidence.get(evidenceKey(identity)) : undefined,
+    person: (id) => byId.get(id),
+    withRoles: (roles) =>
+      roles.length === 0
+        ? people
+        : people.filter((person) => person.roles.some((role) => roles.includes(role))),
+  };
+}
+
+/**
+ * A directory from a JSON file holding `{ "people": [...] }` as
+ * {@link approverDirectory} takes it (the command line's
+ * `--approver-directory`). A file that cannot be read or parsed, or whose
+ * entries are wrong, throws a `ConfigurationError` naming the file.
+ */
+export async function loadApproverDirectory(path: string): Promise<ApproverDirectory> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigurationError(
+      `the approver directory ${path} cannot be read (${code}): give the path of a JSON file holding { "people": [...] }`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigurationError(
+      `the approver directory ${path} is not JSON (${(error as Error).message}): it must hold { "people": [{ "id": "alice", "name": "Alice", "roles": ["oncall"], "identities": { "terminal": ["alice"] } }] }`,
+    );
+  }
+  try {
+    return approverDirectory(parsed as ApproverDirectoryEntries);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      throw new ConfigurationError(error.problems.map((problem) => `${path}: ${problem}`));
+    }
+    throw error;
+  }
+}
+
+function evidenceKey(identity: ApproverIdentity): string {
+  return `${identity.channel}\u0000${identity.id}`;
+}
+
+function checkDirectoryEntries(entries: unknown, at: string): ApproverPerson[] {
+  const problems: string[] = [];
+  const people: ApproverPerson[] = [];
+  const list = (entries as { people?: unknown } | null)?.people;
+  if (typeof entries !== "object" || entries === null || !Array.isArray(list)) {
+    throw new ConfigurationError(
+      `${at} needs { people: [{ id, name, roles, identities }] }: a list of the people who may approve`,
+    );
+  }
+  const ids = new Set<string>();
+  const owners = new Map<string, string>();
+  list.forEach((entry: unknown, index) => {
+    const where = `${at}.people[${index}]`;
+    if (typeof entry !== "object" || entry === null) {
+      problems.push(`${where} must be an object { id, name, roles, identities }`);
+      return;
+    }
+    const { id, name, roles, identities } = entry as ApproverPersonEntry;
+    if (!isText(id)) {
+      problems.push(`${where}.id must be a non-empty string of at most ${longestText} characters`);
+      return;
+    }
+    if (ids.has(id))
+      problems.push(`${where}.id "${id}" is used by another person; ids must be unique`);
+    ids.add(id);
+    if (name !== undefined && !isText(name)) {
+      problems.push(
+        `${where}.name must be a non-empty string of at most ${longestText} characters`,
+      );
+    }
+    if (roles !== undefined && (!Array.isArray(roles) || !roles.every(isText))) {
+      problems.push(`${where}.roles must be a list of role names, e.g. ["oncall"]`);
+    }
+    const channels: Partial<Record<ApproverChannel, readonly string[]>> = {};
+    if (identities !== undefined) {
+      if (typeof identities !== "object" || identities === null || Array.isArray(identities)) {
+        problems.push(
+          `${where}.identities must be an object such as { messaging: ["sl_..."], agUi: ["alice@example.com"], mcp: ["alice"], terminal: ["alice"] }`,
+        );
+      } else {
+        for (const [channel, evidence] of Object.entries(identities)) {
+          if (!(approverChannels as readonly string[]).includes(channel)) {
+            problems.push(
+              `${where}.identities.${channel} is not a channel; the channels are ${approverChannels.join(", ")}`,
+            );
+            continue;
+          }
+          if (!Array.isArray(evidence) || !evidence.every(isText)) {
+            problems.push(
+              `${where}.identities.${channel} must be a list of strings (each at most ${longestText} characters)`,
+            );
+            continue;
+          }
+          for (const value of evidence) {
+            const key = evidenceKey({ channel: channel as ApproverChannel, id: value });
+            const owner = owners.get(key);
+            if (owner !== undefined && owner !== id) {
+              problems.push(
+                `${where}.identities.${channel} "${value}" is also ${owner}'s: one channel identity recognises one person`,
+              );
+            }
+            owners.set(key, id);
+          }
+          channels[channel as ApproverChannel] = Object.freeze([...evidence]);
+        }
+      }
+    }
+    people.push(
+      Object.freeze({
+        id,
+        name: isText(name) ? name : id,
+        roles: Object.freeze(Array.isArray(roles) ? roles.filter(isText) : []),
+        identities: Object.freeze(channels),
+      }),
+    );
+  });
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return people;
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === "string" && value.trim() !== "" && value.length <= longestText;
+}
