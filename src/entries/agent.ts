@@ -14,6 +14,7 @@ export {
   type ApproverPerson,
   approverDirectory,
   loadApproverDirectory,
+  type RecognisedApprover,
 } from "../agent/approval/approver-directory.js";
 export type {
   AuditLog,

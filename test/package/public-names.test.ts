@@ -109,6 +109,7 @@ const publicNames: Record<string, string[]> = {
     "OutputSchema",
     "PendingToolCall",
     "PrepareStep",
+    "RecognisedApprover",
     "RefusalCode",
     "RunBudget",
     "RunBudgetState",

@@ -24,6 +24,22 @@ export interface ApproverIdentity {
   id: string;
 }
 
+/**
+ * A person who answered, as every decision record names them (audit
+ * record, `onApprovalDecided`, the call's approval record): their directory
+ * id and name, and the channel evidence that recognised them.
+ */
+export interface RecognisedApprover {
+  /** Their id in the approver directory. */
+  id: string;
+  /** Their display name in the directory. */
+  name: string;
+  /** The channel their answer came on. */
+  channel: ApproverChannel;
+  /** What the channel recognised them by: a subscription link id, a principal, a host user, a local user. */
+  evidence: string;
+}
+
 /** One person of an {@link ApproverDirectory}. */
 export interface ApproverPerson {
   /** Stable id, named in every decision record (e.g. an employee id or an email address). */
