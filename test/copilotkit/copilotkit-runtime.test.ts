@@ -289,6 +289,41 @@ describe("a page that drops its connection, then tries again, behind CopilotKit'
   });
 });
 
+describe("the page's stop button behind CopilotKit's runtime", () => {
+  it("reaches the handler: the run on the server ends aborted, and the next message goes on", async () => {
+    const inModel = gate();
+    const modelStopped = gate();
+    const failures: string[] = [];
+    const { runtimeUrl } = await start(
+      [
+        (_request, options) =>
+          new Promise((resolve) => {
+            inModel.open();
+            options?.signal?.addEventListener("abort", () => {
+              modelStopped.open();
+              resolve({ text: "Too late." });
+            });
+          }),
+        { text: "Here again." },
+      ],
+      { onError: (failure) => void failures.push(failure.code) },
+    );
+    const page = frontEndFor(copilotKit, runtimeUrl, "ada");
+    const running = page.send({ message: "Hello" });
+    await inModel.opened;
+    // CopilotKit's stop: a request to the runtime's /agent/:id/stop/:threadId.
+    page.agent.abortRun();
+    expect((await running).error?.code).toBe("abort");
+    await modelStopped.opened;
+    await until(() => failures.length > 0, "the handler reported the run's end");
+    expect(failures).toEqual(["aborted"]);
+
+    const next = await page.send({ message: "Still there?" });
+    expect(next.error).toBeUndefined();
+    expect(lastAnswer(page)).toBe("Here again.");
+  });
+});
+
 describe("two people on two threads behind CopilotKit's runtime", () => {
   /** Refuses the runtime's thread-reading routes, which the handler's authorize never sees. */
   const runOnly = {

@@ -61,6 +61,8 @@ export interface FrontEndAgent {
   messages: Message[];
   pendingInterrupts: Interrupt[];
   addMessage(message: Message): void;
+  /** CopilotKit's stop: asks the runtime to stop the thread's run. */
+  abortRun(): void;
   subscribe(subscriber: {
     onEvent?(parameters: { event: BaseEvent }): void;
     onRunFailed?(parameters: { error: Error }): void;
