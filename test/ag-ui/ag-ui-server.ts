@@ -227,6 +227,11 @@ export async function postRun(
     .split("\n\n")
     .filter((block) => block.startsWith("data: "))
     .map((block) => EventSchema.parse(JSON.parse(block.slice("data: ".length))) as BaseEvent);
+  return clientRunOf(events);
+}
+
+/** What a run's events say: their types, the interrupts it ended with, its RUN_ERROR. */
+export function clientRunOf(events: BaseEvent[]): ClientRun {
   const finished = events.find((event) => event.type === "RUN_FINISHED") as
     | { outcome?: { type: string; interrupts?: Interrupt[] } }
     | undefined;

@@ -10,7 +10,8 @@ const packageName = (
 
 /**
  * The documents users copy commands from: the README, the guides it sends
- * them to for installing and running, and every file of examples/.
+ * them to for installing and running, every file of examples/ and the
+ * CopilotKit example's README.
  */
 const documents = [
   "README.md",
@@ -18,7 +19,10 @@ const documents = [
   "docs/command-line.md",
   "docs/approvals.md",
   "docs/durable-runs.md",
-  ...readdirSync(join(repository, "examples")).map((file) => `examples/${file}`),
+  ...readdirSync(join(repository, "examples"), { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => `examples/${entry.name}`),
+  "examples/copilotkit/README.md",
 ];
 
 /**
