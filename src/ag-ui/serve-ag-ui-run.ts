@@ -133,6 +133,7 @@ async function* serveResume(
       return;
     }
     translator.redactWith(secretsOf(agent));
+    translator.runAnswers(check.state.messages);
     // Taken: the run goes on to its end whatever the client does, so what
     // the person approved runs once and the thread's next message sees it.
     stream = agent.resumeStream(check.state);
@@ -191,6 +192,7 @@ async function* serveMessage(
     const conversation: AgentInput = latest
       ? [...threadConversation(latest), { role: "user", content: text }]
       : text;
+    translator.runAnswers([{ role: "user", content: text }]);
     stream = agent.stream(conversation, {
       signal,
       suspendOnApproval: true,

@@ -154,4 +154,31 @@ describe("what the question sent to the messaging service holds of the agent's s
       "task <code>Forward the weekly report with key [redacted]</code>",
     );
   });
+
+  it("names the turn that asks in a continued conversation, not the conversation's first message", async () => {
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: "https://partner.example/in", header: "X" },
+          },
+        ],
+      },
+      { text: "not sent" },
+    ]);
+    // A chat's third turn: the first two were answered without asking anyone.
+    await agentWith(model, []).run([
+      { role: "user", content: "What reports are there?" },
+      { role: "assistant", content: "The weekly report and the monthly report." },
+      { role: "user", content: "Which is newer?" },
+      { role: "assistant", content: "The weekly report." },
+      { role: "user", content: `Forward the weekly one, key ${secret}` },
+    ]);
+    const message = messaging.messages()[0]!;
+    expect(message.metadata?.task).toBe("Forward the weekly one, key [redacted]");
+    const inbox = await (await fetch(`${messaging.url}/inbox/${messaging.approverLinkId}`)).text();
+    expect(inbox).toContain("task <code>Forward the weekly one, key [redacted]</code>");
+    expect(inbox).not.toContain("What reports are there?");
+  });
 });
