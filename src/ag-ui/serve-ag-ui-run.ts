@@ -189,6 +189,13 @@ async function* serveMessage(
   try {
     agent = await options.openAgent();
     translator.redactWith(secretsOf(agent));
+    if (head.missingTurns.length > 0) {
+      // Said, not mended: the latest run holds what was said in them, the client's copy never fills in.
+      agent.logger?.warn(
+        { threadId: input.threadId, runId, missingTurns: head.missingTurns },
+        `AG-UI thread goes on from turn ${head.turn}; the runs of its turns ${head.missingTurns.join(", ")} are gone`,
+      );
+    }
     const conversation: AgentInput = latest
       ? [...threadConversation(latest), { role: "user", content: text }]
       : text;
