@@ -181,4 +181,27 @@ describe("what the question sent to the messaging service holds of the agent's s
     expect(inbox).toContain("task <code>Forward the weekly one, key [redacted]</code>");
     expect(inbox).not.toContain("What reports are there?");
   });
+
+  it("names the person's message, not the run's own correction of a structured answer", async () => {
+    const model = new ScriptedModel([
+      { text: "not JSON" },
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: "https://partner.example/in", header: "X" },
+          },
+        ],
+      },
+      { text: '{"sent":false}' },
+    ]);
+    const result = await agentWith(model, []).run("Forward the weekly report", {
+      output: z.object({ sent: z.boolean() }),
+    });
+    expect(result.output).toEqual({ sent: false });
+    // The run wrote a user message of its own before the question was asked.
+    const requests = model.requests.map((request) => request.messages.at(-1)?.role);
+    expect(requests[1]).toBe("user");
+    expect(messaging.messages()[0]?.metadata?.task).toBe("Forward the weekly report");
+  });
 });
