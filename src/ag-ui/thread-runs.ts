@@ -30,8 +30,9 @@ export interface ThreadHead {
   /**
    * Turns between the thread's oldest run left and its latest whose runs
    * are gone (deleted by hand, or by `runs prune` out of order), oldest
-   * first, a turn or a range of them (`"4"`, `"6-9"`); empty when none is. The latest run still holds what was said
-   * in them: each run holds the whole conversation before it.
+   * first, a turn or a range of them (`"4"`, `"6-9"`); empty when none
+   * is. The latest run still holds what was said in them: each run holds
+   * the whole conversation before it.
    */
   missingTurns: string[];
 }
