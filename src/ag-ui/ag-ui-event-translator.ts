@@ -3,7 +3,9 @@ import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
 import { showApprovalAction } from "../agent/build-approval-action.js";
+import type { ModelMessage } from "../agent/model-message.js";
 import type { RunResult } from "../agent/run-result.js";
+import { runTaskOf } from "../agent/run-task.js";
 import { SecretRegistry } from "../internal/redact.js";
 import { StreamingRedactor } from "../internal/streaming-redactor.js";
 import { readAgUiTicket } from "./ag-ui-ticket.js";
@@ -47,6 +49,8 @@ export class AgUiEventTranslator {
   readonly #asked = new Map<string, ApprovalAction>();
   readonly #interrupts: Interrupt[] = [];
   #secrets = new SecretRegistry();
+  /** The run's task, named by its interrupts; see {@link AgUiEventTranslator.runAnswers}. */
+  #task: string | undefined;
 
   constructor(ids: AgUiRunIds) {
     this.#ids = ids;
@@ -68,6 +72,15 @@ export class AgUiEventTranslator {
    */
   redactWith(secrets: SecretRegistry | undefined): void {
     if (secrets) this.#secrets = secrets;
+  }
+
+  /**
+   * The conversation the run answers: its interrupts name the user message
+   * it answers as their `task` (as every approval channel does), cut and
+   * with the secrets removed. Call after {@link redactWith}.
+   */
+  runAnswers(messages: readonly ModelMessage[]): void {
+    this.#task = runTaskOf(messages, this.#secrets);
   }
 
   /** `text` with the patterns' and the agent's secrets removed. */
@@ -119,7 +132,9 @@ export class AgUiEventTranslator {
           const action = this.#asked.get(event.toolCallId);
           const { expiresAt } = readAgUiTicket(event.approval.ticket);
           if (action)
-            this.#interrupts.push(interruptForAction(action, event.approval.approvalId, expiresAt));
+            this.#interrupts.push(
+              interruptForAction(action, event.approval.approvalId, expiresAt, this.#task),
+            );
         }
         // The person changed the call: the client's TOOL_CALL_ARGS hold what was asked
         // about (AG-UI appends arguments, so they are not sent again); this names what runs.

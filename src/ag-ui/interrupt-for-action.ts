@@ -10,12 +10,14 @@ import type { ApprovalAction } from "../agent/approver.js";
  * must be; `expiresAt`, when it can no longer be answered. All of it comes
  * from the action's one view: the words laid out as every channel lays
  * them out, the arguments and the target as data with the same
- * placeholders, and the view itself (`view`).
+ * placeholders, and the view itself (`view`); `task`, the user message
+ * the run answers (`ApprovalContext.task`), when it has one.
  */
 export function interruptForAction(
   action: ApprovalAction,
   interruptId: string,
   expiresAt?: string,
+  task?: string,
 ): Interrupt {
   const view = viewOfAction(action);
   // Whole: an interrupt has no length limit, so no line is cut.
@@ -62,6 +64,7 @@ export function interruptForAction(
         ...(view.values.target ? { target: view.values.target } : {}),
         view,
         fingerprint: action.fingerprint,
+        ...(task !== undefined ? { task } : {}),
         answers: {
           edit: action.editable === true,
           perItem: true,

@@ -133,6 +133,7 @@ async function* serveResume(
       return;
     }
     translator.redactWith(secretsOf(agent));
+    translator.runAnswers(check.state.messages);
     // Taken: the run goes on to its end whatever the client does, so what
     // the person approved runs once and the thread's next message sees it.
     stream = agent.resumeStream(check.state);
@@ -188,9 +189,17 @@ async function* serveMessage(
   try {
     agent = await options.openAgent();
     translator.redactWith(secretsOf(agent));
+    if (head.missingTurns.length > 0) {
+      // Said, not mended: the latest run holds what was said in them, the client's copy never fills in.
+      agent.logger?.warn(
+        { threadId: input.threadId, runId, missingTurns: head.missingTurns },
+        `AG-UI thread goes on from turn ${head.turn}; the runs of its turns ${head.missingTurns.join(", ")} are gone`,
+      );
+    }
     const conversation: AgentInput = latest
       ? [...threadConversation(latest), { role: "user", content: text }]
       : text;
+    translator.runAnswers([{ role: "user", content: text }]);
     stream = agent.stream(conversation, {
       signal,
       suspendOnApproval: true,

@@ -27,74 +27,72 @@ export interface ThreadHead {
   turn: number;
   /** The latest run's state; absent for a new thread. */
   state?: RunState | undefined;
+  /**
+   * Turns between the thread's oldest run left and its latest whose runs
+   * are gone (deleted by hand, or by `runs prune` out of order), oldest
+   * first, a turn or a range of them (`"4"`, `"6-9"`); empty when none
+   * is. The latest run still holds what was said in them: each run holds
+   * the whole conversation before it.
+   */
+  missingTurns: string[];
 }
 
 /**
- * The thread's latest run. Its runs are numbered from 1 without gaps, so
- * a few loads find the last (doubling, then halving), never a listing of
- * the store. A thread whose turn 1 is gone is either new or had its
- * oldest runs deleted (`runs prune` deletes by age, oldest first): the
- * store's listing tells which, and the latest surviving run goes on being
- * the thread's head, with its owner. Only a thread none of whose runs is
- * left starts over.
+ * The thread's latest run: the highest turn among the thread's runs the
+ * store holds, found by listing only the thread's runs (`runIdPrefix`), so
+ * it costs what the thread has, never what the store holds. A thread none
+ * of whose runs is left is new (turn 0). Turns missing between its runs do
+ * not stop it: it goes on from its latest run, and `missingTurns` names
+ * them.
  */
 export async function latestThreadRun(runStore: RunStore, threadId: string): Promise<ThreadHead> {
-  const found = new Map<number, RunState>();
-  const exists = async (turn: number): Promise<boolean> => {
+  const turns = await threadTurns(runStore, threadId);
+  // The latest that still loads: one may be deleted between the listing and its load.
+  for (let index = turns.length - 1; index >= 0; index--) {
+    const turn = turns[index]!;
+    let state: RunState;
     try {
-      found.set(turn, await runStore.load(threadRunId(threadId, turn)));
-      return true;
+      state = await runStore.load(threadRunId(threadId, turn));
     } catch (error) {
-      if (error instanceof RunNotFoundError) return false;
+      if (error instanceof RunNotFoundError) continue;
       throw error;
     }
-  };
-  let low = 1;
-  if (!(await exists(1))) {
-    const surviving = await survivingTurns(runStore, threadId);
-    const first = (await firstThat(surviving, exists)) ?? 0;
-    if (first === 0) return { turn: 0 };
-    low = first;
+    return { turn, state, missingTurns: missingBetween(turns.slice(0, index + 1)) };
   }
-  let high = low + 1;
-  while (await exists(high)) {
-    low = high;
-    high = low * 2;
-  }
-  // Turn `low` exists, turn `high` does not: the last one lies between.
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (await exists(middle)) low = middle;
-    else high = middle;
-  }
-  return { turn: low, state: found.get(low) };
+  return { turn: 0, missingTurns: [] };
 }
 
-/** The turns of a thread's runs the store still holds, latest first, from its listing. */
-async function survivingTurns(runStore: RunStore, threadId: string): Promise<number[]> {
+/** The turns of the thread's runs the store holds, oldest first. */
+async function threadTurns(runStore: RunStore, threadId: string): Promise<number[]> {
   const prefix = threadRunId(threadId, 0).slice(0, -1);
-  const turns: number[] = [];
+  const turns = new Set<number>();
   let after: string | undefined;
   do {
-    const page = await runStore.list({ limit: 1000, ...(after ? { after } : {}) });
+    const page = await runStore.list({
+      runIdPrefix: prefix,
+      limit: 1000,
+      ...(after ? { after } : {}),
+    });
+    // A store that does not know runIdPrefix lists every run: only the thread's count.
     for (const run of page.runs) {
-      if (!run.runId.startsWith(prefix)) continue;
-      const turn = Number(run.runId.slice(prefix.length));
-      if (Number.isSafeInteger(turn) && turn > 0 && `${turn}` === run.runId.slice(prefix.length))
-        turns.push(turn);
+      const suffix = run.runId.startsWith(prefix) ? run.runId.slice(prefix.length) : "";
+      const turn = Number(suffix);
+      if (Number.isSafeInteger(turn) && turn > 0 && `${turn}` === suffix) turns.add(turn);
     }
     after = page.nextCursor;
   } while (after !== undefined);
-  return turns.sort((left, right) => right - left);
+  return [...turns].sort((left, right) => left - right);
 }
 
-/** The first turn that still loads (one may be deleted between the listing and its load). */
-async function firstThat(
-  turns: readonly number[],
-  exists: (turn: number) => Promise<boolean>,
-): Promise<number | undefined> {
-  for (const turn of turns) if (await exists(turn)) return turn;
-  return undefined;
+/** The turns missing between the first and the last of these ascending turns, as ranges (`"4"`, `"6-9"`). */
+function missingBetween(turns: readonly number[]): string[] {
+  const missing: string[] = [];
+  for (let index = 1; index < turns.length; index++) {
+    const [from, to] = [turns[index - 1]! + 1, turns[index]! - 1];
+    if (from === to) missing.push(`${from}`);
+    else if (from < to) missing.push(`${from}-${to}`);
+  }
+  return missing;
 }
 
 /**

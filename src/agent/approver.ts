@@ -110,8 +110,10 @@ export interface ApprovalContext {
   /** The run asking, when it has an id (durable runs). */
   runId?: string;
   /**
-   * The run's task, as it was started (its first user message, cut to 200
-   * characters, the agent's secrets removed): for channels that show which
+   * The run's task: the user message the run answers (the last user
+   * message of the conversation it was started with, so a thread's turn is
+   * named by its own message, not the thread's first), cut to 200
+   * characters, the agent's secrets removed: for channels that show which
    * task asks. Untrusted text: escape it where it is shown.
    */
   task?: string;

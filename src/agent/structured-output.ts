@@ -78,12 +78,19 @@ export function resolveOutputSchema(schema: unknown): ResolvedOutput {
 
 /** The message that sends an invalid answer back, with the validator's words. */
 export function outputCorrectionMessage(issues: readonly string[]): string {
-  return [
-    "Your answer does not match the required JSON schema:",
-    ...issues.map((issue) => `- ${issue}`),
-    "Answer again with only the corrected JSON object, nothing else.",
-  ].join("\n");
+  return [correctionOpening, ...issues.map((issue) => `- ${issue}`), correctionClosing].join("\n");
 }
+
+/**
+ * True for a user message the run wrote itself ({@link outputCorrectionMessage}),
+ * not one a person sent.
+ */
+export function isOutputCorrectionMessage(text: string): boolean {
+  return text.startsWith(`${correctionOpening}\n`) && text.endsWith(`\n${correctionClosing}`);
+}
+
+const correctionOpening = "Your answer does not match the required JSON schema:";
+const correctionClosing = "Answer again with only the corrected JSON object, nothing else.";
 
 /** Models often wrap JSON in a Markdown code fence; the JSON inside is the answer. */
 function unfence(text: string): string {

@@ -338,10 +338,18 @@ export class FileRunStore implements RunStore, RunQueue {
     }
   }
 
-  /** Reads every state file, then returns the page asked for; see {@link RunStore.list}. */
+  /**
+   * Reads every state file (with `runIdPrefix`, only the files of those
+   * runs: a file is named by its run's id), then returns the page asked
+   * for; see {@link RunStore.list}.
+   */
   async list(options: RunListOptions = {}): Promise<RunList> {
     const page = readRunListOptions(options);
-    const { runs, unreadable } = await this.#readAll(page.statuses, page.olderThanMs);
+    const { runs, unreadable } = await this.#readAll(
+      page.statuses,
+      page.olderThanMs,
+      page.runIdPrefix,
+    );
     const after = page.after;
     const remaining = after ? runs.filter((run) => comesAfter(run, after)) : runs;
     const shown = remaining.slice(0, page.limit);
@@ -356,6 +364,7 @@ export class FileRunStore implements RunStore, RunQueue {
   async #readAll(
     wanted: readonly string[] | undefined,
     olderThanMs?: number,
+    runIdPrefix = "",
   ): Promise<Omit<RunList, "nextCursor">> {
     const savedBefore = olderThanMs === undefined ? undefined : Date.now() - olderThanMs;
     let names: string[];
@@ -372,7 +381,9 @@ export class FileRunStore implements RunStore, RunQueue {
       );
     }
     const runIds = names
-      .filter((name) => name.endsWith(".json") && !name.startsWith("."))
+      .filter(
+        (name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(runIdPrefix),
+      )
       .map((name) => name.slice(0, -".json".length));
     const runs: RunSummary[] = [];
     const unreadable: RunStateError[] = [];

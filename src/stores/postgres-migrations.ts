@@ -195,6 +195,11 @@ export const postgresMigrations: readonly string[] = [
   ALTER TABLE {schema}.runs ADD COLUMN acted_until timestamptz;
   ALTER TABLE {schema}.runs ADD COLUMN claimed_revision bigint;
   `,
+  // Runs listed by the start of their id (runIdPrefix: an AG-UI thread's
+  // runs) are found by this index, whatever the database's collation.
+  `
+  CREATE INDEX runs_by_id_prefix ON {schema}.runs (run_id text_pattern_ops);
+  `,
 ];
 
 /** The channel {@link postgresMigrations} announce due runs on; the payload is `<schema> <run id>`. */

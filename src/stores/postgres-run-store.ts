@@ -716,6 +716,11 @@ export class PostgresRunStore implements RunStore, RunQueue {
       values.push(page.statuses);
       conditions.push(`status = ANY($${values.length})`);
     }
+    if (page.runIdPrefix !== undefined) {
+      // A fixed prefix: the run_id text_pattern_ops index finds the runs without a scan.
+      values.push(`${page.runIdPrefix.replace(/[\\%_]/g, "\\$&")}%`);
+      conditions.push(`run_id LIKE $${values.length}`);
+    }
     if (page.olderThanMs !== undefined) {
       values.push(page.olderThanMs);
       conditions.push(`updated_at < now() - $${values.length} * interval '1 millisecond'`);

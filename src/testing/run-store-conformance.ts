@@ -441,6 +441,32 @@ export function runStoreConformance(options: RunStoreConformanceOptions): void {
         await assert.rejects(store.list({ olderThanMs: -1 }), ConfigurationError);
       });
 
+      test("lists only the runs whose id starts with runIdPrefix, a prefix's own _ and % taken as text", async (store) => {
+        for (const runId of ["agui_k1_1", "agui_k1_2", "agui_k10_1", "agui_kx1_1", "run-a"]) {
+          await store.save(runState(runId));
+        }
+        const listed = async (runIdPrefix: string) =>
+          (await store.list({ runIdPrefix })).runs.map((run) => run.runId).sort();
+        assert.deepEqual(await listed("agui_k1_"), ["agui_k1_1", "agui_k1_2"]);
+        assert.deepEqual(await listed("agui_k"), [
+          "agui_k10_1",
+          "agui_k1_1",
+          "agui_k1_2",
+          "agui_kx1_1",
+        ]);
+        assert.deepEqual(await listed("agui_k%"), []);
+        assert.deepEqual(await listed("nothing_"), []);
+        const paged = await store.list({ runIdPrefix: "agui_k1_", limit: 1 });
+        assert.equal(paged.runs.length, 1);
+        assert.ok(paged.nextCursor, "a page of the prefix's runs has a next");
+        const rest = await store.list({ runIdPrefix: "agui_k1_", after: paged.nextCursor });
+        assert.deepEqual([...paged.runs, ...rest.runs].map((run) => run.runId).sort(), [
+          "agui_k1_1",
+          "agui_k1_2",
+        ]);
+        await assert.rejects(store.list({ runIdPrefix: "x".repeat(129) }), ConfigurationError);
+      });
+
       test("refuses a cursor it did not make, and a limit out of range", async (store) => {
         await assert.rejects(store.list({ after: "not a cursor" }), ConfigurationError);
         await assert.rejects(store.list({ limit: 0 }), ConfigurationError);

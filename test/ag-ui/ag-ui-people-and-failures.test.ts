@@ -241,13 +241,14 @@ describe("a model failure reaches an AG-UI client as a code of its own, in words
   );
 });
 
-/** A file run store whose every load rejects with `error`. */
+/** A file run store whose every read (a load, a listing) rejects with `error`. */
 async function storeFailingWith(error: Error): Promise<FileRunStore> {
   const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
   closing.push(() => rm(directory, { recursive: true, force: true }));
   const files = new FileRunStore({ directory });
   return Object.assign(Object.create(files) as FileRunStore, {
     load: () => Promise.reject(error),
+    list: () => Promise.reject(error),
   });
 }
 

@@ -58,6 +58,8 @@ export async function startAgUiServer(
   > & {
     withoutAuthorize?: boolean;
     agentOptions?: Partial<AgentOptions>;
+    /** The run store in this directory; a plain `FileRunStore` by default. */
+    runStore?: (directory: string) => FileRunStore;
     /** Awaited inside the tool, after it counted its run: what a test holds the call at. */
     beforeDelete?: () => Promise<void>;
   } = {},
@@ -65,7 +67,7 @@ export async function startAgUiServer(
   const directory = await mkdtemp(join(tmpdir(), "switchyard-ag-ui-"));
   const { tool, runs } = deleteRecordsTool(options.beforeDelete);
   const model = new ScriptedModel(steps);
-  const runStore = new FileRunStore({ directory });
+  const runStore = options.runStore?.(directory) ?? new FileRunStore({ directory });
   const handler = createAgUiHandler({
     agent: ({ approver, runStore }) =>
       new Agent({

@@ -161,6 +161,43 @@ describe("an AG-UI thread, as chat UIs use it with the official client", () => {
     expect(toolCallsOf(client.messages).map((call) => call.arguments)).toEqual([shown]);
   });
 
+  it("names the turn that asks in each interrupt: the user message of that turn, cut and without secrets, never the thread's first", async () => {
+    const secret = "acct-key-7Qw9Lm2Zx4";
+    server = await startAgUiServer(
+      [
+        { text: "Hello." },
+        deleting(["rec_a"]),
+        deleting(["rec_z"]),
+        { text: "Deleted rec_a and rec_z." },
+        deleting(["rec_b"]),
+        { text: "Deleted rec_b." },
+      ],
+      { agentOptions: { secrets: [secret] } },
+    );
+    const client = clientFor(server.url);
+    expect((await runClient(client, { message: "Hi there" })).error).toBeUndefined();
+    const second = await runClient(client, { message: `Delete rec_a, my key is ${secret}` });
+    const [asked] = second.interrupts;
+    expect(asked?.metadata?.switchyard).toMatchObject({
+      task: "Delete rec_a, my key is [redacted]",
+    });
+    expect(JSON.stringify(second.events)).not.toContain(secret);
+    // The run that goes on after the answer asks again: still turn 2's question.
+    const resumed = await runClient(client, { resume: [approve(asked!)] });
+    const [askedAgain] = resumed.interrupts;
+    expect(askedAgain?.metadata?.switchyard).toMatchObject({
+      tool: "delete_records",
+      arguments: { ids: ["rec_z"] },
+      task: "Delete rec_a, my key is [redacted]",
+    });
+    expect((await runClient(client, { resume: [approve(askedAgain!)] })).error).toBeUndefined();
+    const long = `Now delete rec_b. ${"Be careful. ".repeat(30)}`;
+    const third = await runClient(client, { message: long });
+    const task = (third.interrupts[0]?.metadata?.switchyard as { task?: string } | undefined)?.task;
+    expect(task).toBe(`${long.trim().slice(0, 199)}…`);
+    expect(server.runs).toEqual([{ ids: ["rec_a"] }, { ids: ["rec_z"] }]);
+  });
+
   it("refuses a new message while the thread waits for an answer, naming the open question; answering it lets the thread go on", async () => {
     server = await startAgUiServer([deleting(["rec_a"]), { text: "Kept rec_a." }, { text: "Hi!" }]);
     const client = clientFor(server.url);

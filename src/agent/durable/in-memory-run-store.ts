@@ -117,6 +117,8 @@ export class InMemoryRunStore implements RunStore, RunQueue {
     const runs = [...this.#runs.values()]
       .filter(({ state, savedAt }) => {
         if (savedBefore !== undefined && savedAt >= savedBefore) return false;
+        if (page.runIdPrefix !== undefined && !state.runId.startsWith(page.runIdPrefix))
+          return false;
         return !page.statuses || page.statuses.includes(state.status);
       })
       .map(({ state }) => summarizeRunState(state))

@@ -17,6 +17,7 @@ import type {
 } from "../model-message.js";
 import { asksLegacyFunctionCall, requestedToolCalls } from "../requested-tool-calls.js";
 import type { RunUsage, ToolCallRecord } from "../run-result.js";
+import { runTaskOf } from "../run-task.js";
 import { RunStoreError } from "./durable-errors.js";
 import { redactMessages, redactRunState } from "./redact-run-state.js";
 import type { RunClaim } from "./run-queue.js";
@@ -207,20 +208,14 @@ export class RunJournal {
   }
 
   /**
-   * The run's task for the people asked about its calls: its first user
-   * message, cut to 200 characters, the agent's secrets removed; `undefined`
-   * when the conversation has none.
+   * The run's task for the people asked about its calls: the user message
+   * it answers (its last, not its first: a thread's turn), cut to 200
+   * characters, the agent's secrets removed; `undefined` when the
+   * conversation has none. See {@link runTaskOf}.
    */
   get task(): string | undefined {
-    // Read once: the first user message never changes, and every question asks for it.
-    if (this.#task === null) {
-      const first = this.messages.find((message) => message.role === "user");
-      const text =
-        first?.role === "user" && first.content.trim() !== ""
-          ? this.#secrets.redactText(first.content.trim())
-          : undefined;
-      this.#task = text !== undefined && text.length > 200 ? `${text.slice(0, 199)}…` : text;
-    }
+    // Read once: the run adds no message a person sent, and every question asks for it.
+    if (this.#task === null) this.#task = runTaskOf(this.messages, this.#secrets);
     return this.#task;
   }
 

@@ -11,6 +11,8 @@ export interface RunListPage {
   limit: number;
   /** Only runs last saved longer ago than this, by the store's clock. */
   olderThanMs: number | undefined;
+  /** Only runs whose id starts with this; `undefined`: every run. */
+  runIdPrefix: string | undefined;
 }
 
 /** Runs on one page when `limit` is not given. */
@@ -18,7 +20,8 @@ export const defaultRunListLimit = 100;
 const maximumRunListLimit = 1000;
 
 /**
- * Checks `RunStore.list` options the same way for every store; throws a
+ * Checks `RunStore.list` options the same way for every store (an empty
+ * `runIdPrefix` is no filter); throws a
  * ConfigurationError naming each problem. The cursor is opaque to callers:
  * the `updatedAt` and `runId` of the last run listed (the keyset).
  */
@@ -40,6 +43,15 @@ export function readRunListOptions(options: RunListOptions = {}): RunListPage {
   if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
     problems.push("olderThanMs must be a whole number of milliseconds, at least 0.");
   }
+  const runIdPrefix = options.runIdPrefix === "" ? undefined : options.runIdPrefix;
+  if (
+    runIdPrefix !== undefined &&
+    (typeof runIdPrefix !== "string" || runIdPrefix.length > longestRunId)
+  ) {
+    problems.push(
+      `runIdPrefix must be the text run ids start with, up to ${longestRunId} characters (e.g. "agui_"), or omitted for every run.`,
+    );
+  }
   let after: RunListPage["after"];
   if (options.after !== undefined) {
     after = decodeCursor(options.after);
@@ -50,8 +62,11 @@ export function readRunListOptions(options: RunListOptions = {}): RunListPage {
     }
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
-  return { statuses, after, limit, olderThanMs };
+  return { statuses, after, limit, olderThanMs, runIdPrefix };
 }
+
+/** The longest run id (see `isRunId`): a longer prefix names no run. */
+const longestRunId = 128;
 
 /** The cursor that goes on after this run. */
 export function runListCursor(run: Pick<RunSummary, "updatedAt" | "runId">): string {

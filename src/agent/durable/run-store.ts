@@ -47,6 +47,16 @@ export interface RunListOptions {
    * @default every run
    */
   olderThanMs?: number | undefined;
+  /**
+   * Only runs whose id starts with this text: the runs of one family of
+   * ids (an AG-UI thread's runs, `agui_<thread key>_<turn>`). A store finds
+   * them without reading the others (`FileRunStore` reads only their
+   * files; `PostgresRunStore` uses an index on the run id), so listing
+   * them costs what they are, not what the store holds. A store written
+   * before this option that ignores it lists every run: a caller that
+   * needs only these checks each id itself. @default every run
+   */
+  runIdPrefix?: string | undefined;
 }
 
 /** Options of {@link RunStore.delete}. */

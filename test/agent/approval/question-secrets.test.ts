@@ -154,4 +154,54 @@ describe("what the question sent to the messaging service holds of the agent's s
       "task <code>Forward the weekly report with key [redacted]</code>",
     );
   });
+
+  it("names the turn that asks in a continued conversation, not the conversation's first message", async () => {
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: "https://partner.example/in", header: "X" },
+          },
+        ],
+      },
+      { text: "not sent" },
+    ]);
+    // A chat's third turn: the first two were answered without asking anyone.
+    await agentWith(model, []).run([
+      { role: "user", content: "What reports are there?" },
+      { role: "assistant", content: "The weekly report and the monthly report." },
+      { role: "user", content: "Which is newer?" },
+      { role: "assistant", content: "The weekly report." },
+      { role: "user", content: `Forward the weekly one, key ${secret}` },
+    ]);
+    const message = messaging.messages()[0]!;
+    expect(message.metadata?.task).toBe("Forward the weekly one, key [redacted]");
+    const inbox = await (await fetch(`${messaging.url}/inbox/${messaging.approverLinkId}`)).text();
+    expect(inbox).toContain("task <code>Forward the weekly one, key [redacted]</code>");
+    expect(inbox).not.toContain("What reports are there?");
+  });
+
+  it("names the person's message, not the run's own correction of a structured answer", async () => {
+    const model = new ScriptedModel([
+      { text: "not JSON" },
+      {
+        toolCalls: [
+          {
+            name: "forward_report",
+            arguments: { endpoint: "https://partner.example/in", header: "X" },
+          },
+        ],
+      },
+      { text: '{"sent":false}' },
+    ]);
+    const result = await agentWith(model, []).run("Forward the weekly report", {
+      output: z.object({ sent: z.boolean() }),
+    });
+    expect(result.output).toEqual({ sent: false });
+    // The run wrote a user message of its own before the question was asked.
+    const requests = model.requests.map((request) => request.messages.at(-1)?.role);
+    expect(requests[1]).toBe("user");
+    expect(messaging.messages()[0]?.metadata?.task).toBe("Forward the weekly report");
+  });
 });
