@@ -20,6 +20,8 @@ export interface BenchSizes {
   /** Untimed runs of each step contender after those, to the library's steady speed. */
   stepWarmup: number;
   stepRuns: number;
+  /** Untimed runs of each contender against the scripted server (after the simulator's: the process is warm). */
+  stepScriptedWarmup: number;
   streamChunks: number;
   streamWarmup: number;
   streamRuns: number;
@@ -53,6 +55,7 @@ const fullSizes: BenchSizes = {
   stepColdRuns: 200,
   stepWarmup: 4000,
   stepRuns: 800,
+  stepScriptedWarmup: 1000,
   streamChunks: 10_000,
   streamWarmup: 3,
   streamRuns: 25,
@@ -74,6 +77,7 @@ const quickSizes: BenchSizes = {
   stepColdRuns: 50,
   stepWarmup: 500,
   stepRuns: 100,
+  stepScriptedWarmup: 200,
   streamWarmup: 1,
   streamRuns: 5,
   scaleRepetitions: 1,
