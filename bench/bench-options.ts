@@ -33,8 +33,13 @@ export interface BenchSizes {
   bulkRuns: number;
   /** Fresh processes of each kind for the import-time figure. */
   importRuns: number;
-  /** Suspended runs each fleet resumes. */
+  /** Suspended runs each fleet of the built-in engine resumes. */
   fleetRuns: number;
+  /**
+   * Runs each fleet of DBOS resumes: fewer, since DBOS starts each run
+   * afresh for every fleet (a workflow cannot be copied in as a row is).
+   */
+  dbosFleetRuns: number;
   /** Answers timed from arrival to their run's resumption. */
   fleetLatencySamples: number;
   /** Suspended runs waiting for answers, inserted in bulk. */
@@ -66,7 +71,8 @@ const fullSizes: BenchSizes = {
   bulkWarmup: 1,
   bulkRuns: 10,
   importRuns: 20,
-  fleetRuns: 10_000,
+  fleetRuns: 1_000,
+  dbosFleetRuns: 200,
   fleetLatencySamples: 10,
   waitingRuns: 100_000,
   waitingCheckMs: 10_000,
@@ -84,7 +90,8 @@ const quickSizes: BenchSizes = {
   fanOutRuns: 1,
   bulkRuns: 3,
   importRuns: 6,
-  fleetRuns: 2_000,
+  fleetRuns: 500,
+  dbosFleetRuns: 100,
   fleetLatencySamples: 5,
   waitingRuns: 10_000,
   waitingCheckMs: 5_000,
