@@ -20,6 +20,8 @@ export interface BenchSizes {
   /** Untimed runs of each step contender after those, to the library's steady speed. */
   stepWarmup: number;
   stepRuns: number;
+  /** Untimed runs of each contender against the scripted server (after the simulator's: the process is warm). */
+  stepScriptedWarmup: number;
   streamChunks: number;
   streamWarmup: number;
   streamRuns: number;
@@ -31,8 +33,13 @@ export interface BenchSizes {
   bulkRuns: number;
   /** Fresh processes of each kind for the import-time figure. */
   importRuns: number;
-  /** Suspended runs each fleet resumes. */
+  /** Suspended runs each fleet of the built-in engine resumes. */
   fleetRuns: number;
+  /**
+   * Runs each fleet of DBOS resumes: fewer, since DBOS starts each run
+   * afresh for every fleet (a workflow cannot be copied in as a row is).
+   */
+  dbosFleetRuns: number;
   /** Answers timed from arrival to their run's resumption. */
   fleetLatencySamples: number;
   /** Suspended runs waiting for answers, inserted in bulk. */
@@ -53,6 +60,7 @@ const fullSizes: BenchSizes = {
   stepColdRuns: 200,
   stepWarmup: 4000,
   stepRuns: 800,
+  stepScriptedWarmup: 1000,
   streamChunks: 10_000,
   streamWarmup: 3,
   streamRuns: 25,
@@ -63,7 +71,8 @@ const fullSizes: BenchSizes = {
   bulkWarmup: 1,
   bulkRuns: 10,
   importRuns: 20,
-  fleetRuns: 10_000,
+  fleetRuns: 1_000,
+  dbosFleetRuns: 200,
   fleetLatencySamples: 10,
   waitingRuns: 100_000,
   waitingCheckMs: 10_000,
@@ -74,13 +83,15 @@ const quickSizes: BenchSizes = {
   stepColdRuns: 50,
   stepWarmup: 500,
   stepRuns: 100,
+  stepScriptedWarmup: 200,
   streamWarmup: 1,
   streamRuns: 5,
   scaleRepetitions: 1,
   fanOutRuns: 1,
   bulkRuns: 3,
   importRuns: 6,
-  fleetRuns: 2_000,
+  fleetRuns: 500,
+  dbosFleetRuns: 100,
   fleetLatencySamples: 5,
   waitingRuns: 10_000,
   waitingCheckMs: 5_000,

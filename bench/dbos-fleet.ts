@@ -37,7 +37,8 @@ interface DbosWorker {
 /**
  * The fleet figure's quantities for the same agent (`fleetAgentOptions`)
  * as a durable agent on DBOS (`dbosAgent`), on the same database and
- * simulators, with the same numbers of runs and processes: each process
+ * simulators, with the same numbers of processes (and the runs `sizes`
+ * gives, fewer than the built-in fleet's in `npm run bench`): each process
  * (an executor of its own, one DBOS application) starts its share of the
  * runs, which ask their question and wait in `DBOS.recv`; every question is
  * answered; then every process wakes its runs (`wake(runId)`, `concurrency`

@@ -8,6 +8,9 @@ export interface SimulatorAddresses {
   /** Reasoner playing `long-stream`: text pieces and argument fragments. */
   longStreamUrl: string;
   longStreamApiKey: string;
+  /** The scripted chat server answering at once (a tool call, then "done"). */
+  scriptedUrl: string;
+  scriptedApiKey: string;
   /** Orders simulator base URL, without trailing slash. */
   ordersUrl: string;
   ordersToken: string;

@@ -9,10 +9,18 @@ import { median } from "./statistics.js";
 
 /** Options of {@link measureStepOverhead}. */
 export interface StepOverheadOptions {
-  /** The reasoner simulator playing `echo-tool`. */
+  /** The reasoner simulator playing `echo-tool`, or the scripted chat server. */
   url: string;
   apiKey: string;
-  /** Timed runs of each contender first, in a process that ran none yet. */
+  /**
+   * `simulator` (the default): the library against the `fetch` floor and
+   * the pooled floor, its first runs timed too. `scripted`: the server
+   * answering at once (bench/scripted-chat-server.ts), the library against
+   * the pooled floor only, at steady speed (after the simulator's figures,
+   * the process is warm); the figures' names say so.
+   */
+  server?: "simulator" | "scripted" | undefined;
+  /** Timed runs of each contender first, in a process that ran none yet (the simulator only). */
   coldRuns: number;
   /** Untimed runs of each contender after those. */
   warmup: number;
@@ -72,44 +80,77 @@ export async function measureStepOverhead(options: StepOverheadOptions): Promise
     if (output !== "done") throw new Error(`the hand-written loop answered "${output}"`);
   };
 
-  const contenders = [
-    async () => checkRaw(await runRawAgentLoop(echoTask, rawComplete)),
-    async () => checkRaw(await runRawAgentLoop(echoTask, pooledComplete)),
-    async () => check(await agent.run(echoTask)),
-    async () => checkRaw(await runRawAgentLoop(echoTask, rawStream)),
-    async () => checkRaw(await runRawAgentLoop(echoTask, pooledStream)),
-    async () => {
-      const stream = agent.stream(echoTask);
-      for await (const _event of stream) {
-        // Events are read as a user's loop would; the figure is the whole run.
-      }
-      check(await stream.result);
-    },
-  ];
-  const [, coldPooledComplete, coldLibraryComplete, , coldPooledStream, coldLibraryStream] =
-    await measureInterleaved(contenders, { warmup: 0, runs: options.coldRuns });
-  const [
-    baselineComplete,
-    pooledBaselineComplete,
-    libraryComplete,
-    baselineStream,
-    pooledBaselineStream,
-    libraryStream,
-  ] = await measureInterleaved(contenders, options);
-  const pooledFigure = (mode: string, pooledMs: number[], libraryMs: number[]): Figure => {
+  const libraryComplete = async () => check(await agent.run(echoTask));
+  const libraryStream = async () => {
+    const stream = agent.stream(echoTask);
+    for await (const _event of stream) {
+      // Events are read as a user's loop would; the figure is the whole run.
+    }
+    check(await stream.result);
+  };
+  const pooledFigure = (mode: string, pooledMs: number[], libraryMs: number[], suffix = "") => {
     const baseline = median(pooledMs);
     const value = median(libraryMs);
     const ratio = value / baseline;
     return {
-      name: `agent step overhead (${mode}), against the pooled floor`,
+      name: `agent step overhead (${mode}), against the pooled floor${suffix}`,
       value: round(value),
       unit: "ms/run",
       baseline: round(baseline),
       ratio: round(ratio),
       target: `ratio <= ${pooledStepOverheadTarget.toFixed(2)}`,
       met: ratio <= pooledStepOverheadTarget,
-    };
+    } satisfies Figure;
   };
+
+  if (options.server === "scripted") {
+    const suffix = ", scripted server answering at once";
+    const [pooled, library, pooledStreamed, libraryStreamed] = await measureInterleaved(
+      [
+        async () => checkRaw(await runRawAgentLoop(echoTask, pooledComplete)),
+        libraryComplete,
+        async () => checkRaw(await runRawAgentLoop(echoTask, pooledStream)),
+        libraryStream,
+      ],
+      options,
+    );
+    return {
+      figures: [
+        pooledFigure("complete", pooled!.wallMs, library!.wallMs, suffix),
+        cpuFigure(
+          `agent step overhead (complete), against the pooled floor${suffix}`,
+          pooled!,
+          library!,
+        ),
+        pooledFigure("stream", pooledStreamed!.wallMs, libraryStreamed!.wallMs, suffix),
+        cpuFigure(
+          `agent step overhead (stream), against the pooled floor${suffix}`,
+          pooledStreamed!,
+          libraryStreamed!,
+        ),
+      ],
+      counts,
+    };
+  }
+
+  const contenders = [
+    async () => checkRaw(await runRawAgentLoop(echoTask, rawComplete)),
+    async () => checkRaw(await runRawAgentLoop(echoTask, pooledComplete)),
+    libraryComplete,
+    async () => checkRaw(await runRawAgentLoop(echoTask, rawStream)),
+    async () => checkRaw(await runRawAgentLoop(echoTask, pooledStream)),
+    libraryStream,
+  ];
+  const [, coldPooledComplete, coldLibraryComplete, , coldPooledStream, coldLibraryStream] =
+    await measureInterleaved(contenders, { warmup: 0, runs: options.coldRuns });
+  const [
+    baselineComplete,
+    pooledBaselineComplete,
+    libraryCompleteMs,
+    baselineStream,
+    pooledBaselineStream,
+    libraryStreamMs,
+  ] = await measureInterleaved(contenders, options);
   const coldFigure = (mode: string, pooledMs: number[], libraryMs: number[]): Figure => {
     const baseline = median(pooledMs);
     const value = median(libraryMs);
@@ -137,13 +178,13 @@ export async function measureStepOverhead(options: StepOverheadOptions): Promise
   };
   return {
     figures: [
-      figure("complete", baselineComplete!.wallMs, libraryComplete!.wallMs),
-      cpuFigure("agent step overhead (complete)", baselineComplete!, libraryComplete!),
-      pooledFigure("complete", pooledBaselineComplete!.wallMs, libraryComplete!.wallMs),
+      figure("complete", baselineComplete!.wallMs, libraryCompleteMs!.wallMs),
+      cpuFigure("agent step overhead (complete)", baselineComplete!, libraryCompleteMs!),
+      pooledFigure("complete", pooledBaselineComplete!.wallMs, libraryCompleteMs!.wallMs),
       coldFigure("complete", coldPooledComplete!.wallMs, coldLibraryComplete!.wallMs),
-      figure("stream", baselineStream!.wallMs, libraryStream!.wallMs),
-      cpuFigure("agent step overhead (stream)", baselineStream!, libraryStream!),
-      pooledFigure("stream", pooledBaselineStream!.wallMs, libraryStream!.wallMs),
+      figure("stream", baselineStream!.wallMs, libraryStreamMs!.wallMs),
+      cpuFigure("agent step overhead (stream)", baselineStream!, libraryStreamMs!),
+      pooledFigure("stream", pooledBaselineStream!.wallMs, libraryStreamMs!.wallMs),
       coldFigure("stream", coldPooledStream!.wallMs, coldLibraryStream!.wallMs),
     ],
     counts,

@@ -113,6 +113,32 @@ describe("bench figures at minimal sizes", () => {
     expect(cold.map((figure) => figure.target)).toEqual([undefined, undefined]);
   });
 
+  it("step overhead against the scripted server: the library and the pooled floor, whole and streamed, each run completing", async () => {
+    const result = await measureStepOverhead({
+      url: simulators.scriptedUrl,
+      apiKey: simulators.scriptedApiKey,
+      server: "scripted",
+      coldRuns: 0,
+      warmup: 1,
+      runs: 2,
+    });
+    expectShape(result, 4);
+    // Three runs of each of four contenders: the pooled floor and the library, whole and streamed.
+    expect(result.counts).toEqual({
+      libraryRuns: 6,
+      libraryRunsCompleted: 6,
+      baselineRuns: 6,
+      toolCalls: 6,
+    });
+    expect(result.figures.map((figure) => figure.target)).toEqual([
+      "ratio <= 1.25",
+      undefined,
+      "ratio <= 1.25",
+      undefined,
+    ]);
+    expect(result.figures.every((figure) => figure.name.includes("scripted server"))).toBe(true);
+  });
+
   it("stream reading assembles the same answer as the hand-written reader", async () => {
     const result = await measureStreamReading({
       url: simulators.longStreamUrl,

@@ -50,6 +50,8 @@ interface RunProcess {
   dying?: string;
   /** The runs it took over from another executor. */
   recovered?: string[];
+  /** The lines it wrote on stderr (its log, as JSON lines, with `DBOS_TEST_LOG_LEVEL`). */
+  stderrLines: string[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   child: ChildProcess;
 }
@@ -59,11 +61,12 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
   const child = spawn(
     process.execPath,
     ["--import", tsxLoader, new URL("./dbos-run-process.ts", import.meta.url).pathname],
-    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...environment } },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...environment } },
   );
   children.add(child);
   const started: RunProcess = {
     modelRequests: [],
+    stderrLines: [],
     child,
     // "close", not "exit": it comes after the last line of stdout was read, so
     // what the process said just before it died is known once it has ended.
@@ -74,6 +77,11 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
       }),
     ),
   };
+  createInterface({ input: child.stderr! }).on("line", (line) => {
+    started.stderrLines.push(line);
+    // Still shown, as when the process wrote to the test's own stderr.
+    if (!environment.DBOS_TEST_LOG_LEVEL) process.stderr.write(`${line}\n`);
+  });
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const message = JSON.parse(line) as {
@@ -92,6 +100,39 @@ async function startProcess(environment: Record<string, string>): Promise<RunPro
     );
   });
   return started;
+}
+
+/** The environment of the processes of one test: DBOS's and the run store's schemas of its own, the simulators. */
+function processEnvironment(): {
+  environment: Record<string, string>;
+  dbosSchema: string;
+  runSchema: string;
+} {
+  const dbosSchema = uniqueSchema("dbos");
+  const runSchema = uniqueSchema("dbos_runs");
+  schemas.push(dbosSchema, runSchema);
+  const environment = {
+    DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
+    DBOS_TEST_DBOS_SCHEMA: dbosSchema,
+    DBOS_TEST_RUN_SCHEMA: runSchema,
+    DBOS_TEST_SERVICES: JSON.stringify({
+      ordersUrl: orders.url,
+      ordersToken: orders.token,
+      messagingUrl: messaging.url,
+      messagingToken: messaging.token ?? "",
+      approverLinkId: messaging.approverLinkId,
+    }),
+  };
+  return { environment, dbosSchema, runSchema };
+}
+
+/** Registers a callback at the orders simulator; resolves with its id. */
+async function newCallback(label: string): Promise<string> {
+  const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
+  const [created] = await client.createCallbacks([
+    { url: `https://hooks.example.com/dbos/${label}-${randomUUID()}`, message_type: "orderEvent" },
+  ]);
+  return created?.id ?? "";
 }
 
 /** Waits until the stored run satisfies `condition`; resolves with its state. */
@@ -116,9 +157,7 @@ it.each([
 ])(
   "a process killed %s (%s), %s: the run is recovered; the model is not asked again, the approved call ran once, the denied one never",
   async (dieAt, _when, recoveredBy) => {
-    const dbosSchema = uniqueSchema("dbos");
-    const runSchema = uniqueSchema("dbos_runs");
-    schemas.push(dbosSchema, runSchema);
+    const { environment, runSchema } = processEnvironment();
     const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
     try {
       const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
@@ -133,18 +172,6 @@ it.each([
       const runId = newRunId();
       // A second run, whose question is denied: its call never runs, whichever process reads the answer.
       const deniedRunId = `${runId}-denied`;
-      const environment = {
-        DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
-        DBOS_TEST_DBOS_SCHEMA: dbosSchema,
-        DBOS_TEST_RUN_SCHEMA: runSchema,
-        DBOS_TEST_SERVICES: JSON.stringify({
-          ordersUrl: orders.url,
-          ordersToken: orders.token,
-          messagingUrl: messaging.url,
-          messagingToken: messaging.token ?? "",
-          approverLinkId: messaging.approverLinkId,
-        }),
-      };
       const answerWhenAsked = async (asking: string, answer: "approve" | "deny") => {
         const waiting = await storedRun(
           store,
@@ -247,24 +274,10 @@ it.each([
 );
 
 it("three processes launched together on a fresh database all launch: DBOS's migrations run one at a time", async () => {
-  const dbosSchema = uniqueSchema("dbos");
-  const runSchema = uniqueSchema("dbos_runs");
-  schemas.push(dbosSchema, runSchema);
+  const { environment } = processEnvironment();
   const launched = await Promise.allSettled(
     ["one", "two", "three"].map((executor) =>
-      startProcess({
-        DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
-        DBOS_TEST_DBOS_SCHEMA: dbosSchema,
-        DBOS_TEST_RUN_SCHEMA: runSchema,
-        DBOS_TEST_SERVICES: JSON.stringify({
-          ordersUrl: orders.url,
-          ordersToken: orders.token,
-          messagingUrl: messaging.url,
-          messagingToken: messaging.token ?? "",
-          approverLinkId: messaging.approverLinkId,
-        }),
-        DBOS_TEST_EXECUTOR: executor,
-      }),
+      startProcess({ ...environment, DBOS_TEST_EXECUTOR: executor }),
     ),
   );
   const failures = launched.flatMap((outcome) =>
@@ -280,29 +293,11 @@ it("three processes launched together on a fresh database all launch: DBOS's mig
 }, 120_000);
 
 it("a process stopped (SIGSTOP) after its start write while another takes its workflow over: the approved deletion is sent once, and the stalled process sends nothing when continued", async () => {
-  const dbosSchema = uniqueSchema("dbos");
-  const runSchema = uniqueSchema("dbos_runs");
-  schemas.push(dbosSchema, runSchema);
+  const { environment, runSchema } = processEnvironment();
   const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
   try {
-    const client = new OrderClient({ baseUrl: orders.url, token: orders.token });
-    const [created] = await client.createCallbacks([
-      { url: `https://hooks.example.com/dbos/stop-${randomUUID()}`, message_type: "orderEvent" },
-    ]);
-    const id = created?.id ?? "";
+    const id = await newCallback("stop");
     const runId = newRunId();
-    const environment = {
-      DBOS_TEST_DATABASE_URL: testDatabaseUrl(),
-      DBOS_TEST_DBOS_SCHEMA: dbosSchema,
-      DBOS_TEST_RUN_SCHEMA: runSchema,
-      DBOS_TEST_SERVICES: JSON.stringify({
-        ordersUrl: orders.url,
-        ordersToken: orders.token,
-        messagingUrl: messaging.url,
-        messagingToken: messaging.token ?? "",
-        approverLinkId: messaging.approverLinkId,
-      }),
-    };
     const first = await startProcess({
       ...environment,
       DBOS_TEST_EXECUTOR: "first",
@@ -340,6 +335,103 @@ it("a process stopped (SIGSTOP) after its start write while another takes its wo
     expect(deletions()).toBe(1);
     for (const one of [first, second]) one.child.kill("SIGTERM");
     await Promise.all([first.exited, second.exited]);
+  } finally {
+    await store.close();
+  }
+}, 120_000);
+
+it("a process killed in its scheduled check of pending approvals: another executor's recoverExecutor hands the check over, and it ends instead of staying pending", async () => {
+  const { environment, dbosSchema } = processEnvironment();
+  const checks = async () => {
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ status: string }>(
+        `SELECT status FROM "${dbosSchema}".workflow_status WHERE name = 'switchyard.check-approvals' ORDER BY created_at`,
+      );
+      return rows.map((row) => row.status);
+    } finally {
+      await admin.end();
+    }
+  };
+  const first = await startProcess({
+    ...environment,
+    DBOS_TEST_EXECUTOR: "first",
+    DBOS_TEST_CHECK_SCHEDULE: "* * * * * *",
+    DBOS_TEST_DIE_AT: "checking",
+  });
+  expect((await first.exited).signal).toBe("SIGKILL");
+  expect(first.dying).toBe("checking");
+  expect(await checks()).toContain("PENDING");
+
+  // No run was in flight: no run is handed over, but the check is.
+  const second = await startProcess({
+    ...environment,
+    DBOS_TEST_EXECUTOR: "second",
+    DBOS_TEST_RECOVER_EXECUTOR: "first",
+  });
+  expect(second.recovered).toEqual([]);
+  let statuses = await checks();
+  for (let tries = 0; tries < 300 && statuses.some((status) => status !== "SUCCESS"); tries++) {
+    await sleep(50);
+    statuses = await checks();
+  }
+  expect(statuses.length).toBeGreaterThan(0);
+  expect(statuses.filter((status) => status !== "SUCCESS")).toEqual([]);
+  second.child.kill("SIGTERM");
+  expect(await second.exited).toEqual({ code: 0, signal: null });
+}, 120_000);
+
+it("a process killed while its model was asked, its run taken over by another executor: DBOS's expected 'already exists in queue' for the model call is logged at debug, without its stack trace", async () => {
+  const { environment, runSchema } = processEnvironment();
+  const store = new PostgresRunStore({ connectionString: testDatabaseUrl(), schema: runSchema });
+  try {
+    const id = await newCallback("log");
+    const runId = newRunId();
+    const first = await startProcess({
+      ...environment,
+      DBOS_TEST_EXECUTOR: "first",
+      DBOS_TEST_RUNS: JSON.stringify([{ runId, task: `Delete callback ${id}` }]),
+      DBOS_TEST_DIE_AT: "model",
+      DBOS_TEST_DIE_FOR: id,
+    });
+    expect((await first.exited).signal).toBe("SIGKILL");
+    expect(first.dying).toBe("model");
+
+    const second = await startProcess({
+      ...environment,
+      DBOS_TEST_EXECUTOR: "second",
+      DBOS_TEST_RECOVER_EXECUTOR: "first",
+      DBOS_TEST_LOG_LEVEL: "debug",
+    });
+    expect(second.recovered).toEqual([runId]);
+    // The run goes on: its model call is asked again, and the run waits for its answer.
+    await storedRun(
+      store,
+      runId,
+      (state) => state.status === "suspended" && !!state.pendingCalls[0]?.interactionId,
+      "to wait for its answer",
+    );
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    const entries = second.stderrLines.flatMap((line): Record<string, unknown>[] => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+    const queued = entries.filter((entry) => String(entry.msg).includes("already exists in queue"));
+    expect(queued.length).toBeGreaterThan(0);
+    for (const entry of queued) {
+      expect(entry.level).toBe(20); // pino's debug
+      expect(entry.stack).toBeUndefined();
+      expect(String(entry.msg)).not.toMatch(/\n\s+at /);
+      expect(String(entry.msg)).toMatch(/The queue is not updated\.$/);
+    }
+    // Nothing of it at warn or above, and no stack trace anywhere on stderr.
+    const plain = second.stderrLines.filter((line) => line.includes("already exists in queue"));
+    expect(plain).toHaveLength(queued.length);
   } finally {
     await store.close();
   }

@@ -13,11 +13,18 @@
  * `DBOS_TEST_SHUTDOWN_AT=in-call` it shuts itself down instead of dying
  * there, printing `{"shutdown": "begun"}` and `{"shutdown": "done"}`; the
  * tool then takes `DBOS_TEST_AFTER_CALL_MS` more (a slow call in flight).
+ * `DBOS_TEST_DIE_AT=model` dies while the model is asked for that run (its
+ * model call's workflow in flight); `DBOS_TEST_DIE_AT=checking` dies in the
+ * first scheduled check of pending approvals (its workflow in flight),
+ * which runs on `DBOS_TEST_CHECK_SCHEDULE` (a cron expression; none without
+ * it). With `DBOS_TEST_LOG_LEVEL` the agent logs at that level (and DBOS
+ * at it) as JSON lines on stderr.
  */
 
 import { writeSync } from "node:fs";
 import type { ModelRequest } from "../../src/agent/model.js";
 import { dbosAgent } from "../../src/dbos/index.js";
+import { createLogger } from "../../src/internal/logger.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 import {
   conversationModel,
@@ -51,6 +58,7 @@ const model = new ScriptedModel(
   Array.from({ length: 1_000 }, () => async (request: ModelRequest) => {
     const task = request.messages.find((message) => message.role === "user")?.content;
     say({ model: String(task) });
+    if (dieAt === "model" && dieFor && String(task).includes(dieFor)) die("model", [dieFor]);
     return answering.complete(request);
   }),
 );
@@ -81,17 +89,36 @@ approver.ask = (actions, context) => {
   return ask(actions, context);
 };
 
-const durable = dbosAgent(options, {
-  databaseUrl: environment("DBOS_TEST_DATABASE_URL"),
-  dbosSchema: environment("DBOS_TEST_DBOS_SCHEMA"),
-  runStoreSchema: environment("DBOS_TEST_RUN_SCHEMA"),
-  // The run reads its question again this often: answers come without wake().
-  approvalWaitMs: 100,
-  checkSchedule: false,
-  // A killed process's claim lapses soon, and its runs go on elsewhere.
-  leaseMs: 1_500,
-  ...(process.env.DBOS_TEST_EXECUTOR ? { executorId: process.env.DBOS_TEST_EXECUTOR } : {}),
+const logLevel = process.env.DBOS_TEST_LOG_LEVEL;
+const durable = dbosAgent(
+  logLevel ? { ...options, logger: createLogger({ level: logLevel }) } : options,
+  {
+    databaseUrl: environment("DBOS_TEST_DATABASE_URL"),
+    dbosSchema: environment("DBOS_TEST_DBOS_SCHEMA"),
+    runStoreSchema: environment("DBOS_TEST_RUN_SCHEMA"),
+    // The run reads its question again this often: answers come without wake().
+    approvalWaitMs: 100,
+    checkSchedule: process.env.DBOS_TEST_CHECK_SCHEDULE ?? false,
+    ...(logLevel ? { logLevel } : {}),
+    // A killed process's claim lapses soon, and its runs go on elsewhere.
+    leaseMs: 1_500,
+    ...(process.env.DBOS_TEST_EXECUTOR ? { executorId: process.env.DBOS_TEST_EXECUTOR } : {}),
+  },
+);
+let saidReady: () => void = () => {};
+const ready = new Promise<void>((resolve) => {
+  saidReady = resolve;
 });
+if (dieAt === "checking") {
+  // The scheduled check's step calls this: the process dies with the check's
+  // workflow in flight (once it said it is ready, so the test knows it launched).
+  durable.checkApprovals = async () => {
+    await ready;
+    say({ dying: "checking" });
+    process.kill(process.pid, "SIGKILL");
+    return [];
+  };
+}
 await durable.launch();
 const recover = process.env.DBOS_TEST_RECOVER_EXECUTOR;
 if (recover) say({ recovered: await durable.recoverExecutor(recover) });
@@ -103,3 +130,4 @@ for (const { runId, task } of runs) await durable.start(task, { runId });
 // No process.exit(): the process ends once shutdown() closed all it opened.
 process.once("SIGTERM", () => durable.shutdown());
 say({ ready: true });
+saidReady();
