@@ -379,6 +379,21 @@ describe("who started the run", () => {
     expect(approver.asked[0]?.whoMayApprove?.excluded).toBe("alice");
   });
 
+  it("stream() reads startedBy as run() does", async () => {
+    const approver = new PeopleApprover([approvedBy(by.alice)]);
+    const { agent, deleted } = deletionAgent({
+      approver,
+      approverDirectory: testDirectory(),
+      approvalPolicy: { rules: [oncall] },
+    });
+    const result = await agent.stream("tidy", { startedBy: "alice" }).result;
+    expect(deleted).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({ code: "self_approval" });
+    const unknown = await agent.stream("tidy", { startedBy: "zed" }).result;
+    expect(unknown.status).toBe("failed");
+    expect(unknown.error?.message).toContain('startedBy "zed" is not a person');
+  });
+
   it("startedBy must be a directory id or a channel identity", async () => {
     const { agent } = deletionAgent({ approver: new PeopleApprover([]) });
     await expect(
