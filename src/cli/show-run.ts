@@ -1,3 +1,4 @@
+import type { ApproverIdentity, RecognisedApprover } from "../agent/approval/approver-directory.js";
 import type { RunSchedule } from "../agent/durable/run-queue.js";
 import type { FinishedCallRecord, PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { ModelMessage } from "../agent/model-message.js";
@@ -8,6 +9,7 @@ import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { formatJsonText } from "./format-json-text.js";
+import { formatRecognisedApprovers } from "./format-recognised-approvers.js";
 import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 
@@ -56,6 +58,8 @@ export interface RunShowApproval {
   decidedAt: string | null;
   /** Present when no one was asked: the standing approval (its interaction, and which use) that covered the call. */
   coveredBy?: { approvalId: string; use: number; maxCalls: number };
+  /** With an approver directory: each person who answered (directory id, name, channel, evidence). */
+  people?: RecognisedApprover[];
 }
 
 /** What `switchyard runs show <run-id> --json` prints. */
@@ -64,6 +68,8 @@ export interface RunShowReport {
   /** The example it belongs to; `null` when it was not started by `switchyard run --no-wait`. */
   example: string | null;
   task: string | null;
+  /** Who started the run (`RunOptions.startedBy`: a directory id or a channel identity), when it was given. */
+  startedBy?: string | ApproverIdentity;
   status: RunState["status"];
   createdAt: string;
   updatedAt: string;
@@ -162,6 +168,7 @@ export function buildRunShowReport(
     runId: state.runId,
     example: record?.example ?? null,
     task: record?.task ?? null,
+    ...(state.startedBy !== undefined ? { startedBy: state.startedBy } : {}),
     status: state.status,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,
@@ -219,6 +226,7 @@ function approvalOf(
             },
           }
         : {}),
+      ...(decided.people ? { people: decided.people } : {}),
     };
   }
   if (open?.phase !== "awaiting_approval") return undefined;
@@ -248,6 +256,12 @@ export function formatRunShowReport(report: RunShowReport): string {
     `status:    ${report.status}${unknown > 0 ? `, outcome unknown: ${unknown} call(s)` : ""}, ${report.stepCount} step(s), ${report.usage.totalTokens} tokens; created ${report.createdAt}, updated ${report.updatedAt}`,
   );
   if (report.task !== null) lines.push(`task:      ${quoteUntrustedValue(report.task)}`);
+  const { startedBy } = report;
+  if (startedBy !== undefined) {
+    lines.push(
+      `started by: ${typeof startedBy === "string" ? quoteUntrustedValue(startedBy) : `${escapeUntrustedText(startedBy.channel)} ${quoteUntrustedValue(startedBy.id)}`}`,
+    );
+  }
   if (report.answer !== null) lines.push(`answer:    ${quoteUntrustedValue(report.answer)}`);
   if (report.error) {
     lines.push(
@@ -289,6 +303,9 @@ export function formatRunShowReport(report: RunShowReport): string {
     lines.push(
       `    fingerprint ${approval.fingerprint === null ? "(none)" : escapeUntrustedText(approval.fingerprint)}, interaction ${approval.interactionId === null ? "(none)" : escapeUntrustedText(approval.interactionId)}`,
     );
+    if (approval.people && approval.people.length > 0) {
+      lines.push(`    people ${formatRecognisedApprovers(approval.people)}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }
