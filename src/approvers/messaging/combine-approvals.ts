@@ -14,7 +14,8 @@ export interface PersonAnswer {
  * directory, links) to the same action: approved once `required` distinct
  * people (by directory id, else by link) approved this action's exact
  * fingerprint, each named once in `approvers` by the link they answered
- * on; any refusal refuses (the first found, with its reason and note);
+ * on; any refusal refuses (the first found, with its reason and note,
+ * and the link of the question it answered);
  * pending while the answers still open, and the `toCome` people still to
  * be asked (an escalation's), could make up the count; otherwise
  * expired when a question ran out of time, else `not_enough_approvers`.
@@ -32,11 +33,13 @@ export function combineApprovals(
   // For people reading the record: every interaction, in the order asked.
   const interactionId = answers.map((answer) => answer.sent.interactionId).join(", ");
   const decisions = answers.map((answer) => answer.decision);
-  const refused = decisions.find((decision) => decision?.outcome === "refused");
-  if (refused?.outcome === "refused") {
+  const refusing = answers.find((answer) => answer.decision?.outcome === "refused");
+  if (refusing?.decision?.outcome === "refused") {
+    const refused = refusing.decision;
+    // The link of the question refused: whose answer it was.
     return {
       ...refusal(refused.code, refused.reason, interactionId, refused.note),
-      ...(refused.approverLink !== undefined ? { approverLink: refused.approverLink } : {}),
+      approverLink: refused.approverLink ?? refusing.sent.link,
     };
   }
   const interactions = new Set(answers.map((answer) => answer.sent.interactionId));
