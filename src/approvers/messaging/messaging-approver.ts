@@ -66,8 +66,13 @@ interface AskedItem {
  * sends the question: one interaction for one action, worded so a person
  * can judge it, or one numbered question for several (split where it would
  * pass the message limit, never cut), with an action that needs two
- * approvers or offers a standing approval asked on its own. It hands back a
- * ticket (JSON naming each question's interaction and the approval ids it
+ * approvers or offers a standing approval asked on its own. An action
+ * whose `whoMayApprove` lists people (an agent with an `approverDirectory`)
+ * is put to those people, each on their first active messaging link, and
+ * approved once `required` of them approved it: any denial refuses, the
+ * escalation's people are asked too when nobody decided in time, and the
+ * questions still open are withdrawn once the answers decide
+ * (docs/messaging.md). It hands back a ticket (JSON naming each question's interaction and the approval ids it
  * asks about), which works in a new process with a new approver. `read`
  * waits up to `timeoutMs` for the answers (or, with `context.allowPending`,
  * reads once); `peek` reads whether they are still awaited.
@@ -961,8 +966,9 @@ export class MessagingApprover implements Approver {
   /**
    * Waits for the answer to one question about one action: in stretches up
    * to the reminder, up to the escalation (a new question to the escalation
-   * link, the first withdrawn), up to the end. A question put to two
-   * approvers is neither moved to a third nor reminded of.
+   * link, the first withdrawn), up to the end. (A question put to
+   * several people is waited for by `#readPeople`, neither moved nor
+   * reminded of.)
    */
   async #wait(
     action: ApprovalAction,
@@ -970,14 +976,13 @@ export class MessagingApprover implements Approver {
     first: SentQuestion,
     context: ApprovalContext,
     logger: Logger,
-    { alone = true, digest }: { alone?: boolean; digest?: string | undefined } = {},
+    { digest }: { digest?: string | undefined } = {},
   ): Promise<ApprovalDecision> {
     const { timeoutMs } = this.#options;
     const tool = `"${action.toolName}"`;
     let asked = first;
     let waited = 0;
-    const checkpoints = alone ? this.#checkpoints() : [];
-    for (const checkpoint of [...checkpoints, { atMs: timeoutMs, kind: "end" as const }]) {
+    for (const checkpoint of [...this.#checkpoints(), { atMs: timeoutMs, kind: "end" as const }]) {
       const outcome = await this.#waitFor(asked, tool, checkpoint.atMs - waited, context, logger);
       if ("outcome" in outcome) return outcome;
       waited = checkpoint.atMs;
