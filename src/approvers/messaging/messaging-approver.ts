@@ -54,6 +54,9 @@ import {
 import { questionIdempotencyKey } from "./question-idempotency-key.js";
 import { describePerson, personToReach, reachPeople } from "./reach-people.js";
 
+/** The metadata key holding a question's line saying who is asked and how many must approve. */
+const whoIsAskedKey = "who_is_asked";
+
 /** An action in a question, with what the ticket recorded of it. */
 interface AskedItem {
   action: ApprovalAction;
@@ -1275,9 +1278,6 @@ export class MessagingApprover implements Approver {
     return componentLogger(this.#options.logger ?? context?.logger, "messaging-approver");
   }
 }
-
-/** The metadata key holding a question's line saying who is asked and how many must approve. */
-export const whoIsAskedKey = "who_is_asked";
 
 /** How many distinct people must approve `action`: its rule's, as the gate gave it. */
 function requiredOf(action: ApprovalAction): number {
