@@ -204,6 +204,51 @@ describe("who may approve, asked on messaging (an agent with a directory)", () =
     expect(messaging.interaction(byWho("bob").interaction_id)?.state).toBe("canceled");
     expect(messaging.messages()).toHaveLength(3);
   });
+
+  it("a suspended run escalates to the lead role when resumed after the wait, asking the lead once", async () => {
+    const directory = await makeDirectory();
+    const rule: ApprovalRule = {
+      ...oncallTwo,
+      required: 1,
+      escalateTo: { roles: ["lead"], afterMs: 100 },
+    };
+    const agentFor = (model: ScriptedModel) =>
+      deletingAgent(rule, { runStore: new FileRunStore({ directory }), model }).agent;
+    const id = orders.callbacks()[0]!.id;
+    const suspended = await agentFor(
+      new ScriptedModel([
+        {
+          toolCalls: [
+            { name: "delete_callbacks", arguments: { callback_ids: [id] }, id: "call_delete" },
+          ],
+        },
+      ]),
+    ).run("delete one callback", { startedBy: "erin", suspendOnApproval: true });
+    expect(suspended.status).toBe("suspended");
+    expect(
+      messaging
+        .interactions()
+        .map((question) => people.whoseIs(question))
+        .sort(),
+    ).toEqual(["alice", "bob", "carol"]);
+    // Past the escalation's wait, each resume (a fresh agent) asks the lead, under the same key.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (let resumes = 0; resumes < 2; resumes++) {
+      const again = await agentFor(new ScriptedModel([])).resume(suspended.runId!);
+      expect(again.status).toBe("suspended");
+    }
+    const lead = messaging.interactions().filter((question) => people.whoseIs(question) === "dan");
+    expect(lead).toHaveLength(1);
+    expect(messaging.messages()).toHaveLength(4);
+    messaging.answerInteraction(lead[0]!.interaction_id, "approve");
+    const final = await agentFor(new ScriptedModel([{ text: "done" }])).resume(suspended.runId!);
+    expect(final.status).toBe("completed");
+    expect(deletions()).toHaveLength(1);
+    const record = final.steps.flatMap((step) => step.toolCalls).find((call) => call.approval);
+    expect(peopleIn(record?.approval as unknown as Record<string, unknown>)).toEqual(["dan"]);
+    const others = messaging.interactions().filter((one) => people.whoseIs(one) !== "dan");
+    expect(others.map((question) => question.state)).toEqual(["canceled", "canceled", "canceled"]);
+  });
 });
 
 describe("answers the rule does not allow, on messaging, run nothing", () => {
