@@ -43,6 +43,7 @@ import {
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
 import {
+  maximumQuestionsSent,
   questionName,
   readTicket,
   type SentQuestion,
@@ -288,6 +289,10 @@ export class MessagingApprover implements Approver {
     const later = (who.escalation?.people ?? []).filter(
       (person) => allowed(person) && !asked.has(person.id),
     );
+    if (people.length > maximumQuestionsSent || later.length > maximumQuestionsSent) {
+      const reason = `"${action.toolName}" would be put to ${Math.max(people.length, later.length)} people at once, more than the ${maximumQuestionsSent} one question is sent to: narrow the rule's roles (or its escalation's). Nobody was asked and the action was not run.`;
+      return { items, refused: { code: "approver_unavailable", reason } };
+    }
     const [now, next] = await Promise.all([
       reachPeople(client, people.map(personToReach), context.signal),
       reachPeople(client, later.map(personToReach), context.signal),

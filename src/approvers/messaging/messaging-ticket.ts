@@ -61,8 +61,8 @@ export interface TicketEscalation {
   people: Array<{ person: string; name: string; links: string[] }>;
 }
 
-/** The most interactions one question's ticket names: the people asked, and the escalation's. */
-export const maximumQuestionsSent = 50;
+/** The most people one question is put to at once (and the most its escalation asks). */
+export const maximumQuestionsSent = 100;
 
 /** An action asked about in a question. */
 export interface TicketItem {

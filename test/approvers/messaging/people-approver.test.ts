@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { approverDirectory } from "../../../src/agent/approval/approver-directory.js";
 import type { ApprovalAction } from "../../../src/agent/approver.js";
 import { type MessagingSimulator, startMessagingSimulator } from "../../../src/simulators/index.js";
 import {
@@ -128,6 +129,28 @@ describe("MessagingApprover: asking the people of a directory", () => {
     expect(reason).toContain(
       `"Carol Diaz" (carol) has no active link ("${people.links.carol![0]}" is revoked)`,
     );
+  });
+
+  it("refuses, asking nobody, a question that would go to more people than one question may", async () => {
+    const crowd = approverDirectory({
+      people: Array.from({ length: 101 }, (_, index) => ({ id: `p${index}`, roles: ["oncall"] })),
+    });
+    const asked: ApprovalAction = {
+      ...action(),
+      whoMayApprove: { roles: ["oncall"], required: 2, people: await crowd.withRoles!(["oncall"]) },
+    };
+    const approver = people.approver();
+    const decision = await readOne(
+      approver,
+      await approver.ask([asked], makeContext()),
+      asked,
+      makeContext(),
+    );
+    expect(decision).toMatchObject({ outcome: "refused", code: "approver_unavailable" });
+    expect(decision.outcome === "refused" ? decision.reason : "").toContain(
+      "would be put to 101 people at once, more than the 100",
+    );
+    expect(messaging.messages()).toEqual([]);
   });
 
   it("never asks the person who started the run, when the gate excludes them", async () => {
