@@ -673,7 +673,8 @@ export class MessagingApprover implements Approver {
         done = waits.length;
         await Promise.all(batch);
       }
-      return combined();
+      // Nobody is left to ask: what the answers decide, expired or too few when they decide nothing.
+      return combineApprovals(action, answers, required);
     } finally {
       stop.abort();
       context.signal.removeEventListener("abort", onAbort);

@@ -229,6 +229,22 @@ describe("MessagingApprover: escalation to a role", () => {
   });
 });
 
+describe("MessagingApprover: an escalation due after the wait ends", () => {
+  it("is never asked: the approval expires and the question is withdrawn", async () => {
+    const asked = askingPeople(action(), people, {
+      ids: ["alice"],
+      required: 1,
+      escalation: { ids: ["dan"], roles: ["lead"], afterMs: 60_000 },
+    });
+    const approver = people.approver({ timeoutMs: 300 });
+    const context = makeContext();
+    const [decision] = await approver.read(await approver.ask([asked], context), [asked], context);
+    expect(decision).toMatchObject({ outcome: "expired" });
+    expect(messaging.messages()).toHaveLength(1);
+    expect(messaging.interactions()[0]?.state).toBe("canceled");
+  });
+});
+
 describe("MessagingApprover: people asked for a suspended run", () => {
   it("reads every person's answer in a fresh approver, pending until enough approved", async () => {
     const asked = askingPeople(action(), people, { ids: ["alice", "bob", "carol"], required: 2 });
