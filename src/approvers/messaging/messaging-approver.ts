@@ -76,8 +76,8 @@ interface AskedItem {
  * approved once `required` of them approved it: any denial refuses, the
  * escalation's people are asked too when nobody decided in time, and the
  * questions still open are withdrawn once the answers decide
- * (docs/messaging.md). It hands back a ticket (JSON naming each question's interaction and the approval ids it
- * asks about), which works in a new process with a new approver. `read`
+ * (docs/messaging.md). It hands back a ticket (JSON naming each
+ * question's interaction and the approval ids it asks about), which works in a new process with a new approver. `read`
  * waits up to `timeoutMs` for the answers (or, with `context.allowPending`,
  * reads once); `peek` reads whether they are still awaited.
  *
@@ -131,25 +131,32 @@ export class MessagingApprover implements Approver {
     // An action whose people the agent's directory names is put to them, each on a question of its own.
     const toPeople = actions.filter((action) => action.whoMayApprove?.people !== undefined);
     const toLinks = actions.filter((action) => action.whoMayApprove?.people === undefined);
-    const asked = Promise.all(toPeople.map((action) => this.#askPeople(action, context, logger)));
-    if (toLinks.length === 0) return writeTicket(await asked);
+    const [people, links] = await Promise.all([
+      Promise.all(toPeople.map((action) => this.#askPeople(action, context, logger))),
+      toLinks.length === 0 ? [] : this.#askLinks(toLinks, context, logger),
+    ]);
+    return writeTicket([...people, ...links]);
+  }
+
+  /** Sends the questions about `actions` to the approver's own links (the readiness of the first checked first). */
+  async #askLinks(
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<TicketQuestion[]> {
     const readiness = await this.#readiness.check(context.signal);
     if (!readiness.ready) {
       const refused = { code: readiness.code, reason: readiness.reason };
-      return writeTicket([
-        ...(await asked),
-        { items: toLinks.map((action) => itemOf(action)), refused },
-      ]);
+      return [{ items: actions.map((action) => itemOf(action)), refused }];
     }
     // An action two people approve, or one offered a standing approval, is a question of its own.
     const alone = (action: ApprovalAction) =>
-      toLinks.length === 1 || requiredOf(action) > 1 || this.#offersStanding(action);
-    const together = toLinks.filter((action) => !alone(action));
+      actions.length === 1 || requiredOf(action) > 1 || this.#offersStanding(action);
+    const together = actions.filter((action) => !alone(action));
     const choice = readiness.features.includes("free_text");
     const plans = together.length === 0 ? [] : planBatchQuestions(together, { choice });
-    const questions = await Promise.all([
-      asked,
-      ...toLinks.filter(alone).map((action) => this.#askOne(action, context, logger)),
+    return Promise.all([
+      ...actions.filter(alone).map((action) => this.#askOne(action, context, logger)),
       ...plans.map((plan) => {
         const items = plan.numbers.map((number) => ({
           action: together[number - 1] as ApprovalAction,
@@ -159,11 +166,6 @@ export class MessagingApprover implements Approver {
           ? this.#askOne(items[0]!.action, context, logger)
           : this.#askBatch(items, plan.text, choice, context, logger);
       }),
-    ]);
-    const [toPeopleAsked, ...toLinksAsked] = questions;
-    return writeTicket([
-      ...(toPeopleAsked as TicketQuestion[]),
-      ...(toLinksAsked as TicketQuestion[]),
     ]);
   }
 
