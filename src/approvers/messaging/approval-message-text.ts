@@ -6,6 +6,8 @@ import {
   editAnswer,
   maximumMessageTextLength,
 } from "../../clients/messaging/messaging-requests.js";
+import { escapeShownText } from "../../internal/untrusted-text.js";
+import { formatDuration } from "./approval-refusal.js";
 
 /** The answers an approval question offers; only `approve` lets the action run. */
 export const approvalOptions = [
@@ -54,6 +56,51 @@ export interface ApprovalMessageTextOptions {
    * its first part and says so. @default maximumMessageTextLength (4000)
    */
   maxLength?: number | undefined;
+  /** Who is asked and how many must approve ({@link whoIsAskedLine}), shown before how to answer. */
+  whoIsAsked?: string | undefined;
+}
+
+/** The people a question is put to, by name, and how many of them must approve. */
+export interface WhoIsAsked {
+  /** The names of the people asked now. */
+  asked: readonly string[];
+  /** How many distinct people must each approve. */
+  required: number;
+  /** Who is asked too when nobody decided within `afterMs`: their names and roles. */
+  escalation?: { names: readonly string[]; roles: readonly string[]; afterMs: number } | undefined;
+}
+
+/**
+ * The line of a question saying who is asked and how many of them must
+ * approve (and, with an escalation, who is asked next and when); each name
+ * and role quoted and escaped by the view's rule, as every value is.
+ *
+ * @example
+ * whoIsAskedLine({ asked: ["Alice Ng", "Bob Roy", "Carol Diaz"], required: 2 })
+ * // => 'Asked: "Alice Ng", "Bob Roy" and "Carol Diaz"; 2 of them must approve, and a denial from any one of them stops it.'
+ */
+export function whoIsAskedLine(who: WhoIsAsked): string {
+  const names = listInWords(who.asked.map(quoted));
+  const count =
+    who.asked.length === 1 && who.required === 1
+      ? ""
+      : `; ${who.required} of them must approve, and a denial from any one of them stops it`;
+  const escalation = who.escalation;
+  const next =
+    escalation !== undefined && escalation.names.length > 0
+      ? ` If nobody decides within ${formatDuration(escalation.afterMs)}, ${listInWords(escalation.names.map(quoted))} (role ${listInWords(escalation.roles.map(quoted), "or")}) ${escalation.names.length === 1 ? "is" : "are"} asked too, and count like the others.`
+      : "";
+  return `Asked: ${names}${count}.${next}`;
+}
+
+function quoted(text: string): string {
+  return `"${escapeShownText(text)}"`;
+}
+
+/** `a`, `a and b`, `a, b and c` (or `or`). */
+export function listInWords(items: readonly string[], last = "and"): string {
+  if (items.length < 2) return items.join("");
+  return `${items.slice(0, -1).join(", ")} ${last} ${items.at(-1)}`;
 }
 
 const maxSummaryLength = 500;
@@ -102,7 +149,11 @@ export function buildApprovalMessageText(
   const maxLength = options.maxLength ?? maximumMessageTextLength;
   const parts = describeActionParts(action);
   const head = [`Approval needed: ${parts.summary}`, ...parts.where];
-  const foot = [...parts.foot, "Reply approve or deny."];
+  const foot = [
+    ...parts.foot,
+    ...(options.whoIsAsked !== undefined ? [options.whoIsAsked] : []),
+    "Reply approve or deny.",
+  ];
   const body = parts.details;
   const whole = [...head, ...body, ...foot].join("\n");
   if (whole.length <= maxLength && !body.cutLines) return whole;

@@ -49,7 +49,9 @@ export interface MessagingApproverOptions {
   /**
    * When the first approver does not answer within `afterMs`, the question is
    * withdrawn from them and put to a second approver link for the rest of
-   * `timeoutMs`. Runs that wait for the answer only.
+   * `timeoutMs`. Runs that wait for the answer only, and questions to one
+   * link: a question put to people of a directory escalates by the asking
+   * rule's `escalateTo` instead.
    *
    * @example
    * escalation: { subscriptionLinkId: "sl_oncall_lead", afterMs: 120_000 }

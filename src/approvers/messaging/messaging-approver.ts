@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { viewOfAction } from "../../agent/approval/action-view.js";
 import type {
   ApprovalAction,
@@ -26,10 +27,12 @@ import {
   editOption,
   standingOption,
   standingOptionId,
+  whoIsAskedLine,
 } from "./approval-message-text.js";
 import { formatDuration, refusal, throwIfAborted } from "./approval-refusal.js";
 import { ApproverReadiness } from "./approver-readiness.js";
 import { planBatchQuestions } from "./batch-question-text.js";
+import { combineApprovals, type PersonAnswer } from "./combine-approvals.js";
 import { describeMessagingError } from "./describe-messaging-error.js";
 import { judgeBatchItem } from "./judge-batch-item.js";
 import { deliveryFailedReason, judgeInteraction, questionDigestKey } from "./judge-interaction.js";
@@ -40,15 +43,20 @@ import {
   resolveMessagingApproverOptions,
 } from "./messaging-approver-options.js";
 import {
+  maximumQuestionsSent,
   questionName,
   readTicket,
   type SentQuestion,
+  type TicketEscalation,
   type TicketItem,
   type TicketQuestion,
   writeTicket,
 } from "./messaging-ticket.js";
 import { questionIdempotencyKey } from "./question-idempotency-key.js";
-import { combineTwoApprovals } from "./two-approvers.js";
+import { describePerson, personToReach, reachPeople } from "./reach-people.js";
+
+/** The metadata key holding a question's line saying who is asked and how many must approve. */
+const whoIsAskedKey = "who_is_asked";
 
 /** An action in a question, with what the ticket recorded of it. */
 interface AskedItem {
@@ -62,9 +70,14 @@ interface AskedItem {
  * sends the question: one interaction for one action, worded so a person
  * can judge it, or one numbered question for several (split where it would
  * pass the message limit, never cut), with an action that needs two
- * approvers or offers a standing approval asked on its own. It hands back a
- * ticket (JSON naming each question's interaction and the approval ids it
- * asks about), which works in a new process with a new approver. `read`
+ * approvers or offers a standing approval asked on its own. An action
+ * whose `whoMayApprove` lists people (an agent with an `approverDirectory`)
+ * is put to those people, each on their first active messaging link, and
+ * approved once `required` of them approved it: any denial refuses, the
+ * escalation's people are asked too when nobody decided in time, and the
+ * questions still open are withdrawn once the answers decide
+ * (docs/messaging.md). It hands back a ticket (JSON naming each
+ * question's interaction and the approval ids it asks about), which works in a new process with a new approver. `read`
  * waits up to `timeoutMs` for the answers (or, with `context.allowPending`,
  * reads once); `peek` reads whether they are still awaited.
  *
@@ -94,6 +107,10 @@ export class MessagingApprover implements Approver {
   #secondReadiness: ApproverReadiness | undefined;
   /** Every interaction id the service gave a question of this approver's. */
   readonly #interactionIds = new Set<string>();
+  /** Readiness of each person's link asked, by link (the service's features, checked once). */
+  readonly #readinessByLink = new Map<string, ApproverReadiness>();
+  /** The escalation questions this approver sent, by approval id and link: a later read asks no one twice. */
+  readonly #escalated = new Map<string, SentQuestion>();
 
   constructor(options: MessagingApproverOptions) {
     this.#options = resolveMessagingApproverOptions(options);
@@ -111,18 +128,34 @@ export class MessagingApprover implements Approver {
   async ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string> {
     const logger = this.#loggerFor(context);
     throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
+    // An action whose people the agent's directory names is put to them, each on a question of its own.
+    const toPeople = actions.filter((action) => action.whoMayApprove?.people !== undefined);
+    const toLinks = actions.filter((action) => action.whoMayApprove?.people === undefined);
+    const [people, links] = await Promise.all([
+      Promise.all(toPeople.map((action) => this.#askPeople(action, context, logger))),
+      toLinks.length === 0 ? [] : this.#askLinks(toLinks, context, logger),
+    ]);
+    return writeTicket([...people, ...links]);
+  }
+
+  /** Sends the questions about `actions` to the approver's own links (the readiness of the first checked first). */
+  async #askLinks(
+    actions: readonly ApprovalAction[],
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<TicketQuestion[]> {
     const readiness = await this.#readiness.check(context.signal);
     if (!readiness.ready) {
       const refused = { code: readiness.code, reason: readiness.reason };
-      return writeTicket([{ items: actions.map((action) => itemOf(action)), refused }]);
+      return [{ items: actions.map((action) => itemOf(action)), refused }];
     }
     // An action two people approve, or one offered a standing approval, is a question of its own.
     const alone = (action: ApprovalAction) =>
-      actions.length === 1 || (action.requiredApprovers ?? 1) > 1 || this.#offersStanding(action);
+      actions.length === 1 || requiredOf(action) > 1 || this.#offersStanding(action);
     const together = actions.filter((action) => !alone(action));
     const choice = readiness.features.includes("free_text");
     const plans = together.length === 0 ? [] : planBatchQuestions(together, { choice });
-    const questions = await Promise.all([
+    return Promise.all([
       ...actions.filter(alone).map((action) => this.#askOne(action, context, logger)),
       ...plans.map((plan) => {
         const items = plan.numbers.map((number) => ({
@@ -134,7 +167,6 @@ export class MessagingApprover implements Approver {
           : this.#askBatch(items, plan.text, choice, context, logger);
       }),
     ]);
-    return writeTicket(questions);
   }
 
   /**
@@ -204,7 +236,7 @@ export class MessagingApprover implements Approver {
           this.#options.client.getInteraction(sent.interactionId, { signal: context.signal }),
         ),
       );
-      // A question put to two links waits while one has not answered and the other approved.
+      // A question put to several waits while some have not answered, the others approved, and too few did.
       const waiting = interactions.filter(
         (interaction, index) =>
           interaction.interactionId === question.sent![index]!.interactionId &&
@@ -214,11 +246,21 @@ export class MessagingApprover implements Approver {
         (interaction) =>
           interaction.state === "answered" && interaction.answer?.optionId === "approve",
       );
-      if (waiting.length === 0 || waiting.length + approved.length < interactions.length) {
+      if (
+        waiting.length === 0 ||
+        waiting.length + approved.length < interactions.length ||
+        approved.length >= (question.required ?? interactions.length)
+      ) {
         return { pending: false };
       }
-      for (const interaction of waiting) {
-        const at = expiresAtOf(interaction);
+      const times = waiting.map(expiresAtOf);
+      // Once the escalation is due, the run is resumed so that its read asks the next people.
+      if (question.escalation !== undefined) {
+        const due = escalationDue(question.escalation);
+        if (due <= Date.now()) return { pending: false };
+        times.push(due);
+      }
+      for (const at of times) {
         if (at !== undefined && (expiresAt === undefined || at < expiresAt)) expiresAt = at;
       }
     }
@@ -226,6 +268,171 @@ export class MessagingApprover implements Approver {
       pending: true,
       ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt) } : {}),
     };
+  }
+
+  /**
+   * Sends the question about one action to the people `whoMayApprove`
+   * names, each on their first active messaging link (those who cannot be
+   * reached are skipped, with a warning); refused at once, asking nobody,
+   * when fewer than `required` of them (counting the escalation's people)
+   * can be asked, or when fewer than that took the question.
+   */
+  async #askPeople(
+    action: ApprovalAction,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<TicketQuestion> {
+    const who = action.whoMayApprove!;
+    const items = [itemOf(action)];
+    const { client } = this.#options;
+    const allowed = (person: { id: string }) => person.id !== who.excluded;
+    const people = (who.people ?? []).filter(allowed);
+    const asked = new Set(people.map((person) => person.id));
+    const later = (who.escalation?.people ?? []).filter(
+      (person) => allowed(person) && !asked.has(person.id),
+    );
+    if (people.length > maximumQuestionsSent || later.length > maximumQuestionsSent) {
+      const reason = `"${action.toolName}" would be put to ${Math.max(people.length, later.length)} people at once, more than the ${maximumQuestionsSent} one question is sent to: narrow the rule's roles (or its escalation's). Nobody was asked and the action was not run.`;
+      return { items, refused: { code: "approver_unavailable", reason } };
+    }
+    const [now, next] = await Promise.all([
+      reachPeople(client, people.map(personToReach), context.signal),
+      reachPeople(client, later.map(personToReach), context.signal),
+    ]);
+    for (const why of [...now.unreachable, ...next.unreachable]) {
+      logger.warn({ approver: why }, "an approver cannot be asked on messaging; skipped");
+    }
+    const required = who.required;
+    const notEnough = (count: number, more: readonly string[]) => {
+      const reason = `"${action.toolName}" needs ${required} approver${required === 1 ? "" : "s"}, and only ${count} of the people who may approve it can be asked on messaging${more.length > 0 ? `: ${more.join("; ")}` : ""}. Nobody was asked and the action was not run.`;
+      return { items, refused: { code: "not_enough_approvers" as const, reason } };
+    };
+    if (now.reached.length + next.reached.length < required || now.reached.length === 0) {
+      return notEnough(now.reached.length + next.reached.length, [
+        ...now.unreachable,
+        ...next.unreachable,
+      ]);
+    }
+    const first = now.reached[0]!.link;
+    const readiness = this.#readinessByLink.get(first) ?? new ApproverReadiness(client, first);
+    this.#readinessByLink.set(first, readiness);
+    const ready = await readiness.check(context.signal);
+    if (!ready.ready) return { items, refused: { code: ready.code, reason: ready.reason } };
+    const escalation =
+      who.escalation !== undefined && later.length > 0
+        ? {
+            askedAt: new Date().toISOString(),
+            afterMs: who.escalation.afterMs,
+            people: later.map((person) => ({
+              person: person.id,
+              name: person.name,
+              links: [...(person.identities.messaging ?? [])],
+            })),
+          }
+        : undefined;
+    const whoIsAsked = whoIsAskedLine({
+      asked: now.reached.map((person) => person.name),
+      required,
+      ...(escalation !== undefined && who.escalation !== undefined
+        ? {
+            escalation: {
+              names: next.reached.map((person) => person.name),
+              roles: who.escalation.roles,
+              afterMs: who.escalation.afterMs,
+            },
+          }
+        : {}),
+    });
+    const text = this.#questionText(action, whoIsAsked);
+    const results = await Promise.all(
+      now.reached.map(async (person) => {
+        const one = await this.#send(action, text, context, logger, person.link, whoIsAsked);
+        return "outcome" in one ? one : ({ ...one, person: person.person } as SentQuestion);
+      }),
+    );
+    const sent = results.filter((one): one is SentQuestion => !("outcome" in one));
+    const failed = results.filter((one): one is RefusedDecision => "outcome" in one);
+    for (const one of failed) {
+      logger.warn({ reason: one.reason }, "an approver's question could not be sent; skipped");
+    }
+    if (sent.length === 0 || sent.length + next.reached.length < required) {
+      for (const one of sent) await cancelQuestion(client, one.messageId, logger);
+      const refused = failed[0]!;
+      return { items, refused: { code: refused.code, reason: refused.reason } };
+    }
+    return {
+      items,
+      sent,
+      digest: textDigest(text),
+      required,
+      whoIsAsked,
+      ...(escalation !== undefined ? { escalation } : {}),
+    };
+  }
+
+  /**
+   * Asks the people of `question`'s escalation not asked yet, each on their
+   * first active link, with the question the others were sent: the same
+   * text and `Idempotency-Key` whichever process asks, so a resumed run
+   * that asks again reads the questions already out. Those who cannot be
+   * reached, or whose question cannot be sent, are skipped with a warning.
+   */
+  async #escalateToPeople(
+    action: ApprovalAction,
+    question: TicketQuestion,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<SentQuestion[]> {
+    const escalation = question.escalation as TicketEscalation;
+    const asked = new Set(question.sent?.map((sent) => sent.person));
+    const people = escalation.people
+      .filter((person) => !asked.has(person.person))
+      .map((person) => ({ id: person.person, name: person.name, links: person.links }));
+    const { reached, unreachable } = await reachPeople(
+      this.#options.client,
+      people,
+      context.signal,
+    );
+    for (const why of unreachable) {
+      logger.warn(
+        { approver: why },
+        "an escalation approver cannot be asked on messaging; skipped",
+      );
+    }
+    logger.info(
+      { people: reached.map((person) => person.person) },
+      "nobody decided in time; asking the escalation's people too",
+    );
+    const text = this.#questionText(action, question.whoIsAsked);
+    const sent = await Promise.all(
+      reached.map(async (person) => {
+        const key = `${action.approvalId}\n${person.link}`;
+        const known = this.#escalated.get(key);
+        if (known !== undefined) return known;
+        const one = await this.#send(
+          action,
+          text,
+          context,
+          logger,
+          person.link,
+          question.whoIsAsked,
+        );
+        if ("outcome" in one) {
+          logger.warn(
+            {
+              approver: describePerson({ id: person.person, name: person.name }),
+              reason: one.reason,
+            },
+            "an escalation approver's question could not be sent; skipped",
+          );
+          return undefined;
+        }
+        const asked = { ...one, person: person.person };
+        this.#escalated.set(key, asked);
+        return asked;
+      }),
+    );
+    return sent.filter((one): one is SentQuestion => one !== undefined);
   }
 
   /** Sends the question about one action: to one link, or to two when it needs two approvers. */
@@ -345,9 +552,9 @@ export class MessagingApprover implements Approver {
     if (unbound !== undefined) return unbound;
     const { digest } = question;
     const first = sent[0] as SentQuestion;
-    if (sent.length === 2) {
+    if (sent.length > 1 || question.required !== undefined) {
       const { action, item } = asked[0] as AskedItem;
-      return [await this.#readTwo(action, item, sent, digest, context, logger)];
+      return [await this.#readPeople(action, item, question, context, logger)];
     }
     // A question about several actions: each read by the number it was shown under.
     const numbers = question.items.every((item) => item.number !== undefined)
@@ -385,65 +592,170 @@ export class MessagingApprover implements Approver {
   }
 
   /**
-   * The answers of the two links a question went to, waited for at once
-   * (the first that is not an approval withdraws the other question and
-   * refuses) or, with `allowPending`, read once each.
+   * The answers of the people (or the two links) a question went to, as
+   * one decision ({@link combineApprovals}): waited for at once, with the
+   * escalation's people asked too when nobody decided in time, or, with
+   * `allowPending`, read once each. Once the decision is reached, the
+   * questions still open are withdrawn.
    */
-  async #readTwo(
+  async #readPeople(
     action: ApprovalAction,
     item: TicketItem,
-    sent: readonly SentQuestion[],
-    digest: string | undefined,
+    question: TicketQuestion,
     context: ApprovalContext,
     logger: Logger,
   ): Promise<ApprovalDecision> {
-    const links = [sent[0]!.link, sent[1]!.link] as const;
-    const ids = [sent[0]!.interactionId, sent[1]!.interactionId] as const;
     if (context.allowPending === true) {
-      const interactions = await Promise.all(
-        sent.map((one) => this.#readOnce(one, action.toolName, context, logger)),
-      );
-      if (interactions.includes(undefined)) {
-        return { outcome: "pending", interactionId: ids.join(", ") };
-      }
-      const decisions = await Promise.all(
-        interactions.map((interaction, index) =>
-          this.#conclude(action, item, interaction as Interaction, sent[index]!, logger, {
-            digest,
-          }),
-        ),
-      );
-      return combineTwoApprovals(action, ids, links, decisions);
+      return this.#readPeopleOnce(action, item, question, context, logger);
     }
-    // Both waits run at once; an answer that is not an approval stops the other.
+    const { sent, required, toCome } = peopleAsked(question);
+    const { digest, escalation } = question;
+    const answers: PersonAnswer[] = [];
+    const waits: Array<Promise<void>> = [];
+    let escalated = false;
+    const combined = () => combineApprovals(action, answers, required, escalated ? 0 : toCome);
+    // Every wait runs at once; once the answers decide, the others stop and are withdrawn.
     const stop = new AbortController();
     const onAbort = () => stop.abort(context.signal.reason);
     context.signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      const decisions = await Promise.all(
-        sent.map(async (one) => {
+    const startedAt = Date.now();
+    const left = () => this.#options.timeoutMs - (Date.now() - startedAt);
+    const watch = (one: SentQuestion) => {
+      const answer: PersonAnswer = { sent: one, decision: undefined };
+      answers.push(answer);
+      const waitMs = left();
+      waits.push(
+        (async () => {
           try {
-            const decision = await this.#wait(
+            answer.decision = await this.#waitAnswer(
               action,
               item,
               one,
+              waitMs,
               { ...context, signal: stop.signal },
               logger,
-              { alone: false, digest },
+              digest,
             );
-            if (decision.outcome !== "approved") stop.abort();
-            return decision;
           } catch (error) {
             if (context.signal.aborted || !(error instanceof AbortedError)) throw error;
-            // Withdrawn because the other approver did not approve: that answer decides.
-            return undefined;
+            // Withdrawn because the others' answers decided.
+            return;
           }
-        }),
+          if (combined().outcome !== "pending") stop.abort();
+        })(),
       );
-      return combineTwoApprovals(action, ids, links, decisions);
+    };
+    try {
+      sent.forEach(watch);
+      if (escalation !== undefined && toCome > 0) {
+        waits.push(
+          (async () => {
+            const dueInMs = escalationDue(escalation) - Date.now();
+            if (dueInMs >= left()) return;
+            try {
+              await sleep(Math.max(0, dueInMs), undefined, { signal: stop.signal });
+            } catch {
+              return;
+            }
+            const more = await this.#escalateToPeople(action, question, context, logger);
+            escalated = true;
+            if (stop.signal.aborted) {
+              for (const one of more)
+                await cancelQuestion(this.#options.client, one.messageId, logger);
+              return;
+            }
+            more.forEach(watch);
+            if (more.length === 0 && combined().outcome !== "pending") stop.abort();
+          })(),
+        );
+      }
+      // Waits are added while others run (the escalation's): wait until none is left.
+      for (let done = 0; done < waits.length; ) {
+        const batch = waits.slice(done);
+        done = waits.length;
+        await Promise.all(batch);
+      }
+      // Nobody is left to ask: what the answers decide, expired or too few when they decide nothing.
+      return combineApprovals(action, answers, required);
     } finally {
+      stop.abort();
       context.signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * The people's answers read once each (a run that may wait): pending
+   * while the service cannot be read or too few have answered yet. Once
+   * the escalation is due, its people are asked (again, to the same
+   * questions, when an earlier resume asked them) and read too. Once the
+   * answers decide, the questions still open are withdrawn.
+   */
+  async #readPeopleOnce(
+    action: ApprovalAction,
+    item: TicketItem,
+    question: TicketQuestion,
+    context: ApprovalContext,
+    logger: Logger,
+  ): Promise<ApprovalDecision> {
+    const { sent, required, toCome } = peopleAsked(question);
+    const { digest, escalation } = question;
+    const readAll = async (questions: readonly SentQuestion[]) => {
+      const interactions = await Promise.all(
+        questions.map((one) => this.#readOnce(one, action.toolName, context, logger)),
+      );
+      if (interactions.includes(undefined)) return undefined;
+      return Promise.all(
+        questions.map(async (one, index) => ({
+          sent: one,
+          decision: await this.#conclude(action, item, interactions[index]!, one, logger, {
+            digest,
+          }),
+        })),
+      );
+    };
+    const pending = (questions: readonly SentQuestion[]): ApprovalDecision => ({
+      outcome: "pending",
+      interactionId: questions.map((one) => one.interactionId).join(", "),
+    });
+    const answers = await readAll(sent);
+    if (answers === undefined) return pending(sent);
+    let decision = combineApprovals(action, answers, required, toCome);
+    if (decision.outcome === "pending" && escalation !== undefined && toCome > 0) {
+      if (escalationDue(escalation) > Date.now()) return decision;
+      const more = await this.#escalateToPeople(action, question, context, logger);
+      const read = await readAll(more);
+      if (read === undefined) return pending([...sent, ...more]);
+      answers.push(...read);
+      decision = combineApprovals(action, answers, required);
+    }
+    if (decision.outcome !== "pending") {
+      // The answers decided: nobody else need answer.
+      for (const answer of answers) {
+        if (answer.decision?.outcome === "pending") {
+          await cancelQuestion(this.#options.client, answer.sent.messageId, logger);
+        }
+      }
+    }
+    return decision;
+  }
+
+  /** The answer to one question of several, waited for up to `timeoutMs`. */
+  async #waitAnswer(
+    action: ApprovalAction,
+    item: TicketItem,
+    sent: SentQuestion,
+    timeoutMs: number,
+    context: ApprovalContext,
+    logger: Logger,
+    digest: string | undefined,
+  ): Promise<ApprovalDecision> {
+    const outcome = await this.#waitFor(sent, `"${action.toolName}"`, timeoutMs, context, logger);
+    if ("outcome" in outcome) return outcome;
+    if (outcome.status === "timeout" || outcome.status === "error") {
+      const [decision] = await this.#unanswered(outcome, sent, [action], logger);
+      return decision as ApprovalDecision;
+    }
+    return this.#conclude(action, item, outcome.interaction, sent, logger, { digest });
   }
 
   /**
@@ -549,6 +861,7 @@ export class MessagingApprover implements Approver {
     context: ApprovalContext,
     logger: Logger,
     subscriptionLinkId: string = this.#options.subscriptionLinkId,
+    whoIsAsked?: string,
   ): Promise<SentQuestion | RefusedDecision> {
     const edits = this.#editsAllowed(action);
     const metadata = redactValue({
@@ -557,6 +870,8 @@ export class MessagingApprover implements Approver {
       tool_call_id: action.toolCallId,
       ...(context.runId !== undefined ? { run_id: context.runId } : {}),
       ...(context.task !== undefined ? { task: context.task } : {}),
+      // Who is asked and how many must approve, as the question says, for a channel that shows it apart.
+      ...(whoIsAsked !== undefined ? { [whoIsAskedKey]: whoIsAsked } : {}),
       // The standing scope offered, so the answer is read against the scope the question stated.
       ...(this.#offersStanding(action) ? { [standingOptionId]: action.standing?.fingerprint } : {}),
       // For a service that echoes the metadata: the read checks the question is this one.
@@ -662,8 +977,9 @@ export class MessagingApprover implements Approver {
   /**
    * Waits for the answer to one question about one action: in stretches up
    * to the reminder, up to the escalation (a new question to the escalation
-   * link, the first withdrawn), up to the end. A question put to two
-   * approvers is neither moved to a third nor reminded of.
+   * link, the first withdrawn), up to the end. (A question put to
+   * several people is waited for by `#readPeople`, neither moved nor
+   * reminded of.)
    */
   async #wait(
     action: ApprovalAction,
@@ -671,14 +987,13 @@ export class MessagingApprover implements Approver {
     first: SentQuestion,
     context: ApprovalContext,
     logger: Logger,
-    { alone = true, digest }: { alone?: boolean; digest?: string | undefined } = {},
+    { digest }: { digest?: string | undefined } = {},
   ): Promise<ApprovalDecision> {
     const { timeoutMs } = this.#options;
     const tool = `"${action.toolName}"`;
     let asked = first;
     let waited = 0;
-    const checkpoints = alone ? this.#checkpoints() : [];
-    for (const checkpoint of [...checkpoints, { atMs: timeoutMs, kind: "end" as const }]) {
+    for (const checkpoint of [...this.#checkpoints(), { atMs: timeoutMs, kind: "end" as const }]) {
       const outcome = await this.#waitFor(asked, tool, checkpoint.atMs - waited, context, logger);
       if ("outcome" in outcome) return outcome;
       waited = checkpoint.atMs;
@@ -776,14 +1091,14 @@ export class MessagingApprover implements Approver {
 
   /** Whether questions about `action` offer an edit: the rule asking allows one, for one approver. */
   #editsAllowed(action: ApprovalAction): boolean {
-    return action.editable === true && (action.requiredApprovers ?? 1) < 2;
+    return action.editable === true && requiredOf(action) < 2;
   }
 
   /**
    * The question as sent; with edits allowed, it shows the arguments to
    * change and how; with a standing approval offered, it states its scope.
    */
-  #questionText(action: ApprovalAction): string {
+  #questionText(action: ApprovalAction, whoIsAsked?: string): string {
     const standing = viewOfAction(action).standing;
     const tail = [
       ...(this.#offersStanding(action) && standing ? [describeStandingScope(standing)] : []),
@@ -795,7 +1110,7 @@ export class MessagingApprover implements Approver {
     ];
     // The question is cut to leave room for what follows it, so the whole fits one message.
     const room = maximumMessageTextLength - tail.reduce((sum, line) => sum + line.length + 1, 0);
-    return [buildApprovalMessageText(action, { maxLength: room }), ...tail].join("\n");
+    return [buildApprovalMessageText(action, { maxLength: room, whoIsAsked }), ...tail].join("\n");
   }
 
   /** When, counted from the question, to remind and to escalate (inside `timeoutMs`). */
@@ -970,6 +1285,32 @@ export class MessagingApprover implements Approver {
   #loggerFor(context: ApprovalContext): Logger {
     return componentLogger(this.#options.logger ?? context?.logger, "messaging-approver");
   }
+}
+
+/** How many distinct people must approve `action`: its rule's, as the gate gave it. */
+function requiredOf(action: ApprovalAction): number {
+  return Math.max(action.requiredApprovers ?? 1, action.whoMayApprove?.required ?? 1);
+}
+
+/**
+ * A question's questions out, how many people must approve, and how many
+ * its escalation may still ask (those not asked already).
+ */
+function peopleAsked(question: TicketQuestion): {
+  sent: SentQuestion[];
+  required: number;
+  toCome: number;
+} {
+  const sent = question.sent ?? [];
+  const asked = new Set(sent.map((one) => one.person));
+  const toCome =
+    question.escalation?.people.filter((person) => !asked.has(person.person)).length ?? 0;
+  return { sent, required: question.required ?? sent.length, toCome };
+}
+
+/** When, in milliseconds, an escalation asks its people. */
+function escalationDue(escalation: TicketEscalation): number {
+  return Date.parse(escalation.askedAt) + escalation.afterMs;
 }
 
 /** An action as a ticket records it: its approval id, its fingerprint and its number in the question. */

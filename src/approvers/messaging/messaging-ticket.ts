@@ -8,6 +8,8 @@ export interface SentQuestion {
   interactionId: string;
   messageId: string;
   link: string;
+  /** The directory id of the person the link is theirs, for a question put to people of a directory. */
+  person?: string;
   /**
    * The run store recorded, when the question was asked, that the
    * interaction holds this question (`RunStore.bindInteraction`); absent,
@@ -24,13 +26,43 @@ export interface TicketQuestion {
    * number it was shown under.
    */
   items: TicketItem[];
-  /** Where it went: one interaction, or two for a question put to two links (the first link first). */
+  /**
+   * Where it went: one interaction, two for a question put to two links
+   * (the first link first), or one per person asked from a directory.
+   */
   sent?: SentQuestion[];
+  /**
+   * How many distinct people (or, without a directory, links) must each
+   * approve, for a question put to people of a directory; absent for one
+   * link, and for two links (both must).
+   */
+  required?: number;
+  /**
+   * Escalation by role, for a question put to people: when nobody decided
+   * by `askedAt` + `afterMs`, these people are asked too (each on their
+   * first active link), and count like the others. Kept in the ticket so a
+   * resumed run in another process asks them.
+   */
+  escalation?: TicketEscalation;
+  /** The question's line saying who is asked and how many must approve, as it was sent. */
+  whoIsAsked?: string;
   /** `sha256:` + hex digest of the question's text, as sent. */
   digest?: string;
   /** Why it was not asked: the refusal each of its actions gets. */
   refused?: { code: RefusalCode; reason: string };
 }
+
+/** {@link TicketQuestion.escalation}. */
+export interface TicketEscalation {
+  /** When the first questions went out (ISO 8601). */
+  askedAt: string;
+  afterMs: number;
+  /** The people to ask then, by directory id, with their messaging links in the directory's order. */
+  people: Array<{ person: string; name: string; links: string[] }>;
+}
+
+/** The most people one question is put to at once (and the most its escalation asks). */
+export const maximumQuestionsSent = 100;
 
 /** An action asked about in a question. */
 export interface TicketItem {
@@ -45,7 +77,15 @@ const ticketSchema = buildOnFirstUse(() => {
     interactionId: z.string(),
     messageId: z.string(),
     link: z.string(),
+    person: z.string().optional(),
     bound: z.literal(true).optional(),
+  });
+  const escalation = z.object({
+    askedAt: z.string(),
+    afterMs: z.number().int().positive(),
+    people: z
+      .array(z.object({ person: z.string(), name: z.string(), links: z.array(z.string()) }))
+      .max(maximumQuestionsSent),
   });
   return z.object({
     questions: z.array(
@@ -57,7 +97,10 @@ const ticketSchema = buildOnFirstUse(() => {
             number: z.number().int().positive().optional(),
           }),
         ),
-        sent: z.array(sent).min(1).max(2).optional(),
+        sent: z.array(sent).min(1).max(maximumQuestionsSent).optional(),
+        required: z.number().int().positive().optional(),
+        escalation: escalation.optional(),
+        whoIsAsked: z.string().optional(),
         digest: z.string().optional(),
         refused: z
           .object({ code: z.string().refine(isRefusalCode), reason: z.string() })
