@@ -367,7 +367,7 @@ export function resolveAgentOptions(
 }
 
 /** `approverDirectory` must have `recognize` and `person` (and `withRoles`, when given, a function). */
-function checkApproverDirectory(directory: unknown, problems: string[]): void {
+export function checkApproverDirectory(directory: unknown, problems: string[]): void {
   if (directory === undefined) return;
   const missing = missingMethods(directory, ["recognize", "person"]);
   const withRoles = (directory as { withRoles?: unknown } | null)?.withRoles;

@@ -6,6 +6,11 @@ import {
   publishApprovalDecision,
 } from "./approval/approval-audit-record.js";
 import { newApprovalId } from "./approval/approval-id.js";
+import {
+  type ApproverCheck,
+  checkApprovers,
+  whoMayApproveFor,
+} from "./approval/check-approvers.js";
 import { unwrappedApprover } from "./approval/redacting-approver.js";
 import { consultApprover } from "./approval-gate.js";
 import type { ApprovalContext, Approver } from "./approver.js";
@@ -25,6 +30,12 @@ export interface ToolApprovalAsker {
   bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
   /** Where the decision's audit record goes, as every other decision's; none is written without. */
   audit?: ApprovalAuditSinks | undefined;
+  /**
+   * With an `approverDirectory`: who may answer the tool's question (the
+   * requirement of the rule that asked about the call, else
+   * `defaultApprovers`), made when the question is asked.
+   */
+  approverCheck?: (() => Promise<ApproverCheck>) | undefined;
 }
 
 /**
@@ -35,13 +46,17 @@ export interface ToolApprovalAsker {
  * bind its interaction in the run's store, as for the run's own calls, and
  * the decision is published as every decision is (one audit record, under
  * the question's own tool name); an approval whose record cannot be written
- * is `false`. Nothing is spent: it lets no call run, only the tool answer
+ * is `false`. With an approver directory the answer is judged by it as
+ * every other answer is (`checkApprovers`), and the record names the
+ * people. Nothing is spent: it lets no call run, only the tool answer
  * for the person.
  */
 export async function askToolApproval(
   request: ToolApprovalRequest,
   asker: ToolApprovalAsker,
 ): Promise<boolean> {
+  const check = await asker.approverCheck?.();
+  const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
   const action = {
     approvalId: newApprovalId(asker.runId),
     toolName: request.toolName,
@@ -49,9 +64,10 @@ export async function askToolApproval(
     arguments: request.arguments,
     fingerprint: actionFingerprint(request.toolName, request.arguments),
     description: request.description,
+    ...(whoMayApprove ? { whoMayApprove } : {}),
   };
   const requestedAt = new Date();
-  const [asked] = await consultApprover({
+  const [answered] = await consultApprover({
     approver: asker.approver,
     actions: [action],
     signal: asker.signal,
@@ -59,6 +75,10 @@ export async function askToolApproval(
     ...(asker.runId !== undefined ? { runId: asker.runId } : {}),
     ...(asker.bindInteraction !== undefined ? { bindInteraction: asker.bindInteraction } : {}),
   });
+  const asked =
+    check && (answered?.outcome === "approved" || answered?.outcome === "refused")
+      ? await checkApprovers(answered, check)
+      : answered;
   const decision =
     asked !== undefined && asker.audit !== undefined
       ? await publishApprovalDecision(

@@ -9,6 +9,15 @@ import {
   publishApprovalDecision,
 } from "./approval/approval-audit-record.js";
 import { newApprovalId } from "./approval/approval-id.js";
+import type { DefaultApprovers } from "./approval/approval-rule.js";
+import type { ApproverDirectory } from "./approval/approver-directory.js";
+import { requirementOf } from "./approval/approver-requirement.js";
+import {
+  type ApproverCheck,
+  checkApprovers,
+  whoMayApproveFor,
+} from "./approval/check-approvers.js";
+import type { RunStarter } from "./approval/run-starter.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -188,6 +197,12 @@ export interface BudgetContext {
   signal: AbortSignal;
   /** The run's events: a question to extend the budget is an `approval-request` and its `approval-result`. */
   emit: AgentEventSink;
+  /** Who may approve (`AgentOptions.approverDirectory`); an extension is answered by `defaultApprovers`. */
+  approverDirectory?: ApproverDirectory | undefined;
+  /** `approvalPolicy.defaultApprovers`: who may approve an extension, with a directory. */
+  defaultApprovers?: DefaultApprovers | undefined;
+  /** Who started the run, as the directory knows them (read when a question is asked). */
+  starter?: (() => RunStarter | undefined) | undefined;
 }
 
 /**
@@ -285,13 +300,25 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
   const { budget } = context;
   if (budget.onExhausted !== "ask" || !budget.extendBy) return "";
   budget.extensions += 1;
+  // With a directory, an extension is answered by the people `defaultApprovers` names, judged as any answer.
+  const directory = context.approverDirectory;
+  const check: ApproverCheck | undefined = directory && {
+    directory,
+    requirement: requirementOf(context.defaultApprovers),
+    starter: context.starter?.(),
+    logger: context.audit.logger,
+  };
+  const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
   // The question's one view, built here as the gate builds a tool call's.
-  const action = showApprovalAction(extensionAction(context, next.calls), context.secrets);
+  const action = showApprovalAction(
+    { ...extensionAction(context, next.calls), ...(whoMayApprove ? { whoMayApprove } : {}) },
+    context.secrets,
+  );
   const { stepNumber } = next;
   context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
   const requestedAt = new Date();
   // Never pending: this question is waited for (allowPending unset).
-  const [gated] = (await consultApprover({
+  const [answered] = (await consultApprover({
     approver: context.approver,
     actions: [action],
     signal: context.signal,
@@ -299,6 +326,8 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
     ...(context.runId !== undefined ? { runId: context.runId } : {}),
     ...(context.bindInteraction !== undefined ? { bindInteraction: context.bindInteraction } : {}),
   })) as [Exclude<ApprovalRecord, PendingRecord>];
+  const gated =
+    check && answered.outcome !== "expired" ? await checkApprovers(answered, check) : answered;
   const decision = await publishApprovalDecision(
     context.audit,
     { toolName: action.toolName, toolCallId: action.toolCallId, runId: context.runId },

@@ -246,6 +246,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     audit,
     signal,
     emit,
+    approverDirectory: settings.approverDirectory,
+    defaultApprovers: settings.approvalPolicy.defaultApprovers,
+    starter: () => starter,
   };
 
   try {

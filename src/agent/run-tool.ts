@@ -3,6 +3,9 @@ import { AbortedError } from "../errors/transport-errors.js";
 import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
+import { decideByPolicy } from "./approval/approval-policy.js";
+import { requirementOf } from "./approval/approver-requirement.js";
+import type { ApproverCheck } from "./approval/check-approvers.js";
 import { fingerprintOf } from "./approval/fingerprint-check.js";
 import { toolApprovalAsk } from "./ask-tool-approval.js";
 import { describeThrown } from "./describe-thrown.js";
@@ -74,7 +77,7 @@ export async function runTool(
             environment.journal.pendingCall(base.toolCallId)?.fingerprint ??
               fingerprintOf(tool, args),
           ),
-        askApprovalOf(environment, base.toolCallId, controller, logger),
+        askApprovalOf(environment, { tool, args, toolCallId: base.toolCallId }, controller, logger),
       );
       Promise.resolve(tool.execute(args, context)).then(resolve, reject);
     });
@@ -121,12 +124,32 @@ export async function runTool(
 /** The tool's way to ask the run's approver mid-call; none when the run has no approver. */
 function askApprovalOf(
   environment: ToolCallEnvironment,
-  toolCallId: string,
+  call: { tool: AnyTool; args: unknown; toolCallId: string },
   source: { readonly signal: AbortSignal },
   logger: () => Logger,
 ): ToolContext["askApproval"] {
-  const { approver } = environment;
+  const { approver, approverDirectory: directory } = environment;
   if (approver === undefined) return undefined;
+  const { toolCallId } = call;
+  // With a directory, the tool's question is answered by whom the call's own question would be.
+  const approverCheck = directory
+    ? async (): Promise<ApproverCheck> => {
+        const verdict = await decideByPolicy(
+          environment.approvalPolicy,
+          call.tool,
+          call.args,
+          logger,
+        );
+        return {
+          directory,
+          requirement:
+            (verdict.decision === "ask" ? verdict.approvers : undefined) ??
+            requirementOf(environment.approvalPolicy.defaultApprovers),
+          starter: environment.starter,
+          logger: logger(),
+        };
+      }
+    : undefined;
   return toolApprovalAsk(approver, () => ({
     signal: source.signal,
     logger: logger(),
@@ -134,5 +157,6 @@ function askApprovalOf(
     runId: environment.journal.runId,
     bindInteraction: environment.bindInteraction,
     audit: environment.audit,
+    ...(approverCheck ? { approverCheck } : {}),
   }));
 }

@@ -2,9 +2,11 @@ import type { ModelMessage, ToolApprovalStatus, ToolExecutionOptions, ToolSet } 
 import type { Logger } from "pino";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { ApprovalPolicy } from "../agent/approval/approval-rule.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import type { FinalApproval } from "../agent/approval/decide-approval.js";
 import {
   FrameworkGate,
+  type FrameworkStartedBy,
   type GatedToolDetails,
   gateOptionProblems,
 } from "../agent/approval/framework-gate.js";
@@ -87,6 +89,21 @@ interface AiSdkApprovalGateOptions<TOOLS extends ToolSet> {
   /** Values that must never reach the person, the audit trail or a log. */
   secrets?: readonly string[];
   logger?: Logger;
+  /**
+   * Who may approve (`approverDirectory({ people })`, `loadApproverDirectory`,
+   * yours): every answer is judged by it as the agent's own gate judges
+   * them, so the policy's rules may name `roles`, `required` people,
+   * `allowSelfApproval` and `escalateTo`, and each record names the people.
+   * Needs `approver` (an answer in the chat names nobody).
+   */
+  approverDirectory?: ApproverDirectory;
+  /**
+   * Who started the run (with `approverDirectory`): a person's id in it, their
+   * identity on a channel, or a function giving it for each call from
+   * the tool's `context` (the AI SDK's `toolsContext`). Their
+   * own answer is refused (`self_approval`) unless the rule allows it.
+   */
+  startedBy?: FrameworkStartedBy;
 }
 
 /**
@@ -162,6 +179,7 @@ export function approvalGate<TOOLS extends ToolSet>(
           args: input,
           needsApproval: needsApprovalOf(toolName, toolCallId, messages),
           signal: executionOptions.abortSignal,
+          context: executionOptions.context,
         };
         const run = (args: unknown) => execute(args as never, executionOptions as never);
         const judged = await gate.judge(call);

@@ -2,11 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
+import { findStartedByProblem } from "../agent/approval/run-starter.js";
 import { describeThrown } from "../agent/describe-thrown.js";
 import { RunNotFoundError } from "../agent/durable/durable-errors.js";
 import { firstRecheckAfterMs } from "../agent/durable/recheck-schedule.js";
 import { findRunIdProblem, newRunId } from "../agent/durable/run-id.js";
 import type { RunState, RunStateStatus } from "../agent/durable/run-state.js";
+import type { RunOptions } from "../agent/run-options.js";
 import type { RunResult } from "../agent/run-result.js";
 import type { AgentInput } from "../agent/start-conversation.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -166,7 +168,11 @@ export class DbosAgent {
   readonly #settings: DbosSettings;
   readonly #executorId: string | undefined;
   readonly #applicationVersion: string | undefined;
-  readonly #runWorkflow: (runId: string, input: AgentInput) => Promise<DbosRunOutcome>;
+  readonly #runWorkflow: (
+    runId: string,
+    input: AgentInput,
+    startedBy?: RunOptions["startedBy"],
+  ) => Promise<DbosRunOutcome>;
   readonly #checkWorkflow: (scheduledAt: Date, context: unknown) => Promise<void>;
   #checkCursor: string | undefined;
   #systemPool: Pool | undefined;
@@ -196,14 +202,15 @@ export class DbosAgent {
     // does, so two never act on it together (see docs/dbos.md).
     this.agent = new Agent({ ...agentOptions, model: this.#model, runStore: this.runStore });
     this.#runWorkflow = dbos.registerWorkflow(
-      async (runId: string, input: AgentInput) => {
-        let advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
+      async (runId: string, input: AgentInput, startedBy?: RunOptions["startedBy"]) => {
+        const advance = () => this.#advance(runId, input, startedBy);
+        let advanced = await dbos.runStep(advance, advanceStep);
         while (advanced.outcome === undefined) {
           const wait = await dbos.runStep(() => this.#waitFor(runId), { name: "peek" });
           if (wait.pending) {
             await dbos.recv<string>(wakeTopic, { deadlineEpochMS: wait.deadlineEpochMs });
           }
-          advanced = await dbos.runStep(() => this.#advance(runId, input), advanceStep);
+          advanced = await dbos.runStep(advance, advanceStep);
         }
         return advanced.outcome;
       },
@@ -269,18 +276,26 @@ export class DbosAgent {
    * Starts a run as a DBOS workflow whose id is the run id, and resolves
    * once DBOS recorded it (the run itself goes on in the background, and
    * in another process after a crash). A run id already used resolves to
-   * that run's handle: starting is idempotent by id.
+   * that run's handle: starting is idempotent by id. `startedBy` is who
+   * started the run, as for `agent.run` (a person's id in the agent's
+   * `approverDirectory`, or their identity on a channel): kept in the run's
+   * state, so their own answer is refused (`self_approval`) unless the rule
+   * allows it, in whichever process the run goes on.
    */
   async start(
     input: AgentInput,
-    options: { runId?: string | undefined } = {},
+    options: { runId?: string | undefined; startedBy?: RunOptions["startedBy"] } = {},
   ): Promise<DbosRunHandle> {
     const runId = options.runId ?? newRunId();
     const problem = findRunIdProblem(runId);
     if (problem) throw new ConfigurationError(`start(): ${problem}.`);
+    const { startedBy } = options;
+    const starterProblem = startedBy === undefined ? undefined : findStartedByProblem(startedBy);
+    if (starterProblem) throw new ConfigurationError(`start(): startedBy ${starterProblem}.`);
     const handle = await this.#dbos.startWorkflow(this.#runWorkflow, { workflowID: runId })(
       runId,
       input,
+      ...(startedBy !== undefined ? [startedBy] : []),
     );
     return { runId, result: () => handle.getResult() };
   }
@@ -381,11 +396,19 @@ export class DbosAgent {
    * store makes that safe: a call that had started is never run again,
    * and the model's recorded answers are replayed.
    */
-  #advance(runId: string, input: AgentInput): Promise<Advanced> {
-    return this.#steps.run(runId, () => this.#advanceNow(runId, input));
+  #advance(
+    runId: string,
+    input: AgentInput,
+    startedBy: RunOptions["startedBy"] | undefined,
+  ): Promise<Advanced> {
+    return this.#steps.run(runId, () => this.#advanceNow(runId, input, startedBy));
   }
 
-  async #advanceNow(runId: string, input: AgentInput): Promise<Advanced> {
+  async #advanceNow(
+    runId: string,
+    input: AgentInput,
+    startedBy: RunOptions["startedBy"] | undefined,
+  ): Promise<Advanced> {
     const stopCounting = this.#model.beginAttempt(runId);
     try {
       const saved = await this.#load(runId);
@@ -398,7 +421,11 @@ export class DbosAgent {
       // lapses, and a call it had started waits out the tool's timeout.
       const result = saved
         ? await this.agent.resume(runId, { suspendOnApproval: true })
-        : await this.agent.run(input, { runId, suspendOnApproval: true });
+        : await this.agent.run(input, {
+            runId,
+            suspendOnApproval: true,
+            ...(startedBy !== undefined ? { startedBy } : {}),
+          });
       if (result.status === "suspended") return { status: result.status };
       return { status: result.status, outcome: outcomeOf(runId, result.status, result) };
     } finally {

@@ -2,9 +2,11 @@ import type { FunctionTool, RunContext, RunState, RunToolApprovalItem } from "@o
 import type { Logger } from "pino";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
 import type { ApprovalPolicy } from "../agent/approval/approval-rule.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import type { FinalApproval } from "../agent/approval/decide-approval.js";
 import {
   FrameworkGate,
+  type FrameworkStartedBy,
   type GatedCall,
   type GatedToolDetails,
   gateOptionProblems,
@@ -64,6 +66,21 @@ interface AgentsApprovalGateOptions<TOOLS extends readonly AnyFunctionTool[]> {
   /** Values that must never reach the person, the audit trail or a log. */
   secrets?: readonly string[];
   logger?: Logger;
+  /**
+   * Who may approve (`approverDirectory({ people })`, `loadApproverDirectory`,
+   * yours): every answer is judged by it as the agent's own gate judges
+   * them, so the policy's rules may name `roles`, `required` people,
+   * `allowSelfApproval` and `escalateTo`, and each record names the people.
+   * Needs `approver` (an answer in the chat names nobody).
+   */
+  approverDirectory?: ApproverDirectory;
+  /**
+   * Who started the run (with `approverDirectory`): a person's id in it, their
+   * identity on a channel, or a function giving it for each call from
+   * the run's context (`run(agent, input, { context })`, as `RunContext.context`). Their
+   * own answer is refused (`self_approval`) unless the rule allows it.
+   */
+  startedBy?: FrameworkStartedBy;
 }
 
 /** What {@link approvalGate} gives an Agents SDK app. */
@@ -123,6 +140,7 @@ export function approvalGate<TOOLS extends readonly AnyFunctionTool[]>(
     args,
     needsApproval: async (input) =>
       (await tool.needsApproval(runContext, input as never, callId)) === true,
+    context: runContext?.context,
   });
 
   const tools = options.tools.map(

@@ -19,7 +19,15 @@ import { approvalGate } from "switchyard-agents/ai-sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { registeredSecretPlaceholder } from "../../src/agent/approval/action-view.js";
+import type { ApproverIdentity } from "../../src/agent/approval/approver-directory.js";
 import { retiredCallbackHost } from "../../src/simulators/orders/seed-callbacks.js";
+import {
+  approvedBy,
+  approvedByEach,
+  by,
+  PeopleApprover,
+  testDirectory,
+} from "../agent/approval/people-approver.js";
 import {
   answerOnceAsked,
   answerOnInboxPage,
@@ -647,5 +655,79 @@ describe("approvalGate's options", () => {
         approvalPolicy: { rules: [{ name: "x", tool: "nope", decision: "ask" }] },
       }),
     ).toThrow(/tool names "nope", which is not one of the agent's tools/);
+  });
+});
+
+describe("approvalGate with an approver directory (who may approve)", () => {
+  const onCall = {
+    name: "deletions ask on call",
+    tool: "delete_callbacks",
+    decision: "ask" as const,
+    roles: ["oncall"],
+  };
+  const oncallAsks = { rules: [onCall] };
+
+  /** A run started by Alice whose deletion question is answered by `answeredBy`, every time it is asked. */
+  async function runAnsweredBy(answeredBy: ApproverIdentity) {
+    const approver = new PeopleApprover(Array.from({ length: 3 }, () => approvedBy(answeredBy)));
+    const { gate, records } = gateWith({
+      approver,
+      approvalPolicy: oncallAsks,
+      approverDirectory: testDirectory(),
+      startedBy: "alice",
+    });
+    await generateWith(gate, 6);
+    return { records, approver };
+  }
+
+  it("a person holding the rule's role approves: the deletion runs, and the record names them", async () => {
+    const retired = retiredIds();
+    const { records, approver } = await runAnsweredBy(by.bob);
+    expect(deletions()).toHaveLength(1);
+    expect(deletions()[0]?.body).toEqual(retired);
+    expect(records).toEqual([
+      expect.objectContaining({
+        action: "delete_callbacks",
+        outcome: "approved",
+        people: [{ id: "bob", name: "Bob Roy", channel: "agUi", evidence: "bob@example.com" }],
+      }),
+    ]);
+    expect(approver.asked[0]?.whoMayApprove).toMatchObject({
+      roles: ["oncall"],
+      excluded: "alice",
+    });
+  });
+
+  it("the starter, an unknown person or one of the wrong role deletes nothing", async () => {
+    for (const [identity, code] of [
+      [by.alice, "self_approval"],
+      [by.mallory, "approver_not_allowed"],
+      [by.carol, "approver_not_allowed"],
+    ] as const) {
+      harness.reset();
+      const { records } = await runAnsweredBy(identity);
+      expect(deletions()).toEqual([]);
+      expect(records.length).toBeGreaterThan(0);
+      for (const record of records) {
+        expect(record).toMatchObject({ action: "delete_callbacks", outcome: "refused", code });
+      }
+    }
+  });
+
+  it("a rule needing three people counts distinct people, and a directory without an approver is refused plainly", async () => {
+    const approver = new PeopleApprover([approvedByEach(by.bob, by.bobPhone, by.dave)]);
+    const { gate, records } = gateWith({
+      approver,
+      approvalPolicy: { rules: [{ ...onCall, required: 3 }] },
+      approverDirectory: testDirectory(),
+      startedBy: "alice",
+    });
+    await generateWith(gate, 4);
+    expect(deletions()).toEqual([]);
+    expect(records[0]).toMatchObject({ outcome: "refused", code: "not_enough_approvers" });
+    expect(() =>
+      gateWith({ approvalPolicy: oncallAsks, approverDirectory: testDirectory() }),
+    ).toThrow(/approverDirectory needs an approver that says who answered/);
+    expect(() => gateWith({ approver, approvalPolicy: oncallAsks })).toThrow(/approverDirectory/);
   });
 });

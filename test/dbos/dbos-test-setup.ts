@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import type { ApproverDirectory } from "../../src/agent/approval/approver-directory.js";
 import type { Approver } from "../../src/agent/approver.js";
 import { OrderClient } from "../../src/clients/orders/order-client.js";
 import { type DbosAgent, type DbosAgentOptions, dbosAgent } from "../../src/dbos/index.js";
@@ -39,6 +40,8 @@ export function useDbosTestBed(
     wrapApprover?: (approver: Approver) => Approver;
     /** The server's URL, once its `beforeAll` ran. @default the test run's server */
     databaseUrl?: () => string;
+    /** The agent's approver directory, made once the messaging simulator runs. */
+    approverDirectory?: (messaging: MessagingSimulator) => ApproverDirectory;
   } = {},
 ): DbosTestBed {
   const databaseUrl = options.databaseUrl ?? testDatabaseUrl;
@@ -50,7 +53,13 @@ export function useDbosTestBed(
       startMessagingSimulator({ answer: "never", deliveryStepMs: 1 }),
       startOrdersSimulator(),
     ]);
-    const { pendingExpiresInSeconds, wrapApprover, databaseUrl: _, ...dbosOptions } = options;
+    const {
+      pendingExpiresInSeconds,
+      wrapApprover,
+      databaseUrl: _,
+      approverDirectory,
+      ...dbosOptions
+    } = options;
     const model = conversationModel();
     const agentOptions = dbosTestAgentOptions(
       {
@@ -70,6 +79,7 @@ export function useDbosTestBed(
         ...(wrapApprover && agentOptions.approver
           ? { approver: wrapApprover(agentOptions.approver) }
           : {}),
+        ...(approverDirectory ? { approverDirectory: approverDirectory(messaging) } : {}),
       },
       {
         checkSchedule: false,

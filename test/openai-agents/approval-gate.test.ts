@@ -4,6 +4,13 @@ import type { ApprovalAuditRecord } from "switchyard-agents/agent";
 import { approvalGate } from "switchyard-agents/openai-agents";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ApproverIdentity } from "../../src/agent/approval/approver-directory.js";
+import {
+  approvedBy,
+  by,
+  PeopleApprover,
+  testDirectory,
+} from "../agent/approval/people-approver.js";
 import {
   answerOnceAsked,
   answerOnInboxPage,
@@ -358,5 +365,69 @@ describe("approvalGate's options", () => {
     const setup = gateWith();
     const first = await run(setup.agent, harness.task);
     await expect(setup.gate.resolveInterruptions(first.state)).rejects.toThrow(/needs an approver/);
+  });
+});
+
+describe("approvalGate with an approver directory (who may approve)", () => {
+  const oncallAsks = {
+    rules: [
+      {
+        name: "deletions ask on call",
+        tool: "delete_callbacks",
+        decision: "ask" as const,
+        roles: ["oncall"],
+      },
+    ],
+  };
+
+  /**
+   * A run whose context says Alice started it (`run(agent, task, { context })`),
+   * its deletion question answered by `answeredBy` every time it is asked.
+   */
+  async function runAnsweredBy(answeredBy: ApproverIdentity) {
+    const approver = new PeopleApprover(Array.from({ length: 3 }, () => approvedBy(answeredBy)));
+    const setup = gateWith({
+      approver,
+      approvalPolicy: oncallAsks,
+      approverDirectory: testDirectory(),
+      startedBy: ({ context }) => (context as { user: string }).user,
+    });
+    let result = await run(setup.agent, harness.task, { context: { user: "alice" } });
+    for (let round = 0; result.interruptions.length > 0 && round < 5; round++) {
+      await setup.gate.resolveInterruptions(result.state);
+      result = await run(setup.agent, result.state);
+    }
+    return { ...setup, approver };
+  }
+
+  it("a person holding the rule's role approves: the deletion runs, and the record names them", async () => {
+    const retired = harness.retiredIds();
+    const { records, approver } = await runAnsweredBy(by.bob);
+    expect(harness.deletions()).toHaveLength(1);
+    expect(harness.deletions()[0]?.body).toEqual(retired);
+    expect(records).toEqual([
+      expect.objectContaining({
+        action: "delete_callbacks",
+        outcome: "approved",
+        people: [{ id: "bob", name: "Bob Roy", channel: "agUi", evidence: "bob@example.com" }],
+      }),
+    ]);
+    expect(approver.asked[0]?.whoMayApprove).toMatchObject({ excluded: "alice" });
+  });
+
+  it("the starter (from the run's context), an unknown person or one of the wrong role deletes nothing", async () => {
+    for (const [identity, code] of [
+      [by.alice, "self_approval"],
+      [by.mallory, "approver_not_allowed"],
+      [by.carol, "approver_not_allowed"],
+    ] as const) {
+      harness.reset();
+      const { records } = await runAnsweredBy(identity);
+      expect(harness.deletions()).toEqual([]);
+      expect(records.length).toBeGreaterThan(0);
+      for (const record of records) {
+        expect(record).toMatchObject({ action: "delete_callbacks", outcome: "refused", code });
+      }
+    }
   });
 });

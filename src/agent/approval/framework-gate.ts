@@ -4,6 +4,7 @@ import { silentLogger } from "../../internal/logger.js";
 import { redactText, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { JsonSchema } from "../../tools/json-schema.js";
 import type { ActionDescription, AnyTool, ToolContext, ToolTarget } from "../../tools/tool.js";
+import { checkApproverDirectory } from "../agent-options.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -24,10 +25,29 @@ import { newApprovalId } from "./approval-id.js";
 import { checkApprovalPolicy, decideByPolicy, policyRefusal } from "./approval-policy.js";
 import type { ApprovalPolicy } from "./approval-rule.js";
 import { checkApprovedEdit } from "./approved-edit.js";
+import type { ApproverDirectory, ApproverIdentity } from "./approver-directory.js";
+import { type ApproverRequirement, requirementOf } from "./approver-requirement.js";
+import { type ApproverCheck, checkApprovers, whoMayApproveFor } from "./check-approvers.js";
 import { compileApprovalPolicy } from "./compile-approval-policy.js";
 import type { FinalApproval } from "./decide-approval.js";
 import { type IssuedApprovalCheck, IssuedApprovals } from "./issued-approvals.js";
 import { redactingApprover } from "./redacting-approver.js";
+import { findStartedByProblem, resolveRunStarter } from "./run-starter.js";
+
+/**
+ * Who started the run a framework's call belongs to: a person's id in the
+ * `approverDirectory` or their identity on a channel, or a function giving
+ * it for each call from the framework's own context (the AI SDK tool's
+ * `context`, the Agents SDK's `RunContext.context`).
+ */
+export type FrameworkStartedBy =
+  | string
+  | ApproverIdentity
+  | ((call: {
+      toolName: string;
+      toolCallId: string;
+      context: unknown;
+    }) => string | ApproverIdentity | undefined | Promise<string | ApproverIdentity | undefined>);
 
 /** How a call of one of the framework's tools reads to the person, and where it acts. */
 export interface GatedToolDetails<Args = unknown> {
@@ -52,6 +72,10 @@ export interface FrameworkGateOptions {
   /** Secrets that must never reach the person, the audit trail or a log. */
   secrets?: readonly string[] | undefined;
   logger?: Logger | undefined;
+  /** Who may approve: every answer is judged by it, as the agent's own gate judges them. */
+  approverDirectory?: ApproverDirectory | undefined;
+  /** Who started the run, for self-approval (with `approverDirectory`). */
+  startedBy?: FrameworkStartedBy | undefined;
 }
 
 /**
@@ -95,13 +119,22 @@ export interface GatedCall {
   /** The tool's own default (its `needsApproval`), for this call. */
   needsApproval: boolean | ((args: unknown) => boolean | Promise<boolean>);
   signal?: AbortSignal | undefined;
+  /** The framework's own context of the run (given to a `startedBy` function). */
+  context?: unknown;
 }
 
 /** What the policy decided about a call before anyone is asked. */
 export type PolicyOutcome =
   | { kind: "refused"; approval: RefusedRecord }
   | { kind: "run"; args: unknown; approval?: ApprovedRecord }
-  | { kind: "ask"; frozen: FrozenArguments; editable: boolean; required?: number };
+  | {
+      kind: "ask";
+      frozen: FrozenArguments;
+      editable: boolean;
+      required?: number;
+      /** Who may approve, as the rules asking say (used with an `approverDirectory`). */
+      approvers?: ApproverRequirement;
+    };
 
 /** A decision that is final, the arguments it lets run, and how a person changed them. */
 export interface GateDecision {
@@ -152,7 +185,19 @@ export class FrameworkGate {
     this.#parameters = new Map(tools);
     const problems: string[] = [];
     const shims = new Map([...tools.keys()].map((name) => [name, this.#shim(name, false)]));
-    checkApprovalPolicy(options.approvalPolicy, shims, problems);
+    const directory = options.approverDirectory;
+    checkApprovalPolicy(options.approvalPolicy, shims, problems, directory !== undefined);
+    checkApproverDirectory(directory, problems);
+    if (directory !== undefined && options.approver === undefined) {
+      problems.push(
+        "approverDirectory needs an approver that says who answered (a MessagingApprover, the AG-UI or MCP elicitation approvers): an approval given in the chat or on the run state names nobody, so the directory would refuse every one.",
+      );
+    }
+    const { startedBy } = options;
+    if (startedBy !== undefined && typeof startedBy !== "function") {
+      const problem = findStartedByProblem(startedBy);
+      if (problem) problems.push(`startedBy ${problem}`);
+    }
     if (problems.length > 0) {
       throw new ConfigurationError(problems.map((problem) => `approvalGate: ${problem}`));
     }
@@ -216,6 +261,7 @@ export class FrameworkGate {
       frozen,
       editable: verdict.edits === true,
       ...(verdict.required !== undefined ? { required: verdict.required } : {}),
+      ...(verdict.approvers !== undefined ? { approvers: verdict.approvers } : {}),
     };
   }
 
@@ -234,23 +280,63 @@ export class FrameworkGate {
     const requestedAt = new Date();
     const { frozen } = asking;
     const signal = call.signal ?? new AbortController().signal;
+    // With a directory, the question says who may answer it, and the answer is judged by it.
+    const check = await this.#approverCheck(call, asking.approvers);
+    const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
     const action = {
       ...(await this.action(call, frozen)),
       ...(asking.editable ? { editable: true } : {}),
       ...(asking.required !== undefined ? { requiredApprovers: asking.required } : {}),
+      ...(whoMayApprove ? { whoMayApprove } : {}),
     };
-    const [record] = (await consultApprover({
+    const [answered] = (await consultApprover({
       approver: this.#approver,
       actions: [action],
       signal,
       logger: this.#logger,
     })) as [ApprovalRecord];
-    if (record.outcome === "pending") {
+    if (answered.outcome === "pending") {
       throw new Error("the gate never accepts a pending answer");
     }
+    const record =
+      check && answered.outcome !== "expired" ? await checkApprovers(answered, check) : answered;
     if (record.outcome !== "approved") return { approval: record, requestedAt };
     if (record.edited === undefined) return { approval: record, requestedAt, args: frozen.args };
     return this.#decideEdit(call, { ...record, edited: record.edited }, validate, requestedAt);
+  }
+
+  /**
+   * What judging who answered needs, with an `approverDirectory`: the
+   * requirement of the rules asking, and the run's starter from `startedBy`
+   * (an id the directory does not know is a ConfigurationError: nothing runs).
+   */
+  async #approverCheck(
+    call: GatedCall,
+    approvers: ApproverRequirement | undefined,
+  ): Promise<ApproverCheck | undefined> {
+    const directory = this.#options.approverDirectory;
+    if (directory === undefined) return undefined;
+    const { startedBy } = this.#options;
+    const given =
+      typeof startedBy === "function"
+        ? await startedBy({
+            toolName: call.toolName,
+            toolCallId: call.toolCallId,
+            context: call.context,
+          })
+        : startedBy;
+    const problem = given === undefined ? undefined : findStartedByProblem(given);
+    if (problem) {
+      throw new ConfigurationError(
+        `approvalGate: the startedBy function gave a value that ${problem}; the call of ${call.toolName} was not run`,
+      );
+    }
+    return {
+      directory,
+      requirement: approvers ?? requirementOf(this.#policy.defaultApprovers),
+      starter: await resolveRunStarter(directory, given),
+      logger: this.#logger,
+    };
   }
 
   /** The action a person is asked about (described, redacted by the approver wrapper), under a new approval id. */
@@ -353,7 +439,16 @@ export class FrameworkGate {
     const accepted = await checkApprovedEdit(shim, approval, this.#context(call));
     if (!("frozen" in accepted)) return { approval: accepted, requestedAt };
     const again = await this.judge({ ...call, args: accepted.frozen.args });
-    const approvers = approval.approvers?.length ?? 1;
+    // With a directory, the people who approved are judged again by the rules that ask about the edit.
+    const check = again.kind === "ask" && (await this.#approverCheck(call, again.approvers));
+    if (check) {
+      const judged = await checkApprovers(approval, check);
+      if (judged.outcome === "refused") {
+        const reason = `${judged.reason}, for this call of ${call.toolName} as the person changed it, so it was not run`;
+        return { approval: { ...judged, reason }, requestedAt };
+      }
+    }
+    const approvers = check ? (approval.people?.length ?? 0) : (approval.approvers?.length ?? 1);
     if (again.kind === "refused" || (again.kind === "ask" && (again.required ?? 1) > approvers)) {
       const refused: RefusedRecord = {
         outcome: "refused",
