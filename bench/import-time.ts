@@ -1,6 +1,6 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { spawnSync } from "node:child_process";
 import { type FigureResult, round } from "./figure.js";
+import { buildPackage } from "./library.js";
 import { median } from "./statistics.js";
 
 /** Most a fresh process may take to start and import the main entry. */
@@ -16,9 +16,6 @@ export interface ImportTimeOptions {
   entry?: string | undefined;
 }
 
-const repository = fileURLToPath(new URL("../", import.meta.url));
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-
 /**
  * Figure 6: wall time of a fresh `node` process that imports the built main
  * entry (`dist/src/index.js`, what `import("switchyard-agents")` loads) and exits,
@@ -27,7 +24,7 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
  */
 export async function measureImportTime(options: ImportTimeOptions): Promise<FigureResult> {
   if (options.build !== false) {
-    execFileSync(npm, ["run", "-s", "build"], { cwd: repository, stdio: "ignore" });
+    buildPackage();
   }
   const entry = options.entry ?? new URL("../dist/src/index.js", import.meta.url).href;
   const time = (args: string[]): number => {

@@ -1,9 +1,8 @@
-import { Agent } from "../src/agent/agent.js";
 import type { RunResult } from "../src/agent/run-result.js";
-import { ReasonerClient } from "../src/clients/reasoner/reasoner-client.js";
-import { echoResult, echoTask, echoTool } from "./echo-tool.js";
+import { echoResult, echoTask, makeEchoTool } from "./echo-tool.js";
 import { cpuFigure, type Figure, type FigureResult, round } from "./figure.js";
 import { measureInterleaved } from "./interleave.js";
+import { type LibrarySource, loadLibrary } from "./library.js";
 import { runRawAgentLoop } from "./raw-agent-loop.js";
 import { median } from "./statistics.js";
 
@@ -25,6 +24,8 @@ export interface StepOverheadOptions {
   /** Untimed runs of each contender after those. */
   warmup: number;
   runs: number;
+  /** The library measured: the built package (the default), or its sources through tsx. */
+  library?: LibrarySource | undefined;
 }
 
 /** Most the library may cost over the hand-written `fetch` loop. */
@@ -46,10 +47,14 @@ export const pooledStepOverheadTarget = 1.25;
  * thousand runs; the floors after a few hundred). The first `coldRuns` of
  * the process are timed too and reported against the pooled floor without
  * a target: what a short-lived process pays.
+ *
+ * The library is the built package (`dist/`, what users install) unless
+ * `library` says `sources`; the floors share only the tool's work with it.
  */
 export async function measureStepOverhead(options: StepOverheadOptions): Promise<FigureResult> {
+  const { Agent, ReasonerClient, defineTool } = await loadLibrary(options.library);
   const model = new ReasonerClient({ url: options.url, apiKey: options.apiKey });
-  const agent = new Agent({ model, tools: [echoTool] });
+  const agent = new Agent({ model, tools: [makeEchoTool(defineTool)] });
   const raw = (stream: boolean, transport: "fetch" | "pooled") => ({
     url: options.url,
     apiKey: options.apiKey,

@@ -1,8 +1,8 @@
 import type { ChatRequest } from "../src/clients/reasoner/chat-types.js";
-import { ReasonerClient } from "../src/clients/reasoner/reasoner-client.js";
 import { echoTask, echoTool } from "./echo-tool.js";
 import { cpuFigure, type FigureResult, round } from "./figure.js";
 import { measureInterleaved } from "./interleave.js";
+import { type LibrarySource, loadLibrary } from "./library.js";
 import { readSseRaw } from "./read-sse-raw.js";
 import { median } from "./statistics.js";
 
@@ -15,6 +15,8 @@ export interface StreamReadingOptions {
   chunks: number;
   warmup: number;
   runs: number;
+  /** The library measured: the built package (the default), or its sources through tsx. */
+  library?: LibrarySource | undefined;
 }
 
 /** Most the library's stream reader may cost over eventsource-parser + JSON.parse. */
@@ -27,6 +29,7 @@ export const streamReadingTarget = 1.25;
  * alone, interleaved. MB/s of each and the ratio of their times.
  */
 export async function measureStreamReading(options: StreamReadingOptions): Promise<FigureResult> {
+  const { ReasonerClient } = await loadLibrary(options.library);
   const client = new ReasonerClient({ url: options.url, apiKey: options.apiKey });
   const request: ChatRequest = {
     messages: [{ role: "user", content: echoTask }],

@@ -93,6 +93,8 @@ describe("bench figures at minimal sizes", () => {
       coldRuns: 1,
       warmup: 0,
       runs: 2,
+      // The sources: another test rebuilds dist/ meanwhile.
+      library: "sources",
     });
     expectShape(result, 8);
     // One cold and two steady runs of each of six contenders: the fetch
@@ -121,6 +123,8 @@ describe("bench figures at minimal sizes", () => {
       coldRuns: 0,
       warmup: 1,
       runs: 2,
+      // The sources: another test rebuilds dist/ meanwhile.
+      library: "sources",
     });
     expectShape(result, 4);
     // Three runs of each of four contenders: the pooled floor and the library, whole and streamed.
@@ -146,6 +150,8 @@ describe("bench figures at minimal sizes", () => {
       chunks: 50,
       warmup: 0,
       runs: 2,
+      // The sources: another test rebuilds dist/ meanwhile.
+      library: "sources",
     });
     expectShape(result, 2);
     expect(result.counts.libraryReads).toBe(2);

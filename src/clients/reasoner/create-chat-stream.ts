@@ -50,17 +50,11 @@ class GeneratorChatStream implements ChatStream {
       );
     }
     this.#started = true;
-    const events = this.#iterate();
-    return {
-      next: () => events.next(),
-      return: async () => {
-        await events.return();
-        // Settles the answer even when the loop ended before its first step,
-        // where the generator's own cleanup never ran; a no-op otherwise.
-        this.#reject(closedEarly());
-        return { done: true, value: undefined };
-      },
-    };
+    return new ChatEventIterator(
+      this.#start((completion) => this.#resolve(completion)),
+      (completion) => this.#resolve(completion),
+      (error) => this.#reject(error),
+    );
   }
 
   finalCompletion(): Promise<ChatCompletion> {
@@ -69,32 +63,6 @@ class GeneratorChatStream implements ChatStream {
       void this.#drain();
     }
     return this.#final;
-  }
-
-  async *#iterate(): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    const source = this.#start((completion) => this.#resolve(completion));
-    let finished = false;
-    try {
-      for (;;) {
-        const step = await source.next();
-        if (step.done) {
-          finished = true;
-          this.#resolve(step.value);
-          return;
-        }
-        yield* step.value;
-      }
-    } catch (error) {
-      finished = true;
-      this.#reject(error);
-      throw error;
-    } finally {
-      if (!finished) {
-        // No-op when the source already settled the answer before its last events.
-        this.#reject(closedEarly());
-        await source.return(undefined as never);
-      }
-    }
   }
 
   /** Reads the source to its end for the answer alone; its event batches are not unpacked. */
@@ -110,6 +78,87 @@ class GeneratorChatStream implements ChatStream {
       }
     } catch (error) {
       this.#reject(error);
+    }
+  }
+}
+
+/**
+ * The events of a source's batches one by one, settling the answer when the
+ * source ends or fails, or when the caller stops early. Hands out an event
+ * of a batch already read without another turn through a generator: a
+ * stream's events come in a few batches, and most of them are handed out
+ * from memory.
+ */
+class ChatEventIterator implements AsyncIterator<ChatStreamEvent> {
+  readonly #source: AsyncGenerator<ChatStreamEvent[], ChatCompletion, undefined>;
+  readonly #resolve: (completion: ChatCompletion) => void;
+  readonly #reject: (error: unknown) => void;
+  #batch: readonly ChatStreamEvent[] = [];
+  #position = 0;
+  /** The source ended, failed or was closed: nothing more to hand out. */
+  #finished = false;
+  /** The read of the next batch under way, which a next() called meanwhile waits for. */
+  #reading: Promise<IteratorResult<ChatStreamEvent, undefined>> | undefined;
+
+  constructor(
+    source: AsyncGenerator<ChatStreamEvent[], ChatCompletion, undefined>,
+    resolve: (completion: ChatCompletion) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#source = source;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  next(): Promise<IteratorResult<ChatStreamEvent, undefined>> {
+    if (this.#reading) return this.#reading.then(() => this.next());
+    if (this.#position < this.#batch.length) {
+      return Promise.resolve({ done: false, value: this.#batch[this.#position++]! });
+    }
+    if (this.#finished) return Promise.resolve({ done: true, value: undefined });
+    const reading = this.#read();
+    this.#reading = reading;
+    const clear = () => {
+      this.#reading = undefined;
+    };
+    reading.then(clear, clear);
+    return reading;
+  }
+
+  async return(): Promise<IteratorResult<ChatStreamEvent, undefined>> {
+    if (this.#reading) await this.#reading.catch(() => {});
+    this.#batch = [];
+    if (!this.#finished) {
+      this.#finished = true;
+      // No-op when the source already settled the answer before its last events.
+      this.#reject(closedEarly());
+      await this.#source.return(undefined as never);
+    }
+    // Settles the answer even when the loop ended before its first event; a no-op otherwise.
+    this.#reject(closedEarly());
+    return { done: true, value: undefined };
+  }
+
+  async #read(): Promise<IteratorResult<ChatStreamEvent, undefined>> {
+    for (;;) {
+      let step: IteratorResult<ChatStreamEvent[], ChatCompletion>;
+      try {
+        step = await this.#source.next();
+      } catch (error) {
+        this.#finished = true;
+        this.#reject(error);
+        throw error;
+      }
+      if (step.done) {
+        this.#finished = true;
+        this.#resolve(step.value);
+        return { done: true, value: undefined };
+      }
+      if (step.value.length > 0) {
+        this.#batch = step.value;
+        this.#position = 1;
+        return { done: false, value: step.value[0]! };
+      }
     }
   }
 }

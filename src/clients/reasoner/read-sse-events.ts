@@ -1,4 +1,5 @@
 import { createParser } from "eventsource-parser";
+import { Utf8ChunkDecoder } from "./utf8-chunk-decoder.js";
 
 /** One server-sent event. */
 export interface SseMessage {
@@ -28,7 +29,7 @@ export interface SseMessage {
 export async function* readSseEvents(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<SseMessage[], void, undefined> {
-  const decoder = new TextDecoder();
+  const decoder = new Utf8ChunkDecoder();
   let pending: SseMessage[] = [];
   let flushing = false;
   const parser = createParser({
@@ -52,7 +53,7 @@ export async function* readSseEvents(
     },
   });
   for await (const chunk of chunks) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    parser.feed(decoder.decode(chunk));
     if (pending.length === 0) continue;
     const batch = pending;
     pending = [];
@@ -61,6 +62,6 @@ export async function* readSseEvents(
   // An event left open at the end is still offered: a provider that omits the
   // final blank line has sent all its data, and a cut one is flagged.
   flushing = true;
-  parser.feed(`${decoder.decode()}\n\n`);
+  parser.feed(`${decoder.end()}\n\n`);
   if (pending.length > 0) yield pending;
 }
