@@ -175,6 +175,8 @@ export interface AgentSettings extends LoopSettings {
   toolDefinitions: readonly ModelToolDefinition[];
   instructions: string | undefined;
   approver: Approver | undefined;
+  /** Who may approve (`AgentOptions.approverDirectory`); `undefined`: answers count as the approver gives them. */
+  approverDirectory: ApproverDirectory | undefined;
   approvalPolicy: CompiledApprovalPolicy;
   onApprovalExpired: ApprovalExpiryAction;
   auditLog: ApprovalAuditLog | undefined;
@@ -204,6 +206,7 @@ const knownOptions = new Set([
   "tools",
   "instructions",
   "approver",
+  "approverDirectory",
   "approvalPolicy",
   "onApprovalExpired",
   "auditLog",
@@ -277,7 +280,14 @@ export function resolveAgentOptions(
     );
   }
   const tools = collectTools(options.tools ?? [], problems);
-  const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
+  const { approverDirectory } = options;
+  checkApproverDirectory(approverDirectory, problems);
+  const approvalPolicy = checkApprovalPolicy(
+    options.approvalPolicy,
+    tools,
+    problems,
+    approverDirectory !== undefined,
+  );
   const onApprovalExpired = options.onApprovalExpired ?? "tell-model";
   if (!approvalExpiryActions.includes(onApprovalExpired)) {
     problems.push(
@@ -335,6 +345,7 @@ export function resolveAgentOptions(
     instructions,
     // What the approver is shown has this agent's secrets removed.
     approver: approver === undefined ? undefined : redactingApprover(approver, secrets),
+    approverDirectory,
     approvalPolicy,
     onApprovalExpired,
     auditLog,
@@ -353,6 +364,18 @@ export function resolveAgentOptions(
     maxToolResultChars,
     stateKey,
   };
+}
+
+/** `approverDirectory` must have `recognize` and `person` (and `withRoles`, when given, a function). */
+function checkApproverDirectory(directory: unknown, problems: string[]): void {
+  if (directory === undefined) return;
+  const missing = missingMethods(directory, ["recognize", "person"]);
+  const withRoles = (directory as { withRoles?: unknown } | null)?.withRoles;
+  if (missing.length > 0 || (withRoles !== undefined && typeof withRoles !== "function")) {
+    problems.push(
+      `approverDirectory must be an ApproverDirectory: recognize(identity) and person(id) functions (and withRoles(roles), when given, a function)${missing.length > 0 ? `; it lacks ${missing.map((method) => `${method}()`).join(", ")}` : ""}. Build one with approverDirectory({ people }) or loadApproverDirectory(path).`,
+    );
+  }
 }
 
 /**

@@ -2,6 +2,11 @@ import type { Logger } from "pino";
 import { actionFingerprint } from "../internal/canonical-json.js";
 import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
+import {
+  type ApproverIdentity,
+  approverChannels,
+  type RecognisedApprover,
+} from "./approval/approver-directory.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
 import type { StandingCoverage, StandingScope } from "./approval/standing-approval.js";
 import type { ApprovalAction, ApprovalContext, Approver, DecisionSource } from "./approver.js";
@@ -37,6 +42,18 @@ export interface ApprovedRecord extends DecisionSource {
   coveredBy?: StandingCoverage;
   /** The approver links that each approved, when the action needed several. */
   approvers?: string[];
+  /**
+   * With an `approverDirectory`, when the action needed several approvers:
+   * each identity that approved, as its channel recognised it (the
+   * messaging link when the answer named none).
+   */
+  approverIdentities?: ApproverIdentity[];
+  /**
+   * With an `approverDirectory`: each person who approved, by directory id
+   * and the channel evidence that recognised them (two answers of one
+   * person name them once).
+   */
+  people?: RecognisedApprover[];
 }
 
 /** The call does not run. `reason` is told to the model. */
@@ -65,6 +82,12 @@ export interface RefusedRecord extends DecisionSource {
   rule?: string;
   /** Shadow mode: what the policy's rules would have decided. */
   policy?: ShadowVerdict;
+  /**
+   * With an `approverDirectory`: each person the directory recognised among
+   * those who answered (the one who denied, or those whose answers were
+   * refused: `approver_not_allowed`, `self_approval`, `not_enough_approvers`).
+   */
+  people?: RecognisedApprover[];
 }
 
 /** Nobody answered before the question expired: the call does not run, and it was not refused. */
@@ -221,8 +244,16 @@ export function judgeDecision(
   if (typeof decision !== "object" || decision === null) {
     return refuse("invalid_decision", "the approver gave no usable answer");
   }
-  const { outcome, fingerprint, interactionId } = decision as Record<string, unknown>;
+  const { outcome, fingerprint, interactionId, answeredBy } = decision as Record<string, unknown>;
   const source = decisionSource(decision as Record<string, unknown>);
+  // With a directory, who answered decides whether the answer counts: a form the gate cannot read counts for nothing.
+  if (action.whoMayApprove && answeredBy !== undefined && !isApproverIdentity(answeredBy)) {
+    return refuse(
+      "invalid_decision",
+      "the approver named who answered (answeredBy) in a form the gate cannot read: it must be { channel, id }",
+      interactionId,
+    );
+  }
 
   if (outcome === "approved" && "editedArguments" in (decision as object)) {
     return approvedEdit(decision as Record<string, unknown>, action, source, refuse);
@@ -312,9 +343,19 @@ function approvalExtent(
   decision: Record<string, unknown>,
   action: ApprovalAction,
 ):
-  | { granted: { standing?: StandingScope; approvers?: string[] } }
+  | {
+      granted: {
+        standing?: StandingScope;
+        approvers?: string[];
+        approverIdentities?: ApproverIdentity[];
+      };
+    }
   | { refused: string; code: RefusalCode } {
-  const granted: { standing?: StandingScope; approvers?: string[] } = {};
+  const granted: {
+    standing?: StandingScope;
+    approvers?: string[];
+    approverIdentities?: ApproverIdentity[];
+  } = {};
   const { standing, approvers } = decision;
   if (standing !== undefined) {
     const given = (standing as { fingerprint?: unknown } | null)?.fingerprint;
@@ -329,6 +370,33 @@ function approvalExtent(
     granted.standing = structuredClone(action.standing);
   }
   const required = action.requiredApprovers ?? 1;
+  if (required > 1 && action.whoMayApprove) {
+    // With a directory people are told apart, not links: the gate recognises each identity next.
+    const identities = approverIdentitiesOf(approvers);
+    if (identities === undefined) {
+      return {
+        code: "invalid_decision",
+        refused:
+          "the approver named who approved (answeredBy) in a form the gate cannot read: it must be { channel, id }",
+      };
+    }
+    if (identities.length < required) {
+      return {
+        code: "not_enough_approvers",
+        refused: `this action needs ${required} different people to approve it, and ${identities.length === 0 ? "no approver was named" : `only ${identities.length} different identities did`}`,
+      };
+    }
+    const links = identities
+      .filter((identity) => identity.channel === "messaging")
+      .map((identity) => identity.id);
+    return {
+      granted: {
+        ...granted,
+        ...(links.length > 0 ? { approvers: links } : {}),
+        approverIdentities: identities,
+      },
+    };
+  }
   const links = new Set(
     (Array.isArray(approvers) ? approvers : [])
       .map((approver) => (approver as { approverLink?: unknown } | null)?.approverLink)
@@ -346,12 +414,47 @@ function approvalExtent(
   return { granted };
 }
 
+/**
+ * Each distinct identity among the approvers an answer names (`answeredBy`,
+ * else the messaging link), in order; `undefined` when one names who
+ * answered in a form that cannot be read.
+ */
+function approverIdentitiesOf(approvers: unknown): ApproverIdentity[] | undefined {
+  const identities = new Map<string, ApproverIdentity>();
+  for (const approver of Array.isArray(approvers) ? approvers : []) {
+    const { answeredBy, approverLink } = (approver ?? {}) as Record<string, unknown>;
+    if (answeredBy !== undefined && !isApproverIdentity(answeredBy)) return undefined;
+    const identity: ApproverIdentity | undefined = isApproverIdentity(answeredBy)
+      ? { channel: answeredBy.channel, id: answeredBy.id }
+      : typeof approverLink === "string" && approverLink !== ""
+        ? { channel: "messaging", id: approverLink }
+        : undefined;
+    if (identity) identities.set(`${identity.channel}\u0000${identity.id}`, identity);
+  }
+  return [...identities.values()];
+}
+
+/** Whether `value` is a channel identity `{ channel, id }` (plain strings, a known channel). */
+export function isApproverIdentity(value: unknown): value is ApproverIdentity {
+  const { channel, id } = (value ?? {}) as Record<string, unknown>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (approverChannels as readonly unknown[]).includes(channel) &&
+    typeof id === "string" &&
+    id !== ""
+  );
+}
+
 /** Where an answer came from, for the audit trail: plain strings only. */
 function decisionSource(decision: Record<string, unknown>): DecisionSource {
-  const { approverLink, questionDigest } = decision;
+  const { approverLink, questionDigest, answeredBy } = decision;
   return {
     ...(typeof approverLink === "string" ? { approverLink } : {}),
     ...(typeof questionDigest === "string" ? { questionDigest } : {}),
+    ...(isApproverIdentity(answeredBy)
+      ? { answeredBy: { channel: answeredBy.channel, id: answeredBy.id } }
+      : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { AgentSettings } from "./agent-options.js";
 import { positiveInteger } from "./agent-options.js";
+import { findStartedByProblem } from "./approval/run-starter.js";
 import { RunNotFoundError, RunStateError } from "./durable/durable-errors.js";
 import { findRunIdProblem, newRunId } from "./durable/run-id.js";
 import { RunJournal } from "./durable/run-journal.js";
@@ -56,6 +57,10 @@ export function prepareRun(
   ) {
     problems.push("metadata must be an object whose values are strings.");
   }
+  if (options.startedBy !== undefined) {
+    const problem = findStartedByProblem(options.startedBy);
+    if (problem !== undefined) problems.push(`startedBy ${problem}.`);
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   const messages = startConversation(input, settings.instructions);
   const maxSteps = options.maxSteps ?? settings.maxSteps;
@@ -70,6 +75,7 @@ export function prepareRun(
       stateKey: settings.stateKey,
       messages,
       metadata,
+      startedBy: options.startedBy,
       budget: startRunBudget(options.budget ?? settings.budget, undefined),
     }),
     maxSteps,

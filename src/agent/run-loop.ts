@@ -5,6 +5,7 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { AgentSettings } from "./agent-options.js";
 import { ApprovalExpiredError } from "./approval/approval-expiry.js";
+import { type RunStarter, resolveRunStarter } from "./approval/run-starter.js";
 import type { ApprovalContext } from "./approver.js";
 import { callModel, type ModelCallMode } from "./call-model.js";
 import { describeThrown } from "./describe-thrown.js";
@@ -125,6 +126,9 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
   const bindInteraction: ApprovalContext["bindInteraction"] = (binding) =>
     settings.runStore.bindInteraction({ ...binding, runId: journal.runId });
 
+  // Who started the run, as the approver directory knows them (resolved once the run starts).
+  let starter: RunStarter | undefined;
+
   /** Settles a step's tool calls; returns the result when the run ends with it. */
   const settleStep = async (step: StepInput): Promise<RunResult<unknown> | undefined> => {
     const executed = await executeToolCalls(step.calls, {
@@ -132,6 +136,8 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
       onToolCallSettled: settings.onToolCallSettled,
       approver: settings.approver,
       bindInteraction,
+      approverDirectory: settings.approverDirectory,
+      starter,
       approvalPolicy: settings.approvalPolicy,
       onApprovalExpired: settings.onApprovalExpired,
       audit,
@@ -246,6 +252,11 @@ export async function runLoop(options: RunLoopOptions): Promise<RunResult<unknow
     // A resumed run is saved running with its first write (a call's start,
     // a step's end): the store holds it, claimed, already.
     if (!journal.resumed) await journal.save("running");
+    try {
+      starter = await resolveRunStarter(settings.approverDirectory, journal.startedBy);
+    } catch (error) {
+      return await finish("failed", asError(error));
+    }
     const open = journal.unfinishedCalls();
     if (open) {
       const ended = await settleStep({

@@ -5,7 +5,9 @@ import type { AnyTool } from "../tools/tool.js";
 import type { AgentEventSink } from "./agent-events.js";
 import type { ApprovalAuditSinks } from "./approval/approval-audit-record.js";
 import type { ApprovalExpiryAction } from "./approval/approval-expiry.js";
+import type { ApproverDirectory } from "./approval/approver-directory.js";
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
+import type { RunStarter } from "./approval/run-starter.js";
 import type { StepQuestionSeat } from "./approval/step-question.js";
 import type { ApprovalContext, Approver } from "./approver.js";
 import type { RunJournal } from "./durable/run-journal.js";
@@ -17,6 +19,10 @@ export interface ToolCallEnvironment {
   approver: Approver | undefined;
   /** Binds an interaction to its question in the run store, for the approver (`ApprovalContext.bindInteraction`). */
   bindInteraction?: ApprovalContext["bindInteraction"] | undefined;
+  /** Who may approve (`AgentOptions.approverDirectory`); absent: answers count as the approver gives them. */
+  approverDirectory?: ApproverDirectory | undefined;
+  /** Who started the run, as the directory knows them; absent when unknown or without a directory. */
+  starter?: RunStarter | undefined;
   /** The agent's policy: decides, before anyone is asked, whether a call runs, is refused or asks. */
   approvalPolicy: CompiledApprovalPolicy;
   /** What happens when nobody answers a question before it expires. */

@@ -1,3 +1,4 @@
+import type { RecognisedApprover } from "../agent/approval/approver-directory.js";
 import type { RunSchedule } from "../agent/durable/run-queue.js";
 import type { FinishedCallRecord, PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { ModelMessage } from "../agent/model-message.js";
@@ -8,6 +9,7 @@ import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { formatJsonText } from "./format-json-text.js";
+import { formatRecognisedApprovers } from "./format-recognised-approvers.js";
 import { loadSavedRun } from "./load-saved-run.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 
@@ -56,6 +58,8 @@ export interface RunShowApproval {
   decidedAt: string | null;
   /** Present when no one was asked: the standing approval (its interaction, and which use) that covered the call. */
   coveredBy?: { approvalId: string; use: number; maxCalls: number };
+  /** With an approver directory: each person who answered (directory id, name, channel, evidence). */
+  people?: RecognisedApprover[];
 }
 
 /** What `switchyard runs show <run-id> --json` prints. */
@@ -219,6 +223,7 @@ function approvalOf(
             },
           }
         : {}),
+      ...(decided.people ? { people: decided.people } : {}),
     };
   }
   if (open?.phase !== "awaiting_approval") return undefined;
@@ -289,6 +294,9 @@ export function formatRunShowReport(report: RunShowReport): string {
     lines.push(
       `    fingerprint ${approval.fingerprint === null ? "(none)" : escapeUntrustedText(approval.fingerprint)}, interaction ${approval.interactionId === null ? "(none)" : escapeUntrustedText(approval.interactionId)}`,
     );
+    if (approval.people && approval.people.length > 0) {
+      lines.push(`    people ${formatRecognisedApprovers(approval.people)}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

@@ -8,6 +8,7 @@
 
 export type { ActionView } from "../agent/approval/action-view.js";
 export type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
+export type { DefaultApprovers } from "../agent/approval/approval-rule.js";
 export {
   type ApproverDirectory,
   type ApproverIdentity,

@@ -1,6 +1,7 @@
 import { createHash, createHmac, type KeyObject, randomUUID, timingSafeEqual } from "node:crypto";
 import { minimumStateKeyLength } from "../agent/agent-options.js";
 import type { ApprovalAuditRecord } from "../agent/approval/approval-audit-record.js";
+import { approverChannels } from "../agent/approval/approver-directory.js";
 import type { AuditLogHead } from "../agent/approval/audit-log.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { buildOnFirstUse } from "../internal/build-on-first-use.js";
@@ -353,6 +354,7 @@ export function checkTrailEnd(
 const schemas = buildOnFirstUse(() => {
   const { z } = loadZod();
   const text = z.string();
+  const channel = z.enum(approverChannels);
   const record = z.strictObject({
     action: text,
     toolCallId: text,
@@ -401,6 +403,10 @@ const schemas = buildOnFirstUse(() => {
       })
       .optional(),
     approvers: z.array(text).optional(),
+    answeredBy: z.strictObject({ channel: channel, id: text }).optional(),
+    people: z
+      .array(z.strictObject({ id: text, name: text, channel: channel, evidence: text }))
+      .optional(),
     requestedAt: text,
     decidedAt: text,
   });

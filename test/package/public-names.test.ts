@@ -101,6 +101,7 @@ const publicNames: Record<string, string[]> = {
     "AuditLogVerification",
     "CallStart",
     "CallStartOutcome",
+    "DefaultApprovers",
     "FinishedCall",
     "InMemoryRunStore",
     "JsonlAuditLogOptions",

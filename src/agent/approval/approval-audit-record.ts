@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { redactText, type SecretRegistry } from "../../internal/redact.js";
 import type { ApprovalRecord, RefusedRecord, ShadowVerdict } from "../approval-gate.js";
 import { describeThrown } from "../describe-thrown.js";
+import type { ApproverIdentity, RecognisedApprover } from "./approver-directory.js";
 import type { StandingCoverage, StandingScope } from "./standing-approval.js";
 
 /**
@@ -55,6 +56,19 @@ export interface ApprovalAuditRecord {
   coveredBy?: StandingCoverage;
   /** The approver links that each approved, when the action needed several. */
   approvers?: string[];
+  /**
+   * Who answered, as the channel that asked recognised them (the
+   * `authorize` principal, the MCP host's user, the local user), when the
+   * approver says.
+   */
+  answeredBy?: ApproverIdentity;
+  /**
+   * With an `approverDirectory`: each person who answered, by directory id
+   * and the channel evidence that recognised them (on approvals, each
+   * person who approved, once; on refusals, those recognised among the
+   * people who answered).
+   */
+  people?: RecognisedApprover[];
   /** ISO 8601: when the approval was asked, or when the check of an earlier one began. */
   requestedAt: string;
   /** ISO 8601: when this decision was reached. */
@@ -204,6 +218,8 @@ function auditRecordOf(
     ...optional("approverLink", decision.approverLink),
     ...(decision.outcome === "approved" ? optional("approvedBy", decision.approvedBy) : {}),
     ...optional("questionDigest", decision.questionDigest),
+    ...optional("answeredBy", decision.answeredBy),
+    ...(decision.outcome !== "expired" ? optional("people", decision.people) : {}),
     ...(decision.outcome === "approved"
       ? {
           ...optional("standing", decision.standing),

@@ -1,7 +1,13 @@
 import type { Logger } from "pino";
 import type { AnyTool } from "../../tools/tool.js";
 import type { RefusedRecord, ShadowVerdict } from "../approval-gate.js";
-import type { ApprovalPolicy, ApprovalRule, ApprovalRuleDecision } from "./approval-rule.js";
+import type {
+  ApprovalPolicy,
+  ApprovalRule,
+  ApprovalRuleDecision,
+  DefaultApprovers,
+} from "./approval-rule.js";
+import { type ApproverRequirement, combineRequirements } from "./approver-requirement.js";
 import {
   type CompiledApprovalPolicy,
   type CompiledRule,
@@ -9,7 +15,12 @@ import {
 } from "./compile-approval-policy.js";
 import { checkStandingOffer, type StandingApprovalOffer } from "./standing-approval.js";
 
-export type { ApprovalPolicy, ApprovalRule, ApprovalRuleDecision } from "./approval-rule.js";
+export type {
+  ApprovalPolicy,
+  ApprovalRule,
+  ApprovalRuleDecision,
+  DefaultApprovers,
+} from "./approval-rule.js";
 
 /** What the policy decided for one call, and which rule decided it. */
 export interface PolicyVerdict {
@@ -24,6 +35,8 @@ export interface PolicyVerdict {
   standing?: { rule: string; offer: StandingApprovalOffer };
   /** For `ask`: every rule asking lets the person change the call before approving it. */
   edits?: true;
+  /** For `ask`: who may approve, as every rule asking says together (used with an `approverDirectory`). */
+  approvers?: ApproverRequirement;
 }
 
 /**
@@ -35,9 +48,10 @@ export function checkApprovalPolicy(
   policy: unknown,
   tools: ReadonlyMap<string, AnyTool>,
   problems: string[],
+  hasDirectory = false,
 ): CompiledApprovalPolicy {
   const before = problems.length;
-  const checked = checkPolicyShape(policy, tools, problems);
+  const checked = checkPolicyShape(policy, tools, problems, hasDirectory);
   // A policy with problems is never used: the caller throws them.
   return compileApprovalPolicy(problems.length > before ? {} : checked, tools.values());
 }
@@ -46,6 +60,7 @@ function checkPolicyShape(
   policy: unknown,
   tools: ReadonlyMap<string, AnyTool>,
   problems: string[],
+  hasDirectory: boolean,
 ): ApprovalPolicy {
   if (policy === undefined) return {};
   if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
@@ -54,14 +69,20 @@ function checkPolicyShape(
     );
     return {};
   }
-  const { rules, shadow, edits } = policy as ApprovalPolicy;
+  const { rules, shadow, edits, defaultApprovers } = policy as ApprovalPolicy;
   if (shadow !== undefined && typeof shadow !== "boolean") {
     problems.push("approvalPolicy.shadow must be true or false.");
   }
   if (edits !== undefined && typeof edits !== "boolean") {
     problems.push("approvalPolicy.edits must be true or false.");
   }
-  if (rules === undefined) return { shadow: shadow === true, edits: edits === true };
+  const defaults = checkDefaultApprovers(defaultApprovers, hasDirectory, problems);
+  const common = {
+    shadow: shadow === true,
+    edits: edits === true,
+    ...(defaults ? { defaultApprovers: defaults } : {}),
+  };
+  if (rules === undefined) return common;
   if (!Array.isArray(rules)) {
     problems.push("approvalPolicy.rules must be an array of rules.");
     return {};
@@ -90,17 +111,22 @@ function checkPolicyShape(
     if (!["allow", "deny", "ask"].includes(rule.decision)) {
       problems.push(`${at}.decision must be "allow", "deny" or "ask".`);
     }
-    if (rule.required !== undefined && rule.required !== 1 && rule.required !== 2) {
-      problems.push(`${at}.required must be 1 or 2: how many distinct approvers must approve.`);
-    }
+    checkApproverFields(rule, at, hasDirectory, problems);
     if (rule.edits !== undefined && typeof rule.edits !== "boolean") {
       problems.push(`${at}.edits must be true or false.`);
     }
     if (
-      (rule.required !== undefined || rule.standing !== undefined || rule.edits === true) &&
+      (rule.required !== undefined ||
+        rule.standing !== undefined ||
+        rule.edits === true ||
+        rule.roles !== undefined ||
+        rule.allowSelfApproval !== undefined ||
+        rule.escalateTo !== undefined) &&
       rule.decision !== "ask"
     ) {
-      problems.push(`${at}: required, standing and edits apply to "ask" rules only.`);
+      problems.push(
+        `${at}: required, standing and edits apply to "ask" rules only, as do roles, allowSelfApproval and escalateTo.`,
+      );
     }
     if (rule.standing !== undefined) checkStandingOffer(rule.standing, `${at}.standing`, problems);
     if (rule.when !== undefined && typeof rule.when !== "function") {
@@ -121,7 +147,111 @@ function checkPolicyShape(
       }
     }
   });
-  return { rules: Object.freeze([...rules]), shadow: shadow === true, edits: edits === true };
+  return { rules: Object.freeze([...rules]), ...common };
+}
+
+/** The most people a rule may require to approve one action. */
+const mostApprovers = 10;
+
+/** The longest `escalateTo.afterMs`: what a timer can wait (about 24 days). */
+const longestEscalationMs = 2_147_483_647;
+
+/**
+ * Checks who may answer a rule's question (or `defaultApprovers`): the
+ * fields that only an `approverDirectory` can judge are refused without one.
+ */
+function checkApproverFields(
+  fields: Pick<ApprovalRule, "required" | "roles" | "allowSelfApproval" | "escalateTo">,
+  at: string,
+  hasDirectory: boolean,
+  problems: string[],
+): void {
+  const { required, roles, allowSelfApproval, escalateTo } = fields;
+  if (
+    required !== undefined &&
+    (typeof required !== "number" ||
+      !Number.isInteger(required) ||
+      required < 1 ||
+      required > mostApprovers)
+  ) {
+    problems.push(
+      `${at}.required must be a whole number from 1 to ${mostApprovers}: how many distinct people must approve.`,
+    );
+  }
+  if (roles !== undefined && !isRoleList(roles)) {
+    problems.push(`${at}.roles must be a non-empty list of role names, e.g. ["oncall"].`);
+  }
+  if (allowSelfApproval !== undefined && typeof allowSelfApproval !== "boolean") {
+    problems.push(`${at}.allowSelfApproval must be true or false.`);
+  }
+  if (escalateTo !== undefined) {
+    const { roles: escalationRoles, afterMs } = (escalateTo ?? {}) as Partial<
+      NonNullable<ApprovalRule["escalateTo"]>
+    >;
+    if (
+      typeof escalateTo !== "object" ||
+      escalateTo === null ||
+      !isRoleList(escalationRoles) ||
+      typeof afterMs !== "number" ||
+      !Number.isInteger(afterMs) ||
+      afterMs < 1 ||
+      afterMs > longestEscalationMs
+    ) {
+      problems.push(
+        `${at}.escalateTo must be { roles: ["lead"], afterMs: 120000 }: the roles asked next, and the milliseconds (a whole number from 1 to ${longestEscalationMs}) to wait for an answer first.`,
+      );
+    }
+  }
+  const needsDirectory = [
+    ...(roles !== undefined ? ["roles"] : []),
+    ...(allowSelfApproval !== undefined ? ["allowSelfApproval"] : []),
+    ...(escalateTo !== undefined ? ["escalateTo"] : []),
+    ...(typeof required === "number" && required > 2 ? [`required: ${required}`] : []),
+  ];
+  if (!hasDirectory && needsDirectory.length > 0) {
+    problems.push(
+      `${at} sets ${needsDirectory.join(", ")}, which only an approver directory can judge: give the agent approverDirectory (approverDirectory({ people }) or loadApproverDirectory(path)) to name the people, their roles and how each channel recognises them.`,
+    );
+  }
+}
+
+/** Checks `approvalPolicy.defaultApprovers`; returns it when it has no problem. */
+function checkDefaultApprovers(
+  value: unknown,
+  hasDirectory: boolean,
+  problems: string[],
+): DefaultApprovers | undefined {
+  if (value === undefined) return undefined;
+  const at = "approvalPolicy.defaultApprovers";
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    problems.push(`${at} must be an object such as { roles: ["oncall"], required: 1 }.`);
+    return undefined;
+  }
+  const before = problems.length;
+  const unknown = Object.keys(value).filter(
+    (key) => !["roles", "required", "allowSelfApproval"].includes(key),
+  );
+  if (unknown.length > 0) {
+    problems.push(
+      `${at} takes roles, required and allowSelfApproval; ${unknown.map((key) => `"${key}"`).join(", ")} is not one of them.`,
+    );
+  }
+  const defaults = value as DefaultApprovers;
+  checkApproverFields(defaults, at, hasDirectory, problems);
+  if (!hasDirectory && problems.length === before) {
+    problems.push(
+      `${at} says who may approve, which only an approver directory can judge: give the agent approverDirectory (approverDirectory({ people }) or loadApproverDirectory(path)).`,
+    );
+  }
+  return problems.length === before ? Object.freeze({ ...defaults }) : undefined;
+}
+
+function isRoleList(value: unknown): value is readonly string[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((role) => typeof role === "string" && role.trim() !== "")
+  );
 }
 
 /**
@@ -244,7 +374,9 @@ function names(rule: CompiledRule, tool: AnyTool): boolean {
 function toolRulesOf(policy: CompiledApprovalPolicy, tool: AnyTool): readonly CompiledRule[] {
   return (
     policy.toolRules.get(tool.name) ??
-    compileApprovalPolicy({}, [tool]).toolRules.get(tool.name) ??
+    compileApprovalPolicy({ defaultApprovers: policy.defaultApprovers }, [tool]).toolRules.get(
+      tool.name,
+    ) ??
     []
   );
 }
@@ -270,6 +402,9 @@ async function matchTier(
   const first = asking[0];
   if (!first) return undefined;
   const required = Math.max(...asking.map(({ rule }) => rule.required ?? 1));
+  const approvers = combineRequirements(
+    asking.flatMap(({ rule }) => (rule.approvers ? [rule.approvers] : [])),
+  );
   const offering = asking.find(({ rule }) => rule.standing !== undefined)?.rule;
   return {
     decision: "ask",
@@ -280,6 +415,7 @@ async function matchTier(
       ? { standing: { rule: offering.name, offer: offering.standing } }
       : {}),
     ...(required === 1 && asking.every(({ rule }) => rule.edits === true) ? { edits: true } : {}),
+    approvers,
   };
 }
 

@@ -114,4 +114,22 @@ export interface ApprovalPolicy {
    * @default false
    */
   edits?: boolean | undefined;
+  /**
+   * With an `approverDirectory`: who may answer the questions no rule of
+   * yours asks (those of a tool's `needsApproval` and of the tools' sets'
+   * options), as an `ask` rule's `roles`, `required` and
+   * `allowSelfApproval` say for its own.
+   * @default anyone in the directory, 1 person, not the person who started the run
+   */
+  defaultApprovers?: DefaultApprovers | undefined;
+}
+
+/** Who may answer the questions no rule of yours asks: {@link ApprovalPolicy.defaultApprovers}. */
+export interface DefaultApprovers {
+  /** Only people holding one of these roles may approve. @default anyone in the directory */
+  roles?: readonly string[] | undefined;
+  /** How many distinct people must each approve (1 to 10). @default 1 */
+  required?: number | undefined;
+  /** Whether the person who started the run may be one of them. @default false */
+  allowSelfApproval?: boolean | undefined;
 }

@@ -3,6 +3,7 @@ import { redactText } from "../../internal/redact.js";
 import type { AnyTool, ToolApprovalRule, ToolTarget } from "../../tools/tool.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { ApprovalPolicy, ApprovalRuleDecision } from "./approval-rule.js";
+import { type ApproverRequirement, requirementOf } from "./approver-requirement.js";
 import type { StandingApprovalOffer } from "./standing-approval.js";
 
 /**
@@ -36,6 +37,11 @@ export interface CompiledRule {
   standing?: StandingApprovalOffer | undefined;
   /** For `ask` rules: the person may change the call before approving it. */
   edits?: boolean | undefined;
+  /**
+   * For `ask` rules: who may approve, with an `approverDirectory` (a policy
+   * rule's own; `defaultApprovers` for the tools' options and defaults).
+   */
+  approvers?: ApproverRequirement | undefined;
 }
 
 /** The agent's approval policy with every declaration compiled into ordered, named rules. */
@@ -46,6 +52,8 @@ export interface CompiledApprovalPolicy {
   readonly rules: readonly CompiledRule[];
   /** By tool name: the rules of its options, then its default. */
   readonly toolRules: ReadonlyMap<string, readonly CompiledRule[]>;
+  /** Who answers the questions of the tools' options and defaults (`approvalPolicy.defaultApprovers`). */
+  readonly defaultApprovers?: ApprovalPolicy["defaultApprovers"];
 }
 
 /**
@@ -90,10 +98,17 @@ export function compileApprovalPolicy(
       ...(rule.required !== undefined ? { required: rule.required } : {}),
       ...(rule.standing !== undefined ? { standing: rule.standing } : {}),
       ...(rule.edits === true ? { edits: true } : {}),
+      ...(decision === "ask" ? { approvers: requirementOf(rule) } : {}),
     };
   });
-  // The questions of the tools' options and defaults allow edits when the policy says so.
-  const edits = policy.edits === true ? { edits: true } : {};
+  // The questions of the tools' options and defaults allow edits when the policy says so,
+  // and are answered by the people `defaultApprovers` names.
+  const defaults = policy.defaultApprovers;
+  const edits = {
+    ...(policy.edits === true ? { edits: true } : {}),
+    ...(defaults?.required !== undefined ? { required: defaults.required } : {}),
+    approvers: requirementOf(defaults),
+  };
   const toolRules = new Map<string, readonly CompiledRule[]>();
   for (const tool of tools) {
     const compiled = [
@@ -106,6 +121,7 @@ export function compileApprovalPolicy(
     shadow: policy.shadow === true,
     rules: Object.freeze(rules),
     toolRules,
+    ...(defaults !== undefined ? { defaultApprovers: defaults } : {}),
   });
 }
 

@@ -11,6 +11,7 @@ import {
   type RefusedRecord,
   type ShadowVerdict,
 } from "../approval-gate.js";
+import type { WhoMayApprove } from "../approver.js";
 import { buildApprovalAction } from "../build-approval-action.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { PendingToolCall } from "../durable/run-state.js";
@@ -18,8 +19,10 @@ import type { FrozenArguments } from "../freeze-arguments.js";
 import type { ToolCallEnvironment } from "../tool-call-environment.js";
 import { buildActionView } from "./action-view.js";
 import { standingUseApprovalId } from "./approval-id.js";
-import { decideByPolicy, policyRefusal } from "./approval-policy.js";
+import { decideByPolicy, type PolicyVerdict, policyRefusal } from "./approval-policy.js";
 import { checkApprovedEdit } from "./approved-edit.js";
+import { requirementOf } from "./approver-requirement.js";
+import { type ApproverCheck, checkApprovers, whoMayApproveFor } from "./check-approvers.js";
 import { type StandingScope, sameValueOf, standingScopeFor } from "./standing-approval.js";
 
 /** A decision that is final: the call runs (approved) or does not. */
@@ -144,10 +147,14 @@ export async function decideApproval(
       offered = standingScopeFor(rule, offer, like, now);
     }
   }
+  // With a directory, the question says who may answer it, and each answer is judged by it.
+  const check = approverCheckOf(environment, verdict, logger);
+  const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
   const asking = {
     ...(offered ? { standing: offered } : {}),
     ...(verdict.required !== undefined ? { requiredApprovers: verdict.required } : {}),
     ...(verdict.edits ? { editable: true } : {}),
+    ...(whoMayApprove ? { whoMayApprove } : {}),
   };
   let askedAt = new Date();
   let asked = await askApproval(input, environment, { prior: input.prior, ...asking });
@@ -169,6 +176,8 @@ export async function decideApproval(
     asked = await askApproval(input, environment, { prior: undefined, ...asking });
   }
   if (asked.outcome === "pending") return { kind: "pending", approval: asked };
+  const answered = asked;
+  if (check && asked.outcome !== "expired") asked = await checkApprovers(asked, check);
   if (asked.outcome !== "approved" || asked.edited === undefined) {
     const approval = { ...asked, ...shadow };
     return {
@@ -178,7 +187,29 @@ export async function decideApproval(
       ...(approval.outcome === "approved" ? { args: frozen.args } : {}),
     };
   }
-  return decideEdit(input, environment, { ...asked, edited: asked.edited }, askedAt);
+  return decideEdit(
+    input,
+    environment,
+    { ...asked, edited: asked.edited },
+    askedAt,
+    answered as ApprovedRecord,
+  );
+}
+
+/** What judging who answered needs, when the agent has an approver directory and the policy asks. */
+function approverCheckOf(
+  environment: ToolCallEnvironment,
+  verdict: PolicyVerdict,
+  logger: () => Logger,
+): ApproverCheck | undefined {
+  const directory = environment.approverDirectory;
+  if (!directory || verdict.decision !== "ask") return undefined;
+  return {
+    directory,
+    requirement: verdict.approvers ?? requirementOf(undefined),
+    starter: environment.starter,
+    logger: logger(),
+  };
 }
 
 /**
@@ -192,6 +223,7 @@ async function decideEdit(
   environment: ToolCallEnvironment,
   approval: ApprovedRecord & { edited: { arguments: unknown } },
   requestedAt: Date,
+  answered: ApprovedRecord,
 ): Promise<CallDecision> {
   const { tool, logger } = input;
   const name = tool.name;
@@ -205,8 +237,17 @@ async function decideEdit(
     accepted.frozen.args,
     logger,
   );
+  // With a directory, the people who approved are judged again by the rules that ask about the edit.
+  const check = approverCheckOf(environment, verdict, logger);
+  if (check && verdict.decision === "ask") {
+    const judged = await checkApprovers(answered, check);
+    if (judged.outcome === "refused") {
+      const reason = `${judged.reason}, for this call of ${name} as the person changed it, so it was not run`;
+      return { kind: "decided", approval: { ...judged, reason }, requestedAt };
+    }
+  }
   const required = verdict.decision === "ask" ? (verdict.required ?? 1) : 1;
-  const approvers = approval.approvers?.length ?? 1;
+  const approvers = check ? (approval.people?.length ?? 0) : (approval.approvers?.length ?? 1);
   if (verdict.decision === "deny" || required > approvers) {
     const rule = verdict.rule ?? "";
     const refused: RefusedRecord = {
@@ -247,6 +288,7 @@ async function askApproval(
     standing?: StandingScope;
     requiredApprovers?: number;
     editable?: boolean;
+    whoMayApprove?: WhoMayApprove;
   },
 ): Promise<ApprovalRecord> {
   const { tool, context } = input;
@@ -283,6 +325,7 @@ async function askApproval(
       ? { requiredApprovers: options.requiredApprovers }
       : {}),
     ...(options.editable ? { editable: true } : {}),
+    ...(options.whoMayApprove ? { whoMayApprove: options.whoMayApprove } : {}),
   };
   // What the person is shown, built once for every channel; a secret inside a value they
   // would judge cannot be shown without hiding part of that value, so nobody is asked.

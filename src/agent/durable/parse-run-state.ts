@@ -1,3 +1,5 @@
+import type { ApproverIdentity } from "../approval/approver-directory.js";
+import { findStartedByProblem } from "../approval/run-starter.js";
 import { checkStandingScope, type StandingApproval } from "../approval/standing-approval.js";
 import { requestedToolCalls } from "../requested-tool-calls.js";
 import { readRunBudgetState } from "../run-budget.js";
@@ -119,6 +121,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     problems.push("revision must be an integer of 0 or more when present");
   }
   const metadata = readMetadata(fields.metadata, problems);
+  const startedBy = readStartedBy(fields.startedBy, problems);
   const usage = readUsage(fields.usage, problems);
   const budget = readRunBudgetState(fields.budget, problems);
   const messages = checkStateMessages(fields.messages, problems);
@@ -155,6 +158,7 @@ function readVersion1(fields: Fields, problems: string[]): RunState {
     revision: revision as number,
     status,
     ...(metadata ? { metadata } : {}),
+    ...(startedBy !== undefined ? { startedBy } : {}),
     createdAt: fields.createdAt as string,
     updatedAt: fields.updatedAt as string,
     maxSteps: maxSteps as number,
@@ -218,6 +222,16 @@ function readMetadata(value: unknown, problems: string[]): RunState["metadata"] 
     return undefined;
   }
   return Object.fromEntries(Object.entries(value)) as Record<string, string>;
+}
+
+function readStartedBy(value: unknown, problems: string[]): RunState["startedBy"] {
+  if (value === undefined) return undefined;
+  const problem = findStartedByProblem(value);
+  if (problem !== undefined) {
+    problems.push(`startedBy ${problem} when present`);
+    return undefined;
+  }
+  return typeof value === "string" ? value : { ...(value as ApproverIdentity) };
 }
 
 function readError(value: unknown, problems: string[]): RunState["error"] {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { SecretRegistry } from "../../internal/redact.js";
 import { derivedApprovalId } from "../approval/approval-id.js";
+import type { ApproverIdentity } from "../approval/approver-directory.js";
 import {
   type StandingApproval,
   type StandingCoverage,
@@ -88,6 +89,8 @@ export interface RunJournalOptions {
   claim?: RunClaim | undefined;
   /** The caller's labels of a new run (`RunOptions.metadata`). */
   metadata?: Record<string, string> | undefined;
+  /** Who started a new run (`RunOptions.startedBy`). */
+  startedBy?: string | ApproverIdentity | undefined;
   /** The run's budget and what it spent, kept in every state saved. */
   budget?: RunBudgetState | undefined;
   /** The agent's secrets, removed from every state saved or returned. */
@@ -103,6 +106,7 @@ export interface RunJournalOptions {
     | "pendingCalls"
     | "revision"
     | "metadata"
+    | "startedBy"
     | "usedApprovals"
     | "finishedCalls"
     | "standingApprovals"
@@ -140,6 +144,8 @@ export class RunJournal {
   claimWatch: ClaimWatch | undefined;
   readonly #createdAt: string;
   readonly #metadata: Record<string, string> | undefined;
+  /** Who started the run (`RunState.startedBy`), kept from the state on resume. */
+  readonly startedBy: string | ApproverIdentity | undefined;
   readonly #secrets: SecretRegistry;
   /** {@link task}, once read (`null` until then). */
   #task: string | undefined | null = null;
@@ -201,6 +207,8 @@ export class RunJournal {
     this.claim = options.claim;
     const metadata = from ? from.metadata : options.metadata;
     this.#metadata = metadata ? { ...metadata } : undefined;
+    const startedBy = from ? from.startedBy : options.startedBy;
+    this.startedBy = typeof startedBy === "object" ? { ...startedBy } : startedBy;
     this.stepCount = from?.stepCount ?? 0;
     this.usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, ...from?.usage };
     for (const call of from?.pendingCalls ?? []) this.#calls.set(call.toolCallId, { ...call });
@@ -694,6 +702,7 @@ export class RunJournal {
       revision,
       status: this.#status,
       ...(this.#metadata ? { metadata: this.#metadata } : {}),
+      ...(this.startedBy !== undefined ? { startedBy: this.startedBy } : {}),
       createdAt: this.#createdAt,
       updatedAt: new Date().toISOString(),
       maxSteps: this.maxSteps,
@@ -750,6 +759,7 @@ export class RunJournal {
         revision,
         status: this.#status,
         ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}),
+        ...(this.startedBy !== undefined ? { startedBy: structuredClone(this.startedBy) } : {}),
         createdAt: this.#createdAt,
         updatedAt: new Date().toISOString(),
         maxSteps: this.maxSteps,
@@ -858,6 +868,9 @@ function finishedCallRecord(
               : {}),
             ...(approval.outcome === "approved" && approval.standing !== undefined
               ? { standing: approval.standing.fingerprint }
+              : {}),
+            ...(approval.outcome !== "expired" && approval.people !== undefined
+              ? { people: structuredClone(approval.people) }
               : {}),
             decidedAt: new Date().toISOString(),
           },

@@ -1,3 +1,4 @@
+import type { ApproverIdentity, RecognisedApprover } from "../approval/approver-directory.js";
 import type {
   StandingApproval,
   StandingCoverage,
@@ -126,6 +127,11 @@ export interface RunApprovalRecord {
   coveredBy?: StandingCoverage;
   /** The scope's fingerprint, when the person also approved the next calls like this one. */
   standing?: string;
+  /**
+   * With an `approverDirectory`: each person who answered, by directory id
+   * and the channel evidence that recognised them.
+   */
+  people?: RecognisedApprover[];
   /** When the run recorded the decision (ISO 8601). */
   decidedAt: string;
 }
@@ -207,6 +213,12 @@ export interface RunState {
   status: RunStateStatus;
   /** The caller's labels given in `RunOptions.metadata`, kept (redacted) across resumes. */
   metadata?: Record<string, string>;
+  /**
+   * Who started the run (`RunOptions.startedBy`): a person's id in the
+   * agent's `approverDirectory`, or their identity on a channel. Kept
+   * across resumes: their answers do not count where self-approval is not allowed.
+   */
+  startedBy?: string | ApproverIdentity;
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;

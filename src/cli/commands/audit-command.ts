@@ -22,6 +22,7 @@ import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec } from "../command-specs.js";
 import { exitCodes } from "../exit-codes.js";
+import { formatRecognisedApprovers } from "../format-recognised-approvers.js";
 import { commandHelp } from "../help-text.js";
 import { auditSettingsOf, openAuditLog } from "../open-state-directory.js";
 
@@ -399,6 +400,13 @@ function describeDecision(record: ApprovalAuditRecord): string {
     parts.push(`standing: ${standing.maxCalls} more like it until ${escapeText(standing.until)}`);
   }
   if (record.approvers) parts.push(`approvers ${record.approvers.map(quote).join(", ")}`);
+  if (record.people && record.people.length > 0) {
+    parts.push(`people ${formatRecognisedApprovers(record.people)}`);
+  } else if (record.answeredBy) {
+    parts.push(
+      `answered on ${escapeText(record.answeredBy.channel)} as ${quote(record.answeredBy.id)}`,
+    );
+  }
   if (record.reason && record.outcome !== "approved") parts.push(`reason ${quote(record.reason)}`);
   if (record.note) parts.push(`note ${quote(record.note)}`);
   return parts.join("  ");

@@ -1,0 +1,100 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { redactText } from "../../internal/redact.js";
+import { describeThrown } from "../describe-thrown.js";
+import {
+  type ApproverDirectory,
+  type ApproverIdentity,
+  type ApproverPerson,
+  approverChannels,
+} from "./approver-directory.js";
+
+/**
+ * Who started a run, as the gate judges self-approval by: the person the
+ * directory names (when it knows them), and the identity they started it
+ * with (when `startedBy` was one). An answer from that person, or with that
+ * very identity, is the starter's own.
+ */
+export interface RunStarter {
+  /** The directory's person: by id, or recognised from the identity. */
+  person?: ApproverPerson;
+  /** The channel identity the run was started with, when `startedBy` was one. */
+  identity?: ApproverIdentity;
+}
+
+/** The longest `startedBy` id or evidence taken. */
+const longestStarter = 200;
+
+/**
+ * What is wrong with a `startedBy` value (`RunOptions.startedBy`, a saved
+ * state's): `undefined` when it is a directory id or a channel identity.
+ */
+export function findStartedByProblem(value: unknown): string | undefined {
+  if (typeof value === "string") {
+    return value.trim() === "" || value.length > longestStarter
+      ? `must be a person's id in the approver directory (a non-empty string of at most ${longestStarter} characters)`
+      : undefined;
+  }
+  const { channel, id } = (value ?? {}) as Partial<ApproverIdentity>;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    !(approverChannels as readonly unknown[]).includes(channel) ||
+    typeof id !== "string" ||
+    id.trim() === "" ||
+    id.length > longestStarter
+  ) {
+    return `must be a person's id in the approver directory, or a channel identity { channel: ${approverChannels.map((name) => `"${name}"`).join(" | ")}, id: "..." }`;
+  }
+  return undefined;
+}
+
+/**
+ * The run's starter as the directory knows them. A directory id the
+ * directory does not know is a ConfigurationError (the run fails at its
+ * start); an identity it does not recognise stays that identity. Without a
+ * directory or a `startedBy`, there is none to judge by.
+ */
+export async function resolveRunStarter(
+  directory: ApproverDirectory | undefined,
+  startedBy: string | ApproverIdentity | undefined,
+): Promise<RunStarter | undefined> {
+  if (directory === undefined || startedBy === undefined) return undefined;
+  const lookUp = async (
+    find: () => ApproverPerson | undefined | Promise<ApproverPerson | undefined>,
+  ) => {
+    try {
+      return await find();
+    } catch (error) {
+      throw new ConfigurationError(
+        `the approver directory failed to look up who started the run (${redactText(describeThrown(error))}); the run was not started`,
+      );
+    }
+  };
+  if (typeof startedBy === "string") {
+    const person = await lookUp(() => directory.person(startedBy));
+    if (!isPerson(person)) {
+      throw new ConfigurationError(
+        `startedBy "${startedBy}" is not a person's id in the approver directory; give the id of the person who starts the run (or their identity on a channel, { channel, id })`,
+      );
+    }
+    return { person };
+  }
+  const person = await lookUp(() => directory.recognize(startedBy));
+  return {
+    identity: { channel: startedBy.channel, id: startedBy.id },
+    ...(isPerson(person) ? { person } : {}),
+  };
+}
+
+/** Whether what a directory gave is a person the gate can judge by: an id, a name and roles. */
+export function isPerson(value: unknown): value is ApproverPerson {
+  const { id, roles } = (value ?? {}) as Partial<ApproverPerson>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof id === "string" &&
+    id !== "" &&
+    Array.isArray(roles) &&
+    roles.every((role) => typeof role === "string")
+  );
+}
