@@ -13,6 +13,7 @@ import type {
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
+import { resolveRunStarter } from "../agent/approval/run-starter.js";
 import type { ApprovalContext, Approver } from "../agent/approver.js";
 import { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 import { newRunId } from "../agent/durable/run-id.js";
@@ -166,7 +167,21 @@ export const defaultElicitationTimeoutMs = 600_000;
 export function createMcpServer(options: McpServerOptions): Server {
   const problems: string[] = [];
   const tools = collectTools(options.tools, problems);
-  const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
+  const { approverDirectory } = options;
+  const approvalPolicy = checkApprovalPolicy(
+    options.approvalPolicy,
+    tools,
+    problems,
+    approverDirectory !== undefined,
+  );
+  if (
+    approverDirectory !== undefined &&
+    missingMethods(approverDirectory, ["recognize", "person"]).length > 0
+  ) {
+    problems.push(
+      "approverDirectory must be an ApproverDirectory, with recognize(identity) and person(id): build one with approverDirectory({ people }) or loadApproverDirectory(path).",
+    );
+  }
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,
@@ -275,12 +290,16 @@ export function createMcpServer(options: McpServerOptions): Server {
       type: "function",
       function: { name, arguments: JSON.stringify(request.params.arguments ?? {}) },
     };
+    // The host asks for the call: its user started it, and answers as themselves.
+    const startedBy =
+      hostUser === undefined ? undefined : ({ channel: "mcp", id: hostUser } as const);
     const journal = new RunJournal({
       runId: newRunId(),
       store: runStore,
       inProcess: true,
       maxSteps: 1,
       messages: [],
+      startedBy,
     });
     journal.openStep({ role: "assistant", content: null, tool_calls: [toolCall] });
     // Each decision's log line names the run its audit record is under (switchyard audit show).
@@ -303,6 +322,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         tools,
         approver,
         bindInteraction,
+        approverDirectory,
+        starter: await resolveRunStarter(approverDirectory, startedBy),
         approvalPolicy,
         onApprovalExpired: "tell-model",
         audit: { ...audit, logger: callLogger },
