@@ -1,4 +1,4 @@
-import type { RecognisedApprover } from "../agent/approval/approver-directory.js";
+import type { ApproverIdentity, RecognisedApprover } from "../agent/approval/approver-directory.js";
 import type { RunSchedule } from "../agent/durable/run-queue.js";
 import type { FinishedCallRecord, PendingToolCall, RunState } from "../agent/durable/run-state.js";
 import type { ModelMessage } from "../agent/model-message.js";
@@ -68,6 +68,8 @@ export interface RunShowReport {
   /** The example it belongs to; `null` when it was not started by `switchyard run --no-wait`. */
   example: string | null;
   task: string | null;
+  /** Who started the run (`RunOptions.startedBy`: a directory id or a channel identity), when it was given. */
+  startedBy?: string | ApproverIdentity;
   status: RunState["status"];
   createdAt: string;
   updatedAt: string;
@@ -166,6 +168,7 @@ export function buildRunShowReport(
     runId: state.runId,
     example: record?.example ?? null,
     task: record?.task ?? null,
+    ...(state.startedBy !== undefined ? { startedBy: state.startedBy } : {}),
     status: state.status,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt,
@@ -253,6 +256,12 @@ export function formatRunShowReport(report: RunShowReport): string {
     `status:    ${report.status}${unknown > 0 ? `, outcome unknown: ${unknown} call(s)` : ""}, ${report.stepCount} step(s), ${report.usage.totalTokens} tokens; created ${report.createdAt}, updated ${report.updatedAt}`,
   );
   if (report.task !== null) lines.push(`task:      ${quoteUntrustedValue(report.task)}`);
+  const { startedBy } = report;
+  if (startedBy !== undefined) {
+    lines.push(
+      `started by: ${typeof startedBy === "string" ? quoteUntrustedValue(startedBy) : `${escapeUntrustedText(startedBy.channel)} ${quoteUntrustedValue(startedBy.id)}`}`,
+    );
+  }
   if (report.answer !== null) lines.push(`answer:    ${quoteUntrustedValue(report.answer)}`);
   if (report.error) {
     lines.push(

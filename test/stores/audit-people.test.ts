@@ -161,5 +161,7 @@ describe("switchyard runs show lists each approval's people", () => {
     expect(formatRunShowReport(report)).toContain(
       '    people "bob" "Bob Roy" on agUi as "bob@example.com"',
     );
+    expect(report.startedBy).toBe("alice");
+    expect(formatRunShowReport(report)).toContain('started by: "alice"');
   });
 });

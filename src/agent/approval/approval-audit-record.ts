@@ -183,6 +183,10 @@ function logApprovalDecision(
       approvalId: record.approvalId,
       interactionId: record.interactionId,
       approvedBy: record.outcome === "approved" ? record.approvedBy : undefined,
+      people:
+        record.outcome === "approved" || record.outcome === "refused"
+          ? record.people?.map((person) => person.id)
+          : undefined,
       rule,
       coveredBy,
     },

@@ -5,6 +5,7 @@ import type {
   ApproverPerson,
 } from "../../../src/agent/approval/approver-directory.js";
 import { ConfigurationError } from "../../../src/errors/configuration-error.js";
+import { capturingLogger } from "../fixtures.js";
 import {
   approvedBy,
   approvedByEach,
@@ -32,8 +33,10 @@ async function runAs(
   directory: ApproverDirectory = testDirectory(),
 ) {
   const approver = new PeopleApprover(answers);
+  const captured = capturingLogger();
   const made = deletionAgent({
     approver,
+    logger: captured.logger,
     approverDirectory: directory,
     ...(rule ? { approvalPolicy: { rules: [rule] } } : {}),
   });
@@ -41,14 +44,18 @@ async function runAs(
     ...(startedBy !== undefined ? { startedBy } : {}),
   });
   const record = result.steps[0]?.toolCalls[0];
-  return { ...made, approver, result, record, approval: record?.approval };
+  return { ...made, approver, result, record, approval: record?.approval, lines: captured.lines };
 }
 
 describe("who may approve: a rule with roles, the run's starter excluded", () => {
   it("an allowed person's approval runs the call, and every record names them", async () => {
-    const { deleted, approver, approval, decided, result } = await runAs("alice", oncall, [
+    const { deleted, approver, approval, decided, result, lines } = await runAs("alice", oncall, [
       approvedBy(by.bob),
     ]);
+    expect(lines.find((line) => line.audit === "approval")).toMatchObject({
+      outcome: "approved",
+      people: ["bob"],
+    });
     expect(result.status).toBe("completed");
     expect(deleted).toEqual([["cb-1"]]);
     const bob = { id: "bob", name: "Bob Roy", channel: "agUi", evidence: "bob@example.com" };
@@ -161,6 +168,10 @@ describe("who may approve: M of N distinct people", () => {
       code: "not_enough_approvers",
       people: [{ id: "bob" }],
     });
+    // The very same identity twice is one answer.
+    const same = await runAs("carol", twoOnCall, [approvedByEach(by.bob, by.bob)]);
+    expect(same.deleted).toEqual([]);
+    expect(same.approval).toMatchObject({ outcome: "refused", code: "not_enough_approvers" });
   });
 
   it("two people of the role approve: it runs, naming both", async () => {
@@ -366,6 +377,21 @@ describe("who started the run", () => {
     expect(deleted).toEqual([]);
     expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({ code: "self_approval" });
     expect(approver.asked[0]?.whoMayApprove?.excluded).toBe("alice");
+  });
+
+  it("stream() reads startedBy as run() does", async () => {
+    const approver = new PeopleApprover([approvedBy(by.alice)]);
+    const { agent, deleted } = deletionAgent({
+      approver,
+      approverDirectory: testDirectory(),
+      approvalPolicy: { rules: [oncall] },
+    });
+    const result = await agent.stream("tidy", { startedBy: "alice" }).result;
+    expect(deleted).toEqual([]);
+    expect(result.steps[0]?.toolCalls[0]?.approval).toMatchObject({ code: "self_approval" });
+    const unknown = await agent.stream("tidy", { startedBy: "zed" }).result;
+    expect(unknown.status).toBe("failed");
+    expect(unknown.error?.message).toContain('startedBy "zed" is not a person');
   });
 
   it("startedBy must be a directory id or a channel identity", async () => {

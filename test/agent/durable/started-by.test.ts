@@ -1,9 +1,19 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunStateError } from "../../../src/agent/durable/durable-errors.js";
 import { InMemoryRunStore } from "../../../src/agent/durable/in-memory-run-store.js";
 import { parseRunState } from "../../../src/agent/durable/parse-run-state.js";
 import { FileRunStore } from "../../../src/stores/file-run-store.js";
-import { startedByKeptAcrossResume } from "../approval/people-approver.js";
+import {
+  approvedBy,
+  by,
+  deletionAgent,
+  notYet,
+  PeopleApprover,
+  startedByKeptAcrossResume,
+  testDirectory,
+} from "../approval/people-approver.js";
 import { useTemporaryDirectories } from "./durable-helpers.js";
 
 const makeDirectory = useTemporaryDirectories();
@@ -15,6 +25,33 @@ describe("who started a run is kept in its state", () => {
 
   it("in an InMemoryRunStore", async () => {
     await startedByKeptAcrossResume(new InMemoryRunStore());
+  });
+
+  it("a sealed state whose startedBy was changed by hand is not resumed", async () => {
+    const directory = await makeDirectory();
+    const stateKey = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978";
+    const agentWith = (approver: PeopleApprover) =>
+      deletionAgent({
+        approver,
+        approverDirectory: testDirectory(),
+        runStore: new FileRunStore({ directory }),
+        stateKey,
+      });
+    const suspended = await agentWith(new PeopleApprover([notYet])).agent.run("tidy", {
+      startedBy: "bob",
+      suspendOnApproval: true,
+    });
+    expect(suspended.status).toBe("suspended");
+    // Someone rewrites who started the run, to approve it themselves.
+    const file = join(directory, "runs", `${suspended.runId}.json`);
+    const text = await readFile(file, "utf8");
+    expect(text).toContain('"startedBy": "bob"');
+    await writeFile(file, text.replace('"startedBy": "bob"', '"startedBy": "carol"'));
+    const resumed = agentWith(new PeopleApprover([approvedBy(by.bob)]));
+    await expect(resumed.agent.resume(suspended.runId as string)).rejects.toThrow(
+      /seal does not match/,
+    );
+    expect(resumed.deleted).toEqual([]);
   });
 
   it("a saved state's startedBy must be a directory id or a channel identity", () => {
