@@ -1,4 +1,4 @@
-import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
+import type { ApproverDirectory, ApproverIdentity } from "../agent/approval/approver-directory.js";
 import { newRunId } from "../agent/durable/run-id.js";
 import type { RunBudget } from "../agent/run-budget.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";
@@ -177,7 +177,7 @@ export async function runExample(
         simulatedMode: settings.messaging ? undefined : mode,
         requested: options.approve !== undefined,
         noWait,
-      })}${startedBy === undefined ? "" : `; counted only from people the approver directory allows, the run started by ${typeof startedBy === "string" ? startedBy : `${startedBy.id} (local user)`}`}`,
+      })}${directoryNote(startedBy)}`,
     });
     await checkServices(resolved, servicesUsedBy(example), signal);
 
@@ -258,6 +258,16 @@ async function directoryOf(
     );
   }
   return directory;
+}
+
+/** What the header adds about who may approve, with a directory: who started the run. */
+function directoryNote(startedBy: string | ApproverIdentity | undefined): string {
+  if (startedBy === undefined) return "";
+  const starter =
+    typeof startedBy === "string"
+      ? escapeUntrustedText(startedBy)
+      : `${escapeUntrustedText(startedBy.id)} (local user)`;
+  return `; counted only from people the approver directory allows, the run started by ${starter}`;
 }
 
 function describeApprovals(

@@ -116,6 +116,9 @@ describe("switchyard run --approver-directory: the local user starts the run and
     );
 
     expect(exitCode).toBe(0);
+    expect(test.stderr()).toContain(
+      "counted only from people the approver directory allows, the run started by bob",
+    );
     const { ran, approval } = deletion(reportOf(test));
     expect(ran).toBe(true);
     expect(approval).toMatchObject({ outcome: "approved" });
