@@ -15,6 +15,7 @@ import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { textDigest } from "../internal/canonical-json.js";
 import { loadZod } from "../internal/load-zod.js";
 import type { SecretRegistry } from "../internal/redact.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import { mcpSdk } from "./mcp-sdk.js";
 import { whoMayApproveLines } from "./who-may-approve-lines.js";
 
@@ -107,6 +108,13 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
       return refused(
         "approver_not_allowed",
         "This MCP server does not know who its host's user is (createMcpServer's hostUser named nobody for this request), so their answer could not count as anyone's in the approver directory; the call does not run. Give hostUser (switchyard mcp --host-user NAME).",
+      );
+    }
+    // The host's user started the call; a rule that excludes its starter leaves nobody to ask here.
+    if (action.whoMayApprove?.excluded !== undefined) {
+      return refused(
+        "self_approval",
+        `The MCP host's user (${escapeUntrustedText(action.whoMayApprove.excluded)} in the approver directory) started this call, and the rule asking does not let the person who started it approve it, so they were not asked; the call does not run. Someone else must approve it, through another approver (the messaging service).`,
       );
     }
     // The question is the agent's approval: it is named by the approval's id.

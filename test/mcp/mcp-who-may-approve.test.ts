@@ -195,7 +195,9 @@ describe("switchyard mcp --approve elicit --approver-directory, over stdio as a 
   });
 
   /** The command as a host starts it, with these extra flags; its stderr. */
-  async function startCommand(flags: string[]): Promise<{ client: Client; stderr: () => string }> {
+  async function startCommand(
+    flags: string[],
+  ): Promise<{ client: Client; asked: string[]; stderr: () => string }> {
     const { transport, stderr } = stdioHostTransport(
       ["src/cli/main.ts", "mcp", "--tools", "orders", "--approve", "elicit", ...flags],
       {
@@ -204,21 +206,22 @@ describe("switchyard mcp --approve elicit --approver-directory, over stdio as a 
         SWITCHYARD_STATE_DIR: stateDirectory,
       },
     );
-    const { client } = approvingHost();
+    const { client, asked } = approvingHost();
     await client.connect(transport);
-    return { client, stderr };
+    return { client, asked, stderr };
   }
 
   const deletions = () =>
     simulators.orders.requests.filter((request) => request.method === "DELETE");
 
   it("the host's user started the call (the local user, or --host-user), so their own approval is refused (self_approval): nothing runs", async () => {
-    for (const [flags, evidence] of [
-      [[], "me"],
-      // Even someone the directory does not know: the very identity that started the call answered it.
-      [["--host-user", "mallory"], 'mcp identity \\"mallory\\" started this run'],
+    for (const [flags, evidence, askedCount] of [
+      // The directory knows them as the starter: they are not even asked.
+      [[], "The MCP host's user (me in the approver directory) started this call", 0],
+      // Someone the directory does not know is asked, and the very identity that started the call answered it.
+      [["--host-user", "mallory"], 'mcp identity \\"mallory\\" started this run', 1],
     ] as const) {
-      const { client, stderr } = await startCommand([
+      const { client, asked, stderr } = await startCommand([
         "--approver-directory",
         directoryFile,
         ...flags,
@@ -233,6 +236,7 @@ describe("switchyard mcp --approve elicit --approver-directory, over stdio as a 
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain("self_approval");
       expect(textOf(result)).toContain(evidence);
+      expect(asked).toHaveLength(askedCount);
       expect(deletions()).toEqual([]);
       expect(stderr()).toMatch(/Approval refused \(self_approval\) for delete_callbacks/);
     }
@@ -278,12 +282,13 @@ describe("an application's MCP server with an approver directory, over stdio", (
   }, 60_000);
 
   it("a host user the directory does not know, one of another role, and the host's user where self-approval is forbidden run nothing", async () => {
-    for (const [env, code] of [
-      [{ HOST_USER: "mallory", ALLOW_SELF_APPROVAL: "1" }, "approver_not_allowed"],
-      [{ HOST_USER: "bob", ALLOW_SELF_APPROVAL: "1" }, "approver_not_allowed"],
-      [{ HOST_USER: "alice" }, "self_approval"],
+    for (const [env, code, answeredBy] of [
+      [{ HOST_USER: "mallory", ALLOW_SELF_APPROVAL: "1" }, "approver_not_allowed", "mallory"],
+      [{ HOST_USER: "bob", ALLOW_SELF_APPROVAL: "1" }, "approver_not_allowed", "bob"],
+      // Alice started the call and may not approve it: she is not asked, so nobody answered.
+      [{ HOST_USER: "alice" }, "self_approval", undefined],
     ] as const) {
-      const { client, decisions } = await connect(env);
+      const { client, asked, decisions } = await connect(env);
 
       const result = await deleteOrder(client, "ord_2");
 
@@ -294,9 +299,10 @@ describe("an application's MCP server with an approver directory, over stdio", (
         expect.objectContaining({
           outcome: "refused",
           code,
-          answeredBy: { channel: "mcp", id: env.HOST_USER },
+          ...(answeredBy ? { answeredBy: { channel: "mcp", id: answeredBy } } : {}),
         }),
       ]);
+      expect(asked, env.HOST_USER).toHaveLength(answeredBy === undefined ? 0 : 1);
     }
   }, 120_000);
 });
