@@ -51,7 +51,7 @@ afterEach(async () => {
 });
 
 /** A server whose deletions a support person or a lead may approve, never the person who asked. */
-async function startServer(records: ApprovalAuditRecord[]): Promise<AgUiTestServer> {
+async function startServer(records: ApprovalAuditRecord[], required = 1): Promise<AgUiTestServer> {
   return startAgUiServer(deletingSteps(["rec_1"]), {
     authorize,
     // Anyone signed in may answer on any thread: who counts is the directory's business.
@@ -65,6 +65,7 @@ async function startServer(records: ApprovalAuditRecord[]): Promise<AgUiTestServ
             tool: "delete_records",
             decision: "ask",
             roles: ["support", "lead"],
+            required,
           },
         ],
       },
@@ -184,6 +185,23 @@ describe("who may approve an AG-UI interrupt, as authorize names the person", ()
         code: "approver_not_allowed",
         answeredBy: { channel: "agUi", id: "sam@example.com" },
       }),
+    ]);
+  });
+
+  it("one answer is one person: a rule needing two people is not approved by the lead alone, and nothing runs", async () => {
+    const records: ApprovalAuditRecord[] = [];
+    server = await startServer(records, 2);
+    const { thread, asked } = await adaAsks(server.url);
+    const shown = asked.interrupts[0]!.metadata?.switchyard as { whoMayApprove?: unknown };
+    expect(shown.whoMayApprove).toMatchObject({ required: 2 });
+
+    await runClient(signedIn(server.url, "kim", thread), {
+      resume: [approve(asked.interrupts[0]!)],
+    });
+
+    expect(server.runs).toEqual([]);
+    expect(records).toEqual([
+      expect.objectContaining({ outcome: "refused", code: "not_enough_approvers" }),
     ]);
   });
 
