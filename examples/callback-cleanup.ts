@@ -73,6 +73,7 @@ export const callbackCleanup: ExampleDefinition = {
       runStore: services.runStore,
       stateKey: services.stateKey,
       auditLog: services.auditLog,
+      approverDirectory: services.approverDirectory,
     }),
 };
 

@@ -166,6 +166,7 @@ export const customTool: ExampleDefinition = {
       runStore: services.runStore,
       stateKey: services.stateKey,
       auditLog: services.auditLog,
+      approverDirectory: services.approverDirectory,
     });
   },
 };

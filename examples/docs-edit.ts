@@ -41,6 +41,7 @@ export const docsEdit: ExampleDefinition = {
       runStore: services.runStore,
       stateKey: services.stateKey,
       auditLog: services.auditLog,
+      approverDirectory: services.approverDirectory,
     }),
 };
 

@@ -34,6 +34,7 @@ export const orderReport: ExampleDefinition = {
       runStore: services.runStore,
       stateKey: services.stateKey,
       auditLog: services.auditLog,
+      approverDirectory: services.approverDirectory,
     }),
 };
 

@@ -119,6 +119,8 @@ export class AgUiApprover implements Approver {
       return { outcome: "pending", interactionId };
     }
     const note = answer.note !== undefined ? { note: answer.note } : {};
+    // The person `authorize` named, as the gate looks them up in the agent's approver directory.
+    const answeredBy = { channel: "agUi", id: answer.answeredBy } as const;
     if (answer.decision !== "approve") {
       return {
         outcome: "refused",
@@ -128,6 +130,7 @@ export class AgUiApprover implements Approver {
             ? `${answer.answeredBy} denied ${action.toolName} in the AG-UI client`
             : `${answer.answeredBy} dismissed the question about ${action.toolName} without answering it`,
         interactionId,
+        answeredBy,
         ...note,
       };
     }
@@ -137,6 +140,7 @@ export class AgUiApprover implements Approver {
         code: "invalid_decision",
         reason: `the answer approved ${action.toolName} and the next calls like it, but the question offered no such approval`,
         interactionId,
+        answeredBy,
       };
     }
     const edited = answer.editedArguments;
@@ -149,6 +153,7 @@ export class AgUiApprover implements Approver {
           : actionFingerprint(action.toolName, edited, action.target),
       interactionId,
       approvedBy: answer.answeredBy,
+      answeredBy,
       ...note,
       ...(edited !== undefined ? { editedArguments: edited } : {}),
       ...(answer.standing === true && action.standing !== undefined

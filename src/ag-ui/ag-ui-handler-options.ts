@@ -70,6 +70,13 @@ export interface AgUiHandlerOptions {
    * (`unauthorized`) before anything runs. The person who starts a thread
    * owns it: only they continue it and answer its interrupts (see
    * `threadAccess`); they are recorded as `approvedBy` in the audit trail.
+   * The name is the person's AG-UI principal: with the agent's
+   * `approverDirectory`, a directory person whose `identities.agUi` holds
+   * it. The person who sends a message starts the run it begins
+   * (`startedBy: { channel: "agUi", id }`), and each answer counts as
+   * theirs (`answeredBy: { channel: "agUi", id }`), so a rule's roles and
+   * self-approval are judged against the person signed in, never against
+   * anything the request body claims.
    * Without it, anyone may start and continue threads, and every answer is
    * refused: an approval must come from someone. The request's body has
    * already been read.

@@ -2,6 +2,7 @@ import type { Interrupt } from "@ag-ui/core";
 import { viewOfAction } from "../agent/approval/action-view.js";
 import { actionViewLines } from "../agent/approval/action-view-lines.js";
 import type { ApprovalAction } from "../agent/approver.js";
+import { whoMayApproveMetadata } from "./who-may-approve-metadata.js";
 
 /**
  * The interrupt that asks a person about one action: its id the approval's,
@@ -70,6 +71,9 @@ export function interruptForAction(
           perItem: true,
           standing: action.standing ?? false,
         },
+        ...(action.whoMayApprove
+          ? { whoMayApprove: whoMayApproveMetadata(action.whoMayApprove) }
+          : {}),
       },
     },
   };

@@ -204,6 +204,9 @@ async function* serveMessage(
       signal,
       suspendOnApproval: true,
       runId,
+      // Whoever sent the message started this run (the owner, or someone threadAccess lets in):
+      // with an approver directory, they do not approve what it asks unless a rule allows it.
+      ...(person !== undefined ? { startedBy: { channel: "agUi", id: person } as const } : {}),
       metadata: {
         [threadMetadataKey]: input.threadId,
         [ownerMetadataKey]: head.state?.metadata?.[ownerMetadataKey] ?? person ?? "",

@@ -1,3 +1,4 @@
+import type { RecognisedApprover } from "../agent/approval/approver-directory.js";
 import type { ApprovalRecord } from "../agent/approval-gate.js";
 import type { RunResult, RunStatus, RunUsage, ToolCallRecord } from "../agent/run-result.js";
 import { redactText, redactValue } from "../internal/redact.js";
@@ -56,6 +57,12 @@ export interface RunReportApproval {
   /** The approver's interaction that carried the question, when it names one. */
   interactionId?: string;
   approvedBy?: string;
+  /**
+   * With an approver directory: each person who answered, by directory id
+   * and the channel evidence that recognised them (the local user at the
+   * terminal, a subscription link).
+   */
+  people?: RecognisedApprover[];
   /** The person changed the action before approving it: the arguments that ran instead. */
   editedArguments?: unknown;
   /** `sha256:` fingerprint of the tool name and arguments the decision binds to. */
@@ -218,6 +225,10 @@ function describeApproval(
       : {}),
     ...(approval.outcome === "approved" && approval.note !== undefined
       ? { note: redactText(approval.note) }
+      : {}),
+    ...((approval.outcome === "approved" || approval.outcome === "refused") &&
+    approval.people !== undefined
+      ? { people: approval.people.map((person) => ({ ...person })) }
       : {}),
     ...(approval.outcome === "approved" && approval.edited !== undefined
       ? { editedArguments: redactValue(approval.edited.arguments) }

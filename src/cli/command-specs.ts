@@ -47,6 +47,14 @@ const allowEditsOption: OptionSpec = {
     "Offer \"Approve with changes\" with each approval question: the person may change the action's arguments (as JSON, on the inbox page or at this terminal) and approve that instead; only the changed action runs, once the tool's schema accepts it, and the model is told. resume and worker need it too to read such an answer.",
 };
 
+const approverDirectoryOption: OptionSpec = {
+  name: "approver-directory",
+  type: "string",
+  valueName: "FILE",
+  description:
+    'Who may approve: a JSON file naming the people, their roles and how each channel recognises them ({ "people": [{ "id": "alice", "name": "Alice Ng", "roles": ["oncall"], "identities": { "terminal": ["alice"], "messaging": ["sl_..."] } }] }). An answer then counts only from a person the asking rule allows, and every decision record names them. Default: the file SWITCHYARD_APPROVER_DIRECTORY names; without one, answers count as they come.',
+};
+
 const jsonReportOption: OptionSpec = {
   name: "json",
   type: "boolean",
@@ -90,6 +98,17 @@ export const runOptions: readonly OptionSpec[] = [
     description:
       "When the budget is reached, ask the approver (like any approval) to allow as much again, e.g. 10 more tool calls; anything but an approval ends the run with status budget_exhausted.",
   },
+  {
+    ...approverDirectoryOption,
+    description: `${approverDirectoryOption.description} With one, the run is started by you, the local user (your identities.terminal), and your answers at this terminal count as yours: a rule without allowSelfApproval refuses them (self_approval).`,
+  },
+  {
+    name: "started-by",
+    type: "string",
+    valueName: "ID",
+    description:
+      "With an approver directory: the directory id of the person the run is started on behalf of, instead of you (the local user). Their own answers then do not count where the rule forbids self-approval.",
+  },
   jsonReportOption,
   helpOption,
 ];
@@ -106,7 +125,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "run",
     usage:
-      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--allow-edits] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--json]",
+      "switchyard run <example> [--task TEXT] [--approve ask|browser|approve|deny] [--allow-edits] [--no-wait] [--max-tool-calls N] [--max-tokens N] [--extend-budget] [--approver-directory FILE [--started-by ID]] [--json]",
     summary: "Run an example agent against the simulators or your services.",
     options: runOptions,
     notes: [
@@ -186,11 +205,16 @@ export const commandSpecs: readonly CommandSpec[] = [
   },
   {
     name: "resume",
-    usage: "switchyard resume <run-id> [--json] [--take-over] [--allow-edits]",
+    usage:
+      "switchyard resume <run-id> [--json] [--take-over] [--allow-edits] [--approver-directory FILE]",
     summary: "Go on with a run that stopped at an approval (switchyard run --no-wait).",
     options: [
       jsonReportOption,
       allowEditsOption,
+      {
+        ...approverDirectoryOption,
+        description: `${approverDirectoryOption.description} Give the same directory the run was started with: the person who started it is kept in the run.`,
+      },
       {
         name: "take-over",
         type: "boolean",
@@ -214,10 +238,14 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "worker",
     usage:
-      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--max-attempts N] [--max-retry-after DURATION] [--prune-after DURATION] [--allow-edits]",
+      "switchyard worker [--concurrency N] [--recheck-after DURATION] [--first-recheck-after DURATION] [--checks-per-second N] [--poll-interval DURATION] [--lease DURATION] [--max-attempts N] [--max-retry-after DURATION] [--prune-after DURATION] [--allow-edits] [--approver-directory FILE]",
     summary: "Resume saved runs as their answers come in, until stopped (one of many workers).",
     options: [
       allowEditsOption,
+      {
+        ...approverDirectoryOption,
+        description: `${approverDirectoryOption.description} Give the same directory the runs were started with.`,
+      },
       {
         name: "concurrency",
         type: "string",
@@ -330,7 +358,7 @@ export const commandSpecs: readonly CommandSpec[] = [
   {
     name: "mcp",
     usage:
-      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask|elicit [--elicitation-timeout DURATION]]",
+      "switchyard mcp [--tools orders,docs,messaging] [--http PORT [--allowed-origins ORIGINS] [--allowed-hosts HOSTS]] [--approve browser|approve|deny|ask|elicit [--elicitation-timeout DURATION]] [--approver-directory FILE] [--host-user NAME]",
     summary: "Serve the tools to an MCP host (over stdio, or Streamable HTTP with --http).",
     options: [
       {
@@ -371,6 +399,17 @@ export const commandSpecs: readonly CommandSpec[] = [
         type: "string",
         valueName: "DURATION",
         description: `With --approve elicit: how long the host's user has to answer each approval question (${durationForms}); then the call does not run. The host's own request timeout must be longer, or reset on progress (the server sends progress every 15 seconds while the person reads, when the host asked for it). Default: 10m.`,
+      },
+      {
+        ...approverDirectoryOption,
+        description: `${approverDirectoryOption.description} The MCP host's user (--host-user) starts each call, and answers its elicitation (their identities.mcp); answers at this terminal (--approve ask) count as the local user's (identities.terminal).`,
+      },
+      {
+        name: "host-user",
+        type: "string",
+        valueName: "NAME",
+        description:
+          "Who the MCP host's user is: each call over MCP is theirs (the host asks), and so is the answer to its elicitation; an approver directory recognises them by identities.mcp. Default: the local user name (the host runs this command as its own user).",
       },
       helpOption,
     ],

@@ -1,4 +1,5 @@
 import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { MessagingApprover } from "../approvers/messaging/messaging-approver.js";
 import { DocsClient } from "../clients/docs/docs-client.js";
@@ -35,6 +36,8 @@ export interface CreateExampleServicesOptions {
   stateKey?: string | undefined;
   /** Handed to the examples as `services.auditLog`. @default none */
   auditLog?: ApprovalAuditLog | undefined;
+  /** Handed to the examples as `services.approverDirectory`. @default none */
+  approverDirectory?: ApproverDirectory | undefined;
   /** Names a service in configuration problems. @default "<name> service" */
   describeService?: ((service: ServiceName) => string) | undefined;
 }
@@ -124,5 +127,6 @@ export function createExampleServices(
     ...(options.runStore ? { runStore: options.runStore } : {}),
     ...(options.stateKey ? { stateKey: options.stateKey } : {}),
     ...(options.auditLog ? { auditLog: options.auditLog } : {}),
+    ...(options.approverDirectory ? { approverDirectory: options.approverDirectory } : {}),
   };
 }

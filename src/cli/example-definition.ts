@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent.js";
 import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import type { Approver } from "../agent/approver.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import type { Model } from "../agent/model.js";
@@ -62,6 +63,13 @@ export interface ExampleServices {
    * (`auditLog: services.auditLog`); `switchyard audit` reads it.
    */
   auditLog?: ApprovalAuditLog | undefined;
+  /**
+   * Who may approve (`--approver-directory`, `SWITCHYARD_APPROVER_DIRECTORY`):
+   * give it to the agent (`approverDirectory: services.approverDirectory`),
+   * so an answer counts only from a person the directory and the rule
+   * allow. Undefined without one: the approver's answers count as they are.
+   */
+  approverDirectory?: ApproverDirectory | undefined;
 }
 
 /**

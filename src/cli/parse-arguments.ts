@@ -30,6 +30,10 @@ export interface RunArguments {
   allowEdits: boolean;
   /** `--max-tool-calls N`, `--max-tokens N`, `--extend-budget`: the run's budget. */
   budget?: RunBudget;
+  /** `--approver-directory FILE`: who may approve. */
+  approverDirectory?: string;
+  /** `--started-by ID`: the directory id of the person the run is started for. */
+  startedBy?: string;
   json: boolean;
   help: boolean;
 }
@@ -49,6 +53,8 @@ export interface ResumeArguments {
   takeOver: boolean;
   /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
   allowEdits: boolean;
+  /** `--approver-directory FILE`: who may approve. */
+  approverDirectory?: string;
   help: boolean;
 }
 
@@ -74,6 +80,8 @@ export interface WorkerArguments {
   maxRetryAfterMs?: number;
   /** `--allow-edits`: read an approval with changes (and offer it in new questions). */
   allowEdits?: boolean;
+  /** `--approver-directory FILE`: who may approve. */
+  approverDirectory?: string;
   help: boolean;
 }
 
@@ -100,6 +108,10 @@ export interface McpArguments {
   approve?: ApprovalMode | "elicit";
   /** `--elicitation-timeout`, in milliseconds: how long the host's user has to answer (with `--approve elicit`). */
   elicitationTimeoutMs?: number;
+  /** `--approver-directory FILE`: who may approve. */
+  approverDirectory?: string;
+  /** `--host-user NAME`: who the MCP host's user is. */
+  hostUser?: string;
   help: boolean;
 }
 
@@ -176,6 +188,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
         json: values.json === true,
         takeOver: values["take-over"] === true,
         allowEdits: values["allow-edits"] === true,
+        ...textFlag(values, "approver-directory", "approverDirectory", help),
         help,
       },
     };
@@ -297,6 +310,8 @@ function readRunValues(values: FlagValues, help: boolean): RunArguments {
   const approve = readApprove(values.approve as string | undefined, help);
   const budget = help ? undefined : readBudgetFlags(values);
   return {
+    ...textFlag(values, "approver-directory", "approverDirectory", help),
+    ...textFlag(values, "started-by", "startedBy", help),
     ...(task !== undefined ? { task } : {}),
     ...(approve !== undefined ? { approve } : {}),
     ...(budget !== undefined ? { budget } : {}),
@@ -483,7 +498,10 @@ function readRunsValues(values: FlagValues, help: boolean): RunsArguments {
 
 function readWorkerValues(values: FlagValues, help: boolean): WorkerArguments {
   if (help) return { help };
-  const worker: WorkerArguments = { help };
+  const worker: WorkerArguments = {
+    help,
+    ...textFlag(values, "approver-directory", "approverDirectory", help),
+  };
   if (values["allow-edits"] === true) worker.allowEdits = true;
   const text = values.concurrency as string | undefined;
   if (text !== undefined) {
@@ -603,9 +621,34 @@ function readMcpValues(values: FlagValues, help: boolean): McpArguments {
     ...(allowedHosts !== undefined ? { allowedHosts } : {}),
     ...(approve !== undefined ? { approve } : {}),
     ...(elicitationTimeoutMs !== undefined ? { elicitationTimeoutMs } : {}),
+    ...textFlag(values, "approver-directory", "approverDirectory", help),
+    ...textFlag(values, "host-user", "hostUser", help),
     help,
   };
 }
+
+/** A flag holding a file name or a person's name, when given: a blank value is a usage error. */
+function textFlag<Key extends string>(
+  values: FlagValues,
+  flag: string,
+  key: Key,
+  help: boolean,
+): { [K in Key]?: string } {
+  const text = values[flag] as string | undefined;
+  if (text === undefined || help) return {};
+  if (text.trim() === "") {
+    throw usageError(
+      `--${flag} needs a value, e.g. --${flag} ${flagExamples[flag] ?? "VALUE"}; got an empty one.`,
+    );
+  }
+  return { [key]: text.trim() } as { [K in Key]?: string };
+}
+
+const flagExamples: Record<string, string> = {
+  "approver-directory": "approvers.json",
+  "started-by": "alice",
+  "host-user": "alice",
+};
 
 /** `--approve` of `switchyard mcp`: the simulator's modes, and `elicit`. */
 function readMcpApprove(value: string | undefined, help: boolean): ApprovalMode | undefined {

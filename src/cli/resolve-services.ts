@@ -1,4 +1,5 @@
 import type { ApprovalAuditLog } from "../agent/approval/approval-audit-record.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import type { RunStore } from "../agent/durable/run-store.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Logger } from "../internal/logger.js";
@@ -46,6 +47,8 @@ export interface ResolveServicesOptions {
   stateKey?: string | undefined;
   /** Given to the examples: where every approval decision is appended. */
   auditLog?: ApprovalAuditLog | undefined;
+  /** Given to the examples: who may approve (`--approver-directory`). */
+  approverDirectory?: ApproverDirectory | undefined;
 }
 
 /** The services of one run; `close()` stops the simulators it started. */
@@ -91,6 +94,7 @@ export async function resolveServices(options: ResolveServicesOptions): Promise<
       runStore: options.runStore,
       stateKey: options.stateKey,
       auditLog: options.auditLog,
+      approverDirectory: options.approverDirectory,
       describeService: (service) =>
         settings[service] === undefined
           ? `the ${service} simulator`

@@ -1,3 +1,4 @@
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import { RunNotResumableError, RunStateError } from "../agent/durable/durable-errors.js";
 import type { RunState } from "../agent/durable/run-state.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -15,6 +16,7 @@ import { displayUrl } from "./format-text.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
 import { loadSavedRun } from "./load-saved-run.js";
+import { givenApproverDirectory } from "./open-approver-directory.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import { stateKeyOf } from "./open-state-directory.js";
 import {
@@ -51,6 +53,13 @@ export interface ResumeRunOptions {
   handleSignals?: boolean | undefined;
   /** How long the approver waits for an answer it cannot suspend for. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number | undefined;
+  /**
+   * Who may approve (`--approver-directory FILE`): a directory, or the path
+   * of its JSON file. Give the one the run was started with: who started
+   * the run is kept in it.
+   * @default the file `SWITCHYARD_APPROVER_DIRECTORY` names; else none
+   */
+  approverDirectory?: ApproverDirectory | string | undefined;
 }
 
 /**
@@ -92,6 +101,7 @@ export async function resumeRun(
       );
     }
     checkStatus(saved, takeOver);
+    const approverDirectory = await givenApproverDirectory(options.approverDirectory, io.env);
     const settings = readServiceSettings(io.env);
     for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
     checkDurableServices(settings, example, "switchyard resume");
@@ -109,6 +119,7 @@ export async function resumeRun(
       runStore: directory.store,
       stateKey: stateKeyOf(io.env),
       auditLog: directory.auditLog,
+      approverDirectory,
     });
     writeRunHeader(io, {
       title: `switchyard resume ${runId} (${example.name}, ${saved.stepCount} ${saved.stepCount === 1 ? "step" : "steps"} so far)`,

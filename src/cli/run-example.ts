@@ -1,5 +1,7 @@
+import type { ApproverDirectory, ApproverIdentity } from "../agent/approval/approver-directory.js";
 import { newRunId } from "../agent/durable/run-id.js";
 import type { RunBudget } from "../agent/run-budget.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { AnswerFunction, AnswerMode } from "../simulators/messaging/answer-mode.js";
 import {
   type TerminalAnswerer,
@@ -20,6 +22,8 @@ import type { ExitCode } from "./exit-codes.js";
 import { followRun } from "./follow-run.js";
 import { commandSignal } from "./handle-stop-signals.js";
 import { keepRunState } from "./keep-run-state.js";
+import { localUserName } from "./local-user-name.js";
+import { approverDirectoryVariable, givenApproverDirectory } from "./open-approver-directory.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import { beginAuditTrail, openAuditLog, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
@@ -29,6 +33,7 @@ import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
 import { scenarioFor } from "./scenario-for.js";
 import { startSavedRun } from "./start-saved-run.js";
+import { terminalAnswers } from "./terminal-answers.js";
 import { writeRunHeader } from "./write-run-header.js";
 import { writeRunOutcome } from "./write-run-outcome.js";
 
@@ -71,6 +76,21 @@ export interface RunExampleOptions {
   handleSignals?: boolean | undefined;
   /** How long the approver waits for an answer. @default 600000 (10 minutes) */
   approvalTimeoutMs?: number | undefined;
+  /**
+   * Who may approve (`--approver-directory FILE`): a directory, or the path
+   * of its JSON file (`loadApproverDirectory`). With one, the run is
+   * started by the local user (`{ channel: "terminal", id:
+   * os.userInfo().username }`) unless `startedBy` says otherwise, and an
+   * answer typed at this terminal counts as the local user's.
+   * @default the file `SWITCHYARD_APPROVER_DIRECTORY` names; else none, and answers count as they are
+   */
+  approverDirectory?: ApproverDirectory | string | undefined;
+  /**
+   * `--started-by ID`: the directory id of the person the run is started
+   * for, instead of the local user. Needs an approver directory.
+   * @default the local user
+   */
+  startedBy?: string | undefined;
 }
 
 /**
@@ -107,15 +127,21 @@ export async function runExample(
         `--approve ${options.approve} only applies to the messaging simulator: with SWITCHYARD_MESSAGING_URL set, the person behind SWITCHYARD_APPROVER_LINK answers each request. Leave --approve out (or use --approve ask).`,
       );
     }
+    const approverDirectory = await directoryOf(options, io);
+    // With a directory, the local user starts the run and answers at this terminal as themselves.
+    const localUser = approverDirectory === undefined ? undefined : localUserName();
     // With --no-wait nobody answers at this terminal: the answer comes through the messaging service.
     const mode = noWait || settings.messaging ? "deny" : simulatedApprovalMode(options.approve, io);
+    const atTerminal =
+      localUser !== undefined && mode === "ask" ? terminalAnswers(localUser) : undefined;
     checkSimulatedApprovals(mode, settings);
     // When asked here, the question itself lists what the approval is about.
     progress = new ProgressRenderer({ stream: io.stderr, approvalDetails: mode !== "ask" });
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
     // In the browser the person answers on the simulator's inbox page: the simulator itself never does.
-    const answer: AnswerMode = answerer
-      ? askThroughProgress(answerer, progress, io)
+    const asked = answerer ? askThroughProgress(answerer, progress, io) : undefined;
+    const answer: AnswerMode = asked
+      ? (atTerminal?.answerer(asked) ?? asked)
       : mode === "browser"
         ? "never"
         : (mode as Exclude<ApprovalMode, "ask" | "browser">);
@@ -134,28 +160,52 @@ export async function runExample(
       ...(state ? { runStore: state.store } : {}),
       stateKey,
       auditLog,
+      approverDirectory,
     });
     // Every run has an id, printed first, so its audit records can be found (switchyard audit show).
     const runId = newRunId();
+    const startedBy =
+      localUser === undefined
+        ? undefined
+        : (options.startedBy ?? ({ channel: "terminal", id: localUser } as const));
     writeRunHeader(io, {
       title: `switchyard run ${example.name}${noWait ? " --no-wait" : ""}`,
       runId,
       task,
       resolved,
-      approvals: describeApprovals(resolved, {
+      approvals: `${describeApprovals(resolved, {
         simulatedMode: settings.messaging ? undefined : mode,
         requested: options.approve !== undefined,
         noWait,
-      }),
+      })}${directoryNote(startedBy)}`,
     });
     await checkServices(resolved, servicesUsedBy(example), signal);
 
-    const agent = example.createAgent(resolved.services);
+    const { services } = resolved;
+    const agent = example.createAgent(
+      atTerminal ? { ...services, approver: atTerminal.approver(services.approver) } : services,
+    );
     const { budget } = options;
     const saved = state
-      ? await startSavedRun(agent, { example, task, state, resolved, signal, budget, runId })
+      ? await startSavedRun(agent, {
+          example,
+          task,
+          state,
+          resolved,
+          signal,
+          budget,
+          runId,
+          startedBy,
+        })
       : undefined;
-    const stream = saved?.stream ?? agent.stream(task, { signal, budget, runId });
+    const stream =
+      saved?.stream ??
+      agent.stream(task, {
+        signal,
+        budget,
+        runId,
+        ...(startedBy !== undefined ? { startedBy } : {}),
+      });
     const { result, durationMs, approvalWaits } = await followRun(stream, progress);
     if (state && saved) {
       if (result.state === undefined) {
@@ -186,6 +236,38 @@ export async function runExample(
     await state?.close().catch(() => {});
     if (ownAuditLog && "close" in ownAuditLog) await ownAuditLog.close().catch(() => {});
   }
+}
+
+/** The approver directory of the run: the one given, the file named, or `SWITCHYARD_APPROVER_DIRECTORY`'s. */
+async function directoryOf(
+  options: Pick<RunExampleOptions, "approverDirectory" | "startedBy">,
+  io: CliIo,
+): Promise<ApproverDirectory | undefined> {
+  const directory = await givenApproverDirectory(options.approverDirectory, io.env);
+  if (options.startedBy !== undefined && directory === undefined) {
+    throw usageError(
+      `--started-by names a person of the approver directory, and there is none: give --approver-directory FILE (or set ${approverDirectoryVariable}) too.`,
+    );
+  }
+  if (
+    options.startedBy !== undefined &&
+    (await directory?.person(options.startedBy)) === undefined
+  ) {
+    throw usageError(
+      `--started-by "${escapeUntrustedText(options.startedBy)}" is nobody's id in the approver directory: give the id of the person the run is started for, as the directory's "people" name them.`,
+    );
+  }
+  return directory;
+}
+
+/** What the header adds about who may approve, with a directory: who started the run. */
+function directoryNote(startedBy: string | ApproverIdentity | undefined): string {
+  if (startedBy === undefined) return "";
+  const starter =
+    typeof startedBy === "string"
+      ? escapeUntrustedText(startedBy)
+      : `${escapeUntrustedText(startedBy.id)} (local user)`;
+  return `; counted only from people the approver directory allows, the run started by ${starter}`;
 }
 
 function describeApprovals(

@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent.js";
 import type { AgentStream } from "../agent/agent-stream.js";
+import type { ApproverIdentity } from "../agent/approval/approver-directory.js";
 import { newRunId } from "../agent/durable/run-id.js";
 import type { RunBudget } from "../agent/run-budget.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
@@ -21,6 +22,8 @@ export interface SavedRunContext {
   budget?: RunBudget | undefined;
   /** The run's id, as the command's header printed it. @default a new one */
   runId?: string | undefined;
+  /** Who starts the run (`RunOptions.startedBy`), when an approver directory judges its answers. */
+  startedBy?: string | ApproverIdentity | undefined;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function startSavedRun(
   agent: Agent,
   context: SavedRunContext,
 ): Promise<{ runId: string; stream: AgentStream }> {
-  const { example, task, state, resolved, signal, budget } = context;
+  const { example, task, state, resolved, signal, budget, startedBy } = context;
   const runId = context.runId ?? newRunId();
   const record = {
     format: cliRunRecordFormat,
@@ -50,7 +53,14 @@ export async function startSavedRun(
   try {
     return {
       runId,
-      stream: agent.stream(task, { signal, suspendOnApproval: true, runId, metadata, budget }),
+      stream: agent.stream(task, {
+        signal,
+        suspendOnApproval: true,
+        runId,
+        metadata,
+        budget,
+        ...(startedBy !== undefined ? { startedBy } : {}),
+      }),
     };
   } catch (error) {
     await state.records.delete(runId).catch(() => {});

@@ -1,4 +1,5 @@
 import type { Agent } from "../agent/agent.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import { describeThrown } from "../agent/describe-thrown.js";
 import { RunWorker, type RunWorkerOutcome } from "../agent/durable/run-worker.js";
 import { redactText } from "../internal/redact.js";
@@ -10,6 +11,7 @@ import { usageError } from "./command-error.js";
 import { createRunLogger } from "./create-run-logger.js";
 import type { ExampleDefinition } from "./example-definition.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
+import { givenApproverDirectory } from "./open-approver-directory.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import { stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
@@ -39,6 +41,13 @@ export interface WorkRunsOptions {
   pruneAfterMs?: number | undefined;
   /** Read approvals with changes, and offer them in new questions (`--allow-edits`). @default false */
   allowEdits?: boolean | undefined;
+  /**
+   * Who may approve (`--approver-directory FILE`): a directory, or the path
+   * of its JSON file. Give the one the runs were started with: who started
+   * each run is kept in it.
+   * @default the file `SWITCHYARD_APPROVER_DIRECTORY` names; else none
+   */
+  approverDirectory?: ApproverDirectory | string | undefined;
   /** @default the process's streams and environment */
   io?: CliIo | undefined;
   /** Stops the worker as a first SIGTERM does (resolves once the runs in hand are done). */
@@ -69,6 +78,7 @@ export async function workRuns(
     const settings = readServiceSettings(io.env);
     for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
     // Not prepared here: an unreachable database is reported at each poll, and the worker keeps trying.
+    const approverDirectory = await givenApproverDirectory(options.approverDirectory, io.env);
     const opened = await openRunStorage(io.env, { prepare: false });
     storage = opened;
     const logger = createRunLogger(io.env, io.stderr);
@@ -98,6 +108,7 @@ export async function workRuns(
           runStore: opened.store,
           stateKey: stateKeyOf(io.env),
           auditLog: opened.auditLog,
+          approverDirectory,
         });
         resolvedByExample.set(example.name, resolved);
       }

@@ -11,7 +11,9 @@ import type {
   ApprovalAuditRecord,
 } from "../agent/approval/approval-audit-record.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
+import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
+import { resolveRunStarter } from "../agent/approval/run-starter.js";
 import type { ApprovalContext, Approver } from "../agent/approver.js";
 import { InMemoryRunStore } from "../agent/durable/in-memory-run-store.js";
 import { newRunId } from "../agent/durable/run-id.js";
@@ -28,6 +30,7 @@ import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import type { AnyTool } from "../tools/tool.js";
 import { maxTimerMs } from "../tools/tool-timeout.js";
 import { elicitationApprover } from "./elicitation-approver.js";
+import { findHostUserProblem, hostUserOf, type McpHostUser } from "./mcp-host-user.js";
 import { mcpSdk } from "./mcp-sdk.js";
 import { toolAnnotations } from "./tool-annotations.js";
 
@@ -48,6 +51,28 @@ export interface McpServerOptions {
    * `serveMcpOverHttp`): a stateless HTTP server cannot carry the question back.
    */
   approver: Approver | "elicitation" | undefined;
+  /**
+   * Who the MCP host's user is: the person every call over MCP comes from
+   * (it is the host asking), and who answers its elicitation. A name (over
+   * stdio the host runs as one user), or a function naming the person behind
+   * each request from what the SDK knows of it (`authInfo`, when your HTTP
+   * server checked the request's token). Each call's run is started by
+   * `{ channel: "mcp", id: hostUser }`, and an elicitation's answer carries
+   * the same `answeredBy`; with `approverDirectory`, the person whose
+   * `identities.mcp` holds it.
+   * @default nobody named: without a directory, answers count as before;
+   * with one, elicitation refuses every gated call (`approver_not_allowed`)
+   */
+  hostUser?: McpHostUser | undefined;
+  /**
+   * Who may approve, as an agent's `approverDirectory`: the people, their
+   * roles and how each channel recognises them. With one, an answer counts
+   * only from a person the asking rule allows (its `roles`, `required`
+   * distinct people, and not the host's user who started the call unless
+   * the rule has `allowSelfApproval`), and every decision record names them.
+   * @default none: answers count as the approver gives them
+   */
+  approverDirectory?: ApproverDirectory | undefined;
   /**
    * With `approver: "elicitation"`, how long the host's user has to answer,
    * in milliseconds; then the call does not run (`expired`). The host's
@@ -142,7 +167,21 @@ export const defaultElicitationTimeoutMs = 600_000;
 export function createMcpServer(options: McpServerOptions): Server {
   const problems: string[] = [];
   const tools = collectTools(options.tools, problems);
-  const approvalPolicy = checkApprovalPolicy(options.approvalPolicy, tools, problems);
+  const { approverDirectory } = options;
+  const approvalPolicy = checkApprovalPolicy(
+    options.approvalPolicy,
+    tools,
+    problems,
+    approverDirectory !== undefined,
+  );
+  if (
+    approverDirectory !== undefined &&
+    missingMethods(approverDirectory, ["recognize", "person"]).length > 0
+  ) {
+    problems.push(
+      "approverDirectory must be an ApproverDirectory, with recognize(identity) and person(id): build one with approverDirectory({ people }) or loadApproverDirectory(path).",
+    );
+  }
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,
@@ -167,6 +206,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (value > maxTimerMs) problems.push(`${name} must be at most ${maxTimerMs} (about 24 days).`);
   }
   checkAuditOptions(options, problems);
+  const hostUserProblem = findHostUserProblem(options.hostUser);
+  if (hostUserProblem !== undefined) problems.push(hostUserProblem);
   if (
     options.approver !== undefined &&
     options.approver !== "elicitation" &&
@@ -232,6 +273,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         `There is no tool named "${name}"; the tools are ${[...tools.keys()].join(", ")}.`,
       );
     }
+    // The host's user asks for this call, and answers its elicitation.
+    const hostUser = await hostUserOf(options.hostUser, extra);
     const progressToken = request.params._meta?.progressToken;
     const progress =
       progressToken === undefined
@@ -247,12 +290,16 @@ export function createMcpServer(options: McpServerOptions): Server {
       type: "function",
       function: { name, arguments: JSON.stringify(request.params.arguments ?? {}) },
     };
+    // The host asks for the call: its user started it, and answers as themselves.
+    const startedBy =
+      hostUser === undefined ? undefined : ({ channel: "mcp", id: hostUser } as const);
     const journal = new RunJournal({
       runId: newRunId(),
       store: runStore,
       inProcess: true,
       maxSteps: 1,
       messages: [],
+      startedBy,
     });
     journal.openStep({ role: "assistant", content: null, tool_calls: [toolCall] });
     // Each decision's log line names the run its audit record is under (switchyard audit show).
@@ -267,6 +314,7 @@ export function createMcpServer(options: McpServerOptions): Server {
             secrets,
             timeoutMs: elicitationTimeoutMs,
             relatedRequestId: extra.requestId,
+            hostUser,
           })
         : ownApprover;
     try {
@@ -274,6 +322,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         tools,
         approver,
         bindInteraction,
+        approverDirectory,
+        starter: await resolveRunStarter(approverDirectory, startedBy),
         approvalPolicy,
         onApprovalExpired: "tell-model",
         audit: { ...audit, logger: callLogger },

@@ -7,6 +7,7 @@ import type {
   ApprovalContext,
   ApprovalDecision,
   Approver,
+  DecisionSource,
   RefusedDecision,
 } from "../agent/approver.js";
 import type { RefusalCode } from "../agent/refusal-code.js";
@@ -14,7 +15,9 @@ import { buildOnFirstUse } from "../internal/build-on-first-use.js";
 import { textDigest } from "../internal/canonical-json.js";
 import { loadZod } from "../internal/load-zod.js";
 import type { SecretRegistry } from "../internal/redact.js";
+import { escapeUntrustedText } from "../internal/untrusted-text.js";
 import { mcpSdk } from "./mcp-sdk.js";
+import { whoMayApproveLines } from "./who-may-approve-lines.js";
 
 /** Options of {@link elicitationApprover}. */
 export interface ElicitationApproverOptions {
@@ -28,6 +31,14 @@ export interface ElicitationApproverOptions {
    * so a host that never opens the optional GET stream is still asked.
    */
   relatedRequestId?: RequestId | undefined;
+  /**
+   * Who the host's user is, for this call (`createMcpServer`'s `hostUser`):
+   * their answer carries `answeredBy: { channel: "mcp", id: hostUser }`.
+   * When an approver directory judges the answer (the action says
+   * `whoMayApprove`) and the user is not known, nobody is asked: the call
+   * is refused `approver_not_allowed`.
+   */
+  hostUser?: string | undefined;
 }
 
 /** The longest note the person may write with their answer. */
@@ -92,10 +103,28 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
   async function elicit(action: ApprovalAction, context: ApprovalContext) {
     const unavailable = unavailableReason(server);
     if (unavailable !== undefined) return refused("approver_unavailable", unavailable);
+    const { hostUser } = options;
+    if (action.whoMayApprove !== undefined && hostUser === undefined) {
+      return refused(
+        "approver_not_allowed",
+        "This MCP server does not know who its host's user is (createMcpServer's hostUser named nobody for this request), so their answer could not count as anyone's in the approver directory; the call does not run. Give hostUser (switchyard mcp --host-user NAME).",
+      );
+    }
+    // The host's user started the call; a rule that excludes its starter leaves nobody to ask here.
+    if (action.whoMayApprove?.excluded !== undefined) {
+      return refused(
+        "self_approval",
+        `The MCP host's user (${escapeUntrustedText(action.whoMayApprove.excluded)} in the approver directory) started this call, and the rule asking does not let the person who started it approve it, so they were not asked; the call does not run. Someone else must approve it, through another approver (the messaging service).`,
+      );
+    }
     // The question is the agent's approval: it is named by the approval's id.
     const interactionId = action.approvalId;
     const message = elicitationMessage(action);
-    const source = { approverLink: "mcp-client", questionDigest: textDigest(message) };
+    const source = {
+      approverLink: "mcp-client",
+      questionDigest: textDigest(message),
+      ...(hostUser !== undefined ? { answeredBy: { channel: "mcp", id: hostUser } as const } : {}),
+    };
     let answer: unknown;
     try {
       answer = await server.elicitInput(
@@ -145,6 +174,7 @@ export function elicitationMessage(action: ApprovalAction): string {
     ...lines.details,
     ...lines.arguments,
     view.irreversible ? "This cannot be undone." : "This can be undone.",
+    ...whoMayApproveLines(action.whoMayApprove),
     "Approve runs this call once, exactly as shown; anything else refuses it.",
   ].join("\n");
 }
@@ -168,7 +198,7 @@ function judgeAnswer(
   answer: unknown,
   action: ApprovalAction,
   interactionId: string,
-  source: { approverLink: string; questionDigest: string },
+  source: DecisionSource,
   secrets: SecretRegistry,
 ): ApprovalDecision {
   const parsed = answerSchema().safeParse(answer);
@@ -186,7 +216,7 @@ function judgeAnswer(
       outcome: "approved",
       fingerprint: action.fingerprint,
       interactionId,
-      approvedBy: "the MCP host's user",
+      approvedBy: source.answeredBy?.id ?? "the MCP host's user",
       ...withNote,
       ...source,
     };
@@ -206,7 +236,7 @@ function failedQuestion(
   context: ApprovalContext,
   timeoutMs: number,
   interactionId: string,
-  source: { approverLink: string; questionDigest: string },
+  source: DecisionSource,
 ): ApprovalDecision {
   if (context.signal.aborted) {
     return {

@@ -9,6 +9,7 @@
  */
 export type { McpElicitationHandler } from "./answer-elicitations.js";
 export { createMcpServer, type McpServerOptions } from "./create-mcp-server.js";
+export type { McpHostUser, McpHostUserContext } from "./mcp-host-user.js";
 export { type McpToolsOptions, mcpTools } from "./mcp-tools.js";
 export {
   type McpHttpEndpoint,

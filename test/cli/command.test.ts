@@ -81,7 +81,7 @@ describe("the switchyard command, run as a user would", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      "switchyard: Unknown option --bogus for switchyard run; its options are --task TEXT, --approve ask|browser|approve|deny, --allow-edits, --no-wait, --max-tool-calls N, --max-tokens N, --extend-budget, --json, --help.\n",
+      "switchyard: Unknown option --bogus for switchyard run; its options are --task TEXT, --approve ask|browser|approve|deny, --allow-edits, --no-wait, --max-tool-calls N, --max-tokens N, --extend-budget, --approver-directory FILE, --started-by ID, --json, --help.\n",
     );
   });
 

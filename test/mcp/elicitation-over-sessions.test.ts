@@ -1,10 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -16,7 +12,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalAuditRecord } from "../../src/agent/approval/approval-audit-record.js";
 import { createMcpServer, type McpServerOptions } from "../../src/mcp/index.js";
-import { deleteOrderTool, textOf } from "./mcp-test-kit.js";
+import { deleteOrderTool, type SessionEndpoint, serveMcpSessions, textOf } from "./mcp-test-kit.js";
 
 /** What the tool was really run with. */
 const ran: string[] = [];
@@ -29,46 +25,15 @@ afterEach(async () => {
 
 const tools = [deleteOrderTool(ran)];
 
-/** An application's own Streamable HTTP endpoint with sessions, as the SDK's docs build one. */
-interface SessionEndpoint {
-  url: URL;
-  /** The methods of the requests the endpoint received, in order (`GET` would be the optional stream). */
-  methods: string[];
-}
-
+/** An application's own Streamable HTTP endpoint with sessions, serving the delete_order tool. */
 async function serveWithSessions(
   options: Partial<McpServerOptions> = {},
 ): Promise<SessionEndpoint> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const methods: string[] = [];
-  const httpServer: HttpServer = createServer((request, response) => {
-    methods.push(request.method ?? "");
-    const sessionId = request.headers["mcp-session-id"];
-    const known = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (known) {
-      known.handleRequest(request, response).catch(() => response.end());
-      return;
-    }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-    });
-    const server = createMcpServer({ tools, approver: "elicitation", ...options });
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(request, response))
-      .catch(() => response.end());
-  });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    await Promise.all([...sessions.values()].map((transport) => transport.close()));
-    httpServer.closeAllConnections();
-    await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-  });
-  const { port } = httpServer.address() as AddressInfo;
-  return { url: new URL(`http://127.0.0.1:${port}/mcp`), methods };
+  const endpoint = await serveMcpSessions(() =>
+    createMcpServer({ tools, approver: "elicitation", ...options }),
+  );
+  cleanups.push(endpoint.close);
+  return endpoint;
 }
 
 /**

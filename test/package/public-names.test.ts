@@ -331,6 +331,8 @@ const publicNames: Record<string, string[]> = {
   ],
   "./mcp": [
     "McpElicitationHandler",
+    "McpHostUser",
+    "McpHostUserContext",
     "McpHttpEndpoint",
     "McpServerOptions",
     "McpStdioConnection",

@@ -30,11 +30,14 @@ import { createRunLogger } from "../create-run-logger.js";
 import type { ExampleServices } from "../example-definition.js";
 import { exitCodes } from "../exit-codes.js";
 import { commandHelp } from "../help-text.js";
+import { localUserName } from "../local-user-name.js";
+import { openApproverDirectory } from "../open-approver-directory.js";
 import { openAuditLog } from "../open-state-directory.js";
 import type { McpArguments } from "../parse-arguments.js";
 import { readPackageVersion } from "../read-package-version.js";
 import { readServiceSettings } from "../read-service-settings.js";
 import { type ResolvedServices, resolveServices } from "../resolve-services.js";
+import { terminalAnswers } from "../terminal-answers.js";
 
 /** The environment variable holding the bearer token of `switchyard mcp --http`. */
 export const mcpTokenVariable = "SWITCHYARD_MCP_TOKEN";
@@ -79,6 +82,14 @@ export async function mcpCommand(
         settings.messaging !== undefined,
       );
   checkSimulatedApprovals(mode, settings);
+  const approverDirectory = await openApproverDirectory(args.approverDirectory, io.env);
+  // The host runs this command as its own user: a call over MCP is theirs, and so is the elicitation's answer.
+  const hostUser = args.hostUser ?? (approverDirectory !== undefined ? localUserName() : undefined);
+  // Answers typed here (--approve ask over HTTP) are the local user's.
+  const atTerminal =
+    approverDirectory !== undefined && mode === "ask"
+      ? terminalAnswers(localUserName())
+      : undefined;
   let answerer: TerminalAnswerer | undefined;
   let resolved: ResolvedServices | undefined;
   let endpoint: McpHttpEndpoint | undefined;
@@ -87,9 +98,11 @@ export async function mcpCommand(
   try {
     if (mode === "ask") answerer = terminalAnswerer({ input: io.stdin, output: io.stderr });
     // In the browser the person answers on the simulator's inbox page: the simulator itself never does.
-    const answer: AnswerMode =
-      answerer ??
-      (mode === "browser" ? "never" : (mode as Exclude<ApprovalMode, "ask" | "browser">));
+    const answer: AnswerMode = answerer
+      ? (atTerminal?.answerer(answerer) ?? answerer)
+      : mode === "browser"
+        ? "never"
+        : (mode as Exclude<ApprovalMode, "ask" | "browser">);
     const logger = createRunLogger(io.env, io.stderr);
     // The same trail as the runs of switchyard run, resume and worker (switchyard audit reads it).
     auditLog = openAuditLog(io.env);
@@ -100,7 +113,11 @@ export async function mcpCommand(
     const createServer = () =>
       createMcpServer({
         tools,
-        approver: elicit ? "elicitation" : services.approver,
+        approver: elicit
+          ? "elicitation"
+          : (atTerminal?.approver(services.approver) ?? services.approver),
+        ...(hostUser !== undefined ? { hostUser } : {}),
+        ...(approverDirectory !== undefined ? { approverDirectory } : {}),
         ...(args.elicitationTimeoutMs !== undefined
           ? { elicitationTimeoutMs: args.elicitationTimeoutMs }
           : {}),
@@ -131,6 +148,11 @@ export async function mcpCommand(
     const header = [
       `switchyard mcp: ${tools.length} tools (${sets.join(", ")}); services: ${origins}.`,
       `Approvals: ${approvals}.`,
+      ...(approverDirectory !== undefined
+        ? [
+            `Who may approve: the people of the approver directory, as each rule allows; each call is started by the MCP host's user ${hostUser}.`,
+          ]
+        : []),
       `Each approval decision is appended to the audit log ${auditLog.where}, and named here with its run (each call is a run of its own).`,
     ];
     if (!overHttp) {

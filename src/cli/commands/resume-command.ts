@@ -30,6 +30,7 @@ export async function resumeCommand(
     json: args.json,
     takeOver: args.takeOver,
     allowEdits: args.allowEdits,
+    approverDirectory: args.approverDirectory,
     io,
     handleSignals: true,
   });

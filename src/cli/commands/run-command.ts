@@ -37,6 +37,8 @@ export async function runCommand(
     noWait: args.noWait,
     allowEdits: args.allowEdits,
     budget: args.budget,
+    approverDirectory: args.approverDirectory,
+    startedBy: args.startedBy,
     json: args.json,
     io,
     handleSignals: true,

@@ -29,6 +29,7 @@ export async function workerCommand(
     maxRetryAfterMs: args.maxRetryAfterMs,
     pruneAfterMs: args.pruneAfterMs,
     allowEdits: args.allowEdits,
+    approverDirectory: args.approverDirectory,
     io,
     handleSignals: true,
   });
