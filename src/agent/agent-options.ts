@@ -9,7 +9,7 @@ import { findTimeoutProblem, maxTimerMs } from "../tools/tool-timeout.js";
 import type { ApprovalAuditLog, ApprovalAuditRecord } from "./approval/approval-audit-record.js";
 import { type ApprovalExpiryAction, approvalExpiryActions } from "./approval/approval-expiry.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "./approval/approval-policy.js";
-import type { ApproverDirectory } from "./approval/approver-directory.js";
+import { type ApproverDirectory, checkApproverDirectory } from "./approval/approver-directory.js";
 import type { CompiledApprovalPolicy } from "./approval/compile-approval-policy.js";
 import { redactingApprover } from "./approval/redacting-approver.js";
 import type { Approver } from "./approver.js";
@@ -364,18 +364,6 @@ export function resolveAgentOptions(
     maxToolResultChars,
     stateKey,
   };
-}
-
-/** `approverDirectory` must have `recognize` and `person` (and `withRoles`, when given, a function). */
-export function checkApproverDirectory(directory: unknown, problems: string[]): void {
-  if (directory === undefined) return;
-  const missing = missingMethods(directory, ["recognize", "person"]);
-  const withRoles = (directory as { withRoles?: unknown } | null)?.withRoles;
-  if (missing.length > 0 || (withRoles !== undefined && typeof withRoles !== "function")) {
-    problems.push(
-      `approverDirectory must be an ApproverDirectory: recognize(identity) and person(id) functions (and withRoles(roles), when given, a function)${missing.length > 0 ? `; it lacks ${missing.map((method) => `${method}()`).join(", ")}` : ""}. Build one with approverDirectory({ people }) or loadApproverDirectory(path).`,
-    );
-  }
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
 } from "../agent/approval/approval-audit-record.js";
 import { type ApprovalPolicy, checkApprovalPolicy } from "../agent/approval/approval-policy.js";
 import type { ApproverDirectory } from "../agent/approval/approver-directory.js";
+import { checkApproverDirectory } from "../agent/approval/approver-directory.js";
 import { redactingApprover } from "../agent/approval/redacting-approver.js";
 import { resolveRunStarter } from "../agent/approval/run-starter.js";
 import type { ApprovalContext, Approver } from "../agent/approver.js";
@@ -174,14 +175,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     problems,
     approverDirectory !== undefined,
   );
-  if (
-    approverDirectory !== undefined &&
-    missingMethods(approverDirectory, ["recognize", "person"]).length > 0
-  ) {
-    problems.push(
-      "approverDirectory must be an ApproverDirectory, with recognize(identity) and person(id): build one with approverDirectory({ people }) or loadApproverDirectory(path).",
-    );
-  }
+  checkApproverDirectory(approverDirectory, problems);
   const toolTimeoutMs = positiveInteger(options.toolTimeoutMs, 60_000, "toolTimeoutMs", problems);
   const maxToolResultChars = positiveInteger(
     options.maxToolResultChars,

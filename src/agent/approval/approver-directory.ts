@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { missingMethods } from "../../internal/missing-methods.js";
 
 /**
  * The channels a person answers on, each recognising them by its own
@@ -255,4 +256,16 @@ function checkDirectoryEntries(entries: unknown, at: string): ApproverPerson[] {
 
 function isText(value: unknown): value is string {
   return typeof value === "string" && value.trim() !== "" && value.length <= longestText;
+}
+
+/** `approverDirectory` must have `recognize` and `person` (and `withRoles`, when given, a function). */
+export function checkApproverDirectory(directory: unknown, problems: string[]): void {
+  if (directory === undefined) return;
+  const missing = missingMethods(directory, ["recognize", "person"]);
+  const withRoles = (directory as { withRoles?: unknown } | null)?.withRoles;
+  if (missing.length > 0 || (withRoles !== undefined && typeof withRoles !== "function")) {
+    problems.push(
+      `approverDirectory must be an ApproverDirectory: recognize(identity) and person(id) functions (and withRoles(roles), when given, a function)${missing.length > 0 ? `; it lacks ${missing.map((method) => `${method}()`).join(", ")}` : ""}. Build one with approverDirectory({ people }) or loadApproverDirectory(path).`,
+    );
+  }
 }

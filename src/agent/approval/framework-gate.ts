@@ -4,7 +4,6 @@ import { silentLogger } from "../../internal/logger.js";
 import { redactText, SecretRegistry, secretsOf } from "../../internal/redact.js";
 import type { JsonSchema } from "../../tools/json-schema.js";
 import type { ActionDescription, AnyTool, ToolContext, ToolTarget } from "../../tools/tool.js";
-import { checkApproverDirectory } from "../agent-options.js";
 import {
   type ApprovalRecord,
   type ApprovedRecord,
@@ -26,6 +25,7 @@ import { checkApprovalPolicy, decideByPolicy, policyRefusal } from "./approval-p
 import type { ApprovalPolicy } from "./approval-rule.js";
 import { checkApprovedEdit } from "./approved-edit.js";
 import type { ApproverDirectory, ApproverIdentity } from "./approver-directory.js";
+import { checkApproverDirectory } from "./approver-directory.js";
 import { type ApproverRequirement, requirementOf } from "./approver-requirement.js";
 import { type ApproverCheck, checkApprovers, whoMayApproveFor } from "./check-approvers.js";
 import { compileApprovalPolicy } from "./compile-approval-policy.js";
