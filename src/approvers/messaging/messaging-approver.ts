@@ -128,9 +128,12 @@ export class MessagingApprover implements Approver {
   async ask(actions: readonly ApprovalAction[], context: ApprovalContext): Promise<string> {
     const logger = this.#loggerFor(context);
     throwIfAborted(context.signal, actions.map((action) => action.toolName).join(", "));
-    // An action whose people the agent's directory names is put to them, each on a question of its own.
-    const toPeople = actions.filter((action) => action.whoMayApprove?.people !== undefined);
-    const toLinks = actions.filter((action) => action.whoMayApprove?.people === undefined);
+    // An action whose people the agent's directory names, with messaging links, is put to them, each
+    // on a question of its own. People the directory gives no messaging link answer elsewhere (the
+    // command line's terminal, say): their question goes to this approver's own links, and the
+    // gate judges whoever answers against the directory.
+    const toPeople = actions.filter(asksPeopleOnMessaging);
+    const toLinks = actions.filter((action) => !asksPeopleOnMessaging(action));
     const [people, links] = await Promise.all([
       Promise.all(toPeople.map((action) => this.#askPeople(action, context, logger))),
       toLinks.length === 0 ? [] : this.#askLinks(toLinks, context, logger),
@@ -1334,4 +1337,17 @@ function expiresAtOf(interaction: Interaction): number | undefined {
   const time =
     typeof interaction.expires_at === "string" ? Date.parse(interaction.expires_at) : Number.NaN;
   return Number.isNaN(time) ? undefined : time;
+}
+
+/**
+ * Whether the question about `action` goes to the people its
+ * `whoMayApprove` lists: when the directory lists them and gives any of
+ * them (or of the escalation's people) a messaging link.
+ */
+function asksPeopleOnMessaging(action: ApprovalAction): boolean {
+  const who = action.whoMayApprove;
+  if (who?.people === undefined) return false;
+  return [...who.people, ...(who.escalation?.people ?? [])].some(
+    (person) => (person.identities.messaging?.length ?? 0) > 0,
+  );
 }

@@ -133,7 +133,11 @@ describe("MessagingApprover: asking the people of a directory", () => {
 
   it("refuses, asking nobody, a question that would go to more people than one question may", async () => {
     const crowd = approverDirectory({
-      people: Array.from({ length: 101 }, (_, index) => ({ id: `p${index}`, roles: ["oncall"] })),
+      people: Array.from({ length: 101 }, (_, index) => ({
+        id: `p${index}`,
+        roles: ["oncall"],
+        identities: { messaging: [`sl_p${index}`] },
+      })),
     });
     const asked: ApprovalAction = {
       ...action(),
