@@ -12,6 +12,7 @@ import {
   checkSimulatedApprovals,
   simulatedApprovalMode,
 } from "./approval-mode.js";
+import { askSimulatorLink } from "./ask-simulator-link.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { checkServices } from "./check-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
@@ -182,9 +183,15 @@ export async function runExample(
     await checkServices(resolved, servicesUsedBy(example), signal);
 
     const { services } = resolved;
-    const agent = example.createAgent(
-      atTerminal ? { ...services, approver: atTerminal.approver(services.approver) } : services,
-    );
+    // With a directory, the simulator's one link is asked, not the links the directory names.
+    const onSimulator =
+      approverDirectory !== undefined && !settings.messaging
+        ? askSimulatorLink(services.approver)
+        : services.approver;
+    const agent = example.createAgent({
+      ...services,
+      approver: atTerminal ? atTerminal.approver(onSimulator) : onSimulator,
+    });
     const { budget } = options;
     const saved = state
       ? await startSavedRun(agent, {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ApprovalAuditRecord } from "../../agent/approval/approval-audit-record.js";
+import type { Approver } from "../../agent/approver.js";
 import { formatDuration } from "../../approvers/messaging/approval-refusal.js";
 import { createMcpServer, defaultElicitationTimeoutMs } from "../../mcp/create-mcp-server.js";
 import {
@@ -23,6 +24,7 @@ import {
   checkSimulatedApprovals,
   simulatedApprovalMode,
 } from "../approval-mode.js";
+import { askSimulatorLink } from "../ask-simulator-link.js";
 import type { CliIo } from "../cli-io.js";
 import { CommandError, usageError } from "../command-error.js";
 import { findCommandSpec, mcpToolSetNames } from "../command-specs.js";
@@ -110,12 +112,18 @@ export async function mcpCommand(
     const services = resolved.services;
     const sets = args.tools ?? mcpToolSetNames;
     const tools = sets.flatMap((set): AnyTool[] => toolSets[set](services));
+    // With a directory, the simulator's one link is asked, not the links the directory names.
+    const approverOnSimulator = (approver: Approver): Approver => {
+      const asked =
+        approverDirectory !== undefined && !settings.messaging
+          ? askSimulatorLink(approver)
+          : approver;
+      return atTerminal?.approver(asked) ?? asked;
+    };
     const createServer = () =>
       createMcpServer({
         tools,
-        approver: elicit
-          ? "elicitation"
-          : (atTerminal?.approver(services.approver) ?? services.approver),
+        approver: elicit ? "elicitation" : approverOnSimulator(services.approver),
         ...(hostUser !== undefined ? { hostUser } : {}),
         ...(approverDirectory !== undefined ? { approverDirectory } : {}),
         ...(args.elicitationTimeoutMs !== undefined
