@@ -12,7 +12,9 @@ const elapsedInExpect = /expect\(\s*(elapsed|duration|took)\w*\s*\)/i;
 function testFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === "fixtures" ? [] : testFiles(path);
+    if (entry.isDirectory()) {
+      return entry.name === "fixtures" || entry.name === "node_modules" ? [] : testFiles(path);
+    }
     return entry.name.endsWith(".ts") ? [path] : [];
   });
 }
