@@ -1,5 +1,5 @@
+import { wrapApprover } from "../agent/approval/wrap-approver.js";
 import type { ApprovalAction, Approver } from "../agent/approver.js";
-import { attachSecrets, secretsOf } from "../internal/redact.js";
 
 /**
  * The approver of the messaging simulator, with an approver directory: the
@@ -11,15 +11,7 @@ import { attachSecrets, secretsOf } from "../internal/redact.js";
  * the directory as the channel recognised it.
  */
 export function askSimulatorLink(approver: Approver): Approver {
-  const asked: Approver = {
-    ask: (actions, context) => approver.ask(actions.map(withoutPeople), context),
-    read: (ticket, actions, context) => approver.read(ticket, actions.map(withoutPeople), context),
-    ...(typeof approver.peek === "function"
-      ? { peek: (ticket, approvalIds, context) => approver.peek!(ticket, approvalIds, context) }
-      : {}),
-  };
-  attachSecrets(asked, secretsOf(approver));
-  return asked;
+  return wrapApprover(approver, { action: withoutPeople });
 }
 
 /** The action with `whoMayApprove` naming roles and counts only, no people to route to. */

@@ -1,6 +1,6 @@
 import type { ApproverIdentity } from "../agent/approval/approver-directory.js";
+import { wrapApprover } from "../agent/approval/wrap-approver.js";
 import type { ApprovalDecision, Approver } from "../agent/approver.js";
-import { attachSecrets, secretsOf } from "../internal/redact.js";
 import type { AnswerFunction } from "../simulators/messaging/answer-mode.js";
 
 /**
@@ -35,17 +35,6 @@ export function terminalAnswers(user: string): TerminalAnswers {
       if (choice !== undefined) answered.add(question.interaction_id);
       return choice;
     },
-    approver: (approver) => {
-      const marked: Approver = {
-        ask: (actions, context) => approver.ask(actions, context),
-        read: async (ticket, actions, context) =>
-          (await approver.read(ticket, actions, context)).map(mark),
-        ...(typeof approver.peek === "function"
-          ? { peek: (ticket, approvalIds, context) => approver.peek!(ticket, approvalIds, context) }
-          : {}),
-      };
-      attachSecrets(marked, secretsOf(approver));
-      return marked;
-    },
+    approver: (approver) => wrapApprover(approver, { decision: mark }),
   };
 }

@@ -1,6 +1,7 @@
-import { attachSecrets, type SecretRegistry, secretsOf } from "../../internal/redact.js";
-import type { ApprovalAction, Approver } from "../approver.js";
+import type { SecretRegistry } from "../../internal/redact.js";
+import type { Approver } from "../approver.js";
 import { showApprovalAction } from "../build-approval-action.js";
+import { wrapApprover } from "./wrap-approver.js";
 
 /**
  * `approver` as an agent uses it: every action it is shown (asked about, or
@@ -12,16 +13,9 @@ import { showApprovalAction } from "../build-approval-action.js";
  * passed through.
  */
 export function redactingApprover(approver: Approver, secrets: SecretRegistry): Approver {
-  const shown = (actions: readonly ApprovalAction[]) =>
-    actions.map((action) => showApprovalAction(action, secrets));
-  const wrapped: Approver = {
-    ask: (actions, context) => approver.ask(shown(actions), context),
-    read: (ticket, actions, context) => approver.read(ticket, shown(actions), context),
-    ...(typeof approver.peek === "function"
-      ? { peek: (ticket, approvalIds, context) => approver.peek!(ticket, approvalIds, context) }
-      : {}),
-  };
-  attachSecrets(wrapped, secretsOf(approver));
+  const wrapped = wrapApprover(approver, {
+    action: (action) => showApprovalAction(action, secrets),
+  });
   givenApprovers.set(wrapped, unwrappedApprover(approver));
   return wrapped;
 }
