@@ -10,7 +10,8 @@ import type { RefusalCode } from "./refusal-code.js";
 export interface ApprovalAction {
   /**
    * The agent's id of this approval, minted when the action reached the
-   * gate (the run's id, `.`, 128 random bits): unguessable, and bound by
+   * gate (the run's id, `.`, 128 bits derived from the run's secret
+   * random seed): unguessable, and bound by
    * the run's state to this run, call and fingerprint. The approval is
    * spent under it, once. An approver names its question by it and never
    * mints an id of its own.

@@ -86,7 +86,7 @@ export async function resolveRunStarter(
   };
 }
 
-/** Whether what a directory gave is a person the gate can judge by: an id, a name and roles. */
+/** Whether what a directory gave is a person the gate can judge by: an id and roles (a name and identities are not checked). */
 export function isPerson(value: unknown): value is ApproverPerson {
   const { id, roles } = (value ?? {}) as Partial<ApproverPerson>;
   return (

@@ -134,8 +134,6 @@ class ChatEventIterator implements AsyncIterator<ChatStreamEvent> {
       this.#reject(closedEarly());
       await this.#source.return(undefined as never);
     }
-    // Settles the answer even when the loop ended before its first event; a no-op otherwise.
-    this.#reject(closedEarly());
     return { done: true, value: undefined };
   }
 
