@@ -4,7 +4,7 @@ import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
 import {
   type ApproverIdentity,
-  approverChannels,
+  isApproverIdentity,
   type RecognisedApprover,
 } from "./approval/approver-directory.js";
 import { sameFingerprint } from "./approval/fingerprint-check.js";
@@ -432,18 +432,6 @@ function approverIdentitiesOf(approvers: unknown): ApproverIdentity[] | undefine
     if (identity) identities.set(`${identity.channel}\u0000${identity.id}`, identity);
   }
   return [...identities.values()];
-}
-
-/** Whether `value` is a channel identity `{ channel, id }` (plain strings, a known channel). */
-export function isApproverIdentity(value: unknown): value is ApproverIdentity {
-  const { channel, id } = (value ?? {}) as Record<string, unknown>;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (approverChannels as readonly unknown[]).includes(channel) &&
-    typeof id === "string" &&
-    id !== ""
-  );
 }
 
 /** Where an answer came from, for the audit trail: plain strings only. */

@@ -25,6 +25,18 @@ export interface ApproverIdentity {
   id: string;
 }
 
+/** Whether `value` is a channel identity `{ channel, id }` (plain strings, a known channel). */
+export function isApproverIdentity(value: unknown): value is ApproverIdentity {
+  const { channel, id } = (value ?? {}) as Record<string, unknown>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (approverChannels as readonly unknown[]).includes(channel) &&
+    typeof id === "string" &&
+    id !== ""
+  );
+}
+
 /**
  * A person who answered, as every decision record names them (audit
  * record, `onApprovalDecided`, the call's approval record): their directory
@@ -254,7 +266,8 @@ function checkDirectoryEntries(entries: unknown, at: string): ApproverPerson[] {
   return people;
 }
 
-function isText(value: unknown): value is string {
+/** Whether `value` is a directory text: non-empty, at most 200 characters. */
+export function isText(value: unknown): value is string {
   return typeof value === "string" && value.trim() !== "" && value.length <= longestText;
 }
 

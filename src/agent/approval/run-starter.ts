@@ -6,6 +6,8 @@ import {
   type ApproverIdentity,
   type ApproverPerson,
   approverChannels,
+  isApproverIdentity,
+  isText,
 } from "./approver-directory.js";
 
 /**
@@ -21,31 +23,19 @@ export interface RunStarter {
   identity?: ApproverIdentity;
 }
 
-/** The longest `startedBy` id or evidence taken. */
-const longestStarter = 200;
-
 /**
  * What is wrong with a `startedBy` value (`RunOptions.startedBy`, a saved
  * state's): `undefined` when it is a directory id or a channel identity.
  */
 export function findStartedByProblem(value: unknown): string | undefined {
   if (typeof value === "string") {
-    return value.trim() === "" || value.length > longestStarter
-      ? `must be a person's id in the approver directory (a non-empty string of at most ${longestStarter} characters)`
-      : undefined;
+    return isText(value)
+      ? undefined
+      : "must be a person's id in the approver directory (a non-empty string of at most 200 characters)";
   }
-  const { channel, id } = (value ?? {}) as Partial<ApproverIdentity>;
-  if (
-    typeof value !== "object" ||
-    value === null ||
-    !(approverChannels as readonly unknown[]).includes(channel) ||
-    typeof id !== "string" ||
-    id.trim() === "" ||
-    id.length > longestStarter
-  ) {
-    return `must be a person's id in the approver directory, or a channel identity { channel: ${approverChannels.map((name) => `"${name}"`).join(" | ")}, id: "..." }`;
-  }
-  return undefined;
+  return isApproverIdentity(value) && isText(value.id)
+    ? undefined
+    : `must be a person's id in the approver directory, or a channel identity { channel: ${approverChannels.map((name) => `"${name}"`).join(" | ")}, id: "..." }`;
 }
 
 /**
