@@ -189,6 +189,7 @@ describe("a page that drops its connection, then tries again, behind CopilotKit'
     const page = frontEndFor(copilotKit, runtimeUrl, "ada");
     const asking = page.send({ message: "Delete rec_1" });
     await inModel.opened;
+    await page.responded();
     page.drop();
     const dropped = await asking;
     expect(dropped.error?.code).toBe("abort");
@@ -229,6 +230,7 @@ describe("a page that drops its connection, then tries again, behind CopilotKit'
     const interrupt = asked.interrupts[0]!;
     const sending = page.send({ resume: [approve(interrupt)] });
     await answering.opened;
+    await page.responded();
     page.drop();
     expect((await sending).error?.code).toBe("abort");
     release.open();
@@ -260,6 +262,7 @@ describe("a page that drops its connection, then tries again, behind CopilotKit'
     const interrupt = asked.interrupts[0]!;
     const sending = page.send({ resume: [approve(interrupt)] });
     await inTool.opened;
+    await page.responded();
     page.drop();
     expect((await sending).error?.code).toBe("abort");
     // The page still holds the question: it never saw the run end.

@@ -134,6 +134,12 @@ export interface FrontEnd {
   send(input: { message?: string; resume?: ResumeEntry[] }): Promise<FrontEndRun>;
   /** Joins the thread again as a reopened page does (`/connect`): what the runtime replays. */
   reconnect(): Promise<FrontEndRun>;
+  /**
+   * Resolves once the runtime has answered the page's latest request with its
+   * headers. CopilotKit's client reports a drop after that as a run that ended
+   * `abort`; a drop before it ends the run with no event at all.
+   */
+  responded(): Promise<void>;
   /** Cuts the requests in flight, as a network failure or a closed tab does. */
   drop(): void;
 }
@@ -152,9 +158,12 @@ export function frontEndFor(
   threadId?: string,
 ): FrontEnd {
   let connection = new AbortController();
+  let latest: Promise<unknown> = Promise.resolve();
   const droppable: typeof fetch = (input, init) => {
     const signals = [connection.signal, ...(init?.signal ? [init.signal] : [])];
-    return fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    const response = fetch(input, { ...init, signal: AbortSignal.any(signals) });
+    latest = response.catch(() => undefined);
+    return response;
   };
   const core = new copilotKit.CopilotKitCore({ runtimeUrl, headers: {} });
   const agent = new copilotKit.ProxiedCopilotRuntimeAgent({
@@ -197,6 +206,9 @@ export function frontEndFor(
       );
     },
     reconnect: () => observe(() => core.connectAgent({ agent })),
+    responded: async () => {
+      await latest;
+    },
     drop: () => {
       connection.abort();
       connection = new AbortController();
