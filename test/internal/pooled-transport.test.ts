@@ -108,6 +108,32 @@ describe("the default transport", () => {
   });
 });
 
+describe("idle connections", () => {
+  it("are closed once idle past the service's Keep-Alive timeout (less a second), never while a request uses them", async () => {
+    let answerAfterMs = 0;
+    const server = await serve((_request, response) => {
+      setTimeout(() => {
+        response.writeHead(200, { "content-type": "application/json", "keep-alive": "timeout=2" });
+        response.end("{}");
+      }, answerAfterMs);
+    });
+    // The server itself would wait much longer: a close within seconds is the client's.
+    (servers.at(-1) as Server).keepAliveTimeout = 60_000;
+    // A pool of its own (pools are shared by clients with the same cap).
+    const http = new HttpClient({ baseUrl: server.url, maxConnections: 5 });
+    await http.requestJson({ method: "GET", path: "/" });
+    // Slower than the idle limit (one second), on the same connection: in use, it stays open.
+    answerAfterMs = 1_500;
+    await http.requestJson({ method: "GET", path: "/slow" });
+    expect(server.opened()).toBe(1);
+    for (let attempt = 0; attempt < 200 && server.openNow() > 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(server.openNow()).toBe(0);
+    expect(server.opened()).toBe(1);
+  });
+});
+
 describe("ending a request", () => {
   /** Counts the AbortControllers made while `work` runs. */
   async function countControllers(work: () => Promise<unknown>): Promise<number> {

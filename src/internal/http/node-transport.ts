@@ -1,4 +1,5 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { Socket } from "node:net";
 import {
   type BodyReader,
   checkDeclaredLength,
@@ -14,7 +15,7 @@ type Protocol = "http:" | "https:";
  * Idle connections are closed after this long: under the 5 s keep-alive of
  * Node's own servers, so a reused connection is rarely one the service is
  * closing at that moment. A service that announces a shorter
- * `Keep-Alive: timeout=` is heeded by the agent.
+ * `Keep-Alive: timeout=` is heeded, a second early, as Node's agent does.
  */
 const idleConnectionTimeoutMs = 4_000;
 
@@ -46,12 +47,58 @@ function poolOf(protocol: Protocol, maxConnections: number): Pool {
       maxSockets: maxConnections,
       maxFreeSockets: maxConnections,
       scheduling: "lifo",
-      timeout: idleConnectionTimeoutMs,
     });
+    closeWhenIdle(agent);
     pool = { agent, request: module.request as Pool["request"] };
     pools.set(key, pool);
   }
   return pool;
+}
+
+/**
+ * Times a pooled connection only while it is idle: the agent closes a free
+ * connection whose timer fires. The agent's own `timeout` option would
+ * time it while a request uses it too, at a cost on every request (a
+ * listener added and removed, the timer pushed back on every read and
+ * write) for a timer nothing reads then: a slow answer is the request's
+ * own timeout's to end.
+ */
+function closeWhenIdle(agent: Agent): void {
+  // Node's returns whether the connection is kept; its types say void.
+  const keepSocketAlive = agent.keepSocketAlive as (this: Agent, socket: Socket) => boolean;
+  agent.keepSocketAlive = function keepIdleSocketAlive(this: Agent, socket: Socket): boolean {
+    if (!keepSocketAlive.call(this, socket)) return false;
+    socket.setTimeout(idleTimeoutOf(socket));
+    return true;
+  };
+  const reuseSocket = agent.reuseSocket;
+  agent.reuseSocket = function reuseIdleSocket(
+    this: Agent,
+    socket: Socket,
+    request: ClientRequest,
+  ): void {
+    socket.setTimeout(0);
+    reuseSocket.call(this, socket, request);
+  };
+}
+
+const keepAliveTimeoutPattern = /^timeout=(\d{1,9})/;
+
+/**
+ * How long a connection may stay idle: {@link idleConnectionTimeoutMs}, or a
+ * second less than the `Keep-Alive: timeout=` of the answer it just carried
+ * when that is shorter. (An announced second or less: Node's agent does not
+ * keep the connection at all.)
+ */
+function idleTimeoutOf(socket: Socket): number {
+  // The answer is still the socket's while the agent decides to keep it:
+  // Node's own keepSocketAlive reads the same header there.
+  const answer = (socket as Socket & { _httpMessage?: { res?: IncomingMessage } })._httpMessage
+    ?.res;
+  const hint = answer?.headers["keep-alive"];
+  const seconds = typeof hint === "string" ? keepAliveTimeoutPattern.exec(hint)?.[1] : undefined;
+  if (seconds === undefined) return idleConnectionTimeoutMs;
+  return Math.max(1, Math.min(idleConnectionTimeoutMs, Number(seconds) * 1000 - 1000));
 }
 
 /** Where a request goes, as `http.request` takes it, for the last few addresses. */
