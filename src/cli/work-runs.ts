@@ -13,7 +13,7 @@ import type { ExampleDefinition } from "./example-definition.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { givenApproverDirectory } from "./open-approver-directory.js";
 import { openRunStorage, type RunStorage } from "./open-run-storage.js";
-import { stateKeyOf } from "./open-state-directory.js";
+import { beginAuditTrail, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { reportError } from "./report-error.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
@@ -152,6 +152,17 @@ export async function workRuns(
         );
       },
     });
+    // A keyed or signed trail begins now, as `switchyard run` begins it, so a
+    // fresh one verifies as empty before the first decision. One that cannot
+    // be begun yet (its database not reached) is said and tried again by
+    // the first decision, which fails closed until it can be written.
+    try {
+      await beginAuditTrail(io.env, opened.auditLog);
+    } catch (error) {
+      io.stderr.write(
+        `switchyard worker: ${escapeUntrustedText(redactText(describeThrown(error)))}; each decision tries again, and no approved call runs until it is recorded.\n`,
+      );
+    }
     io.stderr.write(
       `switchyard worker ${worker.owner}: resuming due runs from ${opened.where} (${opened.variable}), ${concurrency} at a time. SIGTERM or Ctrl-C stops taking runs (a second time: release them to other workers and quit).\n`,
     );

@@ -2,6 +2,7 @@ import { createHash, generateKeyPairSync } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import pg from "pg";
 import type { RunReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
@@ -15,6 +16,7 @@ import { auditLogExists, JsonlAuditLog } from "../../src/stores/jsonl-audit-log.
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
 import { simulatorVariables } from "./simulator-variables.js";
+import { finished, spawnScript } from "./spawn-switchyard.js";
 
 let simulators: Simulators;
 const directories: string[] = [];
@@ -697,6 +699,31 @@ describe("switchyard audit: a signed trail anyone can check, and what an attacke
       unverifiedKey: fingerprint,
     });
   });
+
+  it("in PostgreSQL: a worker begins a fresh signed trail when it starts, which then verifies empty", async () => {
+    const trail = await signingEnvironment();
+    const database = {
+      SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+      SWITCHYARD_DATABASE_SCHEMA: uniqueSchema("audit_fresh_worker"),
+    };
+    const worker = spawnScript("src/cli/main.ts", ["worker", "--poll-interval", "20ms"], {
+      ...trail.writer,
+      ...database,
+    });
+    const done = finished(worker);
+    await new Promise<void>((resolve) => {
+      createInterface({ input: worker.stderr! }).on("line", (line) => {
+        if (line.includes("resuming due runs")) resolve();
+      });
+    });
+    worker.kill("SIGTERM");
+    const { stderr } = await done;
+    const verified = await switchyard(["audit", "verify", "--public-key", trail.publicKeyFile], {
+      ...trail.auditor,
+      ...database,
+    });
+    expect(verified.stdout, stderr).toMatch(/^intact: no decisions yet/);
+  }, 60_000);
 
   it("in PostgreSQL: a run begins a fresh signed trail, which verifies empty before any decision is written", async () => {
     const trail = await signingEnvironment();
