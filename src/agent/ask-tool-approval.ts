@@ -12,7 +12,7 @@ import {
   whoMayApproveFor,
 } from "./approval/check-approvers.js";
 import { unwrappedApprover } from "./approval/redacting-approver.js";
-import { consultApprover } from "./approval-gate.js";
+import { consultApprover, gateRefusal } from "./approval-gate.js";
 import type { ApprovalContext, Approver } from "./approver.js";
 
 /** What a tool asks a person to approve mid-call (see `ToolContext.askApproval`). */
@@ -64,17 +64,23 @@ export async function askToolApproval(
     arguments: request.arguments,
     fingerprint: actionFingerprint(request.toolName, request.arguments),
     description: request.description,
-    ...(whoMayApprove ? { whoMayApprove } : {}),
+    ...(whoMayApprove && !("failed" in whoMayApprove) ? { whoMayApprove } : {}),
   };
   const requestedAt = new Date();
-  const [answered] = await consultApprover({
-    approver: asker.approver,
-    actions: [action],
-    signal: asker.signal,
-    logger: asker.logger,
-    ...(asker.runId !== undefined ? { runId: asker.runId } : {}),
-    ...(asker.bindInteraction !== undefined ? { bindInteraction: asker.bindInteraction } : {}),
-  });
+  // Nobody is asked when the directory could not say whom.
+  const [answered] =
+    whoMayApprove && "failed" in whoMayApprove
+      ? [gateRefusal(action, "approver_error", whoMayApprove.failed)]
+      : await consultApprover({
+          approver: asker.approver,
+          actions: [action],
+          signal: asker.signal,
+          logger: asker.logger,
+          ...(asker.runId !== undefined ? { runId: asker.runId } : {}),
+          ...(asker.bindInteraction !== undefined
+            ? { bindInteraction: asker.bindInteraction }
+            : {}),
+        });
   const asked =
     check && (answered?.outcome === "approved" || answered?.outcome === "refused")
       ? await checkApprovers(answered, check)

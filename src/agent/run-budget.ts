@@ -22,6 +22,7 @@ import {
   type ApprovalRecord,
   type ApprovedRecord,
   consultApprover,
+  gateRefusal,
   type PendingRecord,
   type RefusedRecord,
 } from "./approval-gate.js";
@@ -309,23 +310,35 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
     logger: context.audit.logger,
   };
   const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
+  const failed = whoMayApprove && "failed" in whoMayApprove ? whoMayApprove.failed : undefined;
   // The question's one view, built here as the gate builds a tool call's.
   const action = showApprovalAction(
-    { ...extensionAction(context, next.calls), ...(whoMayApprove ? { whoMayApprove } : {}) },
+    {
+      ...extensionAction(context, next.calls),
+      ...(whoMayApprove && !("failed" in whoMayApprove) ? { whoMayApprove } : {}),
+    },
     context.secrets,
   );
   const { stepNumber } = next;
-  context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
+  if (failed === undefined) {
+    context.emit({ type: "approval-request", stepNumber, toolCallId: action.toolCallId, action });
+  }
   const requestedAt = new Date();
-  // Never pending: this question is waited for (allowPending unset).
-  const [answered] = (await consultApprover({
-    approver: context.approver,
-    actions: [action],
-    signal: context.signal,
-    logger: context.audit.logger,
-    ...(context.runId !== undefined ? { runId: context.runId } : {}),
-    ...(context.bindInteraction !== undefined ? { bindInteraction: context.bindInteraction } : {}),
-  })) as [Exclude<ApprovalRecord, PendingRecord>];
+  // Never pending: this question is waited for (allowPending unset). Nobody is asked when the
+  // directory could not say whom.
+  const [answered] =
+    failed !== undefined
+      ? [gateRefusal(action, "approver_error", failed)]
+      : ((await consultApprover({
+          approver: context.approver,
+          actions: [action],
+          signal: context.signal,
+          logger: context.audit.logger,
+          ...(context.runId !== undefined ? { runId: context.runId } : {}),
+          ...(context.bindInteraction !== undefined
+            ? { bindInteraction: context.bindInteraction }
+            : {}),
+        })) as [Exclude<ApprovalRecord, PendingRecord>]);
   const gated =
     check && answered.outcome !== "expired" ? await checkApprovers(answered, check) : answered;
   const decision = await publishApprovalDecision(

@@ -79,6 +79,18 @@ export interface ApproverPerson {
  * provider's groups, say): `recognize` is all the gate needs to judge an
  * answer; `withRoles` lets a channel that reaches people itself (messaging)
  * ask the right ones.
+ *
+ * Every person your own directory gives is checked whole, by the rules
+ * `approverDirectory` checks its people by: a non-empty `id` and `name` of
+ * at most 200 characters, `roles` a list of role names, `identities` an
+ * object of channel evidence lists (`{}` for none). Anything else fails
+ * closed, with a message naming the method and the field: from `recognize`
+ * judging an answer, the action is refused `approver_error`; from
+ * `withRoles`, one malformed person makes the whole list an
+ * `approver_error` (nobody is asked; a person dropped from the list would
+ * change who is asked); from `person` or `recognize` resolving
+ * `startedBy`, the run fails at its start with a `ConfigurationError`.
+ * `undefined` (or `null`) is nobody.
  */
 export interface ApproverDirectory {
   /** The person this channel evidence belongs to; `undefined` when nobody in the directory. */
@@ -199,59 +211,26 @@ function checkDirectoryEntries(entries: unknown, at: string): ApproverPerson[] {
   const owners = new Map<string, string>();
   list.forEach((entry: unknown, index) => {
     const where = `${at}.people[${index}]`;
-    if (typeof entry !== "object" || entry === null) {
-      problems.push(`${where} must be an object { id, name, roles, identities }`);
-      return;
-    }
-    const { id, name, roles, identities } = entry as ApproverPersonEntry;
-    if (!isText(id)) {
-      problems.push(`${where}.id must be a non-empty string of at most ${longestText} characters`);
-      return;
-    }
+    problems.push(...findPersonProblems(entry, where, { whole: false }));
+    const { id, name, roles, identities } = (entry ?? {}) as ApproverPersonEntry;
+    if (typeof entry !== "object" || entry === null || !isText(id)) return;
     if (ids.has(id))
       problems.push(`${where}.id "${id}" is used by another person; ids must be unique`);
     ids.add(id);
-    if (name !== undefined && !isText(name)) {
-      problems.push(
-        `${where}.name must be a non-empty string of at most ${longestText} characters`,
-      );
-    }
-    if (roles !== undefined && (!Array.isArray(roles) || !roles.every(isText))) {
-      problems.push(`${where}.roles must be a list of role names, e.g. ["oncall"]`);
-    }
     const channels: Partial<Record<ApproverChannel, readonly string[]>> = {};
-    if (identities !== undefined) {
-      if (typeof identities !== "object" || identities === null || Array.isArray(identities)) {
-        problems.push(
-          `${where}.identities must be an object such as { messaging: ["sl_..."], agUi: ["alice@example.com"], mcp: ["alice"], terminal: ["alice"] }`,
-        );
-      } else {
-        for (const [channel, evidence] of Object.entries(identities)) {
-          if (!(approverChannels as readonly string[]).includes(channel)) {
-            problems.push(
-              `${where}.identities.${channel} is not a channel; the channels are ${approverChannels.join(", ")}`,
-            );
-            continue;
-          }
-          if (!Array.isArray(evidence) || !evidence.every(isText)) {
-            problems.push(
-              `${where}.identities.${channel} must be a list of strings (each at most ${longestText} characters)`,
-            );
-            continue;
-          }
-          for (const value of evidence) {
-            const key = evidenceKey({ channel: channel as ApproverChannel, id: value });
-            const owner = owners.get(key);
-            if (owner !== undefined && owner !== id) {
-              problems.push(
-                `${where}.identities.${channel} "${value}" is also ${owner}'s: one channel identity recognises one person`,
-              );
-            }
-            owners.set(key, id);
-          }
-          channels[channel as ApproverChannel] = Object.freeze([...evidence]);
+    for (const [channel, evidence] of channelEntries(identities)) {
+      if (!isChannel(channel) || !isTextList(evidence)) continue;
+      for (const value of evidence) {
+        const key = evidenceKey({ channel, id: value });
+        const owner = owners.get(key);
+        if (owner !== undefined && owner !== id) {
+          problems.push(
+            `${where}.identities.${channel} "${value}" is also ${owner}'s: one channel identity recognises one person`,
+          );
         }
+        owners.set(key, id);
       }
+      channels[channel] = Object.freeze([...evidence]);
     }
     people.push(
       Object.freeze({
@@ -264,6 +243,87 @@ function checkDirectoryEntries(entries: unknown, at: string): ApproverPerson[] {
   });
   if (problems.length > 0) throw new ConfigurationError(problems);
   return people;
+}
+
+/**
+ * What is wrong with a person by the directory's rules, each problem named
+ * at `where`: an object with an id, and a name, roles and identities that
+ * are right. `whole`: all of them must be there (what a directory gives);
+ * otherwise a name, roles and identities may be left out (an entry).
+ */
+function findPersonProblems(
+  entry: unknown,
+  where: string,
+  { whole }: { whole: boolean },
+): string[] {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+    return [`${where} must be an object { id, name, roles, identities }`];
+  }
+  const { id, name, roles, identities } = entry as Record<string, unknown>;
+  const problems: string[] = [];
+  if (!isText(id)) {
+    problems.push(`${where}.id must be a non-empty string of at most ${longestText} characters`);
+  }
+  if ((whole || name !== undefined) && !isText(name)) {
+    problems.push(`${where}.name must be a non-empty string of at most ${longestText} characters`);
+  }
+  if ((whole || roles !== undefined) && !isTextList(roles)) {
+    problems.push(`${where}.roles must be a list of role names, e.g. ["oncall"]`);
+  }
+  if (!whole && identities === undefined) return problems;
+  if (typeof identities !== "object" || identities === null || Array.isArray(identities)) {
+    problems.push(
+      `${where}.identities must be an object such as { messaging: ["sl_..."], agUi: ["alice@example.com"], mcp: ["alice"], terminal: ["alice"] }`,
+    );
+    return problems;
+  }
+  for (const [channel, evidence] of channelEntries(identities)) {
+    if (!isChannel(channel)) {
+      problems.push(
+        `${where}.identities.${channel.slice(0, 40)} is not a channel; the channels are ${approverChannels.join(", ")}`,
+      );
+    } else if (!isTextList(evidence)) {
+      problems.push(
+        `${where}.identities.${channel} must be a list of strings (each at most ${longestText} characters)`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The channels and evidence lists of `identities`, when it is an object (none otherwise). */
+function channelEntries(identities: unknown): [string, unknown][] {
+  return typeof identities === "object" && identities !== null && !Array.isArray(identities)
+    ? Object.entries(identities)
+    : [];
+}
+
+function isChannel(value: string): value is ApproverChannel {
+  return (approverChannels as readonly string[]).includes(value);
+}
+
+function isTextList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every(isText);
+}
+
+/**
+ * What is wrong with what a directory's method returned as a person, by
+ * the rules the directory's own people follow: a whole
+ * {@link ApproverPerson} (an id and a name of at most 200 characters,
+ * roles a list of role names, identities an object of channel evidence
+ * lists). `undefined` when it is one; otherwise one sentence naming the
+ * method (`method`, e.g. `recognize(identity)`) and each field that is
+ * wrong (the first five), never a value (only an unknown channel's name,
+ * cut to 40 characters), and how to fix it. What the
+ * directory found nobody for (`undefined`) is not checked here.
+ */
+export function findDirectoryPersonProblem(value: unknown, method: string): string | undefined {
+  const problems = findPersonProblems(value, `the approver directory's ${method}`, {
+    whole: true,
+  });
+  if (problems.length === 0) return undefined;
+  const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
+  return `${problems.slice(0, 5).join("; ")}${more} (a directory's recognize, person and withRoles must give whole people, { id, name, roles, identities } with identities {} when no channel recognises them, or undefined for nobody; approverDirectory({ people }) builds one that does)`;
 }
 
 /** Whether `value` is a directory text: non-empty, at most 200 characters. */

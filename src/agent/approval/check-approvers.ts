@@ -4,14 +4,15 @@ import type { ApprovedRecord, RefusedRecord } from "../approval-gate.js";
 import type { WhoMayApprove } from "../approver.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RefusalCode } from "../refusal-code.js";
-import type {
-  ApproverDirectory,
-  ApproverIdentity,
-  ApproverPerson,
-  RecognisedApprover,
+import {
+  type ApproverDirectory,
+  type ApproverIdentity,
+  type ApproverPerson,
+  findDirectoryPersonProblem,
+  type RecognisedApprover,
 } from "./approver-directory.js";
 import { type ApproverRequirement, holdsRequiredRoles } from "./approver-requirement.js";
-import { isPerson, type RunStarter } from "./run-starter.js";
+import type { RunStarter } from "./run-starter.js";
 
 /** What checking who answered needs: the directory, the rule's requirement, the run's starter. */
 export interface ApproverCheck {
@@ -27,17 +28,24 @@ export interface ApproverCheck {
  * person who started the run (unless self-approval is allowed), and the
  * people escalation asks. People are listed only when the directory can
  * list them by role (`withRoles`); one that throws lists none (the gate
- * judges every answer against the directory in any case).
+ * judges every answer against the directory in any case). One that lists
+ * anything but whole people is `failed`: nobody may be asked, and the gate
+ * refuses the action `approver_error` (a person dropped from the list, or
+ * shown without a name or a channel, would change who is asked).
  */
-export async function whoMayApproveFor(check: ApproverCheck): Promise<WhoMayApprove> {
+export async function whoMayApproveFor(
+  check: ApproverCheck,
+): Promise<WhoMayApprove | { failed: string }> {
   const { requirement, starter } = check;
   const excluded = requirement.allowSelfApproval ? undefined : starter?.person?.id;
   const allowed = (person: ApproverPerson) =>
     person.id !== excluded && holdsRequiredRoles(requirement, person.roles);
   const roles = [...new Set(requirement.roleSets.flat())];
   const people = await listPeople(check, requirement.roleSets[0] ?? []);
+  if (people && "failed" in people) return people;
   const escalateTo = requirement.escalateTo;
   const escalationPeople = escalateTo && (await listPeople(check, escalateTo.roles));
+  if (escalationPeople && "failed" in escalationPeople) return escalationPeople;
   return {
     roles,
     required: requirement.required,
@@ -57,16 +65,19 @@ export async function whoMayApproveFor(check: ApproverCheck): Promise<WhoMayAppr
   };
 }
 
-/** The people holding any of `roles`, when the directory lists people; none when it fails. */
+/**
+ * The people holding any of `roles`, when the directory lists people; none
+ * when it fails; `failed` when it lists anything but whole people.
+ */
 async function listPeople(
   check: ApproverCheck,
   roles: readonly string[],
-): Promise<readonly ApproverPerson[] | undefined> {
+): Promise<readonly ApproverPerson[] | { failed: string } | undefined> {
   const { directory } = check;
   if (typeof directory.withRoles !== "function") return undefined;
+  let listed: unknown;
   try {
-    const listed: unknown = await directory.withRoles([...roles]);
-    return Array.isArray(listed) ? listed.filter(isPerson) : undefined;
+    listed = await directory.withRoles([...roles]);
   } catch (error) {
     check.logger.warn(
       { error: redactText(describeThrown(error)) },
@@ -74,6 +85,13 @@ async function listPeople(
     );
     return undefined;
   }
+  const problem = Array.isArray(listed)
+    ? listed
+        .map((person, index) => findDirectoryPersonProblem(person, `withRoles(roles)[${index}]`))
+        .find((found) => found !== undefined)
+    : "the approver directory's withRoles(roles) must give a list of people (an empty list for nobody)";
+  if (problem === undefined) return listed as readonly ApproverPerson[];
+  return { failed: `${problem}, so nobody was asked and nothing ran` };
 }
 
 /**
@@ -160,9 +178,9 @@ async function recognise(
   check: ApproverCheck,
   identity: ApproverIdentity,
 ): Promise<{ person: ApproverPerson | undefined } | { failed: string }> {
+  let found: ApproverPerson | undefined | null;
   try {
-    const found = await check.directory.recognize({ ...identity });
-    return { person: isPerson(found) ? found : undefined };
+    found = await check.directory.recognize({ ...identity });
   } catch (error) {
     const detail = redactText(describeThrown(error));
     check.logger.warn({ error: detail }, "the approver directory failed to recognise an answer");
@@ -170,6 +188,11 @@ async function recognise(
       failed: `the approver directory failed to recognise who answered (${detail}), so the answer counts for nothing`,
     };
   }
+  if (found === undefined || found === null) return { person: undefined };
+  const problem = findDirectoryPersonProblem(found, "recognize(identity)");
+  return problem === undefined
+    ? { person: found }
+    : { failed: `${problem}, so the answer counts for nothing` };
 }
 
 /** Whether one identity's person may answer: known, holding the roles, not the run's starter. */
@@ -233,7 +256,7 @@ function distinctPeople(judged: readonly Judged[]): RecognisedApprover[] {
     if (!person || people.has(person.id)) continue;
     people.set(person.id, {
       id: person.id,
-      name: typeof person.name === "string" && person.name !== "" ? person.name : person.id,
+      name: person.name,
       channel: identity.channel,
       evidence: identity.id,
     });

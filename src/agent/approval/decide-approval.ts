@@ -288,7 +288,7 @@ async function askApproval(
     standing?: StandingScope;
     requiredApprovers?: number;
     editable?: boolean;
-    whoMayApprove?: WhoMayApprove;
+    whoMayApprove?: WhoMayApprove | { failed: string };
   },
 ): Promise<ApprovalRecord> {
   const { tool, context } = input;
@@ -318,6 +318,12 @@ async function askApproval(
     approvalId,
     context,
   );
+  const { whoMayApprove } = options;
+  // A directory that listed anything but whole people: nobody can be shown whom to ask.
+  if (whoMayApprove && "failed" in whoMayApprove) {
+    environment.stepQuestion?.leave();
+    return gateRefusal(built, "approver_error", whoMayApprove.failed);
+  }
   const asked = {
     ...built,
     ...(standing ? { standing } : {}),
@@ -325,7 +331,7 @@ async function askApproval(
       ? { requiredApprovers: options.requiredApprovers }
       : {}),
     ...(options.editable ? { editable: true } : {}),
-    ...(options.whoMayApprove ? { whoMayApprove: options.whoMayApprove } : {}),
+    ...(whoMayApprove ? { whoMayApprove } : {}),
   };
   // What the person is shown, built once for every channel; a secret inside a value they
   // would judge cannot be shown without hiding part of that value, so nobody is asked.

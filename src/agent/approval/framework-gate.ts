@@ -8,6 +8,7 @@ import {
   type ApprovalRecord,
   type ApprovedRecord,
   consultApprover,
+  gateRefusal,
   type RefusedRecord,
 } from "../approval-gate.js";
 import type { ApprovalAction, Approver } from "../approver.js";
@@ -283,8 +284,12 @@ export class FrameworkGate {
     // With a directory, the question says who may answer it, and the answer is judged by it.
     const check = await this.#approverCheck(call, asking.approvers);
     const whoMayApprove = check ? await whoMayApproveFor(check) : undefined;
+    const built = await this.action(call, frozen);
+    if (whoMayApprove && "failed" in whoMayApprove) {
+      return { approval: gateRefusal(built, "approver_error", whoMayApprove.failed), requestedAt };
+    }
     const action = {
-      ...(await this.action(call, frozen)),
+      ...built,
       ...(asking.editable ? { editable: true } : {}),
       ...(asking.required !== undefined ? { requiredApprovers: asking.required } : {}),
       ...(whoMayApprove ? { whoMayApprove } : {}),

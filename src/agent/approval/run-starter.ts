@@ -6,6 +6,7 @@ import {
   type ApproverIdentity,
   type ApproverPerson,
   approverChannels,
+  findDirectoryPersonProblem,
   isApproverIdentity,
   isText,
 } from "./approver-directory.js";
@@ -60,31 +61,29 @@ export async function resolveRunStarter(
       );
     }
   };
+  // What the directory gives is checked whole: a malformed person fails the run at its start.
+  const checked = (person: ApproverPerson | undefined | null, method: string) => {
+    if (person === undefined || person === null) return undefined;
+    const problem = findDirectoryPersonProblem(person, method);
+    if (problem !== undefined) {
+      throw new ConfigurationError(
+        `${problem}; the run was not started, as the directory cannot say who started it`,
+      );
+    }
+    return person;
+  };
   if (typeof startedBy === "string") {
-    const person = await lookUp(() => directory.person(startedBy));
-    if (!isPerson(person)) {
+    const person = checked(await lookUp(() => directory.person(startedBy)), "person(id)");
+    if (!person) {
       throw new ConfigurationError(
         `startedBy "${startedBy}" is not a person's id in the approver directory; give the id of the person who starts the run (or their identity on a channel, { channel, id })`,
       );
     }
     return { person };
   }
-  const person = await lookUp(() => directory.recognize(startedBy));
+  const person = checked(await lookUp(() => directory.recognize(startedBy)), "recognize(identity)");
   return {
     identity: { channel: startedBy.channel, id: startedBy.id },
-    ...(isPerson(person) ? { person } : {}),
+    ...(person ? { person } : {}),
   };
-}
-
-/** Whether what a directory gave is a person the gate can judge by: an id and roles (a name and identities are not checked). */
-export function isPerson(value: unknown): value is ApproverPerson {
-  const { id, roles } = (value ?? {}) as Partial<ApproverPerson>;
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof id === "string" &&
-    id !== "" &&
-    Array.isArray(roles) &&
-    roles.every((role) => typeof role === "string")
-  );
 }

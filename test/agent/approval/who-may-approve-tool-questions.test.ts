@@ -3,10 +3,24 @@ import { z } from "zod";
 import { Agent } from "../../../src/agent/agent.js";
 import type { ApprovalAuditRecord } from "../../../src/agent/approval/approval-audit-record.js";
 import type { ApprovalPolicy } from "../../../src/agent/approval/approval-rule.js";
-import type { ApproverIdentity } from "../../../src/agent/approval/approver-directory.js";
+import type {
+  ApproverDirectory,
+  ApproverIdentity,
+  ApproverPerson,
+} from "../../../src/agent/approval/approver-directory.js";
 import { ScriptedModel } from "../../../src/testing/index.js";
 import { defineTool } from "../../../src/tools/define-tool.js";
 import { approvedBy, by, PeopleApprover, testDirectory } from "./people-approver.js";
+
+/** The test directory, but its withRoles lists Bob without his identities. */
+function listingBobWithoutIdentities(): ApproverDirectory {
+  const directory = testDirectory();
+  return {
+    recognize: (identity) => directory.recognize(identity),
+    person: (id) => directory.person(id),
+    withRoles: () => [{ id: "bob", name: "Bob Roy", roles: ["lead"] } as unknown as ApproverPerson],
+  };
+}
 
 /**
  * A tool that asks a person itself, mid-call, before it refunds: it runs
@@ -17,6 +31,7 @@ async function refundAsking(
   answers: ApproverIdentity[],
   approvalPolicy: ApprovalPolicy = {},
   startedBy = "alice",
+  approverDirectory: ApproverDirectory = testDirectory(),
 ) {
   const refunded: string[] = [];
   const decided: ApprovalAuditRecord[] = [];
@@ -44,7 +59,7 @@ async function refundAsking(
     ]),
     tools: [refund],
     approver,
-    approverDirectory: testDirectory(),
+    approverDirectory,
     approvalPolicy,
     onApprovalDecided: (record) => void decided.push(record),
   });
@@ -91,10 +106,32 @@ describe("who may approve: a question a tool asks mid-call", () => {
     expect(wrongRole.refunded).toEqual([]);
     expect(wrongRole.asked).toMatchObject([{ outcome: "refused", code: "approver_not_allowed" }]);
   });
+
+  it("a directory listing a person who is not whole: nobody is asked, approver_error", async () => {
+    const { refunded, asked, approver } = await refundAsking(
+      [by.bob],
+      {},
+      "alice",
+      listingBobWithoutIdentities(),
+    );
+    expect(refunded).toEqual([]);
+    expect(approver.asked).toEqual([]);
+    expect(asked).toMatchObject([
+      {
+        outcome: "refused",
+        code: "approver_error",
+        reason: expect.stringMatching(/withRoles\(roles\)\[0\]\.identities must be an object/),
+      },
+    ]);
+  });
 });
 
 describe("who may approve: a question to extend the run's budget", () => {
-  async function runExtending(answeredBy: ApproverIdentity, approvalPolicy: ApprovalPolicy = {}) {
+  async function runExtending(
+    answeredBy: ApproverIdentity,
+    approvalPolicy: ApprovalPolicy = {},
+    approverDirectory: ApproverDirectory = testDirectory(),
+  ) {
     const ran: number[] = [];
     const decided: ApprovalAuditRecord[] = [];
     const count = defineTool({
@@ -115,7 +152,7 @@ describe("who may approve: a question to extend the run's budget", () => {
       ]),
       tools: [count],
       approver,
-      approverDirectory: testDirectory(),
+      approverDirectory,
       approvalPolicy,
       budget: { maxToolCalls: 1, onExhausted: "ask", extendBy: { toolCalls: 1 } },
       onApprovalDecided: (record) => void decided.push(record),
@@ -146,5 +183,24 @@ describe("who may approve: a question to extend the run's budget", () => {
       expect(ran).toEqual([1]);
       expect(decided).toMatchObject([{ action: "extend_run_budget", outcome: "refused", code }]);
     }
+  });
+
+  it("a directory listing a person who is not whole extends nothing, and nobody is asked", async () => {
+    const { ran, decided, result, approver } = await runExtending(
+      by.erin,
+      {},
+      listingBobWithoutIdentities(),
+    );
+    expect(result.status).toBe("budget_exhausted");
+    expect(ran).toEqual([1]);
+    expect(approver.asked).toEqual([]);
+    expect(decided).toMatchObject([
+      {
+        action: "extend_run_budget",
+        outcome: "refused",
+        code: "approver_error",
+        reason: expect.stringMatching(/withRoles\(roles\)\[0\]\.identities must be an object/),
+      },
+    ]);
   });
 });
