@@ -20,10 +20,11 @@ export function findRunIdProblem(value: unknown): string | undefined {
 let lastStamp = { second: Number.NaN, text: "" };
 
 /** A new run id, sortable by creation time: `run_20250512T093000Z_1a2b3c4d`. */
-export function newRunId(now: Date = new Date()): string {
-  const second = Math.floor(now.getTime() / 1000);
+export function newRunId(now?: Date): string {
+  // No Date made unless the second is new: most runs of a process share one.
+  const second = Math.floor((now === undefined ? Date.now() : now.getTime()) / 1000);
   if (second !== lastStamp.second) {
-    const text = now
+    const text = new Date(second * 1000)
       .toISOString()
       .replace(/[-:]/g, "")
       .replace(/\.\d+Z$/, "Z");

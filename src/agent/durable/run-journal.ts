@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { isoTimestamp } from "../../internal/iso-timestamp.js";
 import { SecretRegistry } from "../../internal/redact.js";
 import { derivedApprovalId } from "../approval/approval-id.js";
 import type { ApproverIdentity } from "../approval/approver-directory.js";
@@ -203,7 +204,7 @@ export class RunJournal {
     // 122 random bits drawn from a pool of entropy: `randomBytes` asks the
     // system for them on every run, a tenth of a short run's own time.
     this.#approvalIdSeed = from?.approvalIdSeed ?? randomUUID();
-    this.#createdAt = from?.createdAt ?? new Date().toISOString();
+    this.#createdAt = from?.createdAt ?? isoTimestamp();
     this.#revision = from?.revision ?? 0;
     this.#resumedRevision = this.#revision;
     this.#stored = this.#revision > 0;
