@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { AgentEvent } from "../agent/agent-events.js";
 import type { ApprovalAction } from "../agent/approver.js";
-import { showApprovalAction } from "../agent/build-approval-action.js";
+import { showApprovalAction, showArguments } from "../agent/build-approval-action.js";
 import type { ModelMessage } from "../agent/model-message.js";
 import type { RunResult } from "../agent/run-result.js";
 import { runTaskOf } from "../agent/run-task.js";
@@ -145,7 +145,8 @@ export class AgUiEventTranslator {
               name: editedArgumentsEventName,
               value: {
                 toolCallId: event.toolCallId,
-                arguments: this.#secrets.redactValue(event.approval.edited.arguments),
+                // As the view shows arguments: what the person typed, a known secret's placeholders.
+                arguments: showArguments(event.approval.edited.arguments, this.#secrets),
               },
             } as AgUiEvent,
           ];

@@ -123,6 +123,22 @@ export function showApprovalAction(
   return { ...hidden, ...(action.target ? { target: action.target } : {}), view };
 }
 
+/**
+ * Arguments as a person is shown them outside an action, such as their own
+ * edit reported back to the client, by the rules {@link showApprovalAction}
+ * shows an action's arguments: a value equal to a secret of `secrets` and
+ * the value of a secret-named field as the view's placeholder, nothing else
+ * changed; a value holding such a secret inside it hidden whole.
+ */
+export function showArguments(args: unknown, secrets: SecretRegistry): unknown {
+  const known = secrets.values();
+  const asked = { toolName: "", arguments: args, description: { summary: "" } };
+  const built = buildActionView(asked, known);
+  if ("view" in built) return built.shown.arguments;
+  const rebuilt = buildActionView({ ...asked, arguments: hideWhole(args, known) }, []);
+  return "view" in rebuilt ? rebuilt.shown.arguments : registeredSecretPlaceholder;
+}
+
 function shownStanding(standing: StandingScope, known: readonly string[]): StandingScope {
   if (!standing.sameValue) return standing;
   return {

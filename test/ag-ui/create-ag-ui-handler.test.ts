@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { secretFieldPlaceholder } from "../../src/agent/approval/action-view.js";
+import { defineTool } from "../../src/tools/define-tool.js";
 import {
   type AgUiTestServer,
   approve,
@@ -104,6 +107,42 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
     expect(types.indexOf("CUSTOM")).toBeLessThan(types.indexOf("TOOL_CALL_RESULT"));
     // The call's announced arguments are never sent again (AG-UI appends them).
     expect(types).not.toContain("TOOL_CALL_ARGS");
+  });
+
+  it("names an edit's arguments as the view shows arguments: what the person typed, a secret-named field's value as its placeholder", async () => {
+    const posted: unknown[] = [];
+    const postNote = defineTool({
+      name: "post_note",
+      description: "Posts a note to the team's wiki.",
+      parameters: z.object({ text: z.string(), token: z.string().optional() }),
+      needsApproval: true,
+      execute: async (args) => {
+        posted.push(args);
+        return { posted: true };
+      },
+    });
+    server = await startAgUiServer(
+      [{ toolCalls: [{ name: "post_note", arguments: { text: "draft" } }] }, { text: "Posted." }],
+      { agentOptions: { tools: [postNote] } },
+    );
+    const client = clientFor(server.url);
+    const first = await runClient(client, { message: "Post the note" });
+    // Text that looks like a credential to the log patterns, typed by the person themselves.
+    const edit = { text: "see https://ops:hunter2@wiki.example/runbook", token: "tk_51ab3c" };
+    const answered = await runClient(client, {
+      resume: [approve(first.interrupts[0]!, { editedArgs: edit })],
+    });
+    expect(posted).toEqual([edit]);
+    const edited = answered.events.filter((event) => event.type === "CUSTOM");
+    expect(edited).toEqual([
+      expect.objectContaining({
+        name: "switchyard.edited_arguments",
+        value: {
+          toolCallId: first.interrupts[0]!.toolCallId,
+          arguments: { text: edit.text, token: secretFieldPlaceholder("token") },
+        },
+      }),
+    ]);
   });
 
   it("refuses an edit the tool's schema rejects: nothing runs", async () => {
