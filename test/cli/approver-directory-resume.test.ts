@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { RunShowReport } from "switchyard-agents/cli";
+import { type Simulators, startSimulators } from "switchyard-agents/simulators";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import { MessagingClient } from "../../src/clients/messaging/messaging-client.js";
+import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
+import { createTestIo } from "./cli-test-io.js";
+import { simulatorVariables } from "./simulator-variables.js";
+
+/**
+ * A run started with `switchyard run --no-wait` asks on the messaging
+ * service; `switchyard resume` and `switchyard worker` read the answer and
+ * judge it against the approver directory they are given. callback-cleanup's
+ * rule names no roles, and the command line sets none: the directory's
+ * default decides, anyone it names but the person who started the run.
+ */
+
+/** The user these tests run as: who starts a run unless --started-by says otherwise. */
+const localUser = userInfo().username;
+const folder = mkdtempSync(join(tmpdir(), "switchyard-approvers-resume-"));
+const schemas: string[] = [];
+
+afterAll(async () => {
+  rmSync(folder, { recursive: true, force: true });
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+});
+
+/** A directory file holding these people. */
+function directoryFile(name: string, people: unknown[]): string {
+  const path = join(folder, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ people }));
+  return path;
+}
+
+/** The local user, in the directory by their terminal name. */
+const me = { id: "me", name: "Me Here", roles: ["oncall"], identities: { terminal: [localUser] } };
+
+/** Fresh services and a schema of their own: each case deletes the callbacks its run is about. */
+interface Setting {
+  services: Simulators;
+  env: Record<string, string>;
+}
+
+async function withSetting(work: (setting: Setting) => Promise<void>): Promise<void> {
+  const services = await startSimulators({
+    reasoner: { scenario: "callback-cleanup" },
+    messaging: { answer: "never", deliveryStepMs: 1 },
+  });
+  const schema = uniqueSchema("cli_directory");
+  schemas.push(schema);
+  try {
+    await work({
+      services,
+      env: {
+        ...simulatorVariables(services),
+        SWITCHYARD_DATABASE_URL: testDatabaseUrl(),
+        SWITCHYARD_DATABASE_SCHEMA: schema,
+      },
+    });
+  } finally {
+    await services.close();
+  }
+}
+
+/** A new subscription link on the simulator, its subscriber having accepted it. */
+async function activeLink(services: Simulators, label: string): Promise<string> {
+  const { messaging } = services;
+  const client = new MessagingClient({ baseUrl: messaging.url, token: messaging.token });
+  const link = await client.createSubscriptionLink({ label });
+  messaging.activateLink(link.subscriptionLinkId);
+  return link.subscriptionLinkId;
+}
+
+async function switchyard(argv: string[], env: Record<string, string>) {
+  const test = createTestIo({ env });
+  const code = await runCli(argv, test.io);
+  return { code, stdout: test.stdout(), stderr: test.stderr() };
+}
+
+/** `run callback-cleanup --no-wait` with these flags: the run's id, once its question is out. */
+async function startRun(setting: Setting, flags: string[]): Promise<string> {
+  const started = await switchyard(["run", "callback-cleanup", "--no-wait", ...flags], setting.env);
+  expect(started.code, started.stderr).toBe(0);
+  return started.stdout.trim();
+}
+
+async function shown(setting: Setting, runId: string): Promise<RunShowReport> {
+  const report = await switchyard(["runs", "show", runId, "--json"], setting.env);
+  expect(report.code, report.stderr).toBe(0);
+  return JSON.parse(report.stdout) as RunShowReport;
+}
+
+/** The run's one question: its interaction, and the link it was sent to. */
+async function questionOf(setting: Setting, runId: string) {
+  const interactionId = (await shown(setting, runId)).approvals[0]?.interactionId ?? "";
+  const interaction = setting.services.messaging.interaction(interactionId);
+  expect(interaction?.state).toBe("pending");
+  return { interactionId, link: interaction?.subscription_link_id };
+}
+
+function deletions(setting: Setting) {
+  return setting.services.orders.requests.filter(
+    (request) => request.method === "DELETE" && request.path === "/callbacks",
+  );
+}
+
+describe("switchyard resume --approver-directory: an answer given on messaging is judged by the directory", () => {
+  it("runs the deletion once, naming the person, when a person the directory allows approved on their own link", async () => {
+    await withSetting(async (setting) => {
+      const aliceLink = await activeLink(setting.services, "Alice Ng");
+      const team = directoryFile("team-allowed", [
+        me,
+        {
+          id: "alice",
+          name: "Alice Ng",
+          roles: ["oncall"],
+          identities: { messaging: [aliceLink] },
+        },
+      ]);
+      const runId = await startRun(setting, ["--approver-directory", team]);
+      const question = await questionOf(setting, runId);
+      // The directory routes the question to Alice, not to SWITCHYARD_APPROVER_LINK.
+      expect(question.link).toBe(aliceLink);
+      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+
+      const resumed = await switchyard(
+        ["resume", runId, "--approver-directory", team],
+        setting.env,
+      );
+
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(deletions(setting)).toHaveLength(1);
+      const report = await shown(setting, runId);
+      expect(report.status).toBe("completed");
+      expect(report.approvals).toEqual([
+        expect.objectContaining({
+          toolName: "delete_callbacks",
+          outcome: "approved",
+          people: [{ id: "alice", name: "Alice Ng", channel: "messaging", evidence: aliceLink }],
+        }),
+      ]);
+      const text = await switchyard(["runs", "show", runId], setting.env);
+      expect(text.stdout).toContain("Alice Ng");
+    });
+  }, 120_000);
+});
