@@ -150,4 +150,113 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
       expect(text.stdout).toContain("Alice Ng");
     });
   }, 120_000);
+
+  it("refuses an answer from a link the directory does not know (approver_not_allowed): nothing is deleted", async () => {
+    await withSetting(async (setting) => {
+      // Nobody the directory allows is on messaging: the question goes to SWITCHYARD_APPROVER_LINK, whose subscriber it does not name.
+      const strangers = directoryFile("strangers", [
+        me,
+        { id: "bob", name: "Bob Roy", roles: ["oncall"], identities: { terminal: ["bob"] } },
+      ]);
+      const runId = await startRun(setting, ["--approver-directory", strangers]);
+      const question = await questionOf(setting, runId);
+      expect(question.link).toBe(setting.services.messaging.approverLinkId);
+      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+
+      const resumed = await switchyard(
+        ["resume", runId, "--approver-directory", strangers],
+        setting.env,
+      );
+
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(deletions(setting)).toHaveLength(0);
+      const report = await shown(setting, runId);
+      expect(report.status).toBe("completed");
+      expect(report.approvals).toEqual([
+        expect.objectContaining({ outcome: "refused", code: "approver_not_allowed" }),
+      ]);
+      expect(report.approvals[0]?.people ?? []).toEqual([]);
+    });
+  }, 120_000);
+
+  it("judges by the directory resume is given: an approval from a person it does not name is refused", async () => {
+    await withSetting(async (setting) => {
+      const aliceLink = await activeLink(setting.services, "Alice Ng");
+      const alice = {
+        id: "alice",
+        name: "Alice Ng",
+        roles: ["oncall"],
+        identities: { messaging: [aliceLink] },
+      };
+      const then = directoryFile("with-alice", [me, alice]);
+      const now = directoryFile("without-alice", [
+        me,
+        { id: "bob", name: "Bob Roy", roles: ["oncall"], identities: { terminal: ["bob"] } },
+      ]);
+      const runId = await startRun(setting, ["--approver-directory", then]);
+      const question = await questionOf(setting, runId);
+      expect(question.link).toBe(aliceLink);
+      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+
+      // The file given by the variable, as a deployment would set it.
+      const resumed = await switchyard(["resume", runId], {
+        ...setting.env,
+        SWITCHYARD_APPROVER_DIRECTORY: now,
+      });
+
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(deletions(setting)).toHaveLength(0);
+      expect((await shown(setting, runId)).approvals).toEqual([
+        expect.objectContaining({ outcome: "refused", code: "approver_not_allowed" }),
+      ]);
+    });
+  }, 120_000);
+
+  it("refuses the approval of the person who started the run (--started-by) as self_approval: nothing is deleted", async () => {
+    await withSetting(async (setting) => {
+      // Alice is behind SWITCHYARD_APPROVER_LINK; the run is started on her behalf.
+      const team = directoryFile("team-self", [
+        me,
+        {
+          id: "alice",
+          name: "Alice Ng",
+          roles: ["oncall"],
+          identities: { messaging: [setting.services.messaging.approverLinkId] },
+        },
+      ]);
+      const runId = await startRun(setting, [
+        "--approver-directory",
+        team,
+        "--started-by",
+        "alice",
+      ]);
+      expect((await shown(setting, runId)).startedBy).toBe("alice");
+      const question = await questionOf(setting, runId);
+      expect(question.link).toBe(setting.services.messaging.approverLinkId);
+      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+
+      const resumed = await switchyard(
+        ["resume", runId, "--approver-directory", team],
+        setting.env,
+      );
+
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(deletions(setting)).toHaveLength(0);
+      const report = await shown(setting, runId);
+      expect(report.approvals).toEqual([
+        expect.objectContaining({
+          outcome: "refused",
+          code: "self_approval",
+          people: [
+            {
+              id: "alice",
+              name: "Alice Ng",
+              channel: "messaging",
+              evidence: setting.services.messaging.approverLinkId,
+            },
+          ],
+        }),
+      ]);
+    });
+  }, 120_000);
 });
