@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import pg from "pg";
 import type { RunShowReport } from "switchyard-agents/cli";
 import { type Simulators, startSimulators } from "switchyard-agents/simulators";
@@ -10,6 +11,7 @@ import { MessagingClient } from "../../src/clients/messaging/messaging-client.js
 import { testDatabaseUrl, uniqueSchema } from "../helpers/postgres-test-database.js";
 import { createTestIo } from "./cli-test-io.js";
 import { simulatorVariables } from "./simulator-variables.js";
+import { finished, spawnScript } from "./spawn-switchyard.js";
 
 /**
  * A run started with `switchyard run --no-wait` asks on the messaging
@@ -41,6 +43,18 @@ function directoryFile(name: string, people: unknown[]): string {
 
 /** The local user, in the directory by their terminal name. */
 const me = { id: "me", name: "Me Here", roles: ["oncall"], identities: { terminal: [localUser] } };
+/** Someone on call who is not on messaging. */
+const bob = { id: "bob", name: "Bob Roy", roles: ["oncall"], identities: { terminal: ["bob"] } };
+
+/** Alice, on call, reached on these messaging links. */
+function alice(links: string[]) {
+  return { id: "alice", name: "Alice Ng", roles: ["oncall"], identities: { messaging: links } };
+}
+
+/** Alice as the records name her when she answered on `link`. */
+function aliceOn(link: string) {
+  return { id: "alice", name: "Alice Ng", channel: "messaging", evidence: link };
+}
 
 /** Fresh services and a schema of their own: each case deletes the callbacks its run is about. */
 interface Setting {
@@ -97,12 +111,31 @@ async function shown(setting: Setting, runId: string): Promise<RunShowReport> {
   return JSON.parse(report.stdout) as RunShowReport;
 }
 
-/** The run's one question: its interaction, and the link it was sent to. */
-async function questionOf(setting: Setting, runId: string) {
+/** Approves the run's one question on the link it was sent to, which must be `link`. */
+async function approveOn(setting: Setting, runId: string, link: string): Promise<void> {
   const interactionId = (await shown(setting, runId)).approvals[0]?.interactionId ?? "";
   const interaction = setting.services.messaging.interaction(interactionId);
   expect(interaction?.state).toBe("pending");
-  return { interactionId, link: interaction?.subscription_link_id };
+  expect(interaction?.subscription_link_id).toBe(link);
+  setting.services.messaging.answerInteraction(interactionId, "approve");
+}
+
+/** A run's approvals when Alice, who started it, approved on `link`: refused, naming her. */
+function selfApprovalOn(link: string) {
+  return [
+    expect.objectContaining({ outcome: "refused", code: "self_approval", people: [aliceOn(link)] }),
+  ];
+}
+
+/** `switchyard resume <runId>` with these flags (and variables), which must end the run. */
+async function resume(
+  setting: Setting,
+  runId: string,
+  flags: string[],
+  variables: Record<string, string> = {},
+): Promise<void> {
+  const resumed = await switchyard(["resume", runId, ...flags], { ...setting.env, ...variables });
+  expect(resumed.code, resumed.stderr).toBe(0);
 }
 
 function deletions(setting: Setting) {
@@ -115,27 +148,13 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
   it("runs the deletion once, naming the person, when a person the directory allows approved on their own link", async () => {
     await withSetting(async (setting) => {
       const aliceLink = await activeLink(setting.services, "Alice Ng");
-      const team = directoryFile("team-allowed", [
-        me,
-        {
-          id: "alice",
-          name: "Alice Ng",
-          roles: ["oncall"],
-          identities: { messaging: [aliceLink] },
-        },
-      ]);
+      const team = directoryFile("team-allowed", [me, alice([aliceLink])]);
       const runId = await startRun(setting, ["--approver-directory", team]);
-      const question = await questionOf(setting, runId);
       // The directory routes the question to Alice, not to SWITCHYARD_APPROVER_LINK.
-      expect(question.link).toBe(aliceLink);
-      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+      await approveOn(setting, runId, aliceLink);
 
-      const resumed = await switchyard(
-        ["resume", runId, "--approver-directory", team],
-        setting.env,
-      );
+      await resume(setting, runId, ["--approver-directory", team]);
 
-      expect(resumed.code, resumed.stderr).toBe(0);
       expect(deletions(setting)).toHaveLength(1);
       const report = await shown(setting, runId);
       expect(report.status).toBe("completed");
@@ -143,7 +162,7 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
         expect.objectContaining({
           toolName: "delete_callbacks",
           outcome: "approved",
-          people: [{ id: "alice", name: "Alice Ng", channel: "messaging", evidence: aliceLink }],
+          people: [aliceOn(aliceLink)],
         }),
       ]);
       const text = await switchyard(["runs", "show", runId], setting.env);
@@ -154,21 +173,12 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
   it("refuses an answer from a link the directory does not know (approver_not_allowed): nothing is deleted", async () => {
     await withSetting(async (setting) => {
       // Nobody the directory allows is on messaging: the question goes to SWITCHYARD_APPROVER_LINK, whose subscriber it does not name.
-      const strangers = directoryFile("strangers", [
-        me,
-        { id: "bob", name: "Bob Roy", roles: ["oncall"], identities: { terminal: ["bob"] } },
-      ]);
+      const strangers = directoryFile("strangers", [me, bob]);
       const runId = await startRun(setting, ["--approver-directory", strangers]);
-      const question = await questionOf(setting, runId);
-      expect(question.link).toBe(setting.services.messaging.approverLinkId);
-      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+      await approveOn(setting, runId, setting.services.messaging.approverLinkId);
 
-      const resumed = await switchyard(
-        ["resume", runId, "--approver-directory", strangers],
-        setting.env,
-      );
+      await resume(setting, runId, ["--approver-directory", strangers]);
 
-      expect(resumed.code, resumed.stderr).toBe(0);
       expect(deletions(setting)).toHaveLength(0);
       const report = await shown(setting, runId);
       expect(report.status).toBe("completed");
@@ -182,29 +192,14 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
   it("judges by the directory resume is given: an approval from a person it does not name is refused", async () => {
     await withSetting(async (setting) => {
       const aliceLink = await activeLink(setting.services, "Alice Ng");
-      const alice = {
-        id: "alice",
-        name: "Alice Ng",
-        roles: ["oncall"],
-        identities: { messaging: [aliceLink] },
-      };
-      const then = directoryFile("with-alice", [me, alice]);
-      const now = directoryFile("without-alice", [
-        me,
-        { id: "bob", name: "Bob Roy", roles: ["oncall"], identities: { terminal: ["bob"] } },
-      ]);
+      const then = directoryFile("with-alice", [me, alice([aliceLink])]);
+      const now = directoryFile("without-alice", [me, bob]);
       const runId = await startRun(setting, ["--approver-directory", then]);
-      const question = await questionOf(setting, runId);
-      expect(question.link).toBe(aliceLink);
-      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+      await approveOn(setting, runId, aliceLink);
 
       // The file given by the variable, as a deployment would set it.
-      const resumed = await switchyard(["resume", runId], {
-        ...setting.env,
-        SWITCHYARD_APPROVER_DIRECTORY: now,
-      });
+      await resume(setting, runId, [], { SWITCHYARD_APPROVER_DIRECTORY: now });
 
-      expect(resumed.code, resumed.stderr).toBe(0);
       expect(deletions(setting)).toHaveLength(0);
       expect((await shown(setting, runId)).approvals).toEqual([
         expect.objectContaining({ outcome: "refused", code: "approver_not_allowed" }),
@@ -215,15 +210,8 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
   it("refuses the approval of the person who started the run (--started-by) as self_approval: nothing is deleted", async () => {
     await withSetting(async (setting) => {
       // Alice is behind SWITCHYARD_APPROVER_LINK; the run is started on her behalf.
-      const team = directoryFile("team-self", [
-        me,
-        {
-          id: "alice",
-          name: "Alice Ng",
-          roles: ["oncall"],
-          identities: { messaging: [setting.services.messaging.approverLinkId] },
-        },
-      ]);
+      const { approverLinkId } = setting.services.messaging;
+      const team = directoryFile("team-self", [me, alice([approverLinkId])]);
       const runId = await startRun(setting, [
         "--approver-directory",
         team,
@@ -231,32 +219,55 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
         "alice",
       ]);
       expect((await shown(setting, runId)).startedBy).toBe("alice");
-      const question = await questionOf(setting, runId);
-      expect(question.link).toBe(setting.services.messaging.approverLinkId);
-      setting.services.messaging.answerInteraction(question.interactionId, "approve");
+      await approveOn(setting, runId, approverLinkId);
 
-      const resumed = await switchyard(
-        ["resume", runId, "--approver-directory", team],
+      await resume(setting, runId, ["--approver-directory", team]);
+
+      expect(deletions(setting)).toHaveLength(0);
+      expect((await shown(setting, runId)).approvals).toEqual(selfApprovalOn(approverLinkId));
+    });
+  }, 120_000);
+});
+
+describe("switchyard worker --approver-directory: the worker judges the answers of the runs it settles", () => {
+  it("runs the deletion a person the directory allows approved, once, and refuses the one approved by the person it was started for", async () => {
+    await withSetting(async (setting) => {
+      // Alice answers on a link of her own and on SWITCHYARD_APPROVER_LINK.
+      const aliceLink = await activeLink(setting.services, "Alice Ng");
+      const { approverLinkId } = setting.services.messaging;
+      const team = directoryFile("team-worker", [me, alice([aliceLink, approverLinkId])]);
+      // Started by the local user: asked of Alice, on her first active link.
+      const allowed = await startRun(setting, ["--approver-directory", team]);
+      // Started for Alice: nobody else is on messaging, so SWITCHYARD_APPROVER_LINK, hers, is asked.
+      const own = await startRun(setting, ["--approver-directory", team, "--started-by", "alice"]);
+      await approveOn(setting, allowed, aliceLink);
+      await approveOn(setting, own, approverLinkId);
+
+      const worker = spawnScript(
+        "src/cli/main.ts",
+        ["worker", "--approver-directory", team, "--poll-interval", "20ms"],
         setting.env,
       );
+      const done = finished(worker);
+      try {
+        await new Promise<void>((resolve) => {
+          const waiting = new Set([`${allowed} completed`, `${own} completed`]);
+          createInterface({ input: worker.stdout! }).on("line", (line) => {
+            waiting.delete(line);
+            if (waiting.size === 0) resolve();
+          });
+        });
+      } finally {
+        worker.kill("SIGTERM");
+      }
+      const { code, stderr } = await done;
+      expect(code, stderr).toBe(0);
 
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(deletions(setting)).toHaveLength(0);
-      const report = await shown(setting, runId);
-      expect(report.approvals).toEqual([
-        expect.objectContaining({
-          outcome: "refused",
-          code: "self_approval",
-          people: [
-            {
-              id: "alice",
-              name: "Alice Ng",
-              channel: "messaging",
-              evidence: setting.services.messaging.approverLinkId,
-            },
-          ],
-        }),
+      expect(deletions(setting)).toHaveLength(1);
+      expect((await shown(setting, allowed)).approvals).toEqual([
+        expect.objectContaining({ outcome: "approved", people: [aliceOn(aliceLink)] }),
       ]);
+      expect((await shown(setting, own)).approvals).toEqual(selfApprovalOn(approverLinkId));
     });
   }, 120_000);
 });
