@@ -28,6 +28,7 @@ import {
 import { redactCliOutput } from "./redact-cli-output.js";
 import { ProgressRenderer } from "./render-progress.js";
 import { reportError } from "./report-error.js";
+import { requireApproverDirectory } from "./require-approver-directory.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
 import { scenarioFor } from "./scenario-for.js";
 import { writeRunHeader } from "./write-run-header.js";
@@ -102,6 +103,7 @@ export async function resumeRun(
     }
     checkStatus(saved, takeOver);
     const approverDirectory = await givenApproverDirectory(options.approverDirectory, io.env);
+    requireApproverDirectory(saved, approverDirectory, "switchyard resume");
     const settings = readServiceSettings(io.env);
     for (const note of settings.notes) io.stderr.write(`note: ${note}\n`);
     checkDurableServices(settings, example, "switchyard resume");

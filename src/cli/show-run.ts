@@ -7,6 +7,7 @@ import { escapeUntrustedText, quoteUntrustedValue } from "../internal/untrusted-
 import { runCancelledName } from "./cancel-run.js";
 import type { CliIo } from "./cli-io.js";
 import { type CliRunRecord, CliRunRecordError } from "./cli-run-records.js";
+import { describeStartedBy } from "./describe-started-by.js";
 import { type ExitCode, exitCodes } from "./exit-codes.js";
 import { formatJsonText } from "./format-json-text.js";
 import { formatRecognisedApprovers } from "./format-recognised-approvers.js";
@@ -258,9 +259,7 @@ export function formatRunShowReport(report: RunShowReport): string {
   if (report.task !== null) lines.push(`task:      ${quoteUntrustedValue(report.task)}`);
   const { startedBy } = report;
   if (startedBy !== undefined) {
-    lines.push(
-      `started by: ${typeof startedBy === "string" ? quoteUntrustedValue(startedBy) : `${escapeUntrustedText(startedBy.channel)} ${quoteUntrustedValue(startedBy.id)}`}`,
-    );
+    lines.push(`started by: ${describeStartedBy(startedBy)}`);
   }
   if (report.answer !== null) lines.push(`answer:    ${quoteUntrustedValue(report.answer)}`);
   if (report.error) {

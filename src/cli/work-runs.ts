@@ -16,6 +16,7 @@ import { openRunStorage, type RunStorage } from "./open-run-storage.js";
 import { beginAuditTrail, stateKeyOf } from "./open-state-directory.js";
 import { readServiceSettings } from "./read-service-settings.js";
 import { reportError } from "./report-error.js";
+import { requireApproverDirectory } from "./require-approver-directory.js";
 import { type ResolvedServices, resolveServices } from "./resolve-services.js";
 import { scenarioFor } from "./scenario-for.js";
 
@@ -96,6 +97,11 @@ export async function workRuns(
         );
       }
       checkDurableServices(settings, example, "switchyard worker");
+      requireApproverDirectory(
+        await opened.store.load(runId),
+        approverDirectory,
+        "switchyard worker",
+      );
       let resolved = resolvedByExample.get(example.name);
       if (!resolved) {
         resolved = resolveServices({

@@ -120,6 +120,19 @@ async function approveOn(setting: Setting, runId: string, link: string): Promise
   setting.services.messaging.answerInteraction(interactionId, "approve");
 }
 
+/**
+ * A run started for Alice (--started-by), whom the directory gives
+ * SWITCHYARD_APPROVER_LINK: nobody else is on messaging, so her link is
+ * asked, and she approves. Its id, the directory file, her link.
+ */
+async function selfApprovedRun(setting: Setting, name: string) {
+  const { approverLinkId } = setting.services.messaging;
+  const team = directoryFile(name, [me, alice([approverLinkId])]);
+  const runId = await startRun(setting, ["--approver-directory", team, "--started-by", "alice"]);
+  await approveOn(setting, runId, approverLinkId);
+  return { runId, team, approverLinkId };
+}
+
 /** A run's approvals when Alice, who started it, approved on `link`: refused, naming her. */
 function selfApprovalOn(link: string) {
   return [
@@ -209,17 +222,8 @@ describe("switchyard resume --approver-directory: an answer given on messaging i
 
   it("refuses the approval of the person who started the run (--started-by) as self_approval: nothing is deleted", async () => {
     await withSetting(async (setting) => {
-      // Alice is behind SWITCHYARD_APPROVER_LINK; the run is started on her behalf.
-      const { approverLinkId } = setting.services.messaging;
-      const team = directoryFile("team-self", [me, alice([approverLinkId])]);
-      const runId = await startRun(setting, [
-        "--approver-directory",
-        team,
-        "--started-by",
-        "alice",
-      ]);
+      const { runId, team, approverLinkId } = await selfApprovedRun(setting, "team-self");
       expect((await shown(setting, runId)).startedBy).toBe("alice");
-      await approveOn(setting, runId, approverLinkId);
 
       await resume(setting, runId, ["--approver-directory", team]);
 
@@ -268,6 +272,64 @@ describe("switchyard worker --approver-directory: the worker judges the answers 
         expect.objectContaining({ outcome: "approved", people: [aliceOn(aliceLink)] }),
       ]);
       expect((await shown(setting, own)).approvals).toEqual(selfApprovalOn(approverLinkId));
+    });
+  }, 120_000);
+});
+
+describe("a run started with an approver directory is not settled without one", () => {
+  it("switchyard resume without a directory refuses the run, exit 2, naming the flag: nothing is deleted, the run waits", async () => {
+    await withSetting(async (setting) => {
+      const { runId } = await selfApprovedRun(setting, "team-forgotten");
+
+      const resumed = await switchyard(["resume", runId], setting.env);
+
+      expect(resumed.code).toBe(2);
+      expect(resumed.stderr).toContain(
+        `Run "${runId}" was started with an approver directory (started by "alice")`,
+      );
+      expect(resumed.stderr).toContain("--approver-directory FILE");
+      expect(deletions(setting)).toHaveLength(0);
+      expect((await shown(setting, runId)).status).toBe("suspended");
+    });
+  }, 120_000);
+
+  it("switchyard worker without a directory does not resume it: it says why at each attempt, and nothing is deleted", async () => {
+    await withSetting(async (setting) => {
+      const { runId } = await selfApprovedRun(setting, "team-worker-forgotten");
+
+      const worker = spawnScript(
+        "src/cli/main.ts",
+        [
+          "worker",
+          "--max-attempts",
+          "2",
+          "--first-recheck-after",
+          "10ms",
+          "--poll-interval",
+          "20ms",
+        ],
+        setting.env,
+      );
+      const done = finished(worker);
+      try {
+        await new Promise<void>((resolve) => {
+          createInterface({ input: worker.stdout! }).on("line", (line) => {
+            // Its end either way: given up on, or (were the answer taken) completed.
+            if (line.startsWith(`${runId} failed`) || line === `${runId} completed`) resolve();
+          });
+        });
+      } finally {
+        worker.kill("SIGTERM");
+      }
+      const { code, stdout } = await done;
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        new RegExp(
+          `${runId} not resumed: .*was started with an approver directory \\(started by "alice"\\).*--approver-directory FILE`,
+        ),
+      );
+      expect(deletions(setting)).toHaveLength(0);
+      expect((await shown(setting, runId)).status).toBe("failed");
     });
   }, 120_000);
 });
