@@ -97,11 +97,10 @@ export async function workRuns(
         );
       }
       checkDurableServices(settings, example, "switchyard worker");
-      requireApproverDirectory(
-        await opened.store.load(runId),
-        approverDirectory,
-        "switchyard worker",
-      );
+      // Read only without a directory: whether the run was started with one.
+      if (approverDirectory === undefined) {
+        requireApproverDirectory(await opened.store.load(runId), undefined, "switchyard worker");
+      }
       let resolved = resolvedByExample.get(example.name);
       if (!resolved) {
         resolved = resolveServices({
