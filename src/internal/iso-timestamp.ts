@@ -7,13 +7,15 @@ let lastSecond = { second: Number.NaN, text: "" };
  * formatting a date was a few percent of a short run's own time.
  */
 export function isoTimestamp(ms: number = Date.now()): string {
-  const second = Math.floor(ms / 1000);
+  // A Date keeps whole milliseconds, cut towards zero (-0.5 is 0, not -1).
+  const time = Math.trunc(ms) + 0;
+  const second = Math.floor(time / 1000);
   if (second !== lastSecond.second) {
     const text = new Date(second * 1000).toISOString();
     // A year past 9999 (or before 0) is written with six digits: not kept.
-    if (text.length !== 24) return new Date(ms).toISOString();
+    if (text.length !== 24) return new Date(time).toISOString();
     lastSecond = { second, text: text.slice(0, 19) };
   }
-  const millis = Math.floor(ms - second * 1000);
+  const millis = time - second * 1000;
   return `${lastSecond.text}.${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`;
 }
