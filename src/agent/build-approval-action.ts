@@ -128,15 +128,15 @@ export function showApprovalAction(
  * edit reported back to the client, by the rules {@link showApprovalAction}
  * shows an action's arguments: a value equal to a secret of `secrets` and
  * the value of a secret-named field as the view's placeholder, nothing else
- * changed; a value holding such a secret inside it hidden whole.
+ * changed. Arguments holding such a secret anywhere else (inside a value,
+ * in a name, in an escaped form) are hidden whole: the placeholder alone.
  */
 export function showArguments(args: unknown, secrets: SecretRegistry): unknown {
-  const known = secrets.values();
-  const asked = { toolName: "", arguments: args, description: { summary: "" } };
-  const built = buildActionView(asked, known);
-  if ("view" in built) return built.shown.arguments;
-  const rebuilt = buildActionView({ ...asked, arguments: hideWhole(args, known) }, []);
-  return "view" in rebuilt ? rebuilt.shown.arguments : registeredSecretPlaceholder;
+  const built = buildActionView(
+    { toolName: "", arguments: args, description: { summary: "" } },
+    secrets.values(),
+  );
+  return "view" in built ? built.shown.arguments : registeredSecretPlaceholder;
 }
 
 function shownStanding(standing: StandingScope, known: readonly string[]): StandingScope {

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { secretFieldPlaceholder } from "../../src/agent/approval/action-view.js";
+import {
+  registeredSecretPlaceholder,
+  secretFieldPlaceholder,
+} from "../../src/agent/approval/action-view.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import {
   type AgUiTestServer,
@@ -142,6 +145,31 @@ describe("createAgUiHandler, with the official AG-UI client", () => {
           arguments: { text: edit.text, token: secretFieldPlaceholder("token") },
         },
       }),
+    ]);
+  });
+
+  it("hides an edit's arguments whole when they hold one of the agent's secrets inside a value", async () => {
+    const secret = "wiki-key-5f2c9a81d7";
+    const postNote = defineTool({
+      name: "post_note",
+      description: "Posts a note to the team's wiki.",
+      parameters: z.object({ text: z.string() }),
+      needsApproval: true,
+      execute: async () => ({ posted: true }),
+    });
+    server = await startAgUiServer(
+      [{ toolCalls: [{ name: "post_note", arguments: { text: "draft" } }] }, { text: "Posted." }],
+      { agentOptions: { tools: [postNote], secrets: [secret] } },
+    );
+    const client = clientFor(server.url);
+    const first = await runClient(client, { message: "Post the note" });
+    const answered = await runClient(client, {
+      resume: [approve(first.interrupts[0]!, { editedArgs: { text: `the key is ${secret}` } })],
+    });
+    expect(JSON.stringify(answered.events)).not.toContain(secret);
+    const edited = answered.events.filter((event) => event.type === "CUSTOM");
+    expect(edited.map((event) => (event as { value?: unknown }).value)).toEqual([
+      { toolCallId: first.interrupts[0]!.toolCallId, arguments: registeredSecretPlaceholder },
     ]);
   });
 
