@@ -158,16 +158,11 @@ export async function workRuns(
       },
     });
     // A keyed or signed trail begins now, as `switchyard run` begins it, so a
-    // fresh one verifies as empty before the first decision. One that cannot
-    // be begun yet (its database not reached) is said and tried again by
-    // the first decision, which fails closed until it can be written.
-    try {
-      await beginAuditTrail(io.env, opened.auditLog);
-    } catch (error) {
-      io.stderr.write(
-        `switchyard worker: ${escapeUntrustedText(redactText(describeThrown(error)))}; each decision tries again, and no approved call runs until it is recorded.\n`,
-      );
-    }
+    // fresh one verifies as empty before the first decision. One it cannot
+    // begin (a trail it cannot vouch for, its database not reached) stops
+    // the worker here, as it stops `switchyard run`: every approval it then
+    // took would be spent as a refusal, the decision not recorded.
+    await beginAuditTrail(io.env, opened.auditLog);
     io.stderr.write(
       `switchyard worker ${worker.owner}: resuming due runs from ${opened.where} (${opened.variable}), ${concurrency} at a time. SIGTERM or Ctrl-C stops taking runs (a second time: release them to other workers and quit).\n`,
     );

@@ -700,6 +700,20 @@ describe("switchyard audit: a signed trail anyone can check, and what an attacke
     });
   });
 
+  it("a worker whose signing key did not write the trail stops at its start, as a run does", async () => {
+    const trail = await signingEnvironment();
+    await decide(trail.writer);
+    const other = await signingEnvironment();
+    const worker = await switchyard(["worker", "--poll-interval", "20ms"], {
+      ...trail.writer,
+      SWITCHYARD_AUDIT_SIGNING_KEY: other.writer.SWITCHYARD_AUDIT_SIGNING_KEY,
+    });
+    // Going on, it would spend every approval it took as a refusal (the decision not recorded).
+    expect(worker.code).not.toBe(0);
+    expect(worker.stderr).toContain("could not be begun");
+    expect(worker.stderr).not.toContain("resuming due runs");
+  });
+
   it("in PostgreSQL: a worker begins a fresh signed trail when it starts, which then verifies empty", async () => {
     const trail = await signingEnvironment();
     const database = {
