@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
@@ -15,13 +14,14 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerChoice } from "../../src/simulators/messaging/answer-mode.js";
 import { type Simulators, startSimulators } from "../../src/simulators/start-simulators.js";
-import { finished, repositoryRoot, runSwitchyard, spawnScript } from "../cli/spawn-switchyard.js";
-import { initializeBody, secretsOf, textOf } from "./mcp-test-kit.js";
+import { finished, runSwitchyard, spawnScript } from "../cli/spawn-switchyard.js";
+import { initializeBody, secretsOf, stdioHostTransport, textOf } from "./mcp-test-kit.js";
 
 const answers: AnswerChoice[] = [];
 let simulators: Simulators;
 let client: Client;
-let stderr = "";
+/** What the command wrote to stderr so far. */
+let stderr: () => string = () => "";
 /** The state directory of the commands started here: their audit log is in it. */
 const stateDirectory = mkdtempSync(join(tmpdir(), "switchyard-mcp-command-"));
 
@@ -29,33 +29,18 @@ beforeAll(async () => {
   simulators = await startSimulators({
     messaging: { answer: () => answers.shift() ?? { option_id: "deny" } },
   });
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      (entry): entry is [string, string] =>
-        !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
-    ),
-  );
   // The command reaches the test's simulators as it would real services.
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--tools", "orders"],
-    cwd: repositoryRoot,
-    env: {
-      ...inherited,
-      SWITCHYARD_ORDERS_URL: simulators.orders.url,
-      SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
-      SWITCHYARD_MESSAGING_URL: simulators.messaging.url,
-      SWITCHYARD_MESSAGING_TOKEN: simulators.messaging.token ?? "",
-      SWITCHYARD_APPROVER_LINK: simulators.messaging.approverLinkId,
-      SWITCHYARD_STATE_DIR: stateDirectory,
-    },
-    stderr: "pipe",
+  const started = stdioHostTransport(["src/cli/main.ts", "mcp", "--tools", "orders"], {
+    SWITCHYARD_ORDERS_URL: simulators.orders.url,
+    SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
+    SWITCHYARD_MESSAGING_URL: simulators.messaging.url,
+    SWITCHYARD_MESSAGING_TOKEN: simulators.messaging.token ?? "",
+    SWITCHYARD_APPROVER_LINK: simulators.messaging.approverLinkId,
+    SWITCHYARD_STATE_DIR: stateDirectory,
   });
-  transport.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
+  stderr = started.stderr;
   client = new Client({ name: "stdio-host", version: "1.0.0" });
-  await client.connect(transport);
+  await client.connect(started.transport);
 }, 60_000);
 
 afterAll(async () => {
@@ -78,8 +63,8 @@ describe("switchyard mcp over stdio, as a host starts it", () => {
     expect(byName.get("list_orders")?.annotations).toEqual({ readOnlyHint: true });
     expect(byName.get("cancel_orders")?.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.has("send_notification")).toBe(false);
-    expect(stderr).toContain("Serving MCP over stdio");
-    expect(stderr).toContain("the person behind SWITCHYARD_APPROVER_LINK");
+    expect(stderr()).toContain("Serving MCP over stdio");
+    expect(stderr()).toContain("the person behind SWITCHYARD_APPROVER_LINK");
   });
 
   it("runs a read tool, and one approved deletion and one denied reach the service once", async () => {
@@ -109,13 +94,13 @@ describe("switchyard mcp over stdio, as a host starts it", () => {
     for (const result of [read, approved, denied]) {
       for (const secret of secretsOf(simulators)) expect(textOf(result)).not.toContain(secret);
     }
-    for (const secret of secretsOf(simulators)) expect(stderr).not.toContain(secret);
+    for (const secret of secretsOf(simulators)) expect(stderr()).not.toContain(secret);
   });
 
   it("leaves each decision in the audit trail, which switchyard audit verify and show read", async () => {
     // The calls above: one approved deletion and one denied, each a run of its own.
-    expect(stderr).toContain(`appended to the audit log ${join(stateDirectory, "audit.jsonl")}`);
-    const runs = decidedRuns(stderr);
+    expect(stderr()).toContain(`appended to the audit log ${join(stateDirectory, "audit.jsonl")}`);
+    const runs = decidedRuns(stderr());
     expect(runs).toHaveLength(2);
     const env = { SWITCHYARD_STATE_DIR: stateDirectory };
     const verified = await runSwitchyard(["audit", "verify"], env);
@@ -321,34 +306,21 @@ async function elicitingHost(
   flags: readonly string[],
   answer: (message: string) => Promise<ElicitResult> | ElicitResult,
 ): Promise<{ host: Client; output: () => string }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--tools", "orders", ...flags],
-    cwd: repositoryRoot,
-    env: {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(
-          (entry): entry is [string, string] =>
-            !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
-        ),
-      ),
+  const { transport, stderr: output } = stdioHostTransport(
+    ["src/cli/main.ts", "mcp", "--tools", "orders", ...flags],
+    {
       SWITCHYARD_ORDERS_URL: simulators.orders.url,
       SWITCHYARD_ORDERS_TOKEN: simulators.orders.token,
       SWITCHYARD_STATE_DIR: stateDirectory,
     },
-    stderr: "pipe",
-  });
-  let output = "";
-  transport.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
+  );
   const host = new Client(
     { name: "elicit-host", version: "1.0.0" },
     { capabilities: { elicitation: { form: {} } } },
   );
   host.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
   await host.connect(transport);
-  return { host, output: () => output };
+  return { host, output };
 }
 
 describe("switchyard mcp --approve elicit over stdio", () => {
@@ -630,35 +602,14 @@ describe("switchyard mcp --http --approve elicit", () => {
 
 describe("switchyard mcp --approve browser over stdio", () => {
   it("waits for the answer given on the simulator's inbox page", async () => {
-    let output = "";
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        "--import",
-        "tsx",
-        "src/cli/main.ts",
-        "mcp",
-        "--tools",
-        "orders",
-        "--approve",
-        "browser",
-      ],
-      cwd: repositoryRoot,
-      env: Object.fromEntries(
-        Object.entries(process.env).filter(
-          (entry): entry is [string, string] =>
-            !entry[0].startsWith("SWITCHYARD_") && entry[1] !== undefined,
-        ),
-      ),
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
+    const { transport, stderr: output } = stdioHostTransport(
+      ["src/cli/main.ts", "mcp", "--tools", "orders", "--approve", "browser"],
+      {},
+    );
     const browserHost = new Client({ name: "browser-host", version: "1.0.0" });
     await browserHost.connect(transport);
     try {
-      const inboxUrl = /inbox page (http:\/\/\S+)/.exec(output)?.[1];
+      const inboxUrl = /inbox page (http:\/\/\S+)/.exec(output())?.[1];
       expect(inboxUrl).toBeDefined();
       const listed = (await browserHost.callTool({
         name: "list_callbacks",
