@@ -81,10 +81,7 @@ export async function askToolApproval(
             ? { bindInteraction: asker.bindInteraction }
             : {}),
         });
-  const asked =
-    check && (answered?.outcome === "approved" || answered?.outcome === "refused")
-      ? await checkApprovers(answered, check)
-      : answered;
+  const asked = check && answered ? await checkApprovers(answered, check) : answered;
   const decision =
     asked !== undefined && asker.audit !== undefined
       ? await publishApprovalDecision(

@@ -339,8 +339,7 @@ async function askToExtend(context: BudgetContext, next: NextInRun): Promise<str
             ? { bindInteraction: context.bindInteraction }
             : {}),
         })) as [Exclude<ApprovalRecord, PendingRecord>]);
-  const gated =
-    check && answered.outcome !== "expired" ? await checkApprovers(answered, check) : answered;
+  const gated = check ? await checkApprovers(answered, check) : answered;
   const decision = await publishApprovalDecision(
     context.audit,
     { toolName: action.toolName, toolCallId: action.toolCallId, runId: context.runId },

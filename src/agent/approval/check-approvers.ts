@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { redactText } from "../../internal/redact.js";
-import type { ApprovedRecord, RefusedRecord } from "../approval-gate.js";
+import type { ApprovalRecord, ApprovedRecord, RefusedRecord } from "../approval-gate.js";
 import type { WhoMayApprove } from "../approver.js";
 import { describeThrown } from "../describe-thrown.js";
 import type { RefusalCode } from "../refusal-code.js";
@@ -106,10 +106,12 @@ async function listPeople(
  * `approver_not_allowed`. Either way the record names each person
  * recognised (`people`). Other outcomes are returned as they are.
  */
-export async function checkApprovers<Decision extends ApprovedRecord | RefusedRecord>(
+export async function checkApprovers<Decision extends ApprovalRecord>(
   record: Decision,
   check: ApproverCheck,
 ): Promise<Decision | RefusedRecord> {
+  // An expired or pending question was answered by nobody.
+  if (record.outcome !== "approved" && record.outcome !== "refused") return record;
   const denial = record.outcome === "refused" && record.code === "denied";
   if (record.outcome === "refused" && !denial) return record;
   if (record.outcome === "approved" && (record.rule !== undefined || record.coveredBy)) {

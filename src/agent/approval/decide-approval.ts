@@ -177,7 +177,7 @@ export async function decideApproval(
   }
   if (asked.outcome === "pending") return { kind: "pending", approval: asked };
   const answered = asked;
-  if (check && asked.outcome !== "expired") asked = await checkApprovers(asked, check);
+  if (check) asked = await checkApprovers(asked, check);
   if (asked.outcome !== "approved" || asked.edited === undefined) {
     const approval = { ...asked, ...shadow };
     return {

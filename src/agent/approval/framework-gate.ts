@@ -303,8 +303,7 @@ export class FrameworkGate {
     if (answered.outcome === "pending") {
       throw new Error("the gate never accepts a pending answer");
     }
-    const record =
-      check && answered.outcome !== "expired" ? await checkApprovers(answered, check) : answered;
+    const record = check ? await checkApprovers(answered, check) : answered;
     if (record.outcome !== "approved") return { approval: record, requestedAt };
     if (record.edited === undefined) return { approval: record, requestedAt, args: frozen.args };
     return this.#decideEdit(call, { ...record, edited: record.edited }, validate, requestedAt);
