@@ -4,6 +4,7 @@ import { redactText } from "../internal/redact.js";
 import { abortable } from "./abortable.js";
 import {
   type ApproverIdentity,
+  answeringIdentity,
   isApproverIdentity,
   type RecognisedApprover,
 } from "./approval/approver-directory.js";
@@ -424,11 +425,10 @@ function approverIdentitiesOf(approvers: unknown): ApproverIdentity[] | undefine
   for (const approver of Array.isArray(approvers) ? approvers : []) {
     const { answeredBy, approverLink } = (approver ?? {}) as Record<string, unknown>;
     if (answeredBy !== undefined && !isApproverIdentity(answeredBy)) return undefined;
-    const identity: ApproverIdentity | undefined = isApproverIdentity(answeredBy)
-      ? { channel: answeredBy.channel, id: answeredBy.id }
-      : typeof approverLink === "string" && approverLink !== ""
-        ? { channel: "messaging", id: approverLink }
-        : undefined;
+    const identity = answeringIdentity(
+      isApproverIdentity(answeredBy) ? answeredBy : undefined,
+      typeof approverLink === "string" ? approverLink : undefined,
+    );
     if (identity) identities.set(`${identity.channel}\u0000${identity.id}`, identity);
   }
   return [...identities.values()];

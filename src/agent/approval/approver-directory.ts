@@ -38,6 +38,20 @@ export function isApproverIdentity(value: unknown): value is ApproverIdentity {
 }
 
 /**
+ * Who gave an answer: the identity it names (`answeredBy`), else the
+ * messaging link it came on; `undefined` when neither says.
+ */
+export function answeringIdentity(
+  answeredBy: ApproverIdentity | undefined,
+  approverLink: string | undefined,
+): ApproverIdentity | undefined {
+  if (answeredBy !== undefined) return { channel: answeredBy.channel, id: answeredBy.id };
+  return approverLink !== undefined && approverLink !== ""
+    ? { channel: "messaging", id: approverLink }
+    : undefined;
+}
+
+/**
  * A person who answered, as every decision record names them (audit
  * record, `onApprovalDecided`, the call's approval record): their directory
  * id and name, and the channel evidence that recognised them.

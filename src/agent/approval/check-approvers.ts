@@ -8,6 +8,7 @@ import {
   type ApproverDirectory,
   type ApproverIdentity,
   type ApproverPerson,
+  answeringIdentity,
   findDirectoryPersonProblem,
   type RecognisedApprover,
 } from "./approver-directory.js";
@@ -170,10 +171,8 @@ function answeringIdentities(record: ApprovedRecord | RefusedRecord): ApproverId
   if (record.outcome === "approved" && record.approverIdentities) {
     return record.approverIdentities;
   }
-  if (record.answeredBy) return [record.answeredBy];
-  return record.approverLink !== undefined && record.approverLink !== ""
-    ? [{ channel: "messaging", id: record.approverLink }]
-    : [];
+  const identity = answeringIdentity(record.answeredBy, record.approverLink);
+  return identity ? [identity] : [];
 }
 
 async function recognise(
