@@ -1,3 +1,4 @@
+import { startDeadline } from "../../internal/deadlines.js";
 import { onAbort } from "../../internal/http/on-abort.js";
 import type { BodyReader } from "../../internal/http/transport.js";
 
@@ -25,14 +26,12 @@ export async function* readBodyChunks(
   options: BodyReadOptions,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const { signal } = options;
-  let reading = false;
   let stopped: "idle" | "aborted" | undefined;
   const cancel = () => reader.cancel();
-  const timer = setTimeout(() => {
-    if (!reading) return;
+  const onIdle = () => {
     stopped ??= "idle";
     cancel();
-  }, options.idleTimeoutMs);
+  };
   const stopWatching = signal
     ? onAbort(signal, () => {
         stopped = "aborted";
@@ -48,15 +47,15 @@ export async function* readBodyChunks(
   try {
     if (signal?.aborted) throw options.abortedError();
     for (;;) {
-      timer.refresh();
-      reading = true;
+      // Timed while waiting on the network only: started per read, cleared once it returns.
+      const idle = startDeadline(options.idleTimeoutMs, onIdle);
       let result: Awaited<ReturnType<BodyReader["read"]>>;
       try {
         result = await reader.read();
       } catch (error) {
         throw stopError() ?? options.readError(error);
       } finally {
-        reading = false;
+        idle.clear();
       }
       const error = stopError();
       if (error) throw error;
@@ -67,7 +66,6 @@ export async function* readBodyChunks(
       yield result.value;
     }
   } finally {
-    clearTimeout(timer);
     stopWatching?.();
     if (!finished) cancel();
   }

@@ -7,6 +7,7 @@ import {
   ResponseTooLargeError,
   TimeoutError,
 } from "../../errors/transport-errors.js";
+import { type Deadline, startDeadline } from "../deadlines.js";
 import { LazyAbortController } from "../lazy-abort-controller.js";
 import { type Logger, redactingLogger, silentLogger } from "../logger.js";
 import { SecretRegistry } from "../redact.js";
@@ -453,7 +454,7 @@ class Attempt implements TransportRequest {
   #abortHandler: ((reason: unknown) => void) | undefined;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #stopFollowing: (() => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #deadline: Deadline | undefined;
 
   constructor(options: {
     method: string;
@@ -487,7 +488,7 @@ class Attempt implements TransportRequest {
   }
 
   onConnection(): void {
-    this.#timer = setTimeout(timeOut, this.timeoutMs, this);
+    this.#deadline = startDeadline(this.timeoutMs, () => this.timeOut());
   }
 
   /** The caller's signal fired. */
@@ -508,13 +509,9 @@ class Attempt implements TransportRequest {
 
   /** Releases the timer and the link to the caller's signal. */
   done(): void {
-    clearTimeout(this.#timer);
+    this.#deadline?.clear();
     this.#stopFollowing?.();
   }
-}
-
-function timeOut(attempt: Attempt): void {
-  attempt.timeOut();
 }
 
 function isRetryable(error: unknown, safe: boolean): boolean {

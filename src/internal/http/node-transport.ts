@@ -1,6 +1,8 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { Socket } from "node:net";
+import { type Deadline, startDeadline } from "../deadlines.js";
 import {
+  type BodyRead,
   type BodyReader,
   checkDeclaredLength,
   ResponseTooLargeSignal,
@@ -55,20 +57,27 @@ function poolOf(protocol: Protocol, maxConnections: number): Pool {
   return pool;
 }
 
+/** The deadline of each connection waiting in a pool. */
+const idleDeadlines = new WeakMap<Socket, Deadline>();
+
 /**
- * Times a pooled connection only while it is idle: the agent closes a free
- * connection whose timer fires. The agent's own `timeout` option would
- * time it while a request uses it too, at a cost on every request (a
- * listener added and removed, the timer pushed back on every read and
- * write) for a timer nothing reads then: a slow answer is the request's
- * own timeout's to end.
+ * Times a pooled connection only while it is idle, and closes it when its
+ * idle time is up. The agent's own `timeout` option would time it while a
+ * request uses it too, at a cost on every request (a listener added and
+ * removed, the timer pushed back on every read and write) for a timer
+ * nothing reads then: a slow answer is the request's own timeout's to end.
+ * Like Node's socket timeouts, an idle connection's deadline keeps no
+ * process alive.
  */
 function closeWhenIdle(agent: Agent): void {
   // Node's returns whether the connection is kept; its types say void.
   const keepSocketAlive = agent.keepSocketAlive as (this: Agent, socket: Socket) => boolean;
   agent.keepSocketAlive = function keepIdleSocketAlive(this: Agent, socket: Socket): boolean {
     if (!keepSocketAlive.call(this, socket)) return false;
-    socket.setTimeout(idleTimeoutOf(socket));
+    idleDeadlines.set(
+      socket,
+      startDeadline(idleTimeoutOf(socket), () => socket.destroy(), false),
+    );
     return true;
   };
   const reuseSocket = agent.reuseSocket;
@@ -77,7 +86,7 @@ function closeWhenIdle(agent: Agent): void {
     socket: Socket,
     request: ClientRequest,
   ): void {
-    socket.setTimeout(0);
+    idleDeadlines.get(socket)?.clear();
     reuseSocket.call(this, socket, request);
   };
 }
@@ -269,31 +278,107 @@ class NodeResponse implements TransportResponse {
   }
 
   reader(): BodyReader {
-    const incoming = this.#incoming;
-    const limit = this.#limit;
-    const iterator = incoming[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    let size = 0;
-    return {
-      async read() {
-        const result = await iterator.next();
-        if (result.done) {
-          if (!incoming.complete) throw new Error("the connection closed before the answer ended");
-          return { done: true };
-        }
-        size += result.value.length;
-        if (size > limit) {
-          incoming.destroy();
-          throw new ResponseTooLargeSignal(limit);
-        }
-        return { done: false, value: result.value };
-      },
-      cancel() {
-        incoming.destroy();
-      },
-    };
+    return new IncomingBodyReader(this.#incoming, this.#limit);
   }
 
   cancel(): void {
     this.#incoming.destroy();
+  }
+}
+
+/** The end of a body read whole: `read()` answers it from then on. */
+const bodyEnd = Object.freeze({ done: true as const });
+
+/**
+ * Reads an answer's body chunk by chunk as it arrives: what Node's async
+ * iterator over a stream does, without its layers (an async generator, a
+ * promise per wait, a finished-watcher with its listeners) for a body that
+ * usually comes in one or two reads. The stream stays paused between reads
+ * (its `readable` event, not `data`), so a slow reader holds the service
+ * back instead of buffering its answer here.
+ */
+class IncomingBodyReader implements BodyReader {
+  readonly #incoming: IncomingMessage;
+  readonly #limit: number;
+  #size = 0;
+  #ended = false;
+  /** Why reading failed: an error of the stream, or its closing before the end. */
+  #failure: unknown;
+  #waiting: { resolve: (result: BodyRead) => void; reject: (error: unknown) => void } | undefined;
+
+  constructor(incoming: IncomingMessage, limit: number) {
+    this.#incoming = incoming;
+    this.#limit = limit;
+    incoming.on("readable", () => this.#settle());
+    incoming.on("end", () => {
+      if (!incoming.complete) return this.#failClosed();
+      this.#ended = true;
+      this.#settle();
+    });
+    incoming.on("error", (error) => this.#fail(error));
+    incoming.on("close", () => {
+      if (!this.#ended) this.#failClosed();
+    });
+  }
+
+  read(): Promise<BodyRead> {
+    if (this.#waiting) return Promise.reject(new Error("a read of this body is already waiting"));
+    try {
+      const result = this.#next();
+      if (result) return Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+    });
+  }
+
+  cancel(): void {
+    this.#incoming.destroy();
+  }
+
+  /** The next chunk, the end, or undefined while nothing has arrived; throws on a failure. */
+  #next(): BodyRead | undefined {
+    if (this.#failure !== undefined) throw this.#failure;
+    const chunk = this.#incoming.read() as Buffer | null;
+    if (chunk !== null) {
+      this.#size += chunk.length;
+      if (this.#size > this.#limit) {
+        this.#failure = new ResponseTooLargeSignal(this.#limit);
+        this.#incoming.destroy();
+        throw this.#failure;
+      }
+      return { done: false, value: chunk };
+    }
+    return this.#ended ? bodyEnd : undefined;
+  }
+
+  /** Something arrived: hands it to a waiting read. */
+  #settle(): void {
+    const waiting = this.#waiting;
+    if (!waiting) return;
+    let result: BodyRead | undefined;
+    try {
+      result = this.#next();
+    } catch (error) {
+      this.#waiting = undefined;
+      waiting.reject(error);
+      return;
+    }
+    if (result === undefined) return;
+    this.#waiting = undefined;
+    waiting.resolve(result);
+  }
+
+  #failClosed(): void {
+    this.#fail(new Error("the connection closed before the answer ended"));
+  }
+
+  #fail(error: unknown): void {
+    this.#failure ??= error;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(this.#failure);
   }
 }

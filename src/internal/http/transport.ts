@@ -51,9 +51,12 @@ export interface TransportResponse {
   cancel(): void;
 }
 
+/** One read of a {@link BodyReader}: the next bytes, or the end. */
+export type BodyRead = { done: true; value?: undefined } | { done: false; value: Uint8Array };
+
 /** Pull reader over a response body, shaped like a web stream's reader. */
 export interface BodyReader {
-  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  read(): Promise<BodyRead>;
   cancel(): void;
 }
 

@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ReasonerClient } from "../../../src/clients/reasoner/reasoner-client.js";
-import { AbortedError, TimeoutError } from "../../../src/errors/index.js";
+import {
+  AbortedError,
+  ConnectionError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from "../../../src/errors/index.js";
 import {
   apiKey,
   collect,
@@ -125,5 +130,45 @@ describe("ReasonerClient against a loopback server", () => {
     const answer = await client.stream(simpleRequest).finalCompletion();
     expect(answer).toEqual(expectedCompletion("reasoning.expected.json"));
     expect(attempts).toBe(2);
+  });
+
+  it("a connection dropped after the first event ends the stream with a ConnectionError, its text kept", async () => {
+    let attempts = 0;
+    const url = await serve((_request, _body, response) => {
+      attempts++;
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write('data: {"choices":[{"index":0,"delta":{"content":"Bon"}}]}\n\n');
+      setTimeout(() => response.destroy(), 20);
+    });
+    const stream = new ReasonerClient({ url, apiKey, initialRetryDelayMs: 1 }).stream(
+      simpleRequest,
+    );
+    const deltas: string[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of stream) if (event.type === "text-delta") deltas.push(event.delta);
+      })(),
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(deltas).toEqual(["Bon"]);
+    // Past the first event nothing is sent again.
+    expect(attempts).toBe(1);
+  });
+
+  it("a body past maxResponseBytes in a stream is refused, and the connection let go", async () => {
+    let closed = false;
+    const url = await serve((_request, _body, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write('data: {"choices":[{"index":0,"delta":{"content":"Bon"}}]}\n\n');
+      response.write(`: ${"x".repeat(4_000)}\n\n`);
+      response.on("close", () => {
+        closed = true;
+      });
+    });
+    const client = new ReasonerClient({ url, apiKey, maxResponseBytes: 1_000 });
+    const error = await rejection(client.stream(simpleRequest).finalCompletion());
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    for (let tries = 0; tries < 100 && !closed; tries++) await wait(10);
+    expect(closed).toBe(true);
   });
 });
