@@ -122,8 +122,9 @@ export class Agent<
   ): Promise<RunResult<unknown>> {
     const settings = resolveRunLoopOverrides(this.#settings, options);
     const prepared = prepareRun(settings, input, options as RunOptions);
-    await claimNewRun(settings, prepared, options.runId !== undefined);
-    return this.#loop(settings, prepared, "complete", ignoreEvents);
+    const claiming = claimNewRun(settings, prepared, options.runId !== undefined);
+    if (claiming) await claiming;
+    return await this.#loop(settings, prepared, "complete", ignoreEvents);
   }
 
   /**
@@ -151,7 +152,8 @@ export class Agent<
     const prepared = prepareRun(settings, input, options as RunOptions);
     return new AgentStream(async (emit) => {
       try {
-        await claimNewRun(settings, prepared, options.runId !== undefined);
+        const claiming = claimNewRun(settings, prepared, options.runId !== undefined);
+        if (claiming) await claiming;
       } catch (error) {
         return endBeforeStart(settings, prepared.journal.messages, error as Error, emit);
       }
@@ -315,7 +317,7 @@ export class Agent<
     } finally {
       watch?.stop();
       stopRenewing();
-      await claim?.release().catch(() => {});
+      if (claim) await claim.release().catch(() => {});
       // The agent's own memory keeps a run while it may go on (suspended).
       // Of one that ended it keeps the approvals spent, and the calls it
       // started only when it went on from a state: a copy of that state

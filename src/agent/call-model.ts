@@ -23,7 +23,9 @@ export async function callModel(options: {
 }): Promise<ModelResponse> {
   const { model, request, signal, stepNumber, emit } = options;
   const callOptions: ModelCallOptions = signal === neverAborted ? {} : { signal };
-  if (options.mode === "complete") return abortable(model.complete(request, callOptions), signal);
+  if (options.mode === "complete") {
+    return await abortable(model.complete(request, callOptions), signal);
+  }
 
   const stream = model.stream(request, callOptions);
   const iterator = stream[Symbol.asyncIterator]();

@@ -137,7 +137,7 @@ async function checkDecideAndSettle(
   // No rule can ask about or decide this tool's calls: nothing to decide,
   // and nothing to build for a question (the policy would allow it unnamed).
   if (!mayBeGated(environment.approvalPolicy, tool)) {
-    return settle(hand, { kind: "ungated", shadow: undefined }, environment);
+    return await settle(hand, { kind: "ungated", shadow: undefined }, environment);
   }
   // A call that may need approval runs with a frozen copy whose fingerprint the approval binds to.
   let frozen: FrozenArguments | undefined;
@@ -165,7 +165,7 @@ async function checkDecideAndSettle(
     },
     environment,
   );
-  return settle(hand, decision, environment);
+  return await settle(hand, decision, environment);
 }
 
 /**
@@ -182,9 +182,11 @@ async function settle(
   const { tool, base } = hand;
   if (decision.kind === "ungated") {
     if (decision.shadow) logShadowVerdict(environment.logger, base, decision.shadow);
-    return withSlot(hand, environment, async () => {
+    return await withSlot(hand, environment, async () => {
       const start = await startCall(hand, base.arguments, undefined, environment);
-      if ("started" in start) return runTool(tool, base.arguments, base, environment, hand.logger);
+      if ("started" in start) {
+        return await runTool(tool, base.arguments, base, environment, hand.logger);
+      }
       return "notRecorded" in start
         ? start.notRecorded
         : (start.record ?? aborted(base, tool.name));

@@ -88,8 +88,18 @@ export function prepareRun(
  * Claims a new durable run in the agent's run queue (when it has one) and,
  * for an id the caller chose, checks the store has no run by that id: a
  * ConfigurationError otherwise, so a run never overwrites another's record.
+ * Undefined when there is neither to do (no queue, a new id): nothing to wait for.
  */
-export async function claimNewRun(
+export function claimNewRun(
+  settings: AgentSettings,
+  prepared: PreparedRun,
+  idWasGiven: boolean,
+): Promise<void> | undefined {
+  if (settings.runQueue === undefined && !idWasGiven) return undefined;
+  return claimAndCheck(settings, prepared, idWasGiven);
+}
+
+async function claimAndCheck(
   settings: AgentSettings,
   prepared: PreparedRun,
   idWasGiven: boolean,

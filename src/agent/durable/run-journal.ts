@@ -160,8 +160,12 @@ export class RunJournal {
   readonly #standingApprovals: StandingApproval[];
   /** Fingerprints of the actions a person denied in this run (`RunState.deniedActions`). */
   readonly #deniedActions: Set<string>;
-  /** `RunState.approvalIdSeed`: kept from the state, or new for a run that has none. */
-  readonly #approvalIdSeed: string;
+  /**
+   * `RunState.approvalIdSeed`: kept from the state, or drawn for a run that
+   * has none when first needed (an approval id, a snapshot): most runs in
+   * memory ask no approval and are never saved.
+   */
+  #approvalIdSeed: string | undefined;
   /** Saves made to the store so far, this run's and earlier processes'. */
   #revision: number;
   /** The revision the run went on from (0: a new run, or a state never stored). */
@@ -201,9 +205,7 @@ export class RunJournal {
     this.#finishedCalls = [...(from?.finishedCalls ?? [])];
     this.#standingApprovals = from ? structuredClone(from.standingApprovals ?? []) : [];
     this.#deniedActions = new Set(from?.deniedActions ?? []);
-    // 122 random bits drawn from a pool of entropy: `randomBytes` asks the
-    // system for them on every run, a tenth of a short run's own time.
-    this.#approvalIdSeed = from?.approvalIdSeed ?? randomUUID();
+    this.#approvalIdSeed = from?.approvalIdSeed;
     this.#createdAt = from?.createdAt ?? isoTimestamp();
     this.#revision = from?.revision ?? 0;
     this.#resumedRevision = this.#revision;
@@ -353,6 +355,15 @@ export class RunJournal {
   }
 
   /**
+   * The run's approval-id seed, drawn once: 122 random bits from a pool of
+   * entropy (`randomBytes` would ask the system for them each time).
+   */
+  #seed(): string {
+    this.#approvalIdSeed ??= randomUUID();
+    return this.#approvalIdSeed;
+  }
+
+  /**
    * The one home of "an approval runs its action once" and "a call that may
    * change something runs at most once": marks the call `started` and spends
    * its approval in one write, the store's `startCall` (fenced by the claim
@@ -498,7 +509,7 @@ export class RunJournal {
   approvalIdFor(toolCallId: string, fingerprint: string | undefined): string {
     return derivedApprovalId(
       this.runId,
-      this.#approvalIdSeed,
+      this.#seed(),
       this.#contentKey(toolCallId, fingerprint),
     );
   }
@@ -713,7 +724,7 @@ export class RunJournal {
       ...(this.#finishedCalls.length > 0 ? { finishedCalls: [...this.#finishedCalls] } : {}),
       ...(this.#standingApprovals.length > 0 ? { standingApprovals: this.#standingApprovals } : {}),
       ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
-      approvalIdSeed: this.#approvalIdSeed,
+      approvalIdSeed: this.#seed(),
     };
   }
 
@@ -780,7 +791,7 @@ export class RunJournal {
           ? { standingApprovals: structuredClone(this.#standingApprovals) }
           : {}),
         ...(this.#deniedActions.size > 0 ? { deniedActions: [...this.#deniedActions] } : {}),
-        approvalIdSeed: this.#approvalIdSeed,
+        approvalIdSeed: this.#seed(),
       },
       this.#secrets,
     );

@@ -217,7 +217,7 @@ export class HttpClient {
     const url = this.buildUrl(request);
     if (request.signal?.aborted) throw this.#aborted(request, url);
     const slots = this.#slots;
-    if (!slots) return this.#sendWithRetries(request, url);
+    if (!slots) return await this.#sendWithRetries(request, url);
     const waiting = slots.acquire(request.signal, () => this.#aborted(request, url));
     if (waiting) await waiting;
     let sent: HttpResponse;
