@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import { AbortedError } from "../errors/transport-errors.js";
-import { startDeadline } from "../internal/deadlines.js";
 import { LazyAbortController } from "../internal/lazy-abort-controller.js";
 import { redactText } from "../internal/redact.js";
 import type { AnyTool, ToolContext } from "../tools/tool.js";
@@ -54,14 +53,14 @@ export async function runTool(
   if (onRunAbort) runSignal.addEventListener("abort", onRunAbort, { once: true });
   // Built when it fires: an Error captures a stack, too dear for every call.
   let timeout: ToolTimeoutError | undefined;
-  const deadline = startDeadline(toolTimeoutMs, () => {
+  const timer = setTimeout(() => {
     timeout = new ToolTimeoutError({
       toolName: tool.name,
       toolCallId: base.toolCallId,
       timeoutMs: toolTimeoutMs,
     });
     abort(timeout);
-  });
+  }, toolTimeoutMs);
   try {
     // Rejects as soon as the tool's signal fires, so a tool that ignores it cannot hold the run.
     const result = await new Promise((resolve, reject) => {
@@ -117,7 +116,7 @@ export async function runTool(
       content: toolMessages.failed(tool.name, redactText(describeThrown(error))),
     };
   } finally {
-    deadline.clear();
+    clearTimeout(timer);
     if (onRunAbort) runSignal.removeEventListener("abort", onRunAbort);
   }
 }

@@ -1,4 +1,3 @@
-import { startDeadline } from "../../internal/deadlines.js";
 import { onAbort } from "../../internal/http/on-abort.js";
 import type { BodyReader } from "../../internal/http/transport.js";
 
@@ -26,12 +25,14 @@ export async function* readBodyChunks(
   options: BodyReadOptions,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const { signal } = options;
+  let reading = false;
   let stopped: "idle" | "aborted" | undefined;
   const cancel = () => reader.cancel();
-  const onIdle = () => {
+  const timer = setTimeout(() => {
+    if (!reading) return;
     stopped ??= "idle";
     cancel();
-  };
+  }, options.idleTimeoutMs);
   const stopWatching = signal
     ? onAbort(signal, () => {
         stopped = "aborted";
@@ -47,15 +48,15 @@ export async function* readBodyChunks(
   try {
     if (signal?.aborted) throw options.abortedError();
     for (;;) {
-      // Timed while waiting on the network only: started per read, cleared once it returns.
-      const idle = startDeadline(options.idleTimeoutMs, onIdle);
+      timer.refresh();
+      reading = true;
       let result: Awaited<ReturnType<BodyReader["read"]>>;
       try {
         result = await reader.read();
       } catch (error) {
         throw stopError() ?? options.readError(error);
       } finally {
-        idle.clear();
+        reading = false;
       }
       const error = stopError();
       if (error) throw error;
@@ -66,6 +67,7 @@ export async function* readBodyChunks(
       yield result.value;
     }
   } finally {
+    clearTimeout(timer);
     stopWatching?.();
     if (!finished) cancel();
   }

@@ -7,7 +7,6 @@ import {
   ResponseTooLargeError,
   TimeoutError,
 } from "../../errors/transport-errors.js";
-import { type Deadline, startDeadline } from "../deadlines.js";
 import { LazyAbortController } from "../lazy-abort-controller.js";
 import { type Logger, redactingLogger, silentLogger } from "../logger.js";
 import { SecretRegistry } from "../redact.js";
@@ -454,7 +453,7 @@ class Attempt implements TransportRequest {
   #abortHandler: ((reason: unknown) => void) | undefined;
   readonly #callerSignal: AbortSignal | undefined;
   readonly #stopFollowing: (() => void) | undefined;
-  #deadline: Deadline | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(options: {
     method: string;
@@ -488,7 +487,7 @@ class Attempt implements TransportRequest {
   }
 
   onConnection(): void {
-    this.#deadline = startDeadline(this.timeoutMs, () => this.timeOut());
+    this.#timer = setTimeout(timeOut, this.timeoutMs, this);
   }
 
   /** The caller's signal fired. */
@@ -509,9 +508,13 @@ class Attempt implements TransportRequest {
 
   /** Releases the timer and the link to the caller's signal. */
   done(): void {
-    this.#deadline?.clear();
+    clearTimeout(this.#timer);
     this.#stopFollowing?.();
   }
+}
+
+function timeOut(attempt: Attempt): void {
+  attempt.timeOut();
 }
 
 function isRetryable(error: unknown, safe: boolean): boolean {

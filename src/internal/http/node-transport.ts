@@ -1,6 +1,5 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import type { Socket } from "node:net";
-import { type Deadline, startDeadline } from "../deadlines.js";
 import {
   type BodyRead,
   type BodyReader,
@@ -57,27 +56,20 @@ function poolOf(protocol: Protocol, maxConnections: number): Pool {
   return pool;
 }
 
-/** The deadline of each connection waiting in a pool. */
-const idleDeadlines = new WeakMap<Socket, Deadline>();
-
 /**
- * Times a pooled connection only while it is idle, and closes it when its
- * idle time is up. The agent's own `timeout` option would time it while a
- * request uses it too, at a cost on every request (a listener added and
- * removed, the timer pushed back on every read and write) for a timer
- * nothing reads then: a slow answer is the request's own timeout's to end.
- * Like Node's socket timeouts, an idle connection's deadline keeps no
- * process alive.
+ * Times a pooled connection only while it is idle: the agent closes a free
+ * connection whose timer fires. The agent's own `timeout` option would
+ * time it while a request uses it too, at a cost on every request (a
+ * listener added and removed, the timer pushed back on every read and
+ * write) for a timer nothing reads then: a slow answer is the request's
+ * own timeout's to end.
  */
 function closeWhenIdle(agent: Agent): void {
   // Node's returns whether the connection is kept; its types say void.
   const keepSocketAlive = agent.keepSocketAlive as (this: Agent, socket: Socket) => boolean;
   agent.keepSocketAlive = function keepIdleSocketAlive(this: Agent, socket: Socket): boolean {
     if (!keepSocketAlive.call(this, socket)) return false;
-    idleDeadlines.set(
-      socket,
-      startDeadline(idleTimeoutOf(socket), () => socket.destroy(), false),
-    );
+    socket.setTimeout(idleTimeoutOf(socket));
     return true;
   };
   const reuseSocket = agent.reuseSocket;
@@ -86,7 +78,7 @@ function closeWhenIdle(agent: Agent): void {
     socket: Socket,
     request: ClientRequest,
   ): void {
-    idleDeadlines.get(socket)?.clear();
+    socket.setTimeout(0);
     reuseSocket.call(this, socket, request);
   };
 }
@@ -286,6 +278,10 @@ class NodeResponse implements TransportResponse {
   }
 }
 
+function closedBeforeTheEnd(): Error {
+  return new Error("the connection closed before the answer ended");
+}
+
 /** The end of a body read whole: `read()` answers it from then on. */
 const bodyEnd = Object.freeze({ done: true as const });
 
@@ -341,7 +337,14 @@ class IncomingBodyReader implements BodyReader {
   /** The next chunk, the end, or undefined while nothing has arrived; throws on a failure. */
   #next(): BodyRead | undefined {
     if (this.#failure !== undefined) throw this.#failure;
-    const chunk = this.#incoming.read() as Buffer | null;
+    const incoming = this.#incoming;
+    // Destroyed before its end (a cut connection, a cancel), perhaps before
+    // this reader was made, when its events had gone by: nothing more is read.
+    if (incoming.destroyed && !this.#ended) {
+      this.#failure = incoming.errored ?? closedBeforeTheEnd();
+      throw this.#failure;
+    }
+    const chunk = incoming.read() as Buffer | null;
     if (chunk !== null) {
       this.#size += chunk.length;
       if (this.#size > this.#limit) {
@@ -372,7 +375,7 @@ class IncomingBodyReader implements BodyReader {
   }
 
   #failClosed(): void {
-    this.#fail(new Error("the connection closed before the answer ended"));
+    this.#fail(closedBeforeTheEnd());
   }
 
   #fail(error: unknown): void {
