@@ -349,7 +349,7 @@ class IncomingBodyReader implements BodyReader {
       this.#size += chunk.length;
       if (this.#size > this.#limit) {
         this.#failure = new ResponseTooLargeSignal(this.#limit);
-        this.#incoming.destroy();
+        incoming.destroy();
         throw this.#failure;
       }
       return { done: false, value: chunk };
