@@ -507,11 +507,7 @@ export class RunJournal {
    * approval, and its question the same message.
    */
   approvalIdFor(toolCallId: string, fingerprint: string | undefined): string {
-    return derivedApprovalId(
-      this.runId,
-      this.#seed(),
-      this.#contentKey(toolCallId, fingerprint),
-    );
+    return derivedApprovalId(this.runId, this.#seed(), this.#contentKey(toolCallId, fingerprint));
   }
 
   /**
