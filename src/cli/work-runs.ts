@@ -4,6 +4,7 @@ import { describeThrown } from "../agent/describe-thrown.js";
 import { RunWorker, type RunWorkerOutcome } from "../agent/durable/run-worker.js";
 import { redactText } from "../internal/redact.js";
 import { escapeUntrustedText } from "../internal/untrusted-text.js";
+import { isTransientPostgresError } from "../stores/is-transient-postgres-error.js";
 import { withdrawQuestions } from "./cancel-run.js";
 import { checkDurableServices } from "./check-durable-services.js";
 import { type CliIo, processIo } from "./cli-io.js";
@@ -158,11 +159,21 @@ export async function workRuns(
       },
     });
     // A keyed or signed trail begins now, as `switchyard run` begins it, so a
-    // fresh one verifies as empty before the first decision. One it cannot
-    // begin (a trail it cannot vouch for, its database not reached) stops
-    // the worker here, as it stops `switchyard run`: every approval it then
-    // took would be spent as a refusal, the decision not recorded.
-    await beginAuditTrail(io.env, opened.auditLog);
+    // fresh one verifies as empty before the first decision. A trail it
+    // cannot begin (one it cannot vouch for, a key it lacks, a file it
+    // cannot write) stops the worker here, as it stops `switchyard run`:
+    // every approval it then took would be spent as a refusal, the decision
+    // not recorded. A database not reached yet is said, and the worker keeps
+    // trying as it does for its runs (they are in the same database, so none
+    // is taken before it answers); the first decision begins the trail then.
+    try {
+      await beginAuditTrail(io.env, opened.auditLog);
+    } catch (error) {
+      if (opened.variable !== "SWITCHYARD_DATABASE_URL" || !isDatabaseFailure(error)) throw error;
+      io.stderr.write(
+        `switchyard worker: ${escapeUntrustedText(redactText(describeThrown(error)))}; the first decision tries again, and no approved call runs until it is recorded.\n`,
+      );
+    }
     io.stderr.write(
       `switchyard worker ${worker.owner}: resuming due runs from ${opened.where} (${opened.variable}), ${concurrency} at a time. SIGTERM or Ctrl-C stops taking runs (a second time: release them to other workers and quit).\n`,
     );
@@ -309,4 +320,20 @@ async function withdrawAfterGivingUp(storage: RunStorage, runId: string, io: Cli
 function formatDuration(milliseconds: number): string {
   if (milliseconds < 60_000) return `${Number((milliseconds / 1000).toFixed(1))} s`;
   return `${Number((milliseconds / 60_000).toFixed(1))} min`;
+}
+
+/**
+ * Whether beginning the trail failed in the database or on the way to it
+ * (refused, lost, a wrong password or address): each such error, or one
+ * it was caused by, carries a SQLSTATE or a system code, or is a lost
+ * connection. The trail's own checks (a head it cannot vouch for, a key it
+ * lacks) throw without a code.
+ */
+function isDatabaseFailure(error: unknown): boolean {
+  if (isTransientPostgresError(error)) return true;
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (typeof (cause as { code?: unknown }).code === "string") return true;
+    cause = cause.cause;
+  }
+  return false;
 }

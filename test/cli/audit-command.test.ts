@@ -739,6 +739,33 @@ describe("switchyard audit: a signed trail anyone can check, and what an attacke
     expect(verified.stdout, stderr).toMatch(/^intact: no decisions yet/);
   }, 60_000);
 
+  it("in PostgreSQL: a worker with a signed trail whose database it cannot reach yet keeps trying, as it does without one", async () => {
+    const trail = await signingEnvironment();
+    const wrong = new URL(testDatabaseUrl());
+    wrong.password = "not-the-password";
+    const worker = spawnScript("src/cli/main.ts", ["worker", "--poll-interval", "20ms"], {
+      ...trail.writer,
+      SWITCHYARD_DATABASE_URL: wrong.href,
+      SWITCHYARD_DATABASE_SCHEMA: uniqueSchema("audit_unreached_worker"),
+    });
+    const done = finished(worker);
+    await new Promise<void>((resolve) => {
+      createInterface({ input: worker.stderr! }).on("line", (line) => {
+        if (line.includes("could not take a due run")) resolve();
+      });
+      // Stopped at its start instead: nothing to wait for.
+      done.then(() => resolve());
+    });
+    worker.kill("SIGTERM");
+    const { code, stderr } = await done;
+    expect(stderr).toContain("could not be begun");
+    expect(stderr).toContain("the first decision tries again");
+    expect(stderr).toContain("resuming due runs");
+    expect(stderr).not.toContain("not-the-password");
+    expect(stderr).toContain("stopped without ever reaching");
+    expect(code).toBe(1);
+  }, 60_000);
+
   it("in PostgreSQL: a run begins a fresh signed trail, which verifies empty before any decision is written", async () => {
     const trail = await signingEnvironment();
     const database = {
