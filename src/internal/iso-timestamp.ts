@@ -8,7 +8,7 @@ let lastSecond = { second: Number.NaN, text: "" };
  */
 export function isoTimestamp(ms: number = Date.now()): string {
   // A Date keeps whole milliseconds, cut towards zero (-0.5 is 0, not -1).
-  const time = Math.trunc(ms) + 0;
+  const time = Math.trunc(ms);
   const second = Math.floor(time / 1000);
   if (second !== lastSecond.second) {
     const text = new Date(second * 1000).toISOString();
